@@ -1,0 +1,33 @@
+"""polarscore: judge-free scoring of LLM answers against reference answers, as Polars expressions.
+
+Every scorer is a function that returns a ``pl.Expr``, so it works in ``select`` and
+``with_columns``, on ``DataFrame`` and ``LazyFrame``, and in the streaming engine. Importing the
+package also registers the ``.score`` expression namespace.
+"""
+
+from __future__ import annotations
+
+from polarscore import namespace as _namespace  # noqa: F401  (registers pl.Expr.score)
+from polarscore.exceptions import (
+    ColumnNotFoundError,
+    ColumnTypeError,
+    InvalidParameterError,
+    PolarscoreError,
+)
+from polarscore.registry import ScorerSpec, available_scorers, get_scorer
+from polarscore.scores.correctness import answer_correctness, answer_correctness_details
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ColumnNotFoundError",
+    "ColumnTypeError",
+    "InvalidParameterError",
+    "PolarscoreError",
+    "ScorerSpec",
+    "__version__",
+    "answer_correctness",
+    "answer_correctness_details",
+    "available_scorers",
+    "get_scorer",
+]

@@ -1,0 +1,41 @@
+"""Exceptions raised by polarscore.
+
+Every error polarscore raises on purpose derives from :class:`PolarscoreError`, which is itself a
+:class:`ValueError`, so ``except ValueError`` keeps working for callers that do not know the
+package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class PolarscoreError(ValueError):
+    """Base class of every error raised by polarscore."""
+
+
+class InvalidParameterError(PolarscoreError):
+    """An option passed to a polarscore function has a value that is not allowed."""
+
+
+class ColumnNotFoundError(PolarscoreError):
+    """A column named by the caller is not in the frame."""
+
+    @classmethod
+    def from_missing(
+        cls, column: str, available: Iterable[str], *, role: str | None = None
+    ) -> ColumnNotFoundError:
+        """Build the error for ``column`` missing from a frame with ``available`` columns."""
+        what = f"{role} column" if role else "column"
+        names = ", ".join(repr(c) for c in available) or "(none)"
+        return cls(
+            f"The {what} {column!r} is not in the frame. Available columns: {names}.\n"
+            "Hint: pass the column name with the matching option (for example --response)."
+        )
+
+
+class ColumnTypeError(PolarscoreError):
+    """A column has a data type that the scorer cannot use."""
+
+
+__all__ = ["ColumnNotFoundError", "ColumnTypeError", "InvalidParameterError", "PolarscoreError"]

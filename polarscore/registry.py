@@ -1,0 +1,113 @@
+"""The scorer registry: metadata every scorer declares once.
+
+The CLI, the frame helpers, the expression namespace tests, the Arrow/Spark adapters and the
+common invariance tests all read this table, so a scorer added here is picked up everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import polars as pl
+import pyarrow as pa
+
+from polarscore._typing import IntoExpr
+from polarscore._validation import check_choice
+from polarscore.scores.correctness import answer_correctness
+
+ReferenceKind = Literal["string", "list", "string_or_list"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScorerSpec:
+    """What a scorer is, declared once.
+
+    Attributes
+    ----------
+    name
+        The scorer's name: the output column name and the CLI spelling.
+    function
+        The public function ``f(response, reference, **options) -> pl.Expr``.
+    family
+        The module family it belongs to (``correctness``, ``precision``, ``similarity``, ...).
+    dtype
+        The Polars dtype of the result.
+    lower, upper
+        The declared range of the result (null aside). Higher is better.
+    symmetric
+        Whether ``f(a, b) == f(b, a)`` for every input.
+    identity
+        Whether ``f(x, x) == upper`` for every non-blank ``x``.
+    null_rule
+        When the score is null (inconclusive), in words.
+    reference_kind
+        Which reference columns it takes: a string column, a list of strings, or either.
+    options
+        The keyword options it takes, with their defaults.
+    """
+
+    name: str
+    function: Callable[..., pl.Expr]
+    family: str
+    dtype: pl.DataType = field(default_factory=pl.Float64)
+    lower: float = 0.0
+    upper: float = 1.0
+    symmetric: bool = False
+    identity: bool = True
+    null_rule: str = ""
+    reference_kind: ReferenceKind = "string"
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def arrow_type(self) -> pa.DataType:
+        """The Arrow type of the result, for Arrow-batch and Spark adapters."""
+        arrow: pa.DataType = pl.Series(dtype=self.dtype).to_arrow().type
+        return arrow
+
+    def expr(self, response: IntoExpr, reference: IntoExpr, **options: Any) -> pl.Expr:
+        """Build the scorer's expression, aliased to its name."""
+        return self.function(response, reference, **options).alias(self.name)
+
+
+_SCORERS: dict[str, ScorerSpec] = {
+    spec.name: spec
+    for spec in (
+        ScorerSpec(
+            name="answer_correctness",
+            function=answer_correctness,
+            family="correctness",
+            symmetric=False,  # contains is one-way; exact and normalized are symmetric
+            null_rule="reference null, empty or only Python whitespace",
+            options={"match_mode": "normalized"},
+        ),
+    )
+}
+
+
+def available_scorers() -> list[str]:
+    """Return the names of every registered scorer, sorted.
+
+    Examples
+    --------
+    >>> import polarscore as ps
+    >>> "answer_correctness" in ps.available_scorers()
+    True
+    """
+    return sorted(_SCORERS)
+
+
+def get_scorer(name: str) -> ScorerSpec:
+    """Return the registered :class:`ScorerSpec` called ``name``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If no scorer has that name; the message lists the ones that exist.
+    """
+    check_choice(name, function="get_scorer", parameter="name", allowed=available_scorers())
+    return _SCORERS[name]
+
+
+__all__ = ["ReferenceKind", "ScorerSpec", "available_scorers", "get_scorer"]

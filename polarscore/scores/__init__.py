@@ -1,0 +1,1 @@
+"""Public scorers, one module per metric family."""

@@ -1,0 +1,238 @@
+"""Answer correctness: exact, normalized and contains match against a reference answer.
+
+Reproduces the judge-free answer-correctness benchmark of DataRobot's ``datarobot-genai`` 0.31.0
+(``eval/benchmarks/answer_correctness.py``) row for row, as native Polars expressions.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from polarscore._typing import IntoExpr, IntoMatchMode
+from polarscore._utils import parse_into_expr
+from polarscore._validation import invalid_parameter
+from polarscore.normalize import datarobot_normalize, py_is_blank, py_strip
+
+#: The reason the reference gives when it cannot score a row (no usable reference answer).
+INCONCLUSIVE_REASON = "no ideal_response provided — cannot score"
+
+#: The match modes, in the reference's spelling.
+MATCH_MODES: tuple[str, ...] = ("exact", "normalized", "contains")
+
+_DEFAULT_MODE = "normalized"
+
+
+def _parse_match_mode(match_mode: IntoMatchMode, function: str) -> str | pl.Expr:
+    """Return a validated literal mode, or a per-row expression of resolved modes.
+
+    Per-row values are read as the reference reads them: ``str(mode or "normalized").lower()``,
+    *not* stripped, and anything outside the three modes means ``normalized``. A literal is the
+    programmer's own choice, so an unknown literal is a typo and raises.
+    """
+    if isinstance(match_mode, pl.Series):
+        match_mode = pl.lit(match_mode)
+    if isinstance(match_mode, pl.Expr):
+        mode = match_mode.cast(pl.String).str.to_lowercase()
+        return (
+            pl.when(mode.is_in(MATCH_MODES).fill_null(False))
+            .then(mode)
+            .otherwise(pl.lit(_DEFAULT_MODE))
+        )
+    if isinstance(match_mode, str) and match_mode.lower() in MATCH_MODES:
+        return match_mode.lower()
+    raise invalid_parameter(
+        function,
+        "match_mode",
+        "one of 'exact', 'normalized', 'contains' (any case), or a polars expression giving "
+        "one mode per row",
+        match_mode,
+    )
+
+
+def _is_match(mode: str, response: pl.Expr, reference: pl.Expr) -> pl.Expr:
+    if mode == "exact":
+        return py_strip(response) == py_strip(reference)
+    response_norm = datarobot_normalize(response)
+    reference_norm = datarobot_normalize(reference)
+    if mode == "normalized":
+        return response_norm == reference_norm
+    return response_norm.str.contains(reference_norm, literal=True)
+
+
+def _correctness(
+    response: IntoExpr, reference: IntoExpr, match_mode: IntoMatchMode, function: str
+) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
+    """Return (inconclusive, matched, resolved mode, score) for the public functions."""
+    mode = _parse_match_mode(match_mode, function)
+    resp = parse_into_expr(response, function=function, parameter="response").fill_null("")
+    ref = parse_into_expr(reference, function=function, parameter="reference")
+    inconclusive = ref.is_null() | py_is_blank(ref)
+    if isinstance(mode, str):
+        matched = _is_match(mode, resp, ref)
+        mode_expr = pl.lit(mode, dtype=pl.String)
+    else:
+        matched = (
+            pl.when(mode == "exact")
+            .then(_is_match("exact", resp, ref))
+            .when(mode == "contains")
+            .then(_is_match("contains", resp, ref))
+            .otherwise(_is_match("normalized", resp, ref))
+        )
+        mode_expr = mode
+    score = (
+        pl.when(inconclusive)
+        .then(pl.lit(None, dtype=pl.Float64))
+        .otherwise(matched.cast(pl.Float64))
+    )
+    return inconclusive, matched, mode_expr, score
+
+
+def answer_correctness(
+    response: IntoExpr,
+    reference: IntoExpr,
+    *,
+    match_mode: IntoMatchMode = "normalized",
+) -> pl.Expr:
+    r"""Score whether a response matches the reference answer: 1.0 or 0.0, null if inconclusive.
+
+    Parameters
+    ----------
+    response
+        The model's answers: a column name, a ``String`` expression or a Series. A null response
+        is scored as the empty string.
+    reference
+        The reference (gold) answers.
+    match_mode
+        ``"exact"``, ``"normalized"`` (default) or ``"contains"``, case-insensitive, or an
+        expression giving one mode per row. Per-row values are read exactly as the reference
+        library reads them: lower-cased, *not* stripped, and null, empty or unknown values mean
+        ``"normalized"``.
+
+    Returns
+    -------
+    pl.Expr
+        ``Float64`` named ``answer_correctness``: 1.0 for a match, 0.0 otherwise, and null
+        (inconclusive, never a failure) where the reference is null, empty or only whitespace.
+
+    Notes
+    -----
+    Reproduces ``datarobot-genai`` 0.31.0 ``answer_correctness.evaluate_response`` exactly:
+
+    * ``exact``: both sides stripped of Python whitespace (which includes U+001C..U+001F), then
+      compared case-sensitively.
+    * ``normalized``: lower-case (full Unicode mapping, no case folding), delete every character
+      that is neither a Python word character (letter, number, ``_``) nor whitespace, collapse
+      whitespace, strip; then compare. Punctuation is deleted, not replaced: ``"U.S.A."`` equals
+      ``"usa"``. Combining marks are deleted too, so NFD ``"café"`` equals ``"cafe"``.
+    * ``contains``: the normalised reference is a substring of the normalised response (no word
+      boundaries: ``"Pariss"`` contains ``"Paris"``). A reference that normalises to nothing
+      (``"?"``) is contained in every response.
+
+    See Also
+    --------
+    answer_correctness_details : the same score with the reference's reason text per row.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polarscore as ps
+    >>> df = pl.DataFrame(
+    ...     {
+    ...         "response": ["Paris.", "It is Paris", "paris", "Lyon"],
+    ...         "reference": ["paris", "Paris", None, "Paris"],
+    ...     }
+    ... )
+    >>> df.with_columns(
+    ...     normalized=ps.answer_correctness("response", "reference"),
+    ...     contains=ps.answer_correctness("response", "reference", match_mode="contains"),
+    ... )
+    shape: (4, 4)
+    ┌─────────────┬───────────┬────────────┬──────────┐
+    │ response    ┆ reference ┆ normalized ┆ contains │
+    │ ---         ┆ ---       ┆ ---        ┆ ---      │
+    │ str         ┆ str       ┆ f64        ┆ f64      │
+    ╞═════════════╪═══════════╪════════════╪══════════╡
+    │ Paris.      ┆ paris     ┆ 1.0        ┆ 1.0      │
+    │ It is Paris ┆ Paris     ┆ 0.0        ┆ 1.0      │
+    │ paris       ┆ null      ┆ null       ┆ null     │
+    │ Lyon        ┆ Paris     ┆ 0.0        ┆ 0.0      │
+    └─────────────┴───────────┴────────────┴──────────┘
+    """
+    *_, score = _correctness(response, reference, match_mode, "answer_correctness")
+    return score.alias("answer_correctness")
+
+
+def answer_correctness_details(
+    response: IntoExpr,
+    reference: IntoExpr,
+    *,
+    match_mode: IntoMatchMode = "normalized",
+) -> pl.Expr:
+    """Score answer correctness and explain each row, with the reference's reason texts.
+
+    Parameters
+    ----------
+    response, reference, match_mode
+        As for :func:`answer_correctness`.
+
+    Returns
+    -------
+    pl.Expr
+        ``Struct`` named ``answer_correctness_details`` with the fields
+
+        * ``score`` (``Float64``): exactly :func:`answer_correctness`;
+        * ``reason`` (``String``): ``"<mode> match"``, ``"no <mode> match"``, or
+          ``"no ideal_response provided — cannot score"`` when inconclusive, as the reference
+          words them;
+        * ``match_mode`` (``String``): the mode the row was scored with, after the per-row
+          fallback to ``"normalized"``.
+
+    See Also
+    --------
+    answer_correctness : the score alone (cheaper: no reason strings are built).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polarscore as ps
+    >>> df = pl.DataFrame(
+    ...     {
+    ...         "response": ["Paris.", "Paris.", "Lyon"],
+    ...         "reference": ["paris", "paris", " "],
+    ...         "mode": ["EXACT", "fuzzy", "contains"],
+    ...     }
+    ... )
+    >>> df.select(
+    ...     ps.answer_correctness_details("response", "reference", match_mode=pl.col("mode"))
+    ... ).unnest("answer_correctness_details")
+    shape: (3, 3)
+    ┌───────┬─────────────────────────────────┬────────────┐
+    │ score ┆ reason                          ┆ match_mode │
+    │ ---   ┆ ---                             ┆ ---        │
+    │ f64   ┆ str                             ┆ str        │
+    ╞═══════╪═════════════════════════════════╪════════════╡
+    │ 0.0   ┆ no exact match                  ┆ exact      │
+    │ 1.0   ┆ normalized match                ┆ normalized │
+    │ null  ┆ no ideal_response provided — c… ┆ contains   │
+    └───────┴─────────────────────────────────┴────────────┘
+    """
+    inconclusive, matched, mode, score = _correctness(
+        response, reference, match_mode, "answer_correctness_details"
+    )
+    reason = (
+        pl.when(inconclusive)
+        .then(pl.lit(INCONCLUSIVE_REASON))
+        .otherwise(
+            pl.concat_str(
+                pl.when(matched).then(pl.lit("")).otherwise(pl.lit("no ")),
+                mode,
+                pl.lit(" match"),
+            )
+        )
+    )
+    return pl.struct(score.alias("score"), reason.alias("reason"), mode.alias("match_mode")).alias(
+        "answer_correctness_details"
+    )
+
+
+__all__ = ["INCONCLUSIVE_REASON", "MATCH_MODES", "answer_correctness", "answer_correctness_details"]
