@@ -9,7 +9,7 @@ from __future__ import annotations
 import polars as pl
 
 from polarscore._typing import IntoExpr, IntoMatchMode
-from polarscore._utils import parse_into_expr
+from polarscore._utils import check_same_length, parse_text_expr
 from polarscore._validation import invalid_parameter
 from polarscore.normalize import datarobot_normalize, py_is_blank, py_strip
 
@@ -29,10 +29,9 @@ def _parse_match_mode(match_mode: IntoMatchMode, function: str) -> str | pl.Expr
     *not* stripped, and anything outside the three modes means ``normalized``. A literal is the
     programmer's own choice, so an unknown literal is a typo and raises.
     """
-    if isinstance(match_mode, pl.Series):
-        match_mode = pl.lit(match_mode)
-    if isinstance(match_mode, pl.Expr):
-        mode = match_mode.cast(pl.String).str.to_lowercase()
+    if isinstance(match_mode, pl.Expr | pl.Series):
+        mode = parse_text_expr(match_mode, function=function, parameter="match_mode")
+        mode = mode.str.to_lowercase()
         return (
             pl.when(mode.is_in(MATCH_MODES).fill_null(False))
             .then(mode)
@@ -99,9 +98,10 @@ def _correctness(
     response: IntoExpr, reference: IntoExpr, match_mode: IntoMatchMode, function: str
 ) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
     """Return (inconclusive, matched, resolved mode, score) for the public functions."""
+    check_same_length(function, response=response, reference=reference, match_mode=match_mode)
     mode = _parse_match_mode(match_mode, function)
-    resp = parse_into_expr(response, function=function, parameter="response").fill_null("")
-    ref = parse_into_expr(reference, function=function, parameter="reference")
+    resp = parse_text_expr(response, function=function, parameter="response").fill_null("")
+    ref = parse_text_expr(reference, function=function, parameter="reference")
     inconclusive = ref.is_null() | py_is_blank(ref)
     if isinstance(mode, str):
         matched = _is_match(mode, resp, ref)
