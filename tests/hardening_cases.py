@@ -90,3 +90,21 @@ def same_score(spec: ps.ScorerSpec, got: float | None, expected: float | None) -
     if got is None or expected is None:
         return got is None and expected is None
     return math.isclose(got, expected, rel_tol=0.0, abs_tol=ORACLE_TOLERANCE.get(spec.name, 0.0))
+
+
+#: Per scorer, an oracle over a *list* of references, where the single-reference oracle lifted
+#: to "the best usable item" is not the reference behaviour.
+LIST_ORACLES: dict[str, Callable[..., float | None]] = {}
+
+
+def oracle_list_score(
+    spec: ps.ScorerSpec, response: str | None, references: list[str | None] | None, **options: Any
+) -> float | None:
+    """The oracle on a list of references: the best score of the usable (non-null) items."""
+    if spec.name in LIST_ORACLES:
+        return LIST_ORACLES[spec.name](response, references, **options)
+    if references is None:
+        return None
+    scores = [ORACLES[spec.name](response, ref, **options) for ref in references]
+    usable = [s for s in scores if s is not None]
+    return max(usable) if usable else None
