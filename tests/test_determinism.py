@@ -8,6 +8,7 @@ slice of the synthetic eval log: real traps and realistic long answers.
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
@@ -91,7 +92,7 @@ def test_chunking_does_not_matter(spec: ps.ScorerSpec, form: str, frame: pl.Data
     cuts = np.sort(np.random.default_rng(1).choice(frame.height, 40, replace=False))
     bounds = [0, *cuts.tolist(), frame.height]
     chunked = pl.concat(
-        [frame.slice(a, b - a) for a, b in zip(bounds, bounds[1:], strict=False)], rechunk=False
+        [frame.slice(a, b - a) for a, b in itertools.pairwise(bounds)], rechunk=False
     )
     assert chunked.n_chunks() > 30
     expr = score_expr(spec, form)
