@@ -51,9 +51,7 @@ def _spark_arrow_type(arrow_type: pa.DataType) -> pa.DataType:
     ):
         return pa.list_(_spark_arrow_type(arrow_type.value_type))
     if pa.types.is_struct(arrow_type):
-        return pa.struct(
-            [f.with_type(_spark_arrow_type(f.type)) for f in arrow_type]  # type: ignore[attr-defined]
-        )
+        return pa.struct([f.with_type(_spark_arrow_type(f.type)) for f in arrow_type])
     return arrow_type
 
 
@@ -73,8 +71,10 @@ def _check_spark_column(schema: Any, column: Any, *, role: str, allow_list: bool
     data_type = schema[column].dataType
     if isinstance(data_type, StringType):
         return
-    if allow_list and isinstance(data_type, ArrayType) and isinstance(
-        data_type.elementType, StringType
+    if (
+        allow_list
+        and isinstance(data_type, ArrayType)
+        and isinstance(data_type.elementType, StringType)
     ):
         return
     wanted = "text (string) or a list of strings (array<string>)" if allow_list else "text"
@@ -84,7 +84,7 @@ def _check_spark_column(schema: Any, column: Any, *, role: str, allow_list: bool
 
 
 def _arrow_schema(schema: Any) -> pa.Schema:
-    """The Arrow schema Spark hands ``mapInArrow`` for a Spark schema (best effort per field).
+    """Return the Arrow schema Spark hands ``mapInArrow`` for a Spark schema (best effort).
 
     Only the scored columns (and those named in option expressions) are read by polarscore; a
     field whose type has no Arrow counterpart here is typed ``null``, which is fine as long as no
@@ -181,17 +181,20 @@ def score_spark(
 
     Examples
     --------
-    >>> from pyspark.sql import SparkSession  # doctest: +SKIP
-    >>> from polarscore.spark import score_spark  # doctest: +SKIP
-    >>> spark = SparkSession.builder.getOrCreate()  # doctest: +SKIP
-    >>> log = spark.read.parquet("eval_log/")  # doctest: +SKIP
-    >>> scored = score_spark(  # doctest: +SKIP
-    ...     log,
-    ...     response="response",
-    ...     reference="reference",
-    ...     scorers={"answer_correctness": {"match_mode": "contains"}},
-    ... )
-    >>> scored.write.mode("overwrite").parquet("scored/")  # doctest: +SKIP
+    Not run as a doctest (it needs a Spark session)::
+
+        from pyspark.sql import SparkSession
+        from polarscore.spark import score_spark
+
+        spark = SparkSession.builder.getOrCreate()
+        log = spark.read.parquet("eval_log/")
+        scored = score_spark(
+            log,
+            response="response",
+            reference="reference",
+            scorers={"answer_correctness": {"match_mode": "contains"}},
+        )
+        scored.write.mode("overwrite").parquet("scored/")
     """
     from pyspark.sql import DataFrame as SparkDataFrame
     from pyspark.sql.pandas.types import from_arrow_type
@@ -213,12 +216,13 @@ def score_spark(
     )
     existing = {name.lower(): name for name in spark_schema.fieldNames()}
     for column in scorer.columns:
-        if column.name.lower() in existing:
+        clash = existing.get(column.name.lower())
+        if clash is not None:
             raise invalid_parameter(
                 "score_spark",
                 "prefix",
                 f"a prefix that makes the output name {column.name!r} new (Spark resolves names "
-                f"case-insensitively, and the input has a column {existing[column.name.lower()]!r})",
+                f"case-insensitively, and the input has a column {clash!r})",
                 prefix,
             )
     scorer.columns = tuple(

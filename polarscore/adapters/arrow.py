@@ -166,7 +166,9 @@ def _check_column(
         wanted = " or ".join(
             {"string": "text (string)", "list": "a list of strings"}[k] for k in sorted(kinds)
         )
-        raise ColumnTypeError(f"The {role} column {column!r} must hold {wanted}; it is {arrow_type}.")
+        raise ColumnTypeError(
+            f"The {role} column {column!r} must hold {wanted}; it is {arrow_type}."
+        )
 
 
 def _reference_kinds(spec: ScorerSpec) -> set[str]:
@@ -217,8 +219,8 @@ class ArrowScorer:
     ... )
     >>> scorer.schema.field("answer_correctness")
     pyarrow.Field<answer_correctness: double>
-    >>> [scorer.score_batch(b).to_pydict() for b in table.to_batches()]
-    [{'response': ['Paris.', 'Lyon'], 'reference': ['paris', 'Paris'], 'answer_correctness': [1.0, 0.0]}]
+    >>> scorer.score_batch(table.to_batches()[0]).column("answer_correctness").to_pylist()
+    [1.0, 0.0]
     """
 
     def __init__(
@@ -486,7 +488,9 @@ def score_arrow_batches(
     --------
     >>> import pyarrow as pa
     >>> from polarscore.adapters import score_arrow_batches
-    >>> table = pa.table({"response": ["Paris.", "Lyon", "x"], "reference": ["paris", "Paris", None]})
+    >>> table = pa.table(
+    ...     {"response": ["Paris.", "Lyon", "x"], "reference": ["paris", "Paris", None]}
+    ... )
     >>> out = score_arrow_batches(
     ...     table.to_batches(max_chunksize=2),
     ...     response="response", reference="reference", scorers=["answer_correctness"],
@@ -494,6 +498,7 @@ def score_arrow_batches(
     >>> pa.Table.from_batches(out).column("answer_correctness").to_pylist()
     [1.0, 0.0, None]
     """
+    _resolve_selection(scorers, function="score_arrow_batches")  # checked even with no batches
     iterator = iter(batches)
     first: pa.RecordBatch | None = None
     if schema is None:
