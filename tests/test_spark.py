@@ -240,7 +240,7 @@ def test_driver_side_errors_come_before_any_job(
         with pytest.raises(error, match=match):
             ps_spark().score_spark(frame, **request)
         assert _jobs_in_group(spark, group) == []
-        frame.limit(1).collect()  # the tracker does see jobs of this group
+        spark.range(0, 4, numPartitions=2).count()  # the tracker does see jobs of this group
         assert _jobs_in_group(spark, group) != []
     finally:
         spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
