@@ -296,3 +296,37 @@ def test_on_error_null_writes_null_scores_for_that_batch_only(
     assert result.column("mode").to_pylist() == ["1", "2", "3", "boom", "5"]
     assert "polarscore failed on batch 1 (rows 2 to 3)" in caplog.text
     assert "on_error='null'" in caplog.text
+
+
+def _fake_scorer(monkeypatch: pytest.MonkeyPatch, function: Any) -> None:
+    """Register a scorer declared Float64 whose expression is ``function(response, reference)``."""
+    from polarscore import registry
+
+    spec = ps.ScorerSpec(name="fake_score", function=function, family="test")
+    monkeypatch.setitem(registry._SCORERS, "fake_score", spec)
+
+
+def test_scores_are_cast_to_the_declared_type(monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_scorer(monkeypatch, lambda response, reference: pl.col(response).str.len_chars())
+    table = pa.table({"r": ["a", "bb", None], "g": ["x", "y", "z"]})
+    out = ArrowScorer(table.schema, response="r", reference="g", scorers="fake_score")
+    scored = out.score_table(table)
+    assert scored.schema.field("fake_score").type == pa.float64()  # UInt32 from Polars
+    assert scored.column("fake_score").to_pylist() == [1.0, 2.0, None]
+
+
+def test_a_score_that_cannot_be_cast_is_a_batch_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_scorer(monkeypatch, lambda response, reference: pl.col(response))  # text, not a number
+    table = pa.table({"r": ["0.5", "oops"], "g": ["x", "y"]})
+    scorer = ArrowScorer(table.schema, response="r", reference="g", scorers="fake_score")
+    assert scorer.score_table(table.slice(0, 1)).column("fake_score").to_pylist() == [0.5]
+    with pytest.raises(BatchScoringError, match=r"batch 1 \(rows 1 to 1\) scoring fake_score"):
+        list(scorer(table.to_batches(max_chunksize=1)))
+
+
+def test_a_score_of_the_wrong_length_is_a_batch_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_scorer(monkeypatch, lambda response, reference: pl.col(response).len().cast(pl.Float64))
+    table = pa.table({"r": ["a", "b", "c"], "g": ["x", "y", "z"]})
+    scorer = ArrowScorer(table.schema, response="r", reference="g", scorers="fake_score")
+    with pytest.raises(BatchScoringError, match="fake_score returned 1 values for 3 rows"):
+        scorer.score_table(table)
