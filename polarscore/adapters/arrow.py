@@ -200,6 +200,9 @@ class ArrowScorer:
         :class:`BatchScoringError`, naming the batch and the original error. ``"null"``: the
         failing scorer's column is null on that batch (logged as a warning on logger
         ``polarscore``), and the other batches and scorers are kept.
+    function
+        The public function named in error messages, for wrappers such as
+        :func:`polarscore.spark.score_spark`.
 
     Raises
     ------
