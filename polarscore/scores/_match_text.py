@@ -1,0 +1,114 @@
+r"""Text normalisation for :func:`polarscore.answer_match`, as pure Polars expressions.
+
+The recipe goes beyond SQuAD's (lower-case, drop punctuation and articles) in ways that only ever
+merge spellings of the *same* answer:
+
+1. Unicode compatibility decomposition (NFKD) and removal of combining marks: ``"Malmö"`` and
+   ``"Malmo"``, ``"ﬁle"`` and ``"file"``, ``"１２"`` and ``"12"`` compare equal.
+2. Lower-case (full Unicode mapping).
+3. Possessive ``'s`` dropped (``"Drew's"`` → ``"drew"``); apostrophes and dots *inside* a word
+   deleted (``"U.S.A."`` → ``"usa"``, ``"Li'l"`` → ``"lil"``); thousands separators removed
+   (``"1,000,000"`` → ``"1000000"``); a decimal point between digits kept as part of the number.
+4. A letter run glued to a digit run is split (``"Guyana1"`` → ``"guyana 1"``): chat answers
+   glue citation markers to words.
+5. Every other character that is not a letter or a number becomes a word break.
+6. Ordinal suffixes dropped (``"21st"`` → ``"21"``); number words and ordinal words up to twenty,
+   and the tens, become digits (``"seventh"`` → ``"7"``, ``"forty"`` → ``"40"``).
+7. Articles (``a``, ``an``, ``the``) dropped wherever they are.
+
+The result is padded with one space on each side (``" the words "`` without the article), so that
+"contains on word boundaries" is a plain substring test of padded strings.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+_CARDINALS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty"
+).split()
+_TENS = {
+    "thirty": "30",
+    "forty": "40",
+    "fifty": "50",
+    "sixty": "60",
+    "seventy": "70",
+    "eighty": "80",
+    "ninety": "90",
+    "hundred": "100",
+}
+_ORDINALS = (
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+    "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
+).split()
+
+#: Number and ordinal words and the digits they become.
+NUMBER_WORDS: dict[str, str] = {
+    **{word: str(value) for value, word in enumerate(_CARDINALS)},
+    **_TENS,
+    **{word: str(value) for value, word in enumerate(_ORDINALS, start=1)},
+}
+
+#: Articles, dropped wherever they occur.
+ARTICLES: tuple[str, ...] = ("a", "an", "the")
+
+# Tokens are separated by four spaces while the word tables are applied, so that every token
+# carries its own two spaces on each side and consecutive tokens are all replaced in one pass.
+_WORD_PATTERNS = [f"  {word}  " for word in NUMBER_WORDS]
+_WORD_REPLACEMENTS = [f"  {digits}  " for digits in NUMBER_WORDS.values()]
+_ARTICLE_PATTERNS = [f"  {word}  " for word in ARTICLES]
+
+
+def match_normalize(expr: pl.Expr, *, fold_accents: bool, number_words: bool) -> pl.Expr:
+    """Normalise text for answer matching; the result is padded with one space on each side.
+
+    Parameters
+    ----------
+    expr
+        A ``String`` expression.
+    fold_accents
+        Apply NFKD and delete combining marks (step 1 of the module recipe).
+    number_words
+        Turn number and ordinal words into digits and drop ordinal suffixes (step 6).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polarscore.scores._match_text import match_normalize
+    >>> df = pl.DataFrame({"t": ["The U.S.A.'s 1,000 ships", "Malmö, Sweden1.", "the Seventh"]})
+    >>> df.select(match_normalize(pl.col("t"), fold_accents=True, number_words=True))
+    shape: (3, 1)
+    ┌──────────────────┐
+    │ t                │
+    │ ---              │
+    │ str              │
+    ╞══════════════════╡
+    │  usa 1000 ships  │
+    │  malmo sweden 1  │
+    │  7               │
+    └──────────────────┘
+    """
+    text = expr
+    if fold_accents:
+        text = text.str.normalize("NFKD").str.replace_all(r"\p{M}+", "")
+    text = text.str.to_lowercase()
+    text = text.str.replace_all(r"(\p{L}\.?)['’]s\b", "$1")
+    for _ in range(2):  # two passes: the patterns overlap on runs like "u.s.a" and "1,000,000"
+        text = text.str.replace_all(r"(\p{L})['’.](\p{L})", "$1$2")
+        text = text.str.replace_all(r"(\d),(\d{3})\b", "$1$2")
+    text = text.str.replace_all(r"(\p{L})(\p{N})", "$1 $2")
+    text = text.str.replace_all(r"(\p{N})(\p{L}{4,})", "$1 $2")
+    # Keep decimal points as "_" (not a word break below), then break on everything else.
+    text = text.str.replace_all("_", " ", literal=True)
+    text = text.str.replace_all(r"(\d)\.(\d)", "${1}_$2")
+    text = text.str.replace_all(r"[^\p{L}\p{N}_]+", "    ")
+    text = pl.concat_str(pl.lit("  "), text, pl.lit("  "))
+    if number_words:
+        text = text.str.replace_all(r"(\d)(?:st|nd|rd|th)  ", "$1  ")
+        text = text.str.replace_many(_WORD_PATTERNS, _WORD_REPLACEMENTS)
+    text = text.str.replace_many(_ARTICLE_PATTERNS, ["  "] * len(_ARTICLE_PATTERNS))
+    return text.str.replace_all(" {2,}", " ").alias(expr.meta.output_name(raise_if_undetermined=False) or "text")
+
+
+__all__ = ["ARTICLES", "NUMBER_WORDS", "match_normalize"]
