@@ -13,6 +13,9 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from polarscore.normalize import py_is_blank
+from polarscore.scores._match_text import match_normalize
+
 #: Function words that carry no answer content; they are ignored by the token-recall rule.
 STOPWORDS: tuple[str, ...] = tuple(
     (
@@ -49,6 +52,8 @@ class MatchOptions:
     stem_prefix: int | None
     numbers_must_match: bool
     discount_question: bool
+    fold_accents: bool
+    number_words: bool
 
 
 def _stem(token: pl.Expr, prefix: int | None) -> pl.Expr:
@@ -79,6 +84,7 @@ def _token_recall(pairs: pl.DataFrame, rows: pl.DataFrame, options: MatchOptions
     """Per pair: the share of the alias's content tokens found in the response, and whether
     every number of the alias is in the response."""
     prefix = options.stem_prefix
+    rows = rows.filter(pl.col("row").is_in(pairs.get_column("row").unique().implode()))
     alias_tokens = _tokens(pairs, "pair", "ref", prefix).join(
         pairs.select("pair", "row"), on="pair", how="left"
     )
@@ -113,8 +119,11 @@ def _token_recall(pairs: pl.DataFrame, rows: pl.DataFrame, options: MatchOptions
 
 
 def match_batch(batch: pl.Series, options: MatchOptions) -> pl.Series:
-    """Decide every row of one batch; ``batch`` is a struct of normalised ``response`` (padded
-    string), ``references`` (list of padded strings, null where unusable) and ``question``."""
+    """Decide every row of one batch.
+
+    ``batch`` is a struct of the normalised ``response`` (a padded string), the raw
+    ``references`` (a list of strings) and the normalised ``question`` (null when not given).
+    """
     rows = batch.struct.unnest().with_row_index("row")
     n_rows = rows.height
     pairs = (
@@ -124,11 +133,16 @@ def match_batch(batch: pl.Series, options: MatchOptions) -> pl.Series:
             alias=pl.int_ranges(pl.col("references").list.len()),
         )
         .explode("ref", "alias")
-        .drop_nulls("ref")
+        .filter(pl.col("ref").is_not_null() & ~py_is_blank(pl.col("ref")))
         .with_row_index("pair")
     )
     response = rows.get_column("response").gather(pairs.get_column("row"))
-    pairs = pairs.with_columns(response.alias("response"))
+    pairs = pairs.with_columns(
+        match_normalize(
+            pl.col("ref"), fold_accents=options.fold_accents, number_words=options.number_words
+        ),
+        response.alias("response"),
+    )
     has_content = pl.col("ref") != " "
     exact = (pl.col("response") == pl.col("ref")) if options.exact else pl.lit(False)
     contains = (
@@ -138,7 +152,10 @@ def match_batch(batch: pl.Series, options: MatchOptions) -> pl.Series:
     )
     pairs = pairs.with_columns(exact=exact, contains=contains)
     if options.token_recall:
-        recall = _token_recall(pairs, rows, options)
+        # Rows already matched by the exact or contains rule need no token recall.
+        matched_rows = pairs.filter(pl.col("exact") | pl.col("contains")).get_column("row")
+        undecided = pairs.filter(~pl.col("row").is_in(matched_rows.implode()))
+        recall = _token_recall(undecided, rows, options)
         pairs = pairs.join(recall, on="pair", how="left", maintain_order="left").with_columns(
             pl.col("recall").fill_null(0.0)
         )

@@ -6,12 +6,13 @@ merge spellings of the *same* answer:
 1. Unicode compatibility decomposition (NFKD) and removal of combining marks: ``"Malmö"`` and
    ``"Malmo"``, ``"ﬁle"`` and ``"file"``, ``"１２"`` and ``"12"`` compare equal.
 2. Lower-case (full Unicode mapping).
-3. Possessive ``'s`` dropped (``"Drew's"`` → ``"drew"``); apostrophes and dots *inside* a word
-   deleted (``"U.S.A."`` → ``"usa"``, ``"Li'l"`` → ``"lil"``); thousands separators removed
-   (``"1,000,000"`` → ``"1000000"``); a decimal point between digits kept as part of the number.
-4. A letter run glued to a digit run is split (``"Guyana1"`` → ``"guyana 1"``): chat answers
-   glue citation markers to words.
-5. Every other character that is not a letter or a number becomes a word break.
+3. Possessive ``'s`` dropped (``"Drew's"`` → ``"drew"``); an apostrophe or a dot right after a
+   letter deleted (``"U.S.A."`` → ``"usa"``, ``"Li'l"`` → ``"lil"``); thousands separators
+   removed (``"1,000,000"`` → ``"1000000"``); a decimal point kept inside its number
+   (``"5.97"`` is one word, spelled ``5_97``).
+4. A letter glued to a following digit is split off (``"Guyana1"`` → ``"guyana 1"``): chat
+   answers glue citation markers to words.
+5. Every other character that is not a letter, a number or ``_`` becomes a word break.
 6. Ordinal suffixes dropped (``"21st"`` → ``"21"``); number words and ordinal words up to twenty,
    and the tens, become digits (``"seventh"`` → ``"7"``, ``"forty"`` → ``"40"``).
 7. Articles (``a``, ``an``, ``the``) dropped wherever they are.
@@ -55,9 +56,15 @@ ARTICLES: tuple[str, ...] = ("a", "an", "the")
 
 # Tokens are separated by four spaces while the word tables are applied, so that every token
 # carries its own two spaces on each side and consecutive tokens are all replaced in one pass.
-_WORD_PATTERNS = [f"  {word}  " for word in NUMBER_WORDS]
-_WORD_REPLACEMENTS = [f"  {digits}  " for digits in NUMBER_WORDS.values()]
-_ARTICLE_PATTERNS = [f"  {word}  " for word in ARTICLES]
+_ARTICLE_TABLE = {f"  {word}  ": "  " for word in ARTICLES}
+_NUMBER_TABLE = {f"  {word}  ": f"  {digits}  " for word, digits in NUMBER_WORDS.items()}
+_TABLES: dict[bool, tuple[list[str], list[str]]] = {
+    False: (list(_ARTICLE_TABLE), list(_ARTICLE_TABLE.values())),
+    True: (
+        [*_ARTICLE_TABLE, *_NUMBER_TABLE],
+        [*_ARTICLE_TABLE.values(), *_NUMBER_TABLE.values()],
+    ),
+}
 
 
 def match_normalize(expr: pl.Expr, *, fold_accents: bool, number_words: bool) -> pl.Expr:
@@ -93,22 +100,18 @@ def match_normalize(expr: pl.Expr, *, fold_accents: bool, number_words: bool) ->
     if fold_accents:
         text = text.str.normalize("NFKD").str.replace_all(r"\p{M}+", "")
     text = text.str.to_lowercase()
-    text = text.str.replace_all(r"(\p{L}\.?)['’]s\b", "$1")
-    for _ in range(2):  # two passes: the patterns overlap on runs like "u.s.a" and "1,000,000"
-        text = text.str.replace_all(r"(\p{L})['’.](\p{L})", "$1$2")
-        text = text.str.replace_all(r"(\d),(\d{3})\b", "$1$2")
+    # After a letter: a possessive 's goes, and so does an apostrophe or a dot (u.s.a -> usa).
+    text = text.str.replace_all(r"(\p{L})(?:\.?['’]s\b|['’.])", "$1")
+    text = text.str.replace_all(r"(\d),(\d{3})(?:,(\d{3}))?(?:,(\d{3}))?\b", "$1$2$3$4")
     text = text.str.replace_all(r"(\p{L})(\p{N})", "$1 $2")
-    text = text.str.replace_all(r"(\p{N})(\p{L}{4,})", "$1 $2")
-    # Keep decimal points as "_" (not a word break below), then break on everything else.
-    text = text.str.replace_all("_", " ", literal=True)
+    # A decimal point joins its digits with "_" (a word character, as in Python's \w); every
+    # other character breaks words, and both ends are padded in the same pass.
     text = text.str.replace_all(r"(\d)\.(\d)", "${1}_$2")
-    text = text.str.replace_all(r"[^\p{L}\p{N}_]+", "    ")
-    text = pl.concat_str(pl.lit("  "), text, pl.lit("  "))
+    text = text.str.replace_all(r"^[^\p{L}\p{N}_]*|[^\p{L}\p{N}_]+|$", "    ")
     if number_words:
         text = text.str.replace_all(r"(\d)(?:st|nd|rd|th)  ", "$1  ")
-        text = text.str.replace_many(_WORD_PATTERNS, _WORD_REPLACEMENTS)
-    text = text.str.replace_many(_ARTICLE_PATTERNS, ["  "] * len(_ARTICLE_PATTERNS))
-    return text.str.replace_all(" {2,}", " ").alias(expr.meta.output_name(raise_if_undetermined=False) or "text")
+    text = text.str.replace_many(*_TABLES[number_words])
+    return text.str.replace_all(" {2,}", " ")
 
 
 __all__ = ["ARTICLES", "NUMBER_WORDS", "match_normalize"]

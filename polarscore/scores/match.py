@@ -16,7 +16,6 @@ import polars as pl
 from polarscore._typing import IntoExpr
 from polarscore._utils import parse_into_expr
 from polarscore._validation import check_number, invalid_parameter
-from polarscore.normalize import py_is_blank
 from polarscore.scores._match_kernel import (
     DETAILS_DTYPE,
     NO_MATCH,
@@ -95,6 +94,8 @@ def _details_expr(
         stem_prefix=stem_prefix,
         numbers_must_match=numbers_must_match,
         discount_question=question is not None,
+        fold_accents=fold_accents,
+        number_words=number_words,
     )
 
     def normalize(text: pl.Expr) -> pl.Expr:
@@ -102,17 +103,13 @@ def _details_expr(
 
     resp = parse_into_expr(response, function=function, parameter="response").fill_null("")
     refs = pl.concat_list(parse_into_expr(references, function=function, parameter="references"))
-    element = pl.element()
-    refs_norm = refs.list.eval(
-        pl.when(element.is_null() | py_is_blank(element)).then(None).otherwise(normalize(element))
-    )
     if question is None:
         question_norm = pl.lit(None, dtype=pl.String)
     else:
         question_norm = normalize(parse_into_expr(question, function=function, parameter="question"))
     return pl.struct(
         normalize(resp).alias("response"),
-        refs_norm.alias("references"),
+        refs.alias("references"),
         question_norm.alias("question"),
     ).map_batches(
         partial(match_batch, options=options), return_dtype=DETAILS_DTYPE, is_elementwise=True
