@@ -34,9 +34,9 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import polarscore as ps  # noqa: E402
-from polarscore.normalize import datarobot_normalize  # noqa: E402
-from polarscore.scores.match import DEFAULT_MIN_TOKEN_RECALL  # noqa: E402
+import polarscore as ps
+from polarscore.normalize import datarobot_normalize
+from polarscore.scores.match import DEFAULT_MIN_TOKEN_RECALL
 
 GRID = [round(0.05 * k, 2) for k in range(2, 21)]  # 0.10 .. 1.00
 SYSTEMS = ["fid", "gpt35", "chatgpt", "gpt4", "newbing"]
@@ -93,8 +93,10 @@ def _fmt(value: object) -> str:
 
 def _squad_norm(expr: pl.Expr) -> pl.Expr:
     text = datarobot_normalize(expr)
-    return text.str.replace_all(r"\b(?:a|an|the)\b", " ").str.replace_all(" +", " ").str.strip_chars(
-        " "
+    return (
+        text.str.replace_all(r"\b(?:a|an|the)\b", " ")
+        .str.replace_all(" +", " ")
+        .str.strip_chars(" ")
     )
 
 
@@ -219,9 +221,7 @@ def report_evouna(scored: pl.DataFrame) -> None:
             {
                 "held-out system": "overall (pooled)",
                 "tuned threshold": in_t,
-                "held-out agreement": metrics(pooled["held"], pooled["human_correct"])[
-                    "agreement"
-                ],
+                "held-out agreement": metrics(pooled["held"], pooled["human_correct"])["agreement"],
                 "in-sample agreement": metrics(scored[graded] >= in_t, scored["human_correct"])[
                     "agreement"
                 ],
@@ -314,7 +314,9 @@ def report_speed(n_rows: int) -> None:
             best = min(best, time.perf_counter() - start)
         rate = short.height / best
         base = base or rate
-        rows.append({"scorer": name, "rows/s": f"{rate:,.0f}", "vs answer_correctness": rate / base})
+        rows.append(
+            {"scorer": name, "rows/s": f"{rate:,.0f}", "vs answer_correctness": rate / base}
+        )
     print(_table(rows))
 
 

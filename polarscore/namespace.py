@@ -48,7 +48,6 @@ class ScoreNamespace:
         """See :func:`polarscore.answer_correctness_details`."""
         return answer_correctness_details(self._expr, reference, match_mode=match_mode)
 
-
     def answer_match(
         self,
         references: IntoExpr,

@@ -17,11 +17,40 @@ from polarscore.normalize import py_is_blank
 from polarscore.scores._match_text import match_normalize
 
 #: Function words that carry no answer content; they are ignored by the token-recall rule.
-STOPWORDS: tuple[str, ...] = tuple(
-    (
-        "a an the of in on at to for by with from and or as is are was were be been it its this "
-        "that these those his her their our your my"
-    ).split()
+STOPWORDS: tuple[str, ...] = (
+    "a",
+    "an",
+    "the",
+    "of",
+    "in",
+    "on",
+    "at",
+    "to",
+    "for",
+    "by",
+    "with",
+    "from",
+    "and",
+    "or",
+    "as",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "it",
+    "its",
+    "this",
+    "that",
+    "these",
+    "those",
+    "his",
+    "her",
+    "their",
+    "our",
+    "your",
+    "my",
 )
 
 #: The rules, in the order they are tried; the first one that fires names the match.
@@ -57,7 +86,10 @@ class MatchOptions:
 
 
 def _stem(token: pl.Expr, prefix: int | None) -> pl.Expr:
-    """Light stemming: a plural ending dropped, then the first ``prefix`` characters; numbers kept."""
+    """Light stemming: a plural ending dropped, then the first ``prefix`` characters.
+
+    Numbers are kept whole.
+    """
     if prefix is None:
         return token
     stemmed = (
@@ -81,8 +113,11 @@ def _tokens(frame: pl.DataFrame, key: str, text: str, prefix: int | None) -> pl.
 
 
 def _token_recall(pairs: pl.DataFrame, rows: pl.DataFrame, options: MatchOptions) -> pl.DataFrame:
-    """Per pair: the share of the alias's content tokens found in the response, and whether
-    every number of the alias is in the response."""
+    """Per pair: the share of the alias's content tokens that the response has.
+
+    Question words are discounted, and the share is 0.0 when ``numbers_must_match`` and a
+    number of the alias is missing from the response.
+    """
     prefix = options.stem_prefix
     rows = rows.filter(pl.col("row").is_in(pairs.get_column("row").unique().implode()))
     alias_tokens = _tokens(pairs, "pair", "ref", prefix).join(
@@ -125,6 +160,8 @@ def match_batch(batch: pl.Series, options: MatchOptions) -> pl.Series:
     ``references`` (a list of strings) and the normalised ``question`` (null when not given).
     """
     rows = batch.struct.unnest().with_row_index("row")
+    if rows.schema["references"] == pl.List(pl.Null):  # e.g. a column of empty lists
+        rows = rows.with_columns(pl.col("references").cast(pl.List(pl.String)))
     n_rows = rows.height
     pairs = (
         rows.select(

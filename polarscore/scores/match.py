@@ -106,7 +106,9 @@ def _details_expr(
     if question is None:
         question_norm = pl.lit(None, dtype=pl.String)
     else:
-        question_norm = normalize(parse_into_expr(question, function=function, parameter="question"))
+        question_norm = normalize(
+            parse_into_expr(question, function=function, parameter="question")
+        )
     return pl.struct(
         normalize(resp).alias("response"),
         refs.alias("references"),
@@ -306,7 +308,7 @@ def answer_match_details(
     >>> import polarscore as ps
     >>> df = pl.DataFrame(
     ...     {
-    ...         "response": ["Paris", "I think it is Paris, France.", "Amy Johnson CBE flew", "Lyon"],
+    ...         "response": ["Paris", "I think it is Paris, France.", "Amy Johnson flew", "Lyon"],
     ...         "references": [["Lutetia", "paris"], ["Paris"], ["Amy Mollison"], ["Paris"]],
     ...     }
     ... )
