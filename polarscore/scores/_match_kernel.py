@@ -173,12 +173,19 @@ def match_batch(batch: pl.Series, options: MatchOptions) -> pl.Series:
         .filter(pl.col("ref").is_not_null() & ~py_is_blank(pl.col("ref")))
         .with_row_index("pair")
     )
-    response = rows.get_column("response").gather(pairs.get_column("row"))
-    pairs = pairs.with_columns(
+    # Eval logs repeat their references (one question, several systems or prompts): normalise
+    # each distinct alias once.
+    distinct = pairs.get_column("ref").unique().to_frame()
+    distinct = distinct.with_columns(
         match_normalize(
             pl.col("ref"), fold_accents=options.fold_accents, number_words=options.number_words
-        ),
-        response.alias("response"),
+        ).alias("normalized")
+    )
+    pairs = (
+        pairs.join(distinct, on="ref", how="left", maintain_order="left")
+        .drop("ref")
+        .rename({"normalized": "ref"})
+        .with_columns(rows.get_column("response").gather(pairs.get_column("row")).alias("response"))
     )
     has_content = pl.col("ref") != " "
     exact = (pl.col("response") == pl.col("ref")) if options.exact else pl.lit(False)
