@@ -289,6 +289,11 @@ _WORDS = [
     "x1",
     "first",
     "1",
+    "José's",
+    "21st",
+    "1,000th",
+    "ÉTÉ",
+    "stories",
 ]
 _PUNCT = [" ", " ", " ", ", ", ". ", "'", "-", "!"]
 phrase = st.lists(st.tuples(st.sampled_from(_WORDS), st.sampled_from(_PUNCT)), max_size=6).map(

@@ -95,6 +95,15 @@ ARTICLES: tuple[str, ...] = ("a", "an", "the")
 # carries its own two spaces on each side and consecutive tokens are all replaced in one pass.
 _ARTICLE_TABLE = {f"  {word}  ": "  " for word in ARTICLES}
 _NUMBER_TABLE = {f"  {word}  ": f"  {digits}  " for word, digits in NUMBER_WORDS.items()}
+_INNER = {
+    False: r"(\p{L})(?:\.?['’]s\b|['’.])",
+    True: r"(\p{L})\p{M}*(?:\.?['’]s\b|['’.])|\p{M}+",
+}
+_THOUSANDS = r",(\d{3})(?:,(\d{3}))?(?:,(\d{3}))?\b"
+_NUMBERS = {
+    False: rf"(\d){_THOUSANDS}",
+    True: rf"(\d)(?:{_THOUSANDS}|(?:st|nd|rd|th)\b)",
+}
 _TABLES: dict[bool, tuple[list[str], list[str]]] = {
     False: (list(_ARTICLE_TABLE), list(_ARTICLE_TABLE.values())),
     True: (
@@ -135,18 +144,17 @@ def match_normalize(expr: pl.Expr, *, fold_accents: bool, number_words: bool) ->
     """
     text = expr
     if fold_accents:
-        text = text.str.normalize("NFKD").str.replace_all(r"\p{M}+", "")
-    text = text.str.to_lowercase()
-    # After a letter: a possessive 's goes, and so does an apostrophe or a dot (u.s.a -> usa).
-    text = text.str.replace_all(r"(\p{L})(?:\.?['’]s\b|['’.])", "$1")
-    text = text.str.replace_all(r"(\d),(\d{3})(?:,(\d{3}))?(?:,(\d{3}))?\b", "$1$2$3$4")
+        text = text.str.normalize("NFKD")
+    # After a letter: a possessive 's goes, and so does an apostrophe or a dot (u.s.a -> usa);
+    # with fold_accents, combining marks go in the same pass.
+    text = text.str.to_lowercase().str.replace_all(_INNER[fold_accents], "$1")
+    # Thousands separators go (and, with number_words, ordinal suffixes) in one pass.
+    text = text.str.replace_all(_NUMBERS[number_words], "$1$2$3$4")
     text = text.str.replace_all(r"(\p{L})(\p{N})", "$1 $2")
     # A decimal point joins its digits with "_" (a word character, as in Python's \w); every
     # other character breaks words, and both ends are padded in the same pass.
     text = text.str.replace_all(r"(\d)\.(\d)", "${1}_$2")
     text = text.str.replace_all(r"^[^\p{L}\p{N}_]*|[^\p{L}\p{N}_]+|$", "    ")
-    if number_words:
-        text = text.str.replace_all(r"(\d)(?:st|nd|rd|th)  ", "$1  ")
     text = text.str.replace_many(*_TABLES[number_words])
     return text.str.replace_all(" {2,}", " ")
 
