@@ -307,21 +307,31 @@ def report_speed(n_rows: int, evouna: pl.DataFrame) -> None:
     rows = []
     base = None
     for name, expr in exprs.items():
-        best = float("inf")
+        best, best_cpu = float("inf"), float("inf")
         for _ in range(3):
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             short.select(expr)
             best = min(best, time.perf_counter() - start)
-        rate = short.height / best
-        base = base or rate
+            best_cpu = min(best_cpu, time.process_time() - start_cpu)
+        rate, cpu_rate = short.height / best, short.height / best_cpu
+        base = base or cpu_rate
         rows.append(
-            {"scorer": name, "rows/s": f"{rate:,.0f}", "vs answer_correctness": rate / base}
+            {
+                "scorer": name,
+                "rows/s (wall)": f"{rate:,.0f}",
+                "rows/CPU-s": f"{cpu_rate:,.0f}",
+                "vs answer_correctness (CPU)": cpu_rate / base,
+            }
         )
     print(_table(rows))
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     evouna.select(ps.answer_match("response", "references", question="input"))
     rate = evouna.height / (time.perf_counter() - start)
-    print(f"\nEVOUNA (real answers, 6.6 aliases per row on average): {rate:,.0f} rows/s")
+    cpu_rate = evouna.height / (time.process_time() - start_cpu)
+    print(
+        f"\nEVOUNA (real answers, 6.6 aliases per row, question=): {rate:,.0f} rows/s wall, "
+        f"{cpu_rate:,.0f} rows/CPU-s"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
