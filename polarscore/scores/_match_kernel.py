@@ -127,7 +127,15 @@ def _token_recall(pairs: pl.DataFrame, rows: pl.DataFrame, options: MatchOptions
     joined = alias_tokens.join(response_tokens, on=["row", "token"], how="left")
     hit = pl.col("hit").fill_null(False)
     if options.discount_question:
-        question_tokens = _tokens(rows.drop_nulls("question"), "row", "question", prefix)
+        questions = rows.drop_nulls("question").select(
+            "row",
+            match_normalize(
+                pl.col("question"),
+                fold_accents=options.fold_accents,
+                number_words=options.number_words,
+            ),
+        )
+        question_tokens = _tokens(questions, "row", "question", prefix)
         joined = joined.join(
             question_tokens.with_columns(given=pl.lit(True)), on=["row", "token"], how="left"
         )
@@ -157,7 +165,7 @@ def match_batch(batch: pl.Series, options: MatchOptions) -> pl.Series:
     """Decide every row of one batch.
 
     ``batch`` is a struct of the normalised ``response`` (a padded string), the raw
-    ``references`` (a list of strings) and the normalised ``question`` (null when not given).
+    ``references`` (a list of strings) and the raw ``question`` (null when not given).
     """
     rows = batch.struct.unnest().with_row_index("row")
     if rows.schema["references"] == pl.List(pl.Null):  # e.g. a column of empty lists

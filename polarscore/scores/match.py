@@ -106,9 +106,8 @@ def _details_expr(
     if question is None:
         question_norm = pl.lit(None, dtype=pl.String)
     else:
-        question_norm = normalize(
-            parse_into_expr(question, function=function, parameter="question")
-        )
+        # normalised in the kernel, only for the rows that reach the token-recall rule
+        question_norm = parse_into_expr(question, function=function, parameter="question")
     return pl.struct(
         normalize(resp).alias("response"),
         refs.alias("references"),
