@@ -255,6 +255,49 @@ def report_evouna(scored: pl.DataFrame) -> None:
         print(_table(cross))
 
 
+def report_ablations(df: pl.DataFrame) -> None:
+    """Agreement (with question=) with one switch changed, and with answer extraction."""
+    truth = df["human_correct"]
+
+    def agreement(response: pl.Expr | str = "response", **options: object) -> float:
+        pred = df.select(
+            ps.answer_match(response, "references", question="input", **options) == 1.0
+        ).to_series()
+        return metrics(pred, truth)["agreement"]
+
+    base = agreement()
+    variants: dict[str, dict[str, object]] = {
+        "exact=False": {"exact": False},
+        "contains=False": {"contains": False},
+        "token_recall=False": {"token_recall": False},
+        "stem_prefix=None": {"stem_prefix": None},
+        "numbers_must_match=False": {"numbers_must_match": False},
+        "fold_accents=False": {"fold_accents": False},
+        "number_words=False": {"number_words": False},
+        "min_token_recall=0.5": {"min_token_recall": 0.5},
+        "min_token_recall=1.0": {"min_token_recall": 1.0},
+    }
+    response = pl.col("response")
+    extractions = {
+        "first sentence only": response.str.extract(r"^(?s)(.*?[.!?])(?:\s|$)", 1),
+        "first two sentences only": response.str.extract(
+            r"^(?s)(.*?[.!?](?:\s+.*?[.!?])?)(?:\s|$)", 1
+        ),
+        "first paragraph only": response.str.extract(r"^(?s)(.*?)\n\s*\n", 1),
+        "first 300 characters only": response.str.slice(0, 300),
+    }
+    rows: list[dict[str, object]] = [{"variant": "all rules on (default)", "agreement": base}]
+    for name, options in variants.items():
+        a = agreement(**options)
+        rows.append({"variant": name, "agreement": a, "change": f"{a - base:+.4f}"})
+    for name, expr in extractions.items():
+        a = agreement(expr.fill_null(response))
+        rows.append({"variant": name, "agreement": a, "change": f"{a - base:+.4f}"})
+    rows[0]["change"] = ""
+    print("\n## What each switch is worth (answer_match, question=)\n")
+    print(_table(rows))
+
+
 # --- other data sets --------------------------------------------------------------------------
 
 
@@ -348,6 +391,7 @@ def main(argv: list[str] | None = None) -> int:
     evouna = load_evouna(args.data)
     scored = score_evouna(evouna)
     report_evouna(scored)
+    report_ablations(evouna)
     report_others(args.data)
     if not args.skip_speed:
         report_speed(args.speed_rows, evouna)
