@@ -14,7 +14,7 @@ from typing import Any
 import polars as pl
 
 import polarscore as ps
-from tests import oracles
+from tests import oracles, oracles_match
 
 SCORERS = [ps.get_scorer(name) for name in ps.available_scorers()]
 IDS = [spec.name for spec in SCORERS]
@@ -29,8 +29,25 @@ def _correctness(response: str | None, reference: str | None, **options: Any) ->
     return oracles.answer_correctness(response, reference, mode)[0]
 
 
+def _literal(value: Any) -> Any:
+    """An option given as a literal expression (a per-row option), as its Python value."""
+    return pl.select(value).item() if isinstance(value, pl.Expr) else value
+
+
+def _match_list(
+    response: str | None, references: list[str | None] | None, **options: Any
+) -> float | None:
+    options = {name: _literal(value) for name, value in options.items()}
+    return oracles_match.answer_match(response, references, **options).score
+
+
+def _match(response: str | None, reference: str | None, **options: Any) -> float | None:
+    return _match_list(response, [reference], **options)
+
+
 ORACLES: dict[str, Oracle] = {
     "answer_correctness": _correctness,
+    "answer_match": _match,
 }
 
 #: Per (scorer, option): valid literal values (the fuzz suite draws from them) and invalid ones
@@ -50,6 +67,22 @@ OPTION_CASES: dict[str, Mapping[str, OptionCases]] = {
             valid=("exact", "normalized", "contains", "EXACT", "Contains"),
             invalid=("exakt", "", " exact", None, 1, True, NAN, ["exact"]),
         ),
+    },
+    "answer_match": {
+        "question": OptionCases(
+            valid=(None, pl.lit("What is the capital of France?"), pl.lit("")),
+            invalid=(42, 1.5, b"question", ["q"]),
+        ),
+        "exact": OptionCases(valid=(True, False), invalid=(1, 0, "yes", None)),
+        "contains": OptionCases(valid=(True, False), invalid=(1, "no", None)),
+        "token_recall": OptionCases(valid=(True, False), invalid=(0, "true", None)),
+        "min_token_recall": OptionCases(
+            valid=(0.3, 1.0, 1, 0.01), invalid=(0, 0.0, -0.1, 1.1, NAN, INF, "0.5", None, True)
+        ),
+        "stem_prefix": OptionCases(valid=(6, 1, 100, None), invalid=(0, -1, 2.5, "6", True, NAN)),
+        "numbers_must_match": OptionCases(valid=(True, False), invalid=(1, "yes", None)),
+        "fold_accents": OptionCases(valid=(True, False), invalid=(0, "no", None)),
+        "number_words": OptionCases(valid=(True, False), invalid=(1, "x", None)),
     },
 }
 
@@ -78,7 +111,12 @@ def option_sets(spec: ps.ScorerSpec) -> list[dict[str, Any]]:
     """The default options, then each declared valid value of each option on its own."""
     sets: list[dict[str, Any]] = [{}]
     for option, cases in OPTION_CASES.get(spec.name, {}).items():
-        sets += [{option: value} for value in cases.valid if value != spec.options.get(option)]
+        default = spec.options.get(option)
+        sets += [
+            {option: value}
+            for value in cases.valid
+            if isinstance(value, pl.Expr) or type(value) is not type(default) or value != default
+        ]
     return sets
 
 
@@ -94,7 +132,9 @@ def same_score(spec: ps.ScorerSpec, got: float | None, expected: float | None) -
 
 #: Per scorer, an oracle over a *list* of references, where the single-reference oracle lifted
 #: to "the best usable item" is not the reference behaviour.
-LIST_ORACLES: dict[str, Callable[..., float | None]] = {}
+LIST_ORACLES: dict[str, Callable[..., float | None]] = {
+    "answer_match": _match_list,
+}
 
 
 def oracle_list_score(

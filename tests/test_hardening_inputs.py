@@ -9,6 +9,7 @@ frames, one-row frames, many-chunk frames and Series arguments all score like th
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import polars as pl
@@ -125,7 +126,9 @@ def test_non_text_column_is_a_clear_error(
         RUNNERS[how](df, expr)
     message = str(info.value).splitlines()[0]
     assert spec.function.__name__ in message
-    assert repr(column) in message
+    # The scorer's own name for the parameter (e.g. 'references' for a list-taking scorer).
+    parameters = list(inspect.signature(spec.function).parameters)
+    assert repr(parameters[0 if column == "response" else 1]) in message
     assert repr("bad_" + column) in message
     assert str(df.schema["bad_" + column]) in message
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import polars as pl
 
 from polarscore._typing import IntoExpr, IntoMatchMode
-from polarscore._utils import check_same_length, parse_text_expr
+from polarscore._utils import check_same_length, contains_literal, parse_text_expr
 from polarscore._validation import invalid_parameter
 from polarscore.normalize import datarobot_normalize, py_is_blank, py_strip
 
@@ -91,7 +91,7 @@ def _is_match(mode: str, response: pl.Expr, reference: pl.Expr) -> pl.Expr:
         return pl.struct(response=response, reference=reference).map_batches(
             _normalized_equal_batch, return_dtype=pl.Boolean, is_elementwise=True
         )
-    return datarobot_normalize(response).str.contains(datarobot_normalize(reference), literal=True)
+    return contains_literal(datarobot_normalize(response), datarobot_normalize(reference))
 
 
 def _correctness(
