@@ -80,6 +80,7 @@ _SCORERS: dict[str, ScorerSpec] = {
             family="correctness",
             symmetric=False,  # contains is one-way; exact and normalized are symmetric
             null_rule="reference null, empty or only Python whitespace",
+            reference_kind="string_or_list",
             options={"match_mode": "normalized"},
         ),
     )
