@@ -32,7 +32,7 @@ INDEX_DTYPE = pl.UInt32
 _STRING_DTYPES = (pl.String, pl.Null, pl.Categorical, pl.Enum)
 
 
-def _is_string_dtype(dtype: pl.DataType | type[pl.DataType]) -> bool:
+def _is_string_dtype(dtype: object) -> bool:
     return any(dtype == candidate or isinstance(dtype, candidate) for candidate in _STRING_DTYPES)
 
 
