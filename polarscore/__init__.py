@@ -16,6 +16,7 @@ from polarscore.exceptions import (
 )
 from polarscore.registry import ScorerSpec, available_scorers, get_scorer
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
+from polarscore.scores.similarity import response_similarity, response_similarity_details
 
 __version__ = "0.1.0"
 
@@ -30,4 +31,6 @@ __all__ = [
     "answer_correctness_details",
     "available_scorers",
     "get_scorer",
+    "response_similarity",
+    "response_similarity_details",
 ]
