@@ -17,6 +17,7 @@ from polarscore.exceptions import (
 from polarscore.registry import ScorerSpec, available_scorers, get_scorer
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
 from polarscore.scores.similarity import response_similarity, response_similarity_details
+from polarscore.scores.squad import squad_exact_match, squad_f1
 
 __version__ = "0.1.0"
 
@@ -33,4 +34,6 @@ __all__ = [
     "get_scorer",
     "response_similarity",
     "response_similarity_details",
+    "squad_exact_match",
+    "squad_f1",
 ]

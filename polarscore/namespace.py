@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from polarscore._typing import IntoExpr, IntoMatchMode
+from polarscore._typing import IntoExpr, IntoMatchMode, SimilarityMetric
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
+from polarscore.scores.similarity import response_similarity, response_similarity_details
+from polarscore.scores.squad import squad_exact_match, squad_f1
 
 
 @pl.api.register_expr_namespace("score")
@@ -41,6 +43,45 @@ class ScoreNamespace:
     ) -> pl.Expr:
         """See :func:`polarscore.answer_correctness_details`."""
         return answer_correctness_details(self._expr, reference, match_mode=match_mode)
+
+    def response_similarity(
+        self,
+        acceptable: IntoExpr,
+        *,
+        metric: SimilarityMetric = "token_recall",
+        unacceptable: IntoExpr | None = None,
+    ) -> pl.Expr:
+        """See :func:`polarscore.response_similarity`.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polarscore  # registers the namespace
+        >>> df = pl.DataFrame({"response": ["yes"], "acceptable": [["yes yes", "no"]]})
+        >>> df.select(pl.col("response").score.response_similarity("acceptable")).item()
+        0.5
+        """
+        return response_similarity(self._expr, acceptable, metric=metric, unacceptable=unacceptable)
+
+    def response_similarity_details(
+        self,
+        acceptable: IntoExpr,
+        *,
+        metric: SimilarityMetric = "token_recall",
+        unacceptable: IntoExpr | None = None,
+    ) -> pl.Expr:
+        """See :func:`polarscore.response_similarity_details`."""
+        return response_similarity_details(
+            self._expr, acceptable, metric=metric, unacceptable=unacceptable
+        )
+
+    def squad_exact_match(self, reference: IntoExpr) -> pl.Expr:
+        """See :func:`polarscore.squad_exact_match`."""
+        return squad_exact_match(self._expr, reference)
+
+    def squad_f1(self, reference: IntoExpr) -> pl.Expr:
+        """See :func:`polarscore.squad_f1`."""
+        return squad_f1(self._expr, reference)
 
 
 __all__ = ["ScoreNamespace"]

@@ -16,6 +16,8 @@ import pyarrow as pa
 from polarscore._typing import IntoExpr
 from polarscore._validation import check_choice
 from polarscore.scores.correctness import answer_correctness
+from polarscore.scores.similarity import response_similarity
+from polarscore.scores.squad import squad_exact_match, squad_f1
 
 ReferenceKind = Literal["string", "list", "string_or_list"]
 
@@ -82,6 +84,30 @@ _SCORERS: dict[str, ScorerSpec] = {
             null_rule="reference null, empty or only Python whitespace",
             reference_kind="string_or_list",
             options={"match_mode": "normalized"},
+        ),
+        ScorerSpec(
+            name="response_similarity",
+            function=response_similarity,
+            family="similarity",
+            identity=False,  # a text without words ("?") scores 0.0 against itself
+            null_rule="no acceptable answer, or every one blank by Python whitespace",
+            reference_kind="string_or_list",
+            options={"metric": "token_recall", "unacceptable": None},
+        ),
+        ScorerSpec(
+            name="squad_exact_match",
+            function=squad_exact_match,
+            family="squad",
+            null_rule="no reference, or every reference null or blank by Python whitespace",
+            reference_kind="string_or_list",
+        ),
+        ScorerSpec(
+            name="squad_f1",
+            function=squad_f1,
+            family="squad",
+            identity=False,  # a text that normalises to nothing ("the") has F1 0.0 with itself
+            null_rule="no reference, or every reference null or blank by Python whitespace",
+            reference_kind="string_or_list",
         ),
     )
 }
