@@ -140,7 +140,9 @@ def best_per_row(
 
 def position_series(index: npt.NDArray[np.int64], flat: FlatLists, name: str) -> pl.Series:
     """Turn flat item indices (``-1`` for none) into ``UInt32`` list positions with nulls."""
-    positions = np.where(index >= 0, flat.position[np.maximum(index, 0)], 0)
+    positions = np.zeros(index.size, dtype=np.int64)
+    found = index >= 0
+    positions[found] = flat.position[index[found]]
     return pl.Series(name, positions, dtype=INDEX_DTYPE).scatter(np.flatnonzero(index < 0), None)
 
 

@@ -13,10 +13,13 @@ import string
 from collections import Counter
 from collections.abc import Sequence
 
-STOPWORDS = set(
-    "a an the is are was were be been being am of to in on at for and or but "
-    "it its this that these those with as by from i you we they he she".split()
-)
+# SPEC D2 enumerates these words (and calls them 34; they are 36, as in the reference's code).
+STOPWORDS = {
+    *("a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "am"),
+    *("of", "to", "in", "on", "at", "for", "and", "or", "but"),
+    *("it", "its", "this", "that", "these", "those", "with", "as", "by", "from"),
+    *("i", "you", "we", "they", "he", "she"),
+}
 
 
 def multiset_overlap(left: Sequence[object], right: Sequence[object]) -> int:
@@ -26,15 +29,14 @@ def multiset_overlap(left: Sequence[object], right: Sequence[object]) -> int:
 
 
 def lcs_length(left: Sequence[object], right: Sequence[object]) -> int:
-    """Longest common subsequence length by the textbook full-table dynamic programme."""
-    table = [[0] * (len(right) + 1) for _ in range(len(left) + 1)]
-    for i in range(1, len(left) + 1):
-        for j in range(1, len(right) + 1):
-            if left[i - 1] == right[j - 1]:
-                table[i][j] = table[i - 1][j - 1] + 1
-            else:
-                table[i][j] = max(table[i - 1][j], table[i][j - 1])
-    return table[len(left)][len(right)]
+    """Longest common subsequence length by the textbook dynamic programme (two rows kept)."""
+    previous = [0] * (len(right) + 1)
+    for x in left:
+        current = [0]
+        for j, y in enumerate(right):
+            current.append(previous[j] + 1 if x == y else max(previous[j + 1], current[j]))
+        previous = current
+    return previous[-1]
 
 
 # --- response similarity (SPEC D) ---------------------------------------------------------------
@@ -124,3 +126,56 @@ def squad_max(
     scored = [(fn(prediction or "", t), i) for i, t in usable]
     best = max(s for s, _ in scored)
     return best, next(i for s, i in scored if s == best)
+
+
+# --- the reference's reason text -------------------------------------------------------------
+
+EXPLANATIONS = {
+    "token_recall": "share of the example's words found in the response",
+    "token_f1": "word overlap, penalizing words the example doesn't have",
+    "rouge_l": "longest run of words shared in the same order",
+}
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def similarity_details(
+    response: str | None, acceptable: object, unacceptable: object, metric: str
+) -> dict[str, object]:
+    """Every field of ``response_similarity_details`` for one row."""
+    good = usable_items(acceptable)
+    if not good:
+        return {
+            "score": None,
+            "acceptable_index": None,
+            "reason": "no acceptable_responses provided: cannot score",
+            "unacceptable_score": None,
+            "unacceptable_index": None,
+            "is_closer_to_unacceptable": None,
+        }
+    best, best_index = response_similarity(response, acceptable, metric)
+    assert best is not None
+    best_text = dict(good)[best_index]
+    reason = (
+        f"{metric} {best:.2f} ({EXPLANATIONS[metric]}); "
+        f"closest of {len(good)} acceptable: '{_clip(best_text)}'"
+    )
+    worst, worst_index, closer = None, None, None
+    bad = usable_items(unacceptable)
+    if bad:
+        worst, worst_index = response_similarity(response, unacceptable, metric)
+        assert worst is not None
+        reason += f"; closest unacceptable {worst:.2f}: '{_clip(dict(bad)[worst_index])}'"
+        closer = worst >= best
+        if closer:
+            reason += " (WARNING: at least as close as any acceptable example)"
+    return {
+        "score": best,
+        "acceptable_index": best_index,
+        "reason": reason,
+        "unacceptable_score": worst,
+        "unacceptable_index": worst_index,
+        "is_closer_to_unacceptable": closer,
+    }

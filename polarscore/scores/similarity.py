@@ -35,7 +35,7 @@ from polarscore.scores._lexical import FloatArray, IntArray, Tokens, encode, f_m
 #: The lexical metrics, in the reference's spelling.
 METRICS: tuple[str, ...] = ("token_recall", "token_f1", "rouge_l")
 
-#: The reference's 34 stopwords (dropped unless a text has nothing else).
+#: The reference's 36 stopwords (dropped unless a text has nothing else).
 STOPWORDS: frozenset[str] = frozenset(
     [
         "a",
@@ -143,10 +143,12 @@ def _format_2f(values: FloatArray) -> pl.Series:
     """``f"{v:.2f}"`` for each value (NaN gives null), formatting each distinct value once."""
     finite = ~np.isnan(values)
     distinct, inverse = np.unique(values[finite], return_inverse=True)
-    formatted = np.array([f"{v:.2f}" for v in distinct.tolist()], dtype=object)
-    out = np.full(values.size, None, dtype=object)
-    out[finite] = formatted[inverse.reshape(-1)]
-    return pl.Series(out, dtype=pl.String)
+    formatted = pl.Series([f"{v:.2f}" for v in distinct.tolist()], dtype=pl.String)
+    if formatted.len() == 0:
+        return pl.Series([None] * values.size, dtype=pl.String)
+    index = np.zeros(values.size, dtype=np.int64)
+    index[finite] = inverse.reshape(-1)
+    return formatted.gather(index).scatter(np.flatnonzero(~finite), None)
 
 
 def _quoted(texts: pl.Series) -> pl.Series:
@@ -330,7 +332,7 @@ def response_similarity(
       ``"None"`` and is scored, as ``str(None)`` is in the reference.
     * **Words**: ``re.findall(r"\w+", text.lower())`` with Python's ``\w`` (letters, numbers
       including ``²`` and ``①``, and ``_``; not combining marks) and no Unicode normalisation,
-      minus 34 stopwords (a, an, the, is, are, was, were, be, been, being, am, of, to, in, on,
+      minus 36 stopwords (a, an, the, is, are, was, were, be, been, being, am, of, to, in, on,
       at, for, and, or, but, it, its, this, that, these, those, with, as, by, from, i, you, we,
       they, he, she), unless that leaves no word, in which case all are kept.
     * **token_recall** = multiset overlap / answer words (0.0 if the answer has none);
