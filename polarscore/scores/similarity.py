@@ -103,7 +103,7 @@ DETAILS_DTYPE = pl.Struct(
 )
 
 
-def _tokenize(texts: pl.Series) -> Tokens:
+def _tokenize(texts: pl.Series, n_left: int, right_rows: IntArray) -> Tokens:
     r"""``re.findall(r"\w+", text.lower())`` minus stopwords unless none is left, as ids."""
     words = texts.str.to_lowercase().str.extract_all(_WORD)
     lengths = words.list.len().fill_null(0).to_numpy().astype(np.int64)
@@ -111,7 +111,8 @@ def _tokenize(texts: pl.Series) -> Tokens:
     is_stop = words.explode(empty_as_null=False, keep_nulls=False).is_in(list(STOPWORDS))
     stop = is_stop.to_numpy()
     content = np.bincount(text_of_word[~stop], minlength=lengths.size)
-    return encode(words, keep=~stop | (content[text_of_word] == 0))
+    keep = ~stop | (content[text_of_word] == 0)
+    return encode(words, n_left=n_left, right_rows=right_rows, keep=keep)
 
 
 def _item_scores(
@@ -120,8 +121,8 @@ def _item_scores(
     """Score every item of ``flat`` (texts ``first:first + len``) against its row's response."""
     left_ids, left_offsets = tokens.part(0, n_rows)
     right_ids, right_offsets = tokens.part(first, first + flat.row.size)
-    n_reference = np.diff(right_offsets)
-    n_response = np.diff(left_offsets)[flat.row]
+    n_reference = tokens.lengths[first : first + flat.row.size]
+    n_response = tokens.lengths[:n_rows][flat.row]
     if metric == "rouge_l":
         matched = lcs_lengths(left_ids, left_offsets, right_ids, right_offsets, flat.row)
         return f_measure(matched, n_response, n_reference)
@@ -181,12 +182,13 @@ def _similarity_batch(
     n_rows = responses.len()
     acceptable = flatten(columns["acceptable"])
     acc_values, acc_usable = _usable(acceptable)
-    texts = [responses, acc_values]
+    texts, rows = [responses, acc_values], [acceptable.row]
     if with_unacceptable:
         unacceptable = flatten(columns["unacceptable"])
         unacc_values, unacc_usable = _usable(unacceptable)
         texts.append(unacc_values)
-    tokens = _tokenize(pl.concat(texts))
+        rows.append(unacceptable.row)
+    tokens = _tokenize(pl.concat(texts), n_rows, np.concatenate(rows))
 
     acc_scores = _item_scores(metric, tokens, n_rows, n_rows, acceptable)
     best, best_item = best_per_row(np.where(acc_usable, acc_scores, np.nan), acceptable)
