@@ -146,7 +146,7 @@ def _format_2f(values: FloatArray) -> pl.Series:
     distinct, inverse = np.unique(values[finite], return_inverse=True)
     formatted = pl.Series([f"{v:.2f}" for v in distinct.tolist()], dtype=pl.String)
     if formatted.len() == 0:
-        return pl.Series([None] * values.size, dtype=pl.String)
+        return pl.repeat(None, values.size, dtype=pl.String, eager=True)
     index = np.zeros(values.size, dtype=np.int64)
     index[finite] = inverse.reshape(-1)
     return formatted.gather(index).scatter(np.flatnonzero(~finite), None)
@@ -170,7 +170,7 @@ def _pick(values: pl.Series, index: IntArray) -> pl.Series:
     """``values[index]`` with null where the index is -1."""
     chosen = pl.Series(np.maximum(index, 0)).scatter(np.flatnonzero(index < 0), None)
     if values.len() == 0:
-        return pl.Series(values.name, [None] * index.size, dtype=values.dtype)
+        return pl.repeat(None, index.size, dtype=values.dtype, eager=True)
     return values.gather(chosen)
 
 
@@ -202,7 +202,7 @@ def _similarity_batch(
         "closest": _quoted(_pick(acc_values, best_item)),
     }
     worst = np.full(n_rows, np.nan)
-    unacceptable_index = pl.Series("unacceptable_index", [None] * n_rows, dtype=INDEX_DTYPE)
+    unacceptable_index = pl.repeat(None, n_rows, dtype=INDEX_DTYPE, eager=True)
     if with_unacceptable:
         first = n_rows + acceptable.row.size
         unacc_scores = _item_scores(metric, tokens, n_rows, first, unacceptable)
@@ -246,7 +246,7 @@ def _similarity_batch(
         position_series(best_item, acceptable, "acceptable_index"),
         reason.to_series().alias("reason"),
         pl.Series("unacceptable_score", worst, dtype=pl.Float64, nan_to_null=True),
-        unacceptable_index,
+        unacceptable_index.alias("unacceptable_index"),
         is_closer,
         eager=True,
     ).cast(DETAILS_DTYPE)

@@ -19,7 +19,6 @@ import polars as pl
 
 from polarscore._multi_reference import (
     as_reference_list,
-    best_over_references,
     best_per_row,
     dispatch_reference,
     flatten,
@@ -85,6 +84,14 @@ def _em_pair(response: pl.Expr, reference: pl.Expr) -> pl.Expr:
     return (squad_normalize(response) == _usable_normalized(reference)).cast(pl.Float64)
 
 
+def _em_list(response: pl.Expr, references: pl.Expr) -> pl.Expr:
+    """Exact match against any usable reference: the response is normalised once per row."""
+    normalized = references.list.eval(_usable_normalized(pl.element()))
+    usable = normalized.list.drop_nulls().list.len() > 0
+    matched = normalized.list.contains(squad_normalize(response), nulls_equal=False)
+    return pl.when(usable).then(matched.cast(pl.Float64)).otherwise(None)
+
+
 def squad_exact_match(response: IntoExpr, reference: IntoExpr) -> pl.Expr:
     """Score SQuAD exact match: 1.0 when the normalised response equals a normalised reference.
 
@@ -144,9 +151,7 @@ def squad_exact_match(response: IntoExpr, reference: IntoExpr) -> pl.Expr:
     score = dispatch_reference(
         ref,
         on_string=lambda reference: _em_pair(resp, reference),
-        on_list=lambda references: best_over_references(
-            resp, references, _em_pair, item_dtype=pl.Float64()
-        ).struct.field("score"),
+        on_list=lambda references: _em_list(resp, references),
         function=function,
         parameter="reference",
     )
