@@ -17,7 +17,7 @@ whose score is null (unusable, e.g. blank) are skipped; a row with none usable i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,15 +43,19 @@ def dispatch_reference(
     on_list: Callable[[pl.Expr], pl.Expr],
     function: str,
     parameter: str,
+    also_reads: Sequence[pl.Expr] = (),
 ) -> pl.Expr:
     """Build ``on_string(reference)`` or ``on_list(reference)`` once the dtype is known.
 
     ``on_string`` receives a ``String`` expression, ``on_list`` a ``List(String)`` one. Any
     other dtype raises :class:`~polarscore.exceptions.ColumnTypeError` when the query is
-    planned.
+    planned. ``also_reads`` lists the other expressions the built expression reads (the
+    response, per-row options): they are declared as inputs, so ``meta.root_names()`` (which
+    adapters use to project columns) sees every column before planning.
     """
 
-    def choose(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+    def choose(inputs: list[tuple[pl.Expr, pl.DataType]]) -> pl.Expr:
+        expr, dtype = inputs[0]
         if _is_string_dtype(dtype):
             return on_string(expr.cast(pl.String))
         if isinstance(dtype, pl.List) and _is_string_dtype(dtype.inner):
@@ -63,7 +67,7 @@ def dispatch_reference(
         )
         raise ColumnTypeError(msg)
 
-    return reference.pipe_with_dtype(choose)
+    return pl.pipe_with_dtype([reference, *also_reads], choose)
 
 
 def as_reference_list(

@@ -260,3 +260,14 @@ def test_duplicate_references_do_not_change_the_score(refs: list[str], response:
     once = df.select(spec.expr("r", "g").alias(spec.name) for spec in LIST_SCORERS)
     twice = df.select(spec.expr("r", "gg").alias(spec.name) for spec in LIST_SCORERS)
     assert_frame_equal(once, twice)
+
+
+@pytest.mark.parametrize("spec", LIST_SCORERS, ids=IDS)
+def test_the_plan_time_dispatch_declares_every_column_it_reads(spec: ps.ScorerSpec) -> None:
+    """Adapters project the columns of ``meta.root_names()``; none may hide behind the dispatch."""
+    for options in _variants(spec):
+        roots = set(spec.expr("response", "reference", **options).meta.root_names())
+        expected = {"response", "reference"}
+        if any(isinstance(value, pl.Expr) for value in options.values()):
+            expected.add("match_mode")
+        assert roots == expected

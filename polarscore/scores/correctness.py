@@ -209,7 +209,12 @@ def _correctness(
         )
 
     return dispatch_reference(
-        ref, on_string=on_string, on_list=on_list, function=function, parameter="reference"
+        ref,
+        on_string=on_string,
+        on_list=on_list,
+        function=function,
+        parameter="reference",
+        also_reads=[resp] if isinstance(mode, str) else [resp, mode],
     )
 
 

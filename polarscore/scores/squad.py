@@ -154,6 +154,7 @@ def squad_exact_match(response: IntoExpr, reference: IntoExpr) -> pl.Expr:
         on_list=lambda references: _em_list(resp, references),
         function=function,
         parameter="reference",
+        also_reads=[resp],
     )
     return score.alias(function)
 
