@@ -3,9 +3,10 @@
 A reference column may be a ``String`` column (one reference per row) or a ``List(String)``
 column (any number of references per row, e.g. the aliases of a QA gold answer). Which one it is
 is only known when the query is planned, so :func:`dispatch_reference` uses
-``pl.Expr.pipe_with_dtype`` to choose the expression for the resolved dtype at plan time: the
+``pl.pipe_with_dtype`` to choose the expression for the resolved dtype at plan time: the
 single-reference path stays a pure Polars expression, and the list path costs nothing when no
-list is used.
+list is used. (``list.eval`` cannot read the response, another column, and exploding inside an
+expression changes its length, so the list path is a batch kernel instead.)
 
 The list path is generic: :func:`best_over_references` lifts any *pairwise* scorer
 ``f(response, reference) -> pl.Expr`` to list columns. Inside one elementwise ``map_batches``
