@@ -151,6 +151,40 @@ def position_series(index: npt.NDArray[np.int64], flat: FlatLists, name: str) ->
     return pl.Series(name, positions, dtype=INDEX_DTYPE).scatter(np.flatnonzero(index < 0), None)
 
 
+def best_item_per_row(result: pl.Series, flat: FlatLists, *, with_index: bool = True) -> pl.Series:
+    """Reduce per-item results to each row's best item.
+
+    Parameters
+    ----------
+    result
+        One result per item of ``flat``: a ``Float64`` score, or a ``Struct`` with a ``score``
+        field. A null score marks an unusable item.
+    flat
+        Where each item came from.
+    with_index
+        Add the best item's position in its row's list as the ``UInt32`` field
+        ``reference_index`` (a bare score becomes the field ``score``).
+
+    Returns
+    -------
+    pl.Series
+        One value per row: the result of the row's first item with the best score (all null
+        when no item is usable), as a ``Struct`` when ``with_index`` or when ``result`` is one.
+    """
+    is_struct = isinstance(result.dtype, pl.Struct)
+    score = result.struct.field("score") if is_struct else result
+    _, index = best_per_row(score.cast(pl.Float64).fill_null(np.nan).to_numpy(), flat)
+    if result.len():
+        chosen = pl.Series(np.maximum(index, 0)).scatter(np.flatnonzero(index < 0), None)
+        best = result.gather(chosen)
+    else:
+        best = pl.repeat(None, flat.n_rows, dtype=result.dtype, eager=True)
+    if not with_index:
+        return best
+    fields = best.struct.unnest().get_columns() if is_struct else [best.alias("score")]
+    return pl.struct(*fields, position_series(index, flat, "reference_index"), eager=True)
+
+
 def best_over_references(
     response: pl.Expr,
     references: pl.Expr,
@@ -185,9 +219,8 @@ def best_over_references(
         fields are null where no reference is usable.
     """
     options = dict(row_options or {})
-    is_struct = isinstance(item_dtype, pl.Struct)
     fields = list(item_dtype.fields) if isinstance(item_dtype, pl.Struct) else []
-    out_fields = [*fields] if is_struct else [pl.Field("score", pl.Float64)]
+    out_fields = fields or [pl.Field("score", pl.Float64)]
     out_dtype = pl.Struct([*out_fields, pl.Field("reference_index", INDEX_DTYPE)])
     inner = pair_score(
         pl.col("response"), pl.col("reference"), **{name: pl.col(name) for name in options}
@@ -204,17 +237,8 @@ def best_over_references(
                 **{name: columns[name].gather(rows) for name in options},
             }
         )
-        result = items.select(inner.alias("result")).to_series()
-        score = result.struct.field("score") if is_struct else result
-        _, index = best_per_row(score.cast(pl.Float64).fill_null(np.nan).to_numpy(), flat)
-        chosen = pl.Series(np.where(index >= 0, index, 0)).scatter(np.flatnonzero(index < 0), None)
-        best_result = result.gather(chosen) if result.len() else result.clear(flat.n_rows)
-        parts: list[pl.Series] = (
-            best_result.struct.unnest().get_columns() if is_struct else [best_result.alias("score")]
-        )
-        return pl.struct(*parts, position_series(index, flat, "reference_index"), eager=True).cast(
-            out_dtype
-        )
+        result = items.select(inner.alias("result")).to_series().cast(item_dtype)
+        return best_item_per_row(result, flat).cast(out_dtype)
 
     struct = pl.struct(
         response.alias("response"),
@@ -228,6 +252,7 @@ __all__ = [
     "INDEX_DTYPE",
     "FlatLists",
     "as_reference_list",
+    "best_item_per_row",
     "best_over_references",
     "best_per_row",
     "dispatch_reference",
