@@ -16,6 +16,7 @@ from polarscore.exceptions import (
 )
 from polarscore.registry import ScorerSpec, available_scorers, get_scorer
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
+from polarscore.scores.match import answer_match, answer_match_details
 from polarscore.scores.similarity import response_similarity, response_similarity_details
 from polarscore.scores.squad import squad_exact_match, squad_f1
 
@@ -30,6 +31,8 @@ __all__ = [
     "__version__",
     "answer_correctness",
     "answer_correctness_details",
+    "answer_match",
+    "answer_match_details",
     "available_scorers",
     "get_scorer",
     "response_similarity",
