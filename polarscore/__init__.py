@@ -16,6 +16,12 @@ from polarscore.exceptions import (
 )
 from polarscore.registry import ScorerSpec, available_scorers, get_scorer
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
+from polarscore.scores.precision import (
+    answer_precision,
+    answer_precision_components,
+    answer_precision_diagnostics,
+    is_passing,
+)
 
 __version__ = "0.1.0"
 
@@ -28,6 +34,10 @@ __all__ = [
     "__version__",
     "answer_correctness",
     "answer_correctness_details",
+    "answer_precision",
+    "answer_precision_components",
+    "answer_precision_diagnostics",
     "available_scorers",
     "get_scorer",
+    "is_passing",
 ]

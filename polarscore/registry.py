@@ -16,6 +16,7 @@ import pyarrow as pa
 from polarscore._typing import IntoExpr
 from polarscore._validation import check_choice
 from polarscore.scores.correctness import answer_correctness
+from polarscore.scores.precision import answer_precision
 
 ReferenceKind = Literal["string", "list", "string_or_list"]
 
@@ -81,6 +82,25 @@ _SCORERS: dict[str, ScorerSpec] = {
             symmetric=False,  # contains is one-way; exact and normalized are symmetric
             null_rule="reference null, empty or only Python whitespace",
             options={"match_mode": "normalized"},
+        ),
+        ScorerSpec(
+            name="answer_precision",
+            function=answer_precision,
+            family="precision",
+            symmetric=False,  # token precision, the penalty and numeric agreement are one-way
+            null_rule=(
+                "reference null, empty or only Python whitespace (missing_expected='null'); "
+                "a per-row numeric tolerance that is null, NaN or negative"
+            ),
+            options={
+                "char_similarity": "indel",
+                "missing_expected": "null",
+                "numeric_tolerance_abs": 0.0,
+                "numeric_tolerance_rel": 0.0,
+                "power_p": 0.3,
+                "weights": None,
+                "stopwords": None,
+            },
         ),
     )
 }

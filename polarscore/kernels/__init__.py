@@ -17,7 +17,9 @@ from polarscore.kernels.unicode import (
     nfkc_lower,
     python_digit_map,
     python_digit_ranges,
+    python_repr_escapes,
     python_unassigned_ranges,
+    python_unprintable_ranges,
 )
 
 __all__ = [
@@ -28,6 +30,8 @@ __all__ = [
     "nfkc_lower",
     "python_digit_map",
     "python_digit_ranges",
+    "python_repr_escapes",
     "python_unassigned_ranges",
+    "python_unprintable_ranges",
     "sequence_matcher_ratio",
 ]

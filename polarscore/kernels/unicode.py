@@ -1,4 +1,4 @@
-"""Python's own Unicode tables, read from the running interpreter's ``unicodedata``.
+r"""Python's own Unicode tables, read from the running interpreter's ``unicodedata``.
 
 Polars runs on Rust, whose Unicode tables are newer than the ones of the Python that the reference
 libraries run on (Python 3.11: Unicode 14.0, SPEC A5). Normalisation (NFKC) and case mapping of
@@ -26,18 +26,22 @@ def _ranges(code_points: Sequence[int]) -> tuple[tuple[int, int], ...]:
 
 
 @cache
-def _categories() -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """(unassigned code points, decimal digits) of the running Python, computed once."""
+def _categories() -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """(unassigned, decimal digits, not printable) code points of the running Python, once."""
     category = unicodedata.category
     unassigned: list[int] = []
     digits: list[int] = []
+    hidden: list[int] = []
     for cp in range(0x110000):
-        cat = category(chr(cp))
+        char = chr(cp)
+        cat = category(char)
         if cat == "Cn":
             unassigned.append(cp)
         elif cat == "Nd":
             digits.append(cp)
-    return tuple(unassigned), tuple(digits)
+        if not char.isprintable():
+            hidden.append(cp)
+    return tuple(unassigned), tuple(digits), tuple(hidden)
 
 
 @cache
@@ -55,7 +59,7 @@ def python_unassigned_ranges() -> tuple[tuple[int, int], ...]:
 
 @cache
 def python_digit_ranges() -> tuple[tuple[int, int], ...]:
-    """Return the inclusive code point ranges of Python's ``\\d`` (category Nd).
+    r"""Return the inclusive code point ranges of Python's ``\\d`` (category Nd).
 
     Examples
     --------
@@ -64,6 +68,31 @@ def python_digit_ranges() -> tuple[tuple[int, int], ...]:
     (48, 57)
     """
     return _ranges(_categories()[1])
+
+
+@cache
+def python_unprintable_ranges() -> tuple[tuple[int, int], ...]:
+    """Return the code point ranges that ``str.isprintable()`` rejects (``repr`` escapes them).
+
+    Examples
+    --------
+    >>> from polarscore.kernels import python_unprintable_ranges
+    >>> python_unprintable_ranges()[0]
+    (0, 32)
+    """
+    return _ranges(_categories()[2])
+
+
+def python_repr_escapes(chars: Sequence[str]) -> list[str]:
+    r"""Return how ``repr()`` writes each single character inside a string literal.
+
+    Examples
+    --------
+    >>> from polarscore.kernels import python_repr_escapes
+    >>> python_repr_escapes(["\u200d", "\x07", "é"])
+    ['\\u200d', '\\x07', 'é']
+    """
+    return [repr(c)[1:-1] for c in chars]
 
 
 @cache
@@ -76,13 +105,11 @@ def python_digit_map() -> dict[str, str]:
     >>> python_digit_map()["٣"], python_digit_map()["５"]
     ('3', '5')
     """
-    return {
-        chr(cp): str(unicodedata.decimal(chr(cp))) for cp in _categories()[1] if cp > 0x7F
-    }
+    return {chr(cp): str(unicodedata.decimal(chr(cp))) for cp in _categories()[1] if cp > 0x7F}
 
 
 def nfkc_lower(texts: Sequence[str]) -> list[str]:
-    """Apply ``unicodedata.normalize("NFKC", t).lower()`` to each text.
+    r"""Apply ``unicodedata.normalize("NFKC", t).lower()`` to each text.
 
     Only for the rare texts holding characters the interpreter considers unassigned; everything
     else is normalised by Polars, which agrees with Python on every assigned character.
@@ -97,4 +124,11 @@ def nfkc_lower(texts: Sequence[str]) -> list[str]:
     return [normalize("NFKC", t).lower() for t in texts]
 
 
-__all__ = ["nfkc_lower", "python_digit_map", "python_digit_ranges", "python_unassigned_ranges"]
+__all__ = [
+    "nfkc_lower",
+    "python_digit_map",
+    "python_digit_ranges",
+    "python_repr_escapes",
+    "python_unassigned_ranges",
+    "python_unprintable_ranges",
+]

@@ -22,7 +22,7 @@ import math
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from functools import cache, partial
-from typing import Any, Literal, TypeAlias
+from typing import Literal, TypeAlias
 
 import numpy as np
 import polars as pl
@@ -30,14 +30,16 @@ import polars as pl
 from polarscore._typing import IntoExpr, IntoNumber
 from polarscore._utils import parse_into_expr
 from polarscore._validation import check_choice, check_number, invalid_parameter
-from polarscore.exceptions import ColumnTypeError, InvalidParameterError
+from polarscore.exceptions import ColumnTypeError
 from polarscore.kernels.char_ratio import indel_similarity, sequence_matcher_ratio
 from polarscore.kernels.numeric import greedy_numeric_match
 from polarscore.kernels.unicode import (
     nfkc_lower,
     python_digit_map,
     python_digit_ranges,
+    python_repr_escapes,
     python_unassigned_ranges,
+    python_unprintable_ranges,
 )
 from polarscore.normalize import PY_WS_CLASS, py_collapse_whitespace, py_is_blank, py_strip
 from polarscore.stopwords import resolve_stopwords
@@ -82,7 +84,8 @@ DEFAULT_THRESHOLD = 0.8
 
 #: Reason texts of the rows the reference does not score, in its words.
 EMPTY_ACTUAL_REASON = (
-    "Assistant returned an empty response, so the metric cannot be evaluated; defaulting to score 0."
+    "Assistant returned an empty response, so the metric cannot be evaluated; "
+    "defaulting to score 0."
 )
 NO_EXPECTED_REASON = "No expected output provided."
 INVALID_TOLERANCE_REASON = "Invalid numeric tolerance (null, NaN or negative): cannot score."
@@ -95,6 +98,7 @@ _URL = rf"https?://[^{PY_WS_CLASS}]+"
 _TOKEN = r"[^ !-/:-@\[-`{-~]+"
 _NON_ASCII_DIGIT = r"[^\x00-\x7F]"
 
+_FORMATTED = ("char_ratio", "token_precision", "numeric", "contains")
 _PATHS = ("scored", "empty_actual_guard", "no_expected", "invalid_tolerance")
 _MISMATCH = pl.Struct({"expected": pl.Float64, "actual": pl.Float64, "rel_err": pl.Float64})
 _COMPONENTS_DTYPE = pl.Struct(dict.fromkeys(COMPONENT_FIELDS, pl.Float64))
@@ -119,8 +123,29 @@ def _class(ranges: tuple[tuple[int, int], ...]) -> str:
 
 @cache
 def _unassigned_pattern() -> str:
-    """A regex matching any character that the interpreter's Unicode tables leave unassigned."""
+    """Return a regex matching a character the interpreter's Unicode tables leave unassigned."""
     return f"[{_class(python_unassigned_ranges())}]"
+
+
+@cache
+def _unprintable_pattern() -> str:
+    """Return a regex matching any character that Python's ``repr`` escapes."""
+    return f"[{_class(python_unprintable_ranges())}]"
+
+
+def _repr_terms(terms: pl.Series) -> pl.Series:
+    """Write each term as ``repr`` would inside a list (tokens hold no quotes nor backslashes).
+
+    Only characters that Python does not print need escaping; the few distinct ones of the
+    batch are escaped once and replaced everywhere.
+    """
+    flat = terms.explode(empty_as_null=False).drop_nulls()
+    hidden = flat.str.extract_all(_unprintable_pattern()).explode(empty_as_null=False)
+    chars = hidden.drop_nulls().unique().sort().to_list()
+    if not chars:
+        return terms
+    escapes = python_repr_escapes(chars)
+    return terms.list.eval(pl.element().str.replace_many(chars, escapes))
 
 
 @cache
@@ -205,7 +230,9 @@ def _build(
     check_choice(
         missing_expected, function=function, parameter="missing_expected", allowed=("null", "zero")
     )
-    p = check_number(power_p, function=function, parameter="power_p", minimum=0, strict_minimum=True)
+    p = check_number(
+        power_p, function=function, parameter="power_p", minimum=0, strict_minimum=True
+    )
     tol_abs = _parse_tolerance(
         numeric_tolerance_abs, function=function, parameter="numeric_tolerance_abs"
     )
@@ -296,14 +323,31 @@ def _numbers(text: pl.Series) -> tuple[np.ndarray, np.ndarray, pl.Series]:
     return values.astype(np.float64, copy=False), offsets, counts
 
 
-def _fmt2(values: pl.Expr) -> pl.Expr:
-    """Format a number in [0, 1] with two decimals, like ``f"{x:.2f}"`` (half to even)."""
-    hundredths = (values * 100).round(0, mode="half_to_even").cast(pl.Int64)
-    return pl.concat_str(
-        (hundredths // 100).cast(pl.String),
-        pl.lit("."),
-        (hundredths % 100).cast(pl.String).str.zfill(2),
+def _fmt2(values: pl.Series) -> pl.Series:
+    """Format numbers in [0, 1] with two decimals exactly as ``f"{x:.2f}"`` does.
+
+    Scaling by 100 and rounding is exact except within a hair of a half-hundredth, where the
+    decimal value of the binary number decides; those few distinct values go through Python's
+    own formatting.
+    """
+    scaled = values * 100
+    hundredths = scaled.round(0, mode="half_to_even").cast(pl.Int64)
+    text = (
+        pl.DataFrame({"h": hundredths})
+        .select(
+            pl.concat_str(
+                (pl.col("h") // 100).cast(pl.String),
+                pl.lit("."),
+                (pl.col("h") % 100).cast(pl.String).str.zfill(2),
+            )
+        )
+        .to_series()
     )
+    near_half = ((scaled - scaled.floor() - 0.5).abs() < 1e-6).fill_null(False).arg_true()
+    if near_half.len():
+        exact = [f"{v:.2f}" for v in values.gather(near_half).to_list()]
+        text = text.scatter(near_half, pl.Series(exact, dtype=pl.String))
+    return text
 
 
 def _terms(terms: pl.Expr, label: str) -> pl.Expr:
@@ -404,6 +448,11 @@ def _score_columns(
         numeric_mismatches=mismatches,
         has_numbers=pl.Series((a_counts.to_numpy() + n_e) > 0),
     )
+    frame = frame.with_columns(
+        missing_repr=_repr_terms(frame["missing_terms"]),
+        extra_repr=_repr_terms(frame["extra_terms"]),
+        **{f"{name}_2f": _fmt2(frame[name]) for name in _FORMATTED},
+    )
     first = (
         pl.when(pl.col("exact") == 1.0)
         .then(pl.lit("exact match"))
@@ -412,22 +461,22 @@ def _score_columns(
         .otherwise(
             pl.concat_str(
                 pl.lit("char similarity "),
-                _fmt2(pl.col("char_ratio")),
+                pl.col("char_ratio_2f"),
                 pl.lit(", token precision "),
-                _fmt2(pl.col("token_precision")),
+                pl.col("token_precision_2f"),
             )
         )
     )
     numeric_bit = (
         pl.when(pl.col("has_numbers"))
-        .then(pl.concat_str(pl.lit(", numeric agreement "), _fmt2(pl.col("numeric"))))
+        .then(pl.concat_str(pl.lit(", numeric agreement "), pl.col("numeric_2f")))
         .otherwise(pl.lit(""))
     )
     contains_bit = (
         pl.when(pl.col("contains") == 1.0)
         .then(pl.lit(", full containment"))
         .when(pl.col("contains") > 0)
-        .then(pl.concat_str(pl.lit(", containment "), _fmt2(pl.col("contains"))))
+        .then(pl.concat_str(pl.lit(", containment "), pl.col("contains_2f")))
         .otherwise(pl.lit(""))
     )
     penalty_bit = (
@@ -442,9 +491,9 @@ def _score_columns(
         contains_bit,
         penalty_bit,
         pl.lit(f", power-mean aggregation (p={p_text}); "),
-        _terms(pl.col("missing_terms"), "Missing terms"),
+        _terms(pl.col("missing_repr"), "Missing terms"),
         pl.lit(" "),
-        _terms(pl.col("extra_terms"), "Extra terms"),
+        _terms(pl.col("extra_repr"), "Extra terms"),
     )
     return frame.with_columns(reason=reason).select(
         *COMPONENT_FIELDS,
@@ -466,15 +515,19 @@ def _numeric_mismatches(
     within: np.ndarray,
     error: np.ndarray,
 ) -> pl.Series:
-    """Per row, the expected numbers that found no match (with the number they took, if any),
-    or, when nothing was expected, every actual number (as the reference lists them)."""
+    """List each row's numeric mismatches, as the reference does.
+
+    Those are the expected numbers that found no match (with the number they took, if any), or,
+    when nothing was expected, every actual number.
+    """
     n_a, n_e = np.diff(a_offsets), np.diff(e_offsets)
     e_row = np.repeat(np.arange(n), n_e)
     miss = ~within
     taken = chosen[miss]
     has = taken >= 0
     actual = np.where(has, a_values[np.where(has, taken, 0)] if len(a_values) else np.nan, np.nan)
-    rel = np.where(has, error[miss] / (np.abs(e_values[miss]) + 1e-12), np.nan)
+    with np.errstate(over="ignore", invalid="ignore"):
+        rel = np.where(has, error[miss] / (np.abs(e_values[miss]) + 1e-12), np.nan)
     unexpected = np.repeat(n_e == 0, n_a)
     a_row = np.repeat(np.arange(n), n_a)
     flat = pl.DataFrame(
@@ -485,7 +538,9 @@ def _numeric_mismatches(
             "actual": np.concatenate([actual, a_values[unexpected]]),
             "rel_err": np.concatenate([rel, np.full(unexpected.sum(), np.nan)]),
             "has": np.concatenate([has, np.zeros(unexpected.sum(), dtype=bool)]),
-            "known": np.concatenate([np.ones(miss.sum(), dtype=bool), np.zeros(unexpected.sum(), dtype=bool)]),
+            "known": np.concatenate(
+                [np.ones(miss.sum(), dtype=bool), np.zeros(unexpected.sum(), dtype=bool)]
+            ),
         }
     ).sort("row", "order")
     items = flat.select(
@@ -518,9 +573,7 @@ def _batch(batch: pl.Series, *, options: _Options, output: str) -> pl.Series:
     reference = _as_text(batch.struct.field("reference"), "reference")
     tol_abs = _tolerance(batch, "tol_abs", options.tol_abs)
     tol_rel = _tolerance(batch, "tol_rel", options.tol_rel)
-    frame = pl.DataFrame(
-        {"r": response, "e": reference, "ta": tol_abs, "tr": tol_rel}, height=n
-    )
+    frame = pl.DataFrame({"r": response, "e": reference, "ta": tol_abs, "tr": tol_rel}, height=n)
     bad_tol = pl.any_horizontal(
         pl.col(c).is_null() | pl.col(c).is_nan() | (pl.col(c) < 0) for c in ("ta", "tr")
     )
@@ -855,22 +908,26 @@ numeric_tolerance_rel, power_p, weights, stopwords
 
     Notes
     -----
-    The reason follows the reference's wording and its two-decimal formatting (half to even);
-    term lists are printed like Python lists of plain strings, without ``repr`` escapes.
+    The reason follows the reference's wording, its two-decimal formatting (half to even) and
+    its Python list printing of the terms (``repr`` escapes for characters such as U+200D).
 
     Examples
     --------
     >>> import polars as pl
     >>> import polarscore as ps
-    >>> df = pl.DataFrame({"response": ["Paris has 2.1 million people"], "reference": ["Paris, 2.2"]})
+    >>> df = pl.DataFrame(
+    ...     {"response": ["Paris has 2 million people"], "reference": ["Paris, 3 million"]}
+    ... )
     >>> d = df.select(ps.answer_precision_diagnostics("response", "reference")).unnest(
     ...     "answer_precision_diagnostics"
     ... )
-    >>> d["extra_terms"].to_list(), d["numeric_mismatches"].to_list()
-    ([['has', 'million', 'people']], [[{'expected': 2.2, 'actual': 2.1, 'rel_err': 0.045...}]])
+    >>> d["missing_terms"].to_list(), d["extra_terms"].to_list()
+    ([['3']], [['2', 'has', 'people']])
+    >>> d["numeric_mismatches"].to_list()
+    [[{'expected': 3.0, 'actual': 2.0, 'rel_err': 0.3333...}]]
     >>> print(d["reason"].item())
-    char similarity 0.45, token precision 0.25, numeric agreement 0.00, containment 0.50, \
-power-mean aggregation (p=0.30); Missing terms: ['2'] Extra terms: ['has', 'million', 'people']
+    char similarity 0.67, token precision 0.40, numeric agreement 0.00, containment 0.67,
+    power-mean aggregation (p=0.30); Missing terms: ['3'] Extra terms: ['2', 'has', 'people']
     """
     return _build(
         "answer_precision_diagnostics",
@@ -910,7 +967,9 @@ def is_passing(score: IntoExpr, *, threshold: float = DEFAULT_THRESHOLD) -> pl.E
     --------
     >>> import polars as pl
     >>> import polarscore as ps
-    >>> df = pl.DataFrame({"response": ["Paris", "Lyon", "Paris"], "reference": ["Paris", "Paris", None]})
+    >>> df = pl.DataFrame(
+    ...     {"response": ["Paris", "Lyon", "Paris"], "reference": ["Paris", "Paris", None]}
+    ... )
     >>> df.select(ps.is_passing(ps.answer_precision("response", "reference")))
     shape: (3, 1)
     ┌─────────────────────────┐

@@ -27,10 +27,34 @@ from polarscore.exceptions import InvalidParameterError
 
 #: The reference's 26 stopwords (eval-ai-library 0.8.2, ``answer_precision.STOPWORDS``).
 REFERENCE_STOPWORDS: frozenset[str] = frozenset(
-    (
-        "the a an and or but if then else to of in on for with as by at from that this it is "
-        "are was were"
-    ).split()
+    [
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "but",
+        "if",
+        "then",
+        "else",
+        "to",
+        "of",
+        "in",
+        "on",
+        "for",
+        "with",
+        "as",
+        "by",
+        "at",
+        "from",
+        "that",
+        "this",
+        "it",
+        "is",
+        "are",
+        "was",
+        "were",
+    ]
 )
 
 #: Language codes of the built-in Snowball lists.
