@@ -560,3 +560,43 @@ def test_is_passing_is_a_comparison(scores: list[float | None], threshold: float
         ps.is_passing("s", threshold=threshold)
     )
     assert out.to_series().to_list() == [None if s is None else s >= threshold for s in scores]
+
+
+# --- Unicode: Python's own semantics on every assigned code point -----------------------------
+
+
+def test_normalisation_equals_python_on_every_assigned_code_point() -> None:
+    import unicodedata
+
+    from polarscore.scores.precision import _basic_normalize
+
+    chars = [
+        chr(c)
+        for c in range(0x80, 0x110000)
+        if not 0xD800 <= c < 0xE000 and unicodedata.category(chr(c)) != "Cn"
+    ]
+    got = _basic_normalize(pl.Series(chars, dtype=pl.String)).to_list()
+    wrong = [c for c, g in zip(chars, got, strict=True) if g != oracle.basic_normalize(c)]
+    assert wrong == []
+
+
+@given(value=st.text(alphabet=st.characters(codec="utf-8"), max_size=12))
+def test_rows_with_decodes_utf8(value: str) -> None:
+    from polarscore.kernels.unicode import nfkc_sensitive_table, rows_with, unassigned_table
+
+    raw = value.encode("utf-8", "surrogatepass")
+    data = np.frombuffer(raw, dtype=np.uint8)
+    for table in (unassigned_table(), nfkc_sensitive_table()):
+        got = rows_with(data, np.array([0, len(raw)], dtype=np.int64), table)
+        assert got.tolist() == [any(table[ord(c)] for c in value)]
+
+
+@given(value=st.text(max_size=12))
+def test_text_without_sensitive_characters_is_its_own_nfkc(value: str) -> None:
+    import unicodedata
+
+    from polarscore.kernels.unicode import nfkc_sensitive_table
+
+    table = nfkc_sensitive_table()
+    if not any(table[ord(c)] for c in value):
+        assert unicodedata.normalize("NFKC", value) == value

@@ -14,6 +14,9 @@ import unicodedata
 from collections.abc import Sequence
 from functools import cache
 
+import numpy as np
+from numpy.typing import NDArray
+
 
 def _ranges(code_points: Sequence[int]) -> tuple[tuple[int, int], ...]:
     out: list[tuple[int, int]] = []
@@ -78,7 +81,7 @@ def python_unprintable_ranges() -> tuple[tuple[int, int], ...]:
     --------
     >>> from polarscore.kernels import python_unprintable_ranges
     >>> python_unprintable_ranges()[0]
-    (0, 32)
+    (0, 31)
     """
     return _ranges(_categories()[2])
 
@@ -117,8 +120,8 @@ def nfkc_lower(texts: Sequence[str]) -> list[str]:
     Examples
     --------
     >>> from polarscore.kernels import nfkc_lower
-    >>> nfkc_lower(["ＡＢＣ①", "\\U000e0080x"])
-    ['abc1', '\\U000e0080x']
+    >>> nfkc_lower(["ＡＢＣ①", "İ"])
+    ['abc1', 'i̇']
     """
     normalize = unicodedata.normalize
     return [normalize("NFKC", t).lower() for t in texts]
@@ -126,9 +129,98 @@ def nfkc_lower(texts: Sequence[str]) -> list[str]:
 
 __all__ = [
     "nfkc_lower",
+    "nfkc_sensitive_table",
     "python_digit_map",
     "python_digit_ranges",
     "python_repr_escapes",
     "python_unassigned_ranges",
     "python_unprintable_ranges",
+    "rows_with",
+    "unassigned_table",
 ]
+
+
+@cache
+def unassigned_table() -> NDArray[np.bool_]:
+    """Return a lookup table over code points: True where Python's ``unicodedata`` says Cn."""
+    table = np.zeros(0x110000, dtype=bool)
+    table[np.asarray(_categories()[0], dtype=np.int64)] = True
+    return table
+
+
+@cache
+def nfkc_sensitive_table() -> NDArray[np.bool_]:
+    """Return a lookup table over code points: True where a character can change under NFKC.
+
+    A superset of the characters whose NFKC quick check is not "Yes": those that NFKC maps to
+    something else, every combining mark (canonical reordering), every character that is the
+    second half of a canonical pair (it may compose with the one before), and the Hangul vowel
+    and trailing jamo. A text without any of them is its own NFKC form.
+    """
+    table = np.zeros(0x110000, dtype=bool)
+    normalize, combining, decomposition = (
+        unicodedata.normalize,
+        unicodedata.combining,
+        unicodedata.decomposition,
+    )
+    for cp in range(0x80, 0x110000):
+        char = chr(cp)
+        if 0xD800 <= cp < 0xE000:
+            continue
+        if combining(char) or normalize("NFKC", char) != char:
+            table[cp] = True
+        mapping = decomposition(char)
+        if mapping and not mapping.startswith("<"):
+            parts = mapping.split()
+            if len(parts) == 2:
+                table[int(parts[1], 16)] = True
+    table[0x1161:0x1176] = True  # Hangul V jamo compose with a leading L
+    table[0x11A8:0x11C3] = True  # Hangul T jamo compose with an LV syllable
+    return table
+
+
+def rows_with(
+    data: NDArray[np.uint8], offsets: NDArray[np.int64], table: NDArray[np.bool_]
+) -> NDArray[np.bool_]:
+    """Return, per UTF-8 string, whether any of its code points is True in ``table``.
+
+    ``data`` and ``offsets`` are an Arrow (large) string array's value bytes and offsets. The
+    UTF-8 is decoded with array arithmetic, never a Python loop.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from polarscore.kernels.unicode import rows_with
+    >>> raw = "abcé😀".encode()
+    >>> table = np.zeros(0x110000, dtype=bool)
+    >>> table[0x1F600] = True
+    >>> rows_with(np.frombuffer(raw, np.uint8), np.array([0, 3, len(raw)]), table).tolist()
+    [False, True]
+    """
+    n_rows = len(offsets) - 1
+    start, stop = int(offsets[0]), int(offsets[-1])
+    raw = data[start:stop]
+    # Only multi-byte characters can be in the tables (ASCII never is): decode just those.
+    lead = np.flatnonzero(raw >= 0xC0)
+    first = raw[lead].astype(np.uint32)
+    last = len(raw) - 1
+
+    def cont(k: int) -> NDArray[np.uint32]:
+        out = raw[np.minimum(lead + k, last)].astype(np.uint32) & np.uint32(0x3F)
+        return out.astype(np.uint32)
+
+    c1 = cont(1)
+    two = ((first & 0x1F) << 6) | c1
+    three = ((first & 0x0F) << 12) | (c1 << 6) | cont(2)
+    cp = np.where(first < 0xE0, two, three)
+    four = first >= 0xF0
+    if four.any():
+        sub = np.flatnonzero(four)
+        c2 = raw[np.minimum(lead[sub] + 2, last)].astype(np.uint32) & 0x3F
+        c3 = raw[np.minimum(lead[sub] + 3, last)].astype(np.uint32) & 0x3F
+        cp[sub] = ((first[sub] & 0x07) << 18) | (c1[sub] << 12) | (c2 << 6) | c3
+    hit = table[np.minimum(cp, 0x10FFFF)]
+    row = np.searchsorted(offsets[1:] - start, lead[hit], side="right")
+    out = np.zeros(n_rows, dtype=bool)
+    out[row] = True
+    return out

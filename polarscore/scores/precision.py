@@ -26,6 +26,8 @@ from typing import Literal, TypeAlias
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from polarscore._typing import IntoExpr, IntoNumber
 from polarscore._utils import parse_into_expr
@@ -35,11 +37,13 @@ from polarscore.kernels.char_ratio import indel_similarity, sequence_matcher_rat
 from polarscore.kernels.numeric import greedy_numeric_match
 from polarscore.kernels.unicode import (
     nfkc_lower,
+    nfkc_sensitive_table,
     python_digit_map,
     python_digit_ranges,
     python_repr_escapes,
-    python_unassigned_ranges,
     python_unprintable_ranges,
+    rows_with,
+    unassigned_table,
 )
 from polarscore.normalize import PY_WS_CLASS, py_collapse_whitespace, py_is_blank, py_strip
 from polarscore.stopwords import resolve_stopwords
@@ -93,9 +97,8 @@ INVALID_TOLERANCE_REASON = "Invalid numeric tolerance (null, NaN or negative): c
 # SPEC C4, with Python's \s spelled out for the Rust engine (SPEC A1).
 _LINK = rf"\[([^\]]+)\]\([{PY_WS_CLASS}]*https?://[^)]+[{PY_WS_CLASS}]*\)"
 _URL = rf"https?://[^{PY_WS_CLASS}]+"
-# SPEC C5: a token is a run of anything but the space and the 32 ASCII punctuation characters
-# (after normalisation, the only whitespace left is the single ASCII space).
-_TOKEN = r"[^ !-/:-@\[-`{-~]+"
+# SPEC C5: the 32 ASCII punctuation characters (string.punctuation) split tokens.
+_PUNCTUATION = r"[!-/:-@\[-`{-~]"
 _NON_ASCII_DIGIT = r"[^\x00-\x7F]"
 
 _FORMATTED = ("char_ratio", "token_precision", "numeric", "contains")
@@ -122,11 +125,6 @@ def _class(ranges: tuple[tuple[int, int], ...]) -> str:
 
 
 @cache
-def _unassigned_pattern() -> str:
-    """Return a regex matching a character the interpreter's Unicode tables leave unassigned."""
-    return f"[{_class(python_unassigned_ranges())}]"
-
-
 @cache
 def _unprintable_pattern() -> str:
     """Return a regex matching any character that Python's ``repr`` escapes."""
@@ -277,32 +275,83 @@ def _as_text(series: pl.Series, role: str) -> pl.Series:
 
 
 def _basic_normalize(text: pl.Series) -> pl.Series:
-    """SPEC C4 on non-null text: links and URLs on the raw text, NFKC, lower, strip, collapse."""
-    frame = text.to_frame("t").select(
-        pl.col("t").str.replace_all(_LINK, "${1}").str.replace_all(_URL, "")
-    )
-    raw = frame.to_series()
-    lowered = raw.str.to_lowercase()
-    non_ascii = (raw.str.len_bytes() != raw.str.len_chars()).arg_true()
+    """SPEC C4 on non-null text: links and URLs on the raw text, NFKC, lower, strip, collapse.
+
+    Each step touches only the rows it can change: links and URLs only rows holding ``http``;
+    ASCII rows are lower-cased with Arrow's ASCII kernel (NFKC is the identity on them); the
+    non-ASCII rows get NFKC (Arrow's utf8proc, equal to Python's on every assigned character)
+    only if they hold a character that NFKC can change, and Python's full ``lower()`` mapping
+    (Polars); rows with characters the interpreter leaves unassigned go through Python itself.
+    """
+    urls = text.str.contains("http", literal=True).arg_true()
+    if urls.len():
+        cleaned = (
+            text.gather(urls)
+            .to_frame("t")
+            .select(pl.col("t").str.replace_all(_LINK, "${1}").str.replace_all(_URL, ""))
+            .to_series()
+        )
+        text = text.clone().scatter(urls, cleaned)  # scatter works in place
+    non_ascii = (text.str.len_bytes() != text.str.len_chars()).arg_true()
+    lowered = _from_arrow(pc.ascii_lower(text.to_arrow()))
     if non_ascii.len():
-        subset = raw.gather(non_ascii)
-        normalized = subset.str.normalize("NFKC").str.to_lowercase()
+        subset = text.gather(non_ascii)
+        data, offsets = _utf8_buffers(subset)
         # Characters the interpreter does not assign may be assigned (and normalise or lower
-        # differently) in Rust's newer tables: let Python itself handle those rare rows.
-        unknown = subset.str.contains(_unassigned_pattern()).arg_true()
-        if unknown.len():
-            fallback = pl.Series(nfkc_lower(subset.gather(unknown).to_list()), dtype=pl.String)
-            normalized = normalized.scatter(unknown, fallback)
+        # differently) in newer tables: Python itself handles those rare rows.
+        unknown = rows_with(data, offsets, unassigned_table())
+        sensitive = rows_with(data, offsets, nfkc_sensitive_table()) & ~unknown
+        normalized = subset
+        if sensitive.any():
+            where = pl.Series(np.flatnonzero(sensitive))
+            nfkc = _from_arrow(pc.utf8_normalize(subset.gather(where).to_arrow(), "NFKC"))
+            normalized = normalized.clone().scatter(where, nfkc)
+        normalized = normalized.str.to_lowercase()
+        if unknown.any():
+            where = pl.Series(np.flatnonzero(unknown))
+            fallback = pl.Series(nfkc_lower(subset.gather(where).to_list()), dtype=pl.String)
+            normalized = normalized.scatter(where, fallback)
         lowered = lowered.scatter(non_ascii, normalized)
     return lowered.to_frame("t").select(py_strip(py_collapse_whitespace(pl.col("t")))).to_series()
 
 
+def _utf8_buffers(text: pl.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Return the UTF-8 bytes and int64 offsets of a non-null String Series (zero-copy)."""
+    array = text.to_arrow()
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    array = array.cast(pa.large_string())
+    _, offsets_buffer, data_buffer = array.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int64)[
+        array.offset : array.offset + len(array) + 1
+    ]
+    data = (
+        np.frombuffer(data_buffer, dtype=np.uint8)
+        if data_buffer is not None
+        else np.zeros(0, np.uint8)
+    )
+    return data, offsets
+
+
+def _from_arrow(array: pa.Array | pa.ChunkedArray) -> pl.Series:
+    series = pl.from_arrow(array)
+    assert isinstance(series, pl.Series)  # an Arrow array always converts to a Series
+    return series
+
+
 def _token_sets(normalized: pl.Series, stopwords: tuple[str, ...]) -> pl.Series:
-    """SPEC C5/C6: the set of tokens of each normalised text, stopwords removed."""
-    drop = pl.lit(pl.Series([list(stopwords)], dtype=pl.List(pl.String)))
+    """SPEC C5/C6: the set of tokens of each normalised text, stopwords removed.
+
+    After normalisation the only whitespace left is the ASCII space, so replacing the ASCII
+    punctuation by spaces and splitting on the space gives the tokens, plus empty strings that
+    the set difference drops together with the stopwords.
+    """
+    drop = pl.lit(pl.Series([["", *stopwords]], dtype=pl.List(pl.String)))
     return (
         normalized.to_frame("t")
-        .select(pl.col("t").str.extract_all(_TOKEN).list.set_difference(drop))
+        .select(
+            pl.col("t").str.replace_all(_PUNCTUATION, " ").str.split(" ").list.set_difference(drop)
+        )
         .to_series()
     )
 
