@@ -600,3 +600,19 @@ def test_text_without_sensitive_characters_is_its_own_nfkc(value: str) -> None:
     table = nfkc_sensitive_table()
     if not any(table[ord(c)] for c in value):
         assert unicodedata.normalize("NFKC", value) == value
+
+
+def test_scoring_in_slices_changes_nothing(
+    parity: pl.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from polarscore.scores import precision
+
+    frame = parity.filter(pl.col("category") != "long").head(600)
+    exprs = [
+        ps.answer_precision_components("response", "reference", **PARITY_OPTIONS),  # type: ignore[arg-type]
+        ps.answer_precision_diagnostics("response", "reference", **PARITY_OPTIONS),  # type: ignore[arg-type]
+    ]
+    whole = frame.select(exprs)
+    monkeypatch.setattr(precision, "CHUNK_ROWS", 37)
+    sliced = frame.select(exprs)
+    assert sliced.equals(whole)

@@ -83,6 +83,9 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {
     "numeric": 0.35,
 }
 
+#: Rows scored together at most; longer batches are scored slice by slice (bounded memory).
+CHUNK_ROWS = 8_192
+
 #: The reference's default pass threshold (``AnswerPrecisionMetric(threshold=0.8)``).
 DEFAULT_THRESHOLD = 0.8
 
@@ -102,7 +105,6 @@ _PUNCTUATION = r"[!-/:-@\[-`{-~]"
 _NON_ASCII_DIGIT = r"[^\x00-\x7F]"
 
 _FORMATTED = ("char_ratio", "token_precision", "numeric", "contains")
-_PATHS = ("scored", "empty_actual_guard", "no_expected", "invalid_tolerance")
 _MISMATCH = pl.Struct({"expected": pl.Float64, "actual": pl.Float64, "rel_err": pl.Float64})
 _COMPONENTS_DTYPE = pl.Struct(dict.fromkeys(COMPONENT_FIELDS, pl.Float64))
 _DIAGNOSTICS_DTYPE = pl.Struct(
@@ -617,11 +619,50 @@ def _tolerance(batch: pl.Series, field: str, literal: float | None) -> pl.Series
 
 
 def _batch(batch: pl.Series, *, options: _Options, output: str) -> pl.Series:
-    n = batch.len()
-    response = _as_text(batch.struct.field("response"), "response")
-    reference = _as_text(batch.struct.field("reference"), "reference")
-    tol_abs = _tolerance(batch, "tol_abs", options.tol_abs)
-    tol_rel = _tolerance(batch, "tol_rel", options.tol_rel)
+    """Score one batch: the struct of (response, reference[, tol_abs][, tol_rel]) columns."""
+    return _score_pairs(
+        _as_text(batch.struct.field("response"), "response"),
+        _as_text(batch.struct.field("reference"), "reference"),
+        _tolerance(batch, "tol_abs", options.tol_abs),
+        _tolerance(batch, "tol_rel", options.tol_rel),
+        options=options,
+        output=output,
+    )
+
+
+def _score_pairs(
+    response: pl.Series,
+    reference: pl.Series,
+    tol_abs: pl.Series,
+    tol_rel: pl.Series,
+    *,
+    options: _Options,
+    output: str,
+) -> pl.Series:
+    """Score aligned (response, reference) columns, guards included, as ``output`` wants.
+
+    ``output`` is ``"score"`` (Float64), ``"components"`` or ``"diagnostics"`` (structs). This is
+    the seam for several references per row: explode the references, repeat the responses and
+    tolerances to match, call this, and reduce per original row.
+
+    Long batches are scored in slices of :data:`CHUNK_ROWS` rows, so the intermediates
+    (normalised text, token lists, Python strings for the kernels) stay bounded whatever the
+    batch size, in the in-memory engine as in the streaming one.
+    """
+    n = response.len()
+    if n > CHUNK_ROWS:
+        parts = [
+            _score_pairs(
+                response.slice(start, CHUNK_ROWS),
+                reference.slice(start, CHUNK_ROWS),
+                tol_abs.slice(start, CHUNK_ROWS),
+                tol_rel.slice(start, CHUNK_ROWS),
+                options=options,
+                output=output,
+            )
+            for start in range(0, n, CHUNK_ROWS)
+        ]
+        return pl.concat(parts, rechunk=False)
     frame = pl.DataFrame({"r": response, "e": reference, "ta": tol_abs, "tr": tol_rel}, height=n)
     bad_tol = pl.any_horizontal(
         pl.col(c).is_null() | pl.col(c).is_nan() | (pl.col(c) < 0) for c in ("ta", "tr")
