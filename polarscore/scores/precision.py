@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache, partial
 from typing import Literal, TypeAlias
@@ -126,7 +127,6 @@ def _class(ranges: tuple[tuple[int, int], ...]) -> str:
     )
 
 
-@cache
 @cache
 def _unprintable_pattern() -> str:
     """Return a regex matching any character that Python's ``repr`` escapes."""
@@ -645,14 +645,17 @@ def _score_pairs(
     the seam for several references per row: explode the references, repeat the responses and
     tolerances to match, call this, and reduce per original row.
 
-    Long batches are scored in slices of :data:`CHUNK_ROWS` rows, so the intermediates
-    (normalised text, token lists, Python strings for the kernels) stay bounded whatever the
-    batch size, in the in-memory engine as in the streaming one.
+    Long batches are scored in slices of :data:`CHUNK_ROWS` rows, a few at a time on a thread
+    pool, so the intermediates (normalised text, token lists, Python strings for the kernels)
+    stay bounded whatever the batch size, and every core works in the in-memory engine as in
+    the streaming one.
     """
     n = response.len()
     if n > CHUNK_ROWS:
-        parts = [
-            _score_pairs(
+        starts = range(0, n, CHUNK_ROWS)
+
+        def score_slice(start: int) -> pl.Series:
+            return _score_pairs(
                 response.slice(start, CHUNK_ROWS),
                 reference.slice(start, CHUNK_ROWS),
                 tol_abs.slice(start, CHUNK_ROWS),
@@ -660,8 +663,12 @@ def _score_pairs(
                 options=options,
                 output=output,
             )
-            for start in range(0, n, CHUNK_ROWS)
-        ]
+
+        # Polars releases the interpreter lock inside its operations, so slices scored on
+        # threads keep every core busy in the in-memory engine too; order is preserved.
+        workers = min(len(starts), pl.thread_pool_size())
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            parts = list(pool.map(score_slice, starts))
         return pl.concat(parts, rechunk=False)
     frame = pl.DataFrame({"r": response, "e": reference, "ta": tol_abs, "tr": tol_rel}, height=n)
     bad_tol = pl.any_horizontal(
