@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache, partial
 from typing import Literal, TypeAlias
@@ -645,10 +644,9 @@ def _score_pairs(
     the seam for several references per row: explode the references, repeat the responses and
     tolerances to match, call this, and reduce per original row.
 
-    Long batches are scored in slices of :data:`CHUNK_ROWS` rows, a few at a time on a thread
-    pool, so the intermediates (normalised text, token lists, Python strings for the kernels)
-    stay bounded whatever the batch size, and every core works in the in-memory engine as in
-    the streaming one.
+    Long batches are scored in slices of :data:`CHUNK_ROWS` rows, so the intermediates
+    (normalised text, token lists, Python strings for the kernels) stay bounded whatever the
+    batch size. The streaming engine runs batches on every core.
     """
     n = response.len()
     if n > CHUNK_ROWS:
@@ -664,12 +662,9 @@ def _score_pairs(
                 output=output,
             )
 
-        # Polars releases the interpreter lock inside its operations, so slices scored on
-        # threads keep every core busy in the in-memory engine too; order is preserved.
-        workers = min(len(starts), pl.thread_pool_size())
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            parts = list(pool.map(score_slice, starts))
-        return pl.concat(parts, rechunk=False)
+        # One slice after the other: calling Polars from extra threads while this function
+        # itself runs on a Polars worker can starve its thread pool (a deadlock).
+        return pl.concat([score_slice(start) for start in starts], rechunk=False)
     frame = pl.DataFrame({"r": response, "e": reference, "ta": tol_abs, "tr": tol_rel}, height=n)
     bad_tol = pl.any_horizontal(
         pl.col(c).is_null() | pl.col(c).is_nan() | (pl.col(c) < 0) for c in ("ta", "tr")
