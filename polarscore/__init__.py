@@ -16,6 +16,7 @@ from polarscore.exceptions import (
 )
 from polarscore.registry import ScorerSpec, available_scorers, get_scorer
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
+from polarscore.scores.match import answer_match, answer_match_details
 from polarscore.scores.precision import (
     answer_precision,
     answer_precision_components,
@@ -34,6 +35,8 @@ __all__ = [
     "__version__",
     "answer_correctness",
     "answer_correctness_details",
+    "answer_match",
+    "answer_match_details",
     "answer_precision",
     "answer_precision_components",
     "answer_precision_diagnostics",
