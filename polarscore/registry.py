@@ -115,6 +115,7 @@ _SCORERS: dict[str, ScorerSpec] = {
             function=answer_precision,
             family="precision",
             symmetric=False,  # token precision, the penalty and numeric agreement are one-way
+            reference_kind="string_or_list",
             null_rule=(
                 "reference null, empty or only Python whitespace (missing_expected='null'); "
                 "a per-row numeric tolerance that is null, NaN or negative"

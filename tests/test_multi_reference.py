@@ -271,3 +271,16 @@ def test_the_plan_time_dispatch_declares_every_column_it_reads(spec: ps.ScorerSp
         if any(isinstance(value, pl.Expr) for value in options.values()):
             expected.add("match_mode")
         assert roots == expected
+
+
+def test_precision_takes_the_best_reference_and_says_which() -> None:
+    df = pl.DataFrame({"r": ["The answer is 42."], "g": [["Lyon", "42", None, " "]]})
+    components = df.select(ps.answer_precision_components("r", "g")).unnest(
+        "answer_precision_components"
+    )
+    assert components["reference_index"].item() == 1
+    best = df.select(ps.answer_precision("r", pl.lit("42"))).item()
+    assert components["score"].item() == best
+    assert df.select(ps.answer_precision("r", "g")).item() == best
+    nothing = pl.DataFrame({"r": ["x"], "g": [[None, " "]]})
+    assert nothing.select(ps.answer_precision("r", "g")).item() is None
