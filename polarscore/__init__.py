@@ -9,17 +9,21 @@ from __future__ import annotations
 
 from polarscore import namespace as _namespace  # noqa: F401  (registers pl.Expr.score)
 from polarscore.exceptions import (
+    ColumnCollisionError,
     ColumnNotFoundError,
     ColumnTypeError,
     InvalidParameterError,
     PolarscoreError,
 )
+from polarscore.frame import score_frame
 from polarscore.registry import ScorerSpec, available_scorers, get_scorer
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
+from polarscore.summary import summarize
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ColumnCollisionError",
     "ColumnNotFoundError",
     "ColumnTypeError",
     "InvalidParameterError",
@@ -30,4 +34,6 @@ __all__ = [
     "answer_correctness_details",
     "available_scorers",
     "get_scorer",
+    "score_frame",
+    "summarize",
 ]
