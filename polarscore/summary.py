@@ -425,7 +425,12 @@ def _bootstrap_bounds(
     highs: list[float | None] = [None] * summary.height
     if bins is None or bins.height == 0:
         return lows, highs
-    grouped = bins.group_by(keys).agg(pl.col(_VALUE), pl.col(_WEIGHT))
+    # Sorted values: the draws (and so the interval) must not depend on the hash order.
+    grouped = (
+        bins.sort([*keys, _VALUE], nulls_last=True)
+        .group_by(keys, maintain_order=True)
+        .agg(pl.col(_VALUE), pl.col(_WEIGHT))
+    )
     indexed = (
         summary.select(keys)
         .with_row_index("__row")
