@@ -476,14 +476,40 @@ def _summary(args: argparse.Namespace) -> int:
         return EXIT_OK
     with pl.Config(
         tbl_hide_dataframe_shape=True,
-        float_precision=4,
         tbl_hide_column_data_types=True,
         tbl_cols=-1,
         tbl_rows=-1,
         tbl_width_chars=200,
     ):
-        print(table)
+        print(_readable(table, by=args.by or [], confidence=args.confidence))
     return EXIT_OK
+
+
+def _fixed(values: pl.Series) -> list[str]:
+    return ["-" if v is None else f"{v:.4f}" for v in values]
+
+
+def _readable(table: pl.DataFrame, *, by: Sequence[str], confidence: float) -> pl.DataFrame:
+    """Return the summary as a compact table: 4 decimals, intervals as ``low – high``."""
+    level = f"{confidence:.0%}"
+
+    def interval(low: str, high: str) -> list[str]:
+        return [
+            "-" if lo is None else f"{lo:.4f} – {hi:.4f}"
+            for lo, hi in zip(table[low], table[high], strict=True)
+        ]
+
+    columns: dict[str, Any] = {c: table[c] for c in (*by, "score", "rows", "scored")}
+    columns["inconclusive"] = table["inconclusive"]
+    columns["mean"] = _fixed(table["mean"])
+    columns[f"mean {level} CI"] = interval("mean_low", "mean_high")
+    columns["threshold"] = table["threshold"]
+    columns["pass rate"] = _fixed(table["pass_rate"])
+    columns[f"pass rate {level} CI"] = interval("pass_rate_low", "pass_rate_high")
+    for kind in ("good", "bad"):
+        if f"{kind}_pass_rate" in table.columns:
+            columns[f"{kind}-case pass rate"] = _fixed(table[f"{kind}_pass_rate"])
+    return pl.DataFrame(columns)
 
 
 def _list_scorers() -> int:

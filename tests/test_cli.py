@@ -18,6 +18,7 @@ from polars.testing import assert_frame_equal
 import polarscore as ps
 from polarscore import cli
 from polarscore.datasets import load_sample
+from polarscore.summary import wilson_interval
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -348,8 +349,11 @@ def test_summary_table_and_json(tmp_path: Path) -> None:
     scored.write_parquet(path)
     table = run("summary", path, "--by", "model")
     assert table.returncode == 0, table.stderr
-    assert "pass_rate_low" in table.stdout
-    assert "answer_correctness" in table.stdout
+    assert "pass rate 95% CI" in table.stdout
+    line_b = next(line for line in table.stdout.splitlines() if " b " in line)
+    low, high = wilson_interval(1, 2)  # model b: 0.0, null, 1.0 at 0.5
+    assert f"{low:.4f} – {high:.4f}" in line_b
+    assert " 0.5000 " in line_b
     as_json = run("summary", path, "--by", "model", "--json", "--seed", "3")
     assert as_json.returncode == 0, as_json.stderr
     rows = json.loads(as_json.stdout)
@@ -367,9 +371,7 @@ def test_summary_options_and_errors(tmp_path: Path) -> None:
     )
     path = tmp_path / "scored.csv"
     frame.write_csv(path)
-    result = run(
-        "summary", path, "--threshold", "0.6", "--expected-behavior", "kind", "--json"
-    )
+    result = run("summary", path, "--threshold", "0.6", "--expected-behavior", "kind", "--json")
     assert result.returncode == 0, result.stderr
     (row,) = json.loads(result.stdout)
     assert (row["scored"], row["passed"], row["good_pass_rate"], row["bad_pass_rate"]) == (

@@ -169,7 +169,9 @@ def test_categorical_and_null_columns_are_text() -> None:
         == NORMALIZED
     )
     nulls = DATA.with_columns(reference=pl.lit(None))
-    assert ps.score_frame(nulls, scorers="answer_correctness")["answer_correctness"].null_count() == 5
+    assert (
+        ps.score_frame(nulls, scorers="answer_correctness")["answer_correctness"].null_count() == 5
+    )
 
 
 def test_unknown_scorer_and_option() -> None:

@@ -85,7 +85,7 @@ def test_grouped_several_keys_and_scores() -> None:
         (None, "x", "answer_correctness"),
         (None, "x", "other"),
     ]
-    by_key = {k: r for k, r in zip(keys, out.iter_rows(named=True), strict=True)}
+    by_key = dict(zip(keys, out.iter_rows(named=True), strict=True))
     ax = by_key[("a", "x", "answer_correctness")]
     assert (ax["rows"], ax["scored"], ax["inconclusive"], ax["mean"]) == (2, 1, 1, 1.0)
     bx = by_key[("b", "x", "other")]
