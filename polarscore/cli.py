@@ -118,7 +118,7 @@ def _add_score_parser(sub: Any) -> None:
     score.add_argument(
         "--references",
         default=None,
-        help="list column of acceptable answers, for scorers that take a list",
+        help="list column of acceptable answers (aliases), for the scorers that accept a list",
     )
     score.add_argument(
         "--scorer",
@@ -144,7 +144,7 @@ def _add_score_parser(sub: Any) -> None:
         action="append",
         default=None,
         metavar="[NAME=]T",
-        help="add a boolean <score>_pass column (score >= T); NAME=T for one scorer",
+        help="add a boolean <score>_passed column (score >= T); NAME=T for one scorer",
     )
     score.add_argument("--prefix", default=None, help="prefix of the score column names")
     score.add_argument(

@@ -28,7 +28,7 @@ IntoScorers: TypeAlias = (
 IntoThresholds: TypeAlias = float | Mapping[str, float]
 
 #: The suffix of the boolean pass columns added for thresholds.
-PASS_SUFFIX = "_pass"
+PASS_SUFFIX = "_passed"
 
 _FrameT = TypeVar("_FrameT", pl.DataFrame, pl.LazyFrame)
 _FUNCTION = "score_frame"
@@ -207,7 +207,7 @@ def _reference_expr(
 ) -> pl.Expr:
     """Return the reference argument for ``spec``, checking the column type fits its kind."""
     kind = spec.reference_kind
-    if kind == "list" and references is not None:
+    if kind in ("list", "string_or_list") and references is not None:
         name, role = references, "references"
     else:
         name, role = reference, "reference"
@@ -307,9 +307,10 @@ def score_frame(
         The reference column: text, or a list of text for scorers that take a list of
         acceptable answers.
     references
-        Optional list-of-text column of acceptable answers, used instead of ``reference`` by
-        scorers that take a list. Without it, such scorers get ``reference``; a text reference
-        becomes a list of one answer (a null reference stays null, so the row is inconclusive).
+        Optional list-of-text column of acceptable answers (aliases), used instead of
+        ``reference`` by every scorer that accepts a list. Without it, those scorers get
+        ``reference``; a scorer that takes *only* a list gets a text reference as a list of one
+        answer (a null reference stays null, so the row is inconclusive).
     scorers
         Which registered scorers to run (see :func:`polarscore.available_scorers`): a name, a
         sequence of names or ``(name, options)`` pairs, or a mapping ``{name: options}``. The
@@ -317,7 +318,7 @@ def score_frame(
         ``None`` (default) runs every registered scorer with its default options.
     thresholds
         Optional pass thresholds: one number for every scorer, or ``{name: threshold}``. Each
-        adds a ``Boolean`` column ``<column>_pass``, true where the score is at least the
+        adds a ``Boolean`` column ``<column>_passed``, true where the score is at least the
         threshold and null where the score is null (inconclusive).
     prefix
         Prepended to every output column name.
@@ -356,15 +357,15 @@ def score_frame(
     ...     thresholds=0.5,
     ... )
     shape: (3, 4)
-    ┌─────────────┬───────────┬────────────────────┬─────────────────────────┐
-    │ response    ┆ reference ┆ answer_correctness ┆ answer_correctness_pass │
-    │ ---         ┆ ---       ┆ ---                ┆ ---                     │
-    │ str         ┆ str       ┆ f64                ┆ bool                    │
-    ╞═════════════╪═══════════╪════════════════════╪═════════════════════════╡
-    │ Paris.      ┆ paris     ┆ 1.0                ┆ true                    │
-    │ It is Paris ┆ Paris     ┆ 1.0                ┆ true                    │
-    │ Lyon        ┆ null      ┆ null               ┆ null                    │
-    └─────────────┴───────────┴────────────────────┴─────────────────────────┘
+    ┌─────────────┬───────────┬────────────────────┬───────────────────────────┐
+    │ response    ┆ reference ┆ answer_correctness ┆ answer_correctness_passed │
+    │ ---         ┆ ---       ┆ ---                ┆ ---                       │
+    │ str         ┆ str       ┆ f64                ┆ bool                      │
+    ╞═════════════╪═══════════╪════════════════════╪═══════════════════════════╡
+    │ Paris.      ┆ paris     ┆ 1.0                ┆ true                      │
+    │ It is Paris ┆ Paris     ┆ 1.0                ┆ true                      │
+    │ Lyon        ┆ null      ┆ null               ┆ null                      │
+    └─────────────┴───────────┴────────────────────┴───────────────────────────┘
     """
     if not isinstance(frame, pl.DataFrame | pl.LazyFrame):
         raise invalid_parameter(_FUNCTION, "frame", "a polars DataFrame or LazyFrame", frame)

@@ -83,7 +83,7 @@ def test_every_registered_scorer_by_default(engine: Engine) -> None:
     names = ps.available_scorers()
     assert [c for c in exprs.names() if c not in DATA.columns] == [
         *names,
-        *[n + "_pass" for n in names],
+        *[n + "_passed" for n in names],
     ]
     scored = ps.score_frame(DATA)
     for name in names:
@@ -91,7 +91,15 @@ def test_every_registered_scorer_by_default(engine: Engine) -> None:
         assert scored[name].dtype == spec.dtype
         assert scored[name][3] is None  # reference null: inconclusive for every scorer
     # The frame-level columns equal each scorer's own expression under every engine.
-    direct = engine(DATA, *(ps.get_scorer(n).expr("response", "reference") for n in names))
+    text = pl.col("reference")
+    as_list = pl.when(text.is_not_null()).then(pl.concat_list(text))  # score_frame's list of one
+    direct = engine(
+        DATA,
+        *(
+            ps.get_scorer(n).expr("response", as_list if kind == "list" else text)
+            for n, kind in ((n, ps.get_scorer(n).reference_kind) for n in names)
+        ),
+    )
     assert_frame_equal(scored.select(names), direct, check_dtypes=False)
 
 
@@ -101,13 +109,13 @@ def test_thresholds_add_pass_columns_with_null_for_inconclusive() -> None:
         scorers={"answer_correctness": {"match_mode": "contains"}},
         thresholds={"answer_correctness": 1.0},
     )
-    assert out["answer_correctness_pass"].dtype == pl.Boolean
-    assert out["answer_correctness_pass"].to_list() == [True, True, False, None, False]
+    assert out["answer_correctness_passed"].dtype == pl.Boolean
+    assert out["answer_correctness_passed"].to_list() == [True, True, False, None, False]
 
 
 def test_threshold_at_the_boundary_passes() -> None:
     out = ps.score_frame(DATA, scorers="answer_correctness", thresholds=0.0)
-    assert out["answer_correctness_pass"].to_list() == [True, True, True, None, True]
+    assert out["answer_correctness_passed"].to_list() == [True, True, True, None, True]
 
 
 @pytest.mark.parametrize("threshold", [-0.1, 1.5, float("nan"), "0.5", True])
@@ -127,10 +135,10 @@ def test_collision_is_an_error_unless_prefixed() -> None:
         ps.score_frame(scored, scorers="answer_correctness")
     again = ps.score_frame(scored, scorers="answer_correctness", prefix="v2_")
     assert again["v2_answer_correctness"].to_list() == NORMALIZED
-    with pytest.raises(ps.ColumnCollisionError, match="answer_correctness_pass"):
+    with pytest.raises(ps.ColumnCollisionError, match="answer_correctness_passed"):
         ps.score_frame(
             scored.rename({"answer_correctness": "x"}).with_columns(
-                answer_correctness_pass=pl.lit(True)
+                answer_correctness_passed=pl.lit(True)
             ),
             scorers="answer_correctness",
             thresholds=0.5,
@@ -227,5 +235,5 @@ def test_list_scorer_uses_references_column(toy_list_scorer: ps.ScorerSpec) -> N
 def test_resolve_scorers_names() -> None:
     requests = resolve_scorers({"answer_correctness": {}}, thresholds=0.25, prefix="p_")
     assert [(r.column, r.pass_column, r.threshold) for r in requests] == [
-        ("p_answer_correctness", "p_answer_correctness_pass", 0.25)
+        ("p_answer_correctness", "p_answer_correctness_passed", 0.25)
     ]

@@ -116,7 +116,7 @@ def test_threshold_per_column() -> None:
 def test_default_scores_are_float_columns_named_after_scorers() -> None:
     frame = FRAME.with_columns(
         v2_answer_correctness=pl.col("answer_correctness"),
-        answer_correctness_pass=pl.col("answer_correctness") >= 0.5,
+        answer_correctness_passed=pl.col("answer_correctness") >= 0.5,
     )
     assert ps.summarize(frame, n_bootstrap=0)["score"].to_list() == [
         "answer_correctness",
