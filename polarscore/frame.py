@@ -255,6 +255,16 @@ def score_exprs(
     -------
     list[pl.Expr]
         The score expressions, then the pass expressions, each aliased to its column name.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polarscore.frame import resolve_scorers, score_exprs
+    >>> df = pl.DataFrame({"answer": ["Paris"], "gold": ["paris"]})
+    >>> requests = resolve_scorers("answer_correctness", thresholds=0.5)
+    >>> exprs = score_exprs(df.schema, requests, response="answer", reference="gold")
+    >>> df.with_columns(exprs[:1]).with_columns(exprs[1:]).row(0)
+    ('Paris', 'paris', 1.0, True)
     """
     dtype = _check_column(schema, response, "response")
     if not _is_text(dtype):

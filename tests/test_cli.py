@@ -200,6 +200,7 @@ def test_existing_output_needs_overwrite(tmp_path: Path) -> None:
     [
         (["missing.parquet"], cli.EXIT_INPUT, "'missing.parquet' does not exist"),
         (["corrupt.parquet"], cli.EXIT_INPUT, "Cannot read 'corrupt.parquet'"),
+        (["truncated.parquet"], cli.EXIT_INPUT, "Cannot read 'truncated.parquet'"),
         (["log.txt"], cli.EXIT_INPUT, "Cannot tell the format"),
         (["empty_dir"], cli.EXIT_INPUT, "holds no Parquet files"),
         (["nothing*.parquet"], cli.EXIT_INPUT, "matches no file"),
@@ -236,6 +237,8 @@ def test_existing_output_needs_overwrite(tmp_path: Path) -> None:
 def test_errors(tmp_path: Path, args: list[str], code: int, message: str) -> None:
     LOG.write_parquet(tmp_path / "log.parquet")
     (tmp_path / "corrupt.parquet").write_bytes(b"PAR1 this is not parquet")
+    whole = (tmp_path / "log.parquet").read_bytes()
+    (tmp_path / "truncated.parquet").write_bytes(whole[: len(whole) // 2])
     (tmp_path / "log.txt").write_text("hello")
     (tmp_path / "empty_dir").mkdir()
     if "nested.csv" in args:
