@@ -46,6 +46,19 @@ def toy_list_scorer(monkeypatch: pytest.MonkeyPatch) -> ps.ScorerSpec:
     return spec
 
 
+@pytest.fixture
+def toy_text_scorer(monkeypatch: pytest.MonkeyPatch) -> ps.ScorerSpec:
+    """Register a scorer that takes only a text reference."""
+    spec = ps.ScorerSpec(
+        name="toy_text",
+        function=lambda response, reference: (response == reference).cast(pl.Float64),
+        family="test",
+        reference_kind="string",
+    )
+    monkeypatch.setitem(registry._SCORERS, spec.name, spec)
+    return spec
+
+
 def test_adds_columns_in_order_with_options() -> None:
     out = ps.score_frame(
         DATA,
@@ -165,9 +178,12 @@ def test_wrong_column_type() -> None:
     frame = DATA.with_columns(pl.int_range(pl.len()).alias("response"))
     with pytest.raises(ps.ColumnTypeError, match=r"response column 'response'.*Int64"):
         ps.score_frame(frame, scorers="answer_correctness")
+
+
+def test_list_reference_for_a_text_only_scorer(toy_text_scorer: ps.ScorerSpec) -> None:
     frame = DATA.with_columns(pl.concat_list("reference").alias("reference"))
-    with pytest.raises(ps.ColumnTypeError, match="references"):
-        ps.score_frame(frame, scorers="answer_correctness")
+    with pytest.raises(ps.ColumnTypeError, match=r"(?s)'reference'.*toy_text.*references"):
+        ps.score_frame(frame, scorers="toy_text")
 
 
 def test_categorical_and_null_columns_are_text() -> None:
@@ -208,7 +224,9 @@ def test_list_scorer_gets_text_reference_as_list_of_one(toy_list_scorer: ps.Scor
     assert out["toy_list"].to_list() == [0.5, 0.0, None]  # a null reference stays inconclusive
 
 
-def test_list_scorer_uses_references_column(toy_list_scorer: ps.ScorerSpec) -> None:
+def test_list_scorer_uses_references_column(
+    toy_list_scorer: ps.ScorerSpec, toy_text_scorer: ps.ScorerSpec
+) -> None:
     frame = pl.DataFrame(
         {
             "response": ["a", "b", "c"],
@@ -219,10 +237,10 @@ def test_list_scorer_uses_references_column(toy_list_scorer: ps.ScorerSpec) -> N
     out = ps.score_frame(
         frame,
         references="acceptable",
-        scorers=["toy_list", "answer_correctness"],
+        scorers=["toy_list", "toy_text"],
     )
     assert out["toy_list"].to_list() == [1.0, 1.0, None]
-    assert out["answer_correctness"].to_list() == [0.0, 0.0, 0.0]  # still the text reference
+    assert out["toy_text"].to_list() == [0.0, 0.0, 0.0]  # a text-only scorer keeps `reference`
     # A list column given as `reference` also works for a list scorer.
     out = ps.score_frame(frame.drop("reference"), reference="acceptable", scorers="toy_list")
     assert out["toy_list"].to_list() == [1.0, 1.0, None]
