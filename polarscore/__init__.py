@@ -18,6 +18,7 @@ from polarscore.exceptions import (
 from polarscore.frame import score_frame
 from polarscore.registry import ScorerSpec, available_scorers, get_scorer
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
+from polarscore.scores.match import answer_match, answer_match_details
 from polarscore.summary import summarize
 
 __version__ = "0.1.0"
@@ -32,6 +33,8 @@ __all__ = [
     "__version__",
     "answer_correctness",
     "answer_correctness_details",
+    "answer_match",
+    "answer_match_details",
     "available_scorers",
     "get_scorer",
     "score_frame",
