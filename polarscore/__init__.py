@@ -19,6 +19,12 @@ from polarscore.frame import score_frame
 from polarscore.registry import ScorerSpec, available_scorers, get_scorer
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
 from polarscore.scores.match import answer_match, answer_match_details
+from polarscore.scores.precision import (
+    answer_precision,
+    answer_precision_components,
+    answer_precision_diagnostics,
+    is_passing,
+)
 from polarscore.summary import summarize
 
 __version__ = "0.1.0"
@@ -35,8 +41,12 @@ __all__ = [
     "answer_correctness_details",
     "answer_match",
     "answer_match_details",
+    "answer_precision",
+    "answer_precision_components",
+    "answer_precision_diagnostics",
     "available_scorers",
     "get_scorer",
+    "is_passing",
     "score_frame",
     "summarize",
 ]
