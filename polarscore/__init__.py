@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from polarscore import namespace as _namespace  # noqa: F401  (registers pl.Expr.score)
 from polarscore.exceptions import (
+    ColumnCollisionError,
     ColumnNotFoundError,
     ColumnTypeError,
     InvalidParameterError,
     PolarscoreError,
 )
+from polarscore.frame import score_frame
 from polarscore.registry import ScorerSpec, available_scorers, get_scorer
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
 from polarscore.scores.match import answer_match, answer_match_details
@@ -25,10 +27,12 @@ from polarscore.scores.precision import (
 )
 from polarscore.scores.similarity import response_similarity, response_similarity_details
 from polarscore.scores.squad import squad_exact_match, squad_f1
+from polarscore.summary import summarize
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ColumnCollisionError",
     "ColumnNotFoundError",
     "ColumnTypeError",
     "InvalidParameterError",
@@ -47,6 +51,8 @@ __all__ = [
     "is_passing",
     "response_similarity",
     "response_similarity_details",
+    "score_frame",
     "squad_exact_match",
     "squad_f1",
+    "summarize",
 ]
