@@ -25,6 +25,8 @@ from polarscore.scores.precision import (
     answer_precision_diagnostics,
     is_passing,
 )
+from polarscore.scores.similarity import response_similarity, response_similarity_details
+from polarscore.scores.squad import squad_exact_match, squad_f1
 from polarscore.summary import summarize
 
 __version__ = "0.1.0"
@@ -47,6 +49,10 @@ __all__ = [
     "available_scorers",
     "get_scorer",
     "is_passing",
+    "response_similarity",
+    "response_similarity_details",
     "score_frame",
+    "squad_exact_match",
+    "squad_f1",
     "summarize",
 ]

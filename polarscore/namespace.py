@@ -12,7 +12,7 @@ from collections.abc import Collection, Mapping
 
 import polars as pl
 
-from polarscore._typing import IntoExpr, IntoMatchMode, IntoNumber
+from polarscore._typing import IntoExpr, IntoMatchMode, IntoNumber, SimilarityMetric
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
 from polarscore.scores.match import (
     DEFAULT_MIN_TOKEN_RECALL,
@@ -27,6 +27,8 @@ from polarscore.scores.precision import (
     answer_precision_components,
     answer_precision_diagnostics,
 )
+from polarscore.scores.similarity import response_similarity, response_similarity_details
+from polarscore.scores.squad import squad_exact_match, squad_f1
 
 
 @pl.api.register_expr_namespace("score")
@@ -207,6 +209,45 @@ class ScoreNamespace:
             weights=weights,
             stopwords=stopwords,
         )
+
+    def response_similarity(
+        self,
+        acceptable: IntoExpr,
+        *,
+        metric: SimilarityMetric = "token_recall",
+        unacceptable: IntoExpr | None = None,
+    ) -> pl.Expr:
+        """See :func:`polarscore.response_similarity`.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polarscore  # registers the namespace
+        >>> df = pl.DataFrame({"response": ["yes"], "acceptable": [["yes yes", "no"]]})
+        >>> df.select(pl.col("response").score.response_similarity("acceptable")).item()
+        0.5
+        """
+        return response_similarity(self._expr, acceptable, metric=metric, unacceptable=unacceptable)
+
+    def response_similarity_details(
+        self,
+        acceptable: IntoExpr,
+        *,
+        metric: SimilarityMetric = "token_recall",
+        unacceptable: IntoExpr | None = None,
+    ) -> pl.Expr:
+        """See :func:`polarscore.response_similarity_details`."""
+        return response_similarity_details(
+            self._expr, acceptable, metric=metric, unacceptable=unacceptable
+        )
+
+    def squad_exact_match(self, reference: IntoExpr) -> pl.Expr:
+        """See :func:`polarscore.squad_exact_match`."""
+        return squad_exact_match(self._expr, reference)
+
+    def squad_f1(self, reference: IntoExpr) -> pl.Expr:
+        """See :func:`polarscore.squad_f1`."""
+        return squad_f1(self._expr, reference)
 
 
 __all__ = ["ScoreNamespace"]

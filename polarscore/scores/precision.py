@@ -29,6 +29,12 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from polarscore._multi_reference import (
+    INDEX_DTYPE,
+    best_item_per_row,
+    dispatch_reference,
+    flatten,
+)
 from polarscore._typing import IntoExpr, IntoNumber
 from polarscore._utils import parse_into_expr
 from polarscore._validation import check_choice, check_number, invalid_parameter
@@ -247,18 +253,42 @@ def _build(
         tol_abs=tol_abs if isinstance(tol_abs, float) else None,
         tol_rel=tol_rel if isinstance(tol_rel, float) else None,
     )
-    fields = [
-        parse_into_expr(response, function=function, parameter="response").alias("response"),
-        parse_into_expr(reference, function=function, parameter="reference").alias("reference"),
-    ]
+    response_expr = parse_into_expr(response, function=function, parameter="response")
+    tolerances = []
     if isinstance(tol_abs, pl.Expr):
-        fields.append(tol_abs.cast(pl.Float64).alias("tol_abs"))
+        tolerances.append(tol_abs.cast(pl.Float64).alias("tol_abs"))
     if isinstance(tol_rel, pl.Expr):
-        fields.append(tol_rel.cast(pl.Float64).alias("tol_rel"))
-    return pl.struct(fields).map_batches(
-        partial(_batch, options=options, output=output),
-        return_dtype=dtype,
-        is_elementwise=True,
+        tolerances.append(tol_rel.cast(pl.Float64).alias("tol_rel"))
+
+    def on_string(reference: pl.Expr) -> pl.Expr:
+        fields = [response_expr.alias("response"), reference.alias("reference"), *tolerances]
+        return pl.struct(fields).map_batches(
+            partial(_batch, options=options, output=output),
+            return_dtype=dtype,
+            is_elementwise=True,
+        )
+
+    def on_list(references: pl.Expr) -> pl.Expr:
+        # The best reference per row; the structs also say which one (reference_index).
+        fields = [response_expr.alias("response"), references.alias("reference"), *tolerances]
+        list_dtype = (
+            pl.Struct([*dtype.fields, pl.Field("reference_index", INDEX_DTYPE)])
+            if isinstance(dtype, pl.Struct)
+            else dtype
+        )
+        return pl.struct(fields).map_batches(
+            partial(_list_batch, options=options, output=output),
+            return_dtype=list_dtype,
+            is_elementwise=True,
+        )
+
+    return dispatch_reference(
+        parse_into_expr(reference, function=function, parameter="reference"),
+        on_string=on_string,
+        on_list=on_list,
+        function=function,
+        parameter="reference",
+        also_reads=[response_expr, *tolerances],
     )
 
 
@@ -629,6 +659,21 @@ def _batch(batch: pl.Series, *, options: _Options, output: str) -> pl.Series:
     )
 
 
+def _list_batch(batch: pl.Series, *, options: _Options, output: str) -> pl.Series:
+    """Score one batch whose references are lists: every pair, then each row's best."""
+    flat = flatten(batch.struct.field("reference"))
+    rows = pl.Series(flat.row)
+    result = _score_pairs(
+        _as_text(batch.struct.field("response"), "response").gather(rows),
+        _as_text(flat.values, "reference"),
+        _tolerance(batch, "tol_abs", options.tol_abs).gather(rows),
+        _tolerance(batch, "tol_rel", options.tol_rel).gather(rows),
+        options=options,
+        output=output,
+    )
+    return best_item_per_row(result, flat, with_index=output != "score")
+
+
 def _score_pairs(
     response: pl.Series,
     reference: pl.Series,
@@ -771,7 +816,10 @@ def answer_precision(
     response
         The model's answers: a column name, a ``String`` expression or a Series.
     reference
-        The reference (expected) answers.
+        The reference (expected) answers: a ``String`` column, or a ``List(String)`` column of
+        several acceptable answers per row, scored against each and the best kept (null when
+        none is usable); the component and diagnostic structs then also give its position as
+        ``reference_index``.
     char_similarity
         ``"indel"`` (default): RapidFuzz's normalized Indel similarity (2·LCS / total length),
         symmetric and fast. ``"sequence_matcher"``: difflib's Ratcliff/Obershelp ratio exactly as
