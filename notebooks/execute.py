@@ -50,11 +50,14 @@ def kernel_manager(kernel_root: Path) -> AsyncKernelManager:
 def execute(path: Path) -> nbformat.NotebookNode:
     """Execute one notebook top to bottom (in memory) and return it with its outputs."""
     nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
     with tempfile.TemporaryDirectory() as tmp:
         client = NotebookClient(
             nb,
             km=kernel_manager(Path(tmp)),
             timeout=300,
+            record_timing=False,  # no timestamps in the committed files: re-runs diff cleanly
             resources={"metadata": {"path": str(path.parent)}},
         )
         client.execute()
