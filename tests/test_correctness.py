@@ -246,3 +246,52 @@ def test_namespace_equals_function() -> None:
         df.select(pl.col("response").score.answer_correctness("reference", match_mode=pl.col("m"))),
         df.select(ps.answer_correctness("response", "reference", match_mode=pl.col("m"))),
     )
+
+
+# --- the pruned normalized-match kernel ----------------------------------------------------------
+
+
+def test_lowercase_yields_at_most_one_word_character_per_character() -> None:
+    """The invariant the normalized-match pruning rests on, over every code point."""
+    import re
+    import unicodedata
+
+    word = re.compile(r"\w")
+    offenders = [
+        hex(c)
+        for c in range(0x110000)
+        if not 0xD800 <= c < 0xE000
+        and unicodedata.category(chr(c)) != "Cn"
+        and len(word.findall(chr(c).lower())) > 1
+    ]
+    assert offenders == []
+
+
+@given(
+    rows=st.lists(
+        st.tuples(text, st.integers(0, 40), text, st.sampled_from(["", " ", "!", "-", "\n"])),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_long_responses_match_oracle(rows: list[tuple[str, int, str, str]]) -> None:
+    """Responses far longer than the reference take the pruned path; results stay exact."""
+    responses = [(unit + sep) * repeat + unit for unit, repeat, _, sep in rows]
+    references = [ref if i % 2 else unit for i, (unit, _, ref, _) in enumerate(rows)]
+    df = pl.DataFrame({"response": responses, "reference": references})
+    out = df.select(ps.answer_correctness("response", "reference", match_mode="normalized"))
+    expected = [
+        oracles.answer_correctness(r, ref, "normalized")[0]
+        for r, ref in zip(responses, references, strict=True)
+    ]
+    assert out["answer_correctness"].to_list() == expected
+
+
+def test_empty_frame() -> None:
+    df = pl.DataFrame(
+        {"response": [], "reference": []}, schema={"response": pl.String, "reference": pl.String}
+    )
+    for mode in MATCH_MODES:
+        out = df.select(ps.answer_correctness("response", "reference", match_mode=mode))
+        assert out.height == 0
+        assert out.schema["answer_correctness"] == pl.Float64

@@ -49,14 +49,50 @@ def _parse_match_mode(match_mode: IntoMatchMode, function: str) -> str | pl.Expr
     )
 
 
+def _normalize_series(values: pl.Series) -> pl.Series:
+    return values.to_frame("text").select(datarobot_normalize(pl.col("text"))).to_series()
+
+
+def _word_char_count(normalized: pl.Series) -> pl.Series:
+    # A normalised string holds only word characters and single spaces.
+    return normalized.str.replace_all(" ", "", literal=True).str.len_chars()
+
+
+def _normalized_equal_batch(pair: pl.Series) -> pl.Series:
+    """Kernel: ``normalize(response) == normalize(reference)`` for a batch of rows.
+
+    Equal to the plain expression on every row, but it normalises long responses only when they
+    could match. Every character lowercases to at most one Python word character (checked over
+    all code points in the tests), so the number of word characters of a normalised prefix never
+    exceeds that of the normalised whole. A response whose first few characters already normalise
+    to more word characters than the whole normalised reference cannot equal it; only the other
+    rows (short answers, in practice) are normalised in full.
+    """
+    response = pair.struct.field("response")
+    reference_norm = _normalize_series(pair.struct.field("reference"))
+    # Copy the heads out (concat_str) so later kernels never scan the long originals' buffers.
+    head = pl.select(
+        pl.concat_str(
+            pl.lit(response).str.head(2 * reference_norm.str.len_chars() + 16), pl.lit("")
+        )
+    ).to_series()
+    cannot_match = (
+        _word_char_count(_normalize_series(head)) > _word_char_count(reference_norm)
+    ).fill_null(False)
+    candidates = (~cannot_match).arg_true()
+    equal = _normalize_series(response.gather(candidates)) == reference_norm.gather(candidates)
+    result = pl.repeat(False, pair.len(), dtype=pl.Boolean, eager=True)
+    return result.scatter(candidates, equal) if len(candidates) else result
+
+
 def _is_match(mode: str, response: pl.Expr, reference: pl.Expr) -> pl.Expr:
     if mode == "exact":
         return py_strip(response) == py_strip(reference)
-    response_norm = datarobot_normalize(response)
-    reference_norm = datarobot_normalize(reference)
     if mode == "normalized":
-        return response_norm == reference_norm
-    return response_norm.str.contains(reference_norm, literal=True)
+        return pl.struct(response=response, reference=reference).map_batches(
+            _normalized_equal_batch, return_dtype=pl.Boolean, is_elementwise=True
+        )
+    return datarobot_normalize(response).str.contains(datarobot_normalize(reference), literal=True)
 
 
 def _correctness(
@@ -71,12 +107,18 @@ def _correctness(
         matched = _is_match(mode, resp, ref)
         mode_expr = pl.lit(mode, dtype=pl.String)
     else:
+        # Each mode sees only its own rows (the others hold ""), so a row is normalised once.
+        def rows_of(value: str, expr: pl.Expr) -> pl.Expr:
+            return pl.when(mode == value).then(expr).otherwise(pl.lit(""))
+
         matched = (
             pl.when(mode == "exact")
-            .then(_is_match("exact", resp, ref))
+            .then(_is_match("exact", rows_of("exact", resp), rows_of("exact", ref)))
             .when(mode == "contains")
-            .then(_is_match("contains", resp, ref))
-            .otherwise(_is_match("normalized", resp, ref))
+            .then(_is_match("contains", rows_of("contains", resp), rows_of("contains", ref)))
+            .otherwise(
+                _is_match("normalized", rows_of("normalized", resp), rows_of("normalized", ref))
+            )
         )
         mode_expr = mode
     score = (
