@@ -1,0 +1,316 @@
+"""score_spark on a local Spark session: results, schema, driver-side checks, batch failures.
+
+These tests run in CI and must never be skipped there: without Java or pyspark they fail when the
+``CI`` environment variable is set, and skip only on a developer machine.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+import pytest
+
+import polarscore as ps
+from tests.conftest import DATA
+
+pytestmark = [
+    # pyspark warns about pandas 3 when it prepares Arrow UDFs; it does not affect mapInArrow.
+    pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
+]
+
+SCORERS = [ps.get_scorer(name) for name in ps.available_scorers()]
+IDS = [spec.name for spec in SCORERS]
+
+#: Rows per Arrow batch inside Spark: small, so every partition spans several batches.
+BATCH_ROWS = 3
+
+# A failing option: parsing the 'mode' column as an integer fails on the row where it is "boom".
+FAILING_MODE = pl.col("mode").str.to_integer().cast(pl.String)
+
+
+def _spark_or_skip() -> None:
+    reason = None
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        reason = "pyspark is not installed (pip install 'polarscore[spark]')"
+    java_home = os.environ.get("JAVA_HOME")
+    if reason is None and not (
+        shutil.which("java") or (java_home and (Path(java_home) / "bin" / "java").exists())
+    ):
+        reason = "no Java found (set JAVA_HOME or put java on PATH)"
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"the Spark tests must run in CI, but {reason}")
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """One small local Spark session for the whole run, started as fast as this machine allows."""
+    _spark_or_skip()
+    from pyspark.sql import SparkSession
+
+    # Executors must import this checkout's polarscore even when it is not installed.
+    root = str(Path(ps.__file__).resolve().parents[1])
+    python_path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("SPARK_LOCAL_IP", "127.0.0.1")
+        env.setenv("PYSPARK_PYTHON", sys.executable)
+        env.setenv("PYSPARK_DRIVER_PYTHON", sys.executable)
+        env.setenv("PYTHONPATH", python_path)
+        session = (
+            SparkSession.builder.master("local[2]")
+            .appName("polarscore-tests")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+            .config("spark.sql.shuffle.partitions", "2")
+            .config("spark.default.parallelism", "2")
+            .config("spark.sql.execution.arrow.maxRecordsPerBatch", str(BATCH_ROWS))
+            .config("spark.executorEnv.PYTHONPATH", python_path)
+            .config("spark.executorEnv.POLARS_MAX_THREADS", "1")
+            .getOrCreate()
+        )
+        session.sparkContext.setLogLevel("ERROR")
+        try:
+            yield session
+        finally:
+            session.stop()
+
+
+@pytest.fixture(scope="module")
+def log() -> pl.DataFrame:
+    """Parity inputs plus nulls and blanks, with a string and a list reference column."""
+    parity = pl.read_parquet(DATA / "parity_cases.parquet").head(60)
+    edge = pl.DataFrame(
+        {
+            "response": [None, "", "  ", "Paris", "x²", "Paris."],
+            "reference": ["Paris", None, " ", "", "x2", "paris"],
+            "acceptable": [["Paris"], None, [" "], [""], ["x2", None], ["paris"]],
+        }
+    )
+    frame = pl.concat([parity.select(edge.columns), edge]).with_row_index("id")
+    return frame.rename({"acceptable": "references"}).with_columns(pl.col("id").cast(pl.Int64))
+
+
+@pytest.fixture(scope="module")
+def spark_log(spark: Any, log: pl.DataFrame) -> Any:
+    frame = spark.createDataFrame(log.to_arrow())
+    assert frame.rdd.getNumPartitions() == 2
+    return frame
+
+
+def _reference_for(spec: ps.ScorerSpec) -> str:
+    return "references" if spec.reference_kind == "list" else "reference"
+
+
+@pytest.fixture(scope="module")
+def spark_scores(spark_log: Any) -> dict[str, pl.DataFrame]:
+    """Every registered scorer scored on Spark: one job per reference kind, sorted by id."""
+    results: dict[str, pl.DataFrame] = {}
+    for reference in ("reference", "references"):
+        names = [s.name for s in SCORERS if _reference_for(s) == reference]
+        if not names:
+            continue
+        scored = ps_spark().score_spark(
+            spark_log, response="response", reference=reference, scorers=names
+        )
+        frame = pl.from_arrow(scored.toArrow())
+        assert isinstance(frame, pl.DataFrame)
+        frame = frame.sort("id")
+        results.update(dict.fromkeys(names, frame))
+    return results
+
+
+def ps_spark() -> Any:
+    from polarscore import spark as module
+
+    return module
+
+
+@pytest.mark.parametrize("spec", SCORERS, ids=IDS)
+def test_spark_equals_polars_row_for_row(
+    spec: ps.ScorerSpec, log: pl.DataFrame, spark_scores: dict[str, pl.DataFrame]
+) -> None:
+    expected = log.sort("id").select("id", spec.expr("response", _reference_for(spec)))
+    got = spark_scores[spec.name]
+    assert got["id"].to_list() == expected["id"].to_list()
+    assert got[spec.name].dtype == spec.dtype
+    assert got[spec.name].equals(expected[spec.name])
+    # the input columns came back unchanged
+    assert got.select(log.columns).equals(log.sort("id"))
+
+
+#: The Spark type each registry dtype must come back as (extend it when a scorer needs a new one).
+SPARK_TYPES = {
+    pl.Float64: "double",
+    pl.Float32: "float",
+    pl.Boolean: "boolean",
+    pl.Int64: "bigint",
+    pl.Int32: "int",
+    pl.UInt32: "bigint",
+    pl.String: "string",
+}
+
+
+@pytest.mark.parametrize("spec", SCORERS, ids=IDS)
+def test_declared_schema(spec: ps.ScorerSpec, spark_log: Any) -> None:
+    scored = ps_spark().score_spark(
+        spark_log,
+        response="response",
+        reference=_reference_for(spec),
+        scorers={spec.name: None},
+        prefix="score_",
+    )
+    fields = scored.schema.fields
+    assert [f.name for f in fields] == [*spark_log.columns, f"score_{spec.name}"]
+    assert fields[:-1] == spark_log.schema.fields
+    assert fields[-1].dataType.simpleString() == SPARK_TYPES[spec.dtype]  # type: ignore[index]
+    assert fields[-1].nullable
+
+
+def test_collected_types_match_the_declared_schema(spark_log: Any) -> None:
+    scored = ps_spark().score_spark(
+        spark_log.limit(4), response="response", reference="reference", scorers="answer_correctness"
+    )
+    table = scored.toArrow()
+    assert table.schema.field("answer_correctness").type == pa.float64()
+    assert table.num_rows == 4
+
+
+def _jobs_in_group(spark: Any, group: str) -> list[int]:
+    return list(spark.sparkContext.statusTracker().getJobIdsForGroup(group))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"response": "answer"}, ps.ColumnNotFoundError, "response column 'answer' is not in"),
+        ({"reference": "gold"}, ps.ColumnNotFoundError, "Available columns: 'id', 'response'"),
+        (
+            {"response": "id"},
+            ps.ColumnTypeError,
+            "response column 'id' must hold text; it is bigint",
+        ),
+        ({"response": "references"}, ps.ColumnTypeError, "it is array<string>"),
+        ({"reference": "id"}, ps.ColumnTypeError, "reference column 'id' must hold text"),
+        ({"scorers": "answer_corectness"}, ps.InvalidParameterError, "'scorers' parameter"),
+        (
+            {"scorers": {"answer_correctness": {"matchmode": "exact"}}},
+            ps.InvalidParameterError,
+            "unknown option 'matchmode'",
+        ),
+        (
+            {"scorers": {"answer_correctness": {"match_mode": "exakt"}}},
+            ps.InvalidParameterError,
+            "'match_mode' parameter of answer_correctness",
+        ),
+        (
+            {"prefix": "Resp"},
+            ps.InvalidParameterError,
+            "'Respanswer_correctness' new .*case-insensitively.*'RESPanswer_correctness'",
+        ),
+        ({"prefix": ""}, ps.InvalidParameterError, "already has a column 'answer_correctness'"),
+        ({"on_error": "skip"}, ps.InvalidParameterError, "'on_error' parameter of score_spark"),
+    ],
+)
+def test_driver_side_errors_come_before_any_job(
+    spark: Any, spark_log: Any, kwargs: dict[str, Any], error: type[Exception], match: str
+) -> None:
+    frame = spark_log.withColumn("RESPanswer_correctness", spark_log["response"])
+    frame = frame.withColumn("answer_correctness", spark_log["response"])
+    request: dict[str, Any] = {
+        "response": "response",
+        "reference": "reference",
+        "scorers": ["answer_correctness"],
+        "prefix": "s_",
+    }
+    request.update(kwargs)
+    group = f"polarscore-driver-check-{abs(hash(match))}"
+    spark.sparkContext.setJobGroup(group, "driver-side checks")
+    try:
+        with pytest.raises(error, match=match):
+            ps_spark().score_spark(frame, **request)
+        assert _jobs_in_group(spark, group) == []
+        spark.range(0, 4, numPartitions=2).count()  # the tracker does see jobs of this group
+        assert _jobs_in_group(spark, group) != []
+    finally:
+        spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+
+
+def test_not_a_spark_dataframe(spark: Any, log: pl.DataFrame) -> None:
+    with pytest.raises(ps.InvalidParameterError, match="'df' parameter of score_spark"):
+        ps_spark().score_spark(
+            log, response="response", reference="reference", scorers="answer_correctness"
+        )
+
+
+@pytest.fixture(scope="module")
+def failing_log(spark: Any) -> Any:
+    """12 rows in 2 partitions of 6 (ids 0-5 and 6-11); the 'mode' of id 10 is not an integer.
+
+    With 3 rows per Arrow batch, id 10 is in batch 1 (rows 3 to 5) of partition 1.
+    """
+    from pyspark.sql import functions as sf
+
+    return spark.range(0, 12, numPartitions=2).select(
+        "id",
+        sf.when(sf.col("id") % 2 == 0, sf.lit("Paris."))
+        .otherwise(sf.lit("Lyon"))
+        .alias("response"),
+        sf.lit("paris").alias("reference"),
+        sf.when(sf.col("id") == 10, sf.lit("boom"))
+        .otherwise(sf.col("id").cast("string"))
+        .alias("mode"),
+    )
+
+
+def test_a_failing_batch_surfaces_at_the_action(failing_log: Any) -> None:
+    from pyspark.errors import PythonException
+
+    scored = ps_spark().score_spark(
+        failing_log,
+        response="response",
+        reference="reference",
+        scorers={"answer_correctness": {"match_mode": FAILING_MODE}},
+    )  # lazy: nothing fails yet
+    with pytest.raises(PythonException) as caught:
+        scored.collect()
+    message = str(caught.value)
+    assert (
+        "polarscore failed on batch 1 (rows 3 to 5 of Spark partition 1) scoring "
+        "answer_correctness: ComputeError: strict integer parsing failed" in message
+    )
+    assert '["boom"]' in message
+    assert "BatchScoringError" in message
+
+
+def test_on_error_null_writes_null_scores_for_the_failing_batch(failing_log: Any) -> None:
+    scored = ps_spark().score_spark(
+        failing_log,
+        response="response",
+        reference="reference",
+        scorers={"answer_correctness": {"match_mode": FAILING_MODE}},
+        prefix="s_",
+        on_error="null",
+    )
+    got = pl.from_arrow(scored.toArrow())
+    assert isinstance(got, pl.DataFrame)
+    got = got.sort("id")
+    # the numeric modes are not match modes, so those rows are scored 'normalized'
+    expected = got.select(
+        pl.when(pl.col("id").is_in([9, 10, 11]))  # the rows of batch 1 of partition 1
+        .then(None)
+        .otherwise(ps.answer_correctness("response", "reference"))
+        .alias("s_answer_correctness")
+    ).to_series()
+    assert got["s_answer_correctness"].equals(expected)
+    assert got["s_answer_correctness"].to_list() == [1.0, 0.0] * 4 + [1.0, None, None, None]
