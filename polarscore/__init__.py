@@ -16,6 +16,7 @@ from polarscore.exceptions import (
 )
 from polarscore.registry import ScorerSpec, available_scorers, get_scorer
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
+from polarscore.scores.match import answer_match, answer_match_details
 
 __version__ = "0.1.0"
 
@@ -28,6 +29,8 @@ __all__ = [
     "__version__",
     "answer_correctness",
     "answer_correctness_details",
+    "answer_match",
+    "answer_match_details",
     "available_scorers",
     "get_scorer",
 ]

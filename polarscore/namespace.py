@@ -12,6 +12,12 @@ import polars as pl
 
 from polarscore._typing import IntoExpr, IntoMatchMode
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
+from polarscore.scores.match import (
+    DEFAULT_MIN_TOKEN_RECALL,
+    DEFAULT_STEM_PREFIX,
+    answer_match,
+    answer_match_details,
+)
 
 
 @pl.api.register_expr_namespace("score")
@@ -41,6 +47,73 @@ class ScoreNamespace:
     ) -> pl.Expr:
         """See :func:`polarscore.answer_correctness_details`."""
         return answer_correctness_details(self._expr, reference, match_mode=match_mode)
+
+    def answer_match(
+        self,
+        references: IntoExpr,
+        *,
+        question: IntoExpr | None = None,
+        exact: bool = True,
+        contains: bool = True,
+        token_recall: bool = True,
+        min_token_recall: float = DEFAULT_MIN_TOKEN_RECALL,
+        stem_prefix: int | None = DEFAULT_STEM_PREFIX,
+        numbers_must_match: bool = True,
+        fold_accents: bool = True,
+        number_words: bool = True,
+    ) -> pl.Expr:
+        """See :func:`polarscore.answer_match`.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polarscore  # registers the namespace
+        >>> df = pl.DataFrame({"response": ["It is Paris."], "references": [["Lutetia", "Paris"]]})
+        >>> df.select(pl.col("response").score.answer_match("references")).item()
+        1.0
+        """
+        return answer_match(
+            self._expr,
+            references,
+            question=question,
+            exact=exact,
+            contains=contains,
+            token_recall=token_recall,
+            min_token_recall=min_token_recall,
+            stem_prefix=stem_prefix,
+            numbers_must_match=numbers_must_match,
+            fold_accents=fold_accents,
+            number_words=number_words,
+        )
+
+    def answer_match_details(
+        self,
+        references: IntoExpr,
+        *,
+        question: IntoExpr | None = None,
+        exact: bool = True,
+        contains: bool = True,
+        token_recall: bool = True,
+        min_token_recall: float = DEFAULT_MIN_TOKEN_RECALL,
+        stem_prefix: int | None = DEFAULT_STEM_PREFIX,
+        numbers_must_match: bool = True,
+        fold_accents: bool = True,
+        number_words: bool = True,
+    ) -> pl.Expr:
+        """See :func:`polarscore.answer_match_details`."""
+        return answer_match_details(
+            self._expr,
+            references,
+            question=question,
+            exact=exact,
+            contains=contains,
+            token_recall=token_recall,
+            min_token_recall=min_token_recall,
+            stem_prefix=stem_prefix,
+            numbers_must_match=numbers_must_match,
+            fold_accents=fold_accents,
+            number_words=number_words,
+        )
 
 
 __all__ = ["ScoreNamespace"]

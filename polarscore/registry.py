@@ -16,6 +16,11 @@ import pyarrow as pa
 from polarscore._typing import IntoExpr
 from polarscore._validation import check_choice
 from polarscore.scores.correctness import answer_correctness
+from polarscore.scores.match import (
+    DEFAULT_MIN_TOKEN_RECALL,
+    DEFAULT_STEM_PREFIX,
+    answer_match,
+)
 
 ReferenceKind = Literal["string", "list", "string_or_list"]
 
@@ -81,6 +86,25 @@ _SCORERS: dict[str, ScorerSpec] = {
             symmetric=False,  # contains is one-way; exact and normalized are symmetric
             null_rule="reference null, empty or only Python whitespace",
             options={"match_mode": "normalized"},
+        ),
+        ScorerSpec(
+            name="answer_match",
+            function=answer_match,
+            family="match",
+            symmetric=False,  # aliases are contained in the response, not the other way round
+            null_rule="no usable reference: null, empty list, or only null or blank aliases",
+            reference_kind="string_or_list",
+            options={
+                "question": None,
+                "exact": True,
+                "contains": True,
+                "token_recall": True,
+                "min_token_recall": DEFAULT_MIN_TOKEN_RECALL,
+                "stem_prefix": DEFAULT_STEM_PREFIX,
+                "numbers_must_match": True,
+                "fold_accents": True,
+                "number_words": True,
+            },
         ),
     )
 }
