@@ -17,6 +17,12 @@ from polarscore.exceptions import (
 from polarscore.registry import ScorerSpec, available_scorers, get_scorer
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
 from polarscore.scores.match import answer_match, answer_match_details
+from polarscore.scores.precision import (
+    answer_precision,
+    answer_precision_components,
+    answer_precision_diagnostics,
+    is_passing,
+)
 
 __version__ = "0.1.0"
 
@@ -31,6 +37,10 @@ __all__ = [
     "answer_correctness_details",
     "answer_match",
     "answer_match_details",
+    "answer_precision",
+    "answer_precision_components",
+    "answer_precision_diagnostics",
     "available_scorers",
     "get_scorer",
+    "is_passing",
 ]

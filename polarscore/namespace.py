@@ -8,15 +8,24 @@ signatures equal to the functions'.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
+
 import polars as pl
 
-from polarscore._typing import IntoExpr, IntoMatchMode
+from polarscore._typing import IntoExpr, IntoMatchMode, IntoNumber
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
 from polarscore.scores.match import (
     DEFAULT_MIN_TOKEN_RECALL,
     DEFAULT_STEM_PREFIX,
     answer_match,
     answer_match_details,
+)
+from polarscore.scores.precision import (
+    CharSimilarity,
+    MissingExpected,
+    answer_precision,
+    answer_precision_components,
+    answer_precision_diagnostics,
 )
 
 
@@ -113,6 +122,90 @@ class ScoreNamespace:
             numbers_must_match=numbers_must_match,
             fold_accents=fold_accents,
             number_words=number_words,
+        )
+
+    def answer_precision(
+        self,
+        reference: IntoExpr,
+        *,
+        char_similarity: CharSimilarity = "indel",
+        missing_expected: MissingExpected = "null",
+        numeric_tolerance_abs: IntoNumber = 0.0,
+        numeric_tolerance_rel: IntoNumber = 0.0,
+        power_p: float = 0.3,
+        weights: Mapping[str, float] | None = None,
+        stopwords: str | Collection[str] | None = None,
+    ) -> pl.Expr:
+        """See :func:`polarscore.answer_precision`.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polarscore  # registers the namespace
+        >>> df = pl.DataFrame({"response": ["The answer is 42."], "reference": ["42"]})
+        >>> round(df.select(pl.col("response").score.answer_precision("reference")).item(), 4)
+        0.6691
+        """
+        return answer_precision(
+            self._expr,
+            reference,
+            char_similarity=char_similarity,
+            missing_expected=missing_expected,
+            numeric_tolerance_abs=numeric_tolerance_abs,
+            numeric_tolerance_rel=numeric_tolerance_rel,
+            power_p=power_p,
+            weights=weights,
+            stopwords=stopwords,
+        )
+
+    def answer_precision_components(
+        self,
+        reference: IntoExpr,
+        *,
+        char_similarity: CharSimilarity = "indel",
+        missing_expected: MissingExpected = "null",
+        numeric_tolerance_abs: IntoNumber = 0.0,
+        numeric_tolerance_rel: IntoNumber = 0.0,
+        power_p: float = 0.3,
+        weights: Mapping[str, float] | None = None,
+        stopwords: str | Collection[str] | None = None,
+    ) -> pl.Expr:
+        """See :func:`polarscore.answer_precision_components`."""
+        return answer_precision_components(
+            self._expr,
+            reference,
+            char_similarity=char_similarity,
+            missing_expected=missing_expected,
+            numeric_tolerance_abs=numeric_tolerance_abs,
+            numeric_tolerance_rel=numeric_tolerance_rel,
+            power_p=power_p,
+            weights=weights,
+            stopwords=stopwords,
+        )
+
+    def answer_precision_diagnostics(
+        self,
+        reference: IntoExpr,
+        *,
+        char_similarity: CharSimilarity = "indel",
+        missing_expected: MissingExpected = "null",
+        numeric_tolerance_abs: IntoNumber = 0.0,
+        numeric_tolerance_rel: IntoNumber = 0.0,
+        power_p: float = 0.3,
+        weights: Mapping[str, float] | None = None,
+        stopwords: str | Collection[str] | None = None,
+    ) -> pl.Expr:
+        """See :func:`polarscore.answer_precision_diagnostics`."""
+        return answer_precision_diagnostics(
+            self._expr,
+            reference,
+            char_similarity=char_similarity,
+            missing_expected=missing_expected,
+            numeric_tolerance_abs=numeric_tolerance_abs,
+            numeric_tolerance_rel=numeric_tolerance_rel,
+            power_p=power_p,
+            weights=weights,
+            stopwords=stopwords,
         )
 
 

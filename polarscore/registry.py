@@ -21,6 +21,7 @@ from polarscore.scores.match import (
     DEFAULT_STEM_PREFIX,
     answer_match,
 )
+from polarscore.scores.precision import answer_precision
 
 ReferenceKind = Literal["string", "list", "string_or_list"]
 
@@ -104,6 +105,25 @@ _SCORERS: dict[str, ScorerSpec] = {
                 "numbers_must_match": True,
                 "fold_accents": True,
                 "number_words": True,
+            },
+        ),
+        ScorerSpec(
+            name="answer_precision",
+            function=answer_precision,
+            family="precision",
+            symmetric=False,  # token precision, the penalty and numeric agreement are one-way
+            null_rule=(
+                "reference null, empty or only Python whitespace (missing_expected='null'); "
+                "a per-row numeric tolerance that is null, NaN or negative"
+            ),
+            options={
+                "char_similarity": "indel",
+                "missing_expected": "null",
+                "numeric_tolerance_abs": 0.0,
+                "numeric_tolerance_rel": 0.0,
+                "power_p": 0.3,
+                "weights": None,
+                "stopwords": None,
             },
         ),
     )
