@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from polarscore import namespace as _namespace  # noqa: F401  (registers pl.Expr.score)
 from polarscore.exceptions import (
+    ColumnCollisionError,
     ColumnNotFoundError,
     ColumnTypeError,
     InvalidParameterError,
     PolarscoreError,
 )
+from polarscore.frame import score_frame
 from polarscore.registry import ScorerSpec, available_scorers, get_scorer
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
 from polarscore.scores.match import answer_match, answer_match_details
@@ -23,10 +25,12 @@ from polarscore.scores.precision import (
     answer_precision_diagnostics,
     is_passing,
 )
+from polarscore.summary import summarize
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ColumnCollisionError",
     "ColumnNotFoundError",
     "ColumnTypeError",
     "InvalidParameterError",
@@ -43,4 +47,6 @@ __all__ = [
     "available_scorers",
     "get_scorer",
     "is_passing",
+    "score_frame",
+    "summarize",
 ]
