@@ -9,18 +9,30 @@ from __future__ import annotations
 
 from polarscore import namespace as _namespace  # noqa: F401  (registers pl.Expr.score)
 from polarscore.exceptions import (
+    ColumnCollisionError,
     ColumnNotFoundError,
     ColumnTypeError,
     InvalidParameterError,
     PolarscoreError,
 )
+from polarscore.frame import score_frame
 from polarscore.registry import ScorerSpec, available_scorers, get_scorer
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
 from polarscore.scores.match import answer_match, answer_match_details
+from polarscore.scores.precision import (
+    answer_precision,
+    answer_precision_components,
+    answer_precision_diagnostics,
+    is_passing,
+)
+from polarscore.scores.similarity import response_similarity, response_similarity_details
+from polarscore.scores.squad import squad_exact_match, squad_f1
+from polarscore.summary import summarize
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ColumnCollisionError",
     "ColumnNotFoundError",
     "ColumnTypeError",
     "InvalidParameterError",
@@ -31,6 +43,16 @@ __all__ = [
     "answer_correctness_details",
     "answer_match",
     "answer_match_details",
+    "answer_precision",
+    "answer_precision_components",
+    "answer_precision_diagnostics",
     "available_scorers",
     "get_scorer",
+    "is_passing",
+    "response_similarity",
+    "response_similarity_details",
+    "score_frame",
+    "squad_exact_match",
+    "squad_f1",
+    "summarize",
 ]

@@ -12,6 +12,9 @@ IntoExpr: TypeAlias = str | pl.Expr | pl.Series
 #: The match modes of :func:`polarscore.answer_correctness`.
 MatchMode: TypeAlias = Literal["exact", "normalized", "contains"]
 
+#: The lexical metrics of :func:`polarscore.response_similarity`.
+SimilarityMetric: TypeAlias = Literal["token_recall", "token_f1", "rouge_l"]
+
 #: A match mode given as a literal, or as an expression that yields one mode per row.
 IntoMatchMode: TypeAlias = MatchMode | pl.Expr | pl.Series
 
@@ -21,4 +24,4 @@ IntoNumber: TypeAlias = float | int | pl.Expr | pl.Series
 #: Every frame type the frame-level helpers accept (and return unchanged in kind).
 FrameT: TypeAlias = pl.DataFrame | pl.LazyFrame
 
-__all__ = ["FrameT", "IntoExpr", "IntoMatchMode", "IntoNumber", "MatchMode"]
+__all__ = ["FrameT", "IntoExpr", "IntoMatchMode", "IntoNumber", "MatchMode", "SimilarityMetric"]

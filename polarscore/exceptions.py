@@ -38,4 +38,14 @@ class ColumnTypeError(PolarscoreError):
     """A column has a data type that the scorer cannot use."""
 
 
-__all__ = ["ColumnNotFoundError", "ColumnTypeError", "InvalidParameterError", "PolarscoreError"]
+class ColumnCollisionError(PolarscoreError):
+    """An output column would overwrite a column that is already in the frame."""
+
+
+__all__ = [
+    "ColumnCollisionError",
+    "ColumnNotFoundError",
+    "ColumnTypeError",
+    "InvalidParameterError",
+    "PolarscoreError",
+]

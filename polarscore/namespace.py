@@ -8,9 +8,11 @@ signatures equal to the functions'.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
+
 import polars as pl
 
-from polarscore._typing import IntoExpr, IntoMatchMode
+from polarscore._typing import IntoExpr, IntoMatchMode, IntoNumber, SimilarityMetric
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
 from polarscore.scores.match import (
     DEFAULT_MIN_TOKEN_RECALL,
@@ -18,6 +20,15 @@ from polarscore.scores.match import (
     answer_match,
     answer_match_details,
 )
+from polarscore.scores.precision import (
+    CharSimilarity,
+    MissingExpected,
+    answer_precision,
+    answer_precision_components,
+    answer_precision_diagnostics,
+)
+from polarscore.scores.similarity import response_similarity, response_similarity_details
+from polarscore.scores.squad import squad_exact_match, squad_f1
 
 
 @pl.api.register_expr_namespace("score")
@@ -114,6 +125,129 @@ class ScoreNamespace:
             fold_accents=fold_accents,
             number_words=number_words,
         )
+
+    def answer_precision(
+        self,
+        reference: IntoExpr,
+        *,
+        char_similarity: CharSimilarity = "indel",
+        missing_expected: MissingExpected = "null",
+        numeric_tolerance_abs: IntoNumber = 0.0,
+        numeric_tolerance_rel: IntoNumber = 0.0,
+        power_p: float = 0.3,
+        weights: Mapping[str, float] | None = None,
+        stopwords: str | Collection[str] | None = None,
+    ) -> pl.Expr:
+        """See :func:`polarscore.answer_precision`.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polarscore  # registers the namespace
+        >>> df = pl.DataFrame({"response": ["The answer is 42."], "reference": ["42"]})
+        >>> round(df.select(pl.col("response").score.answer_precision("reference")).item(), 4)
+        0.6691
+        """
+        return answer_precision(
+            self._expr,
+            reference,
+            char_similarity=char_similarity,
+            missing_expected=missing_expected,
+            numeric_tolerance_abs=numeric_tolerance_abs,
+            numeric_tolerance_rel=numeric_tolerance_rel,
+            power_p=power_p,
+            weights=weights,
+            stopwords=stopwords,
+        )
+
+    def answer_precision_components(
+        self,
+        reference: IntoExpr,
+        *,
+        char_similarity: CharSimilarity = "indel",
+        missing_expected: MissingExpected = "null",
+        numeric_tolerance_abs: IntoNumber = 0.0,
+        numeric_tolerance_rel: IntoNumber = 0.0,
+        power_p: float = 0.3,
+        weights: Mapping[str, float] | None = None,
+        stopwords: str | Collection[str] | None = None,
+    ) -> pl.Expr:
+        """See :func:`polarscore.answer_precision_components`."""
+        return answer_precision_components(
+            self._expr,
+            reference,
+            char_similarity=char_similarity,
+            missing_expected=missing_expected,
+            numeric_tolerance_abs=numeric_tolerance_abs,
+            numeric_tolerance_rel=numeric_tolerance_rel,
+            power_p=power_p,
+            weights=weights,
+            stopwords=stopwords,
+        )
+
+    def answer_precision_diagnostics(
+        self,
+        reference: IntoExpr,
+        *,
+        char_similarity: CharSimilarity = "indel",
+        missing_expected: MissingExpected = "null",
+        numeric_tolerance_abs: IntoNumber = 0.0,
+        numeric_tolerance_rel: IntoNumber = 0.0,
+        power_p: float = 0.3,
+        weights: Mapping[str, float] | None = None,
+        stopwords: str | Collection[str] | None = None,
+    ) -> pl.Expr:
+        """See :func:`polarscore.answer_precision_diagnostics`."""
+        return answer_precision_diagnostics(
+            self._expr,
+            reference,
+            char_similarity=char_similarity,
+            missing_expected=missing_expected,
+            numeric_tolerance_abs=numeric_tolerance_abs,
+            numeric_tolerance_rel=numeric_tolerance_rel,
+            power_p=power_p,
+            weights=weights,
+            stopwords=stopwords,
+        )
+
+    def response_similarity(
+        self,
+        acceptable: IntoExpr,
+        *,
+        metric: SimilarityMetric = "token_recall",
+        unacceptable: IntoExpr | None = None,
+    ) -> pl.Expr:
+        """See :func:`polarscore.response_similarity`.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polarscore  # registers the namespace
+        >>> df = pl.DataFrame({"response": ["yes"], "acceptable": [["yes yes", "no"]]})
+        >>> df.select(pl.col("response").score.response_similarity("acceptable")).item()
+        0.5
+        """
+        return response_similarity(self._expr, acceptable, metric=metric, unacceptable=unacceptable)
+
+    def response_similarity_details(
+        self,
+        acceptable: IntoExpr,
+        *,
+        metric: SimilarityMetric = "token_recall",
+        unacceptable: IntoExpr | None = None,
+    ) -> pl.Expr:
+        """See :func:`polarscore.response_similarity_details`."""
+        return response_similarity_details(
+            self._expr, acceptable, metric=metric, unacceptable=unacceptable
+        )
+
+    def squad_exact_match(self, reference: IntoExpr) -> pl.Expr:
+        """See :func:`polarscore.squad_exact_match`."""
+        return squad_exact_match(self._expr, reference)
+
+    def squad_f1(self, reference: IntoExpr) -> pl.Expr:
+        """See :func:`polarscore.squad_f1`."""
+        return squad_f1(self._expr, reference)
 
 
 __all__ = ["ScoreNamespace"]

@@ -21,6 +21,9 @@ from polarscore.scores.match import (
     DEFAULT_STEM_PREFIX,
     answer_match,
 )
+from polarscore.scores.precision import answer_precision
+from polarscore.scores.similarity import response_similarity
+from polarscore.scores.squad import squad_exact_match, squad_f1
 
 ReferenceKind = Literal["string", "list", "string_or_list"]
 
@@ -85,6 +88,7 @@ _SCORERS: dict[str, ScorerSpec] = {
             family="correctness",
             symmetric=False,  # contains is one-way; exact and normalized are symmetric
             null_rule="reference null, empty or only Python whitespace",
+            reference_kind="string_or_list",
             options={"match_mode": "normalized"},
         ),
         ScorerSpec(
@@ -105,6 +109,50 @@ _SCORERS: dict[str, ScorerSpec] = {
                 "fold_accents": True,
                 "number_words": True,
             },
+        ),
+        ScorerSpec(
+            name="answer_precision",
+            function=answer_precision,
+            family="precision",
+            symmetric=False,  # token precision, the penalty and numeric agreement are one-way
+            reference_kind="string_or_list",
+            null_rule=(
+                "reference null, empty or only Python whitespace (missing_expected='null'); "
+                "a per-row numeric tolerance that is null, NaN or negative"
+            ),
+            options={
+                "char_similarity": "indel",
+                "missing_expected": "null",
+                "numeric_tolerance_abs": 0.0,
+                "numeric_tolerance_rel": 0.0,
+                "power_p": 0.3,
+                "weights": None,
+                "stopwords": None,
+            },
+        ),
+        ScorerSpec(
+            name="response_similarity",
+            function=response_similarity,
+            family="similarity",
+            identity=False,  # a text without words ("?") scores 0.0 against itself
+            null_rule="no acceptable answer, or every one blank by Python whitespace",
+            reference_kind="string_or_list",
+            options={"metric": "token_recall", "unacceptable": None},
+        ),
+        ScorerSpec(
+            name="squad_exact_match",
+            function=squad_exact_match,
+            family="squad",
+            null_rule="no reference, or every reference null or blank by Python whitespace",
+            reference_kind="string_or_list",
+        ),
+        ScorerSpec(
+            name="squad_f1",
+            function=squad_f1,
+            family="squad",
+            identity=False,  # a text that normalises to nothing ("the") has F1 0.0 with itself
+            null_rule="no reference, or every reference null or blank by Python whitespace",
+            reference_kind="string_or_list",
         ),
     )
 }

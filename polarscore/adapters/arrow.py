@@ -164,7 +164,9 @@ def _check_column(
     )
     if not ok:
         wanted = " or ".join(
-            {"string": "text (string)", "list": "a list of strings"}[k] for k in sorted(kinds)
+            {"string": "text (string)", "list": "a list of strings"}[k]
+            for k in ("string", "list")
+            if k in kinds
         )
         raise ColumnTypeError(
             f"The {role} column {column!r} must hold {wanted}; it is {arrow_type}."

@@ -6,10 +6,18 @@ Reproduces the judge-free answer-correctness benchmark of DataRobot's ``datarobo
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import polars as pl
 
+from polarscore._multi_reference import INDEX_DTYPE, best_over_references, dispatch_reference
 from polarscore._typing import IntoExpr, IntoMatchMode
-from polarscore._utils import check_same_length, contains_literal, parse_text_expr
+from polarscore._utils import (
+    check_same_length,
+    contains_literal,
+    parse_into_expr,
+    parse_text_expr,
+)
 from polarscore._validation import invalid_parameter
 from polarscore.normalize import datarobot_normalize, py_is_blank, py_strip
 
@@ -94,17 +102,11 @@ def _is_match(mode: str, response: pl.Expr, reference: pl.Expr) -> pl.Expr:
     return contains_literal(datarobot_normalize(response), datarobot_normalize(reference))
 
 
-def _correctness(
-    response: IntoExpr, reference: IntoExpr, match_mode: IntoMatchMode, function: str
-) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
-    """Return (inconclusive, matched, resolved mode, score) for the public functions."""
-    check_same_length(function, response=response, reference=reference, match_mode=match_mode)
-    mode = _parse_match_mode(match_mode, function)
-    resp = parse_text_expr(response, function=function, parameter="response").fill_null("")
-    ref = parse_text_expr(reference, function=function, parameter="reference")
-    inconclusive = ref.is_null() | py_is_blank(ref)
+def _pair(response: pl.Expr, reference: pl.Expr, mode: str | pl.Expr) -> _Pair:
+    """Score one response against one (string) reference, with a resolved mode."""
+    inconclusive = reference.is_null() | py_is_blank(reference)
     if isinstance(mode, str):
-        matched = _is_match(mode, resp, ref)
+        matched = _is_match(mode, response, reference)
         mode_expr = pl.lit(mode, dtype=pl.String)
     else:
         # Each mode sees only its own rows (the others hold ""), so a row is normalised once.
@@ -113,11 +115,17 @@ def _correctness(
 
         matched = (
             pl.when(mode == "exact")
-            .then(_is_match("exact", rows_of("exact", resp), rows_of("exact", ref)))
+            .then(_is_match("exact", rows_of("exact", response), rows_of("exact", reference)))
             .when(mode == "contains")
-            .then(_is_match("contains", rows_of("contains", resp), rows_of("contains", ref)))
+            .then(
+                _is_match("contains", rows_of("contains", response), rows_of("contains", reference))
+            )
             .otherwise(
-                _is_match("normalized", rows_of("normalized", resp), rows_of("normalized", ref))
+                _is_match(
+                    "normalized",
+                    rows_of("normalized", response),
+                    rows_of("normalized", reference),
+                )
             )
         )
         mode_expr = mode
@@ -126,7 +134,93 @@ def _correctness(
         .then(pl.lit(None, dtype=pl.Float64))
         .otherwise(matched.cast(pl.Float64))
     )
-    return inconclusive, matched, mode_expr, score
+    reason = (
+        pl.when(inconclusive)
+        .then(pl.lit(INCONCLUSIVE_REASON))
+        .otherwise(
+            pl.concat_str(
+                pl.when(matched).then(pl.lit("")).otherwise(pl.lit("no ")),
+                mode_expr,
+                pl.lit(" match"),
+            )
+        )
+    )
+    return _Pair(score=score, reason=reason, mode=mode_expr)
+
+
+class _Pair(NamedTuple):
+    score: pl.Expr
+    reason: pl.Expr
+    mode: pl.Expr
+
+
+_ITEM_DTYPE = pl.Struct({"score": pl.Float64, "reason": pl.String, "match_mode": pl.String})
+
+
+def _correctness(
+    response: IntoExpr,
+    reference: IntoExpr,
+    match_mode: IntoMatchMode,
+    function: str,
+    *,
+    details: bool,
+) -> pl.Expr:
+    """Build the score (or the details struct) for a string or a list reference column."""
+    check_same_length(function, response=response, reference=reference, match_mode=match_mode)
+    mode = _parse_match_mode(match_mode, function)
+    resp = parse_text_expr(response, function=function, parameter="response").fill_null("")
+    ref = parse_into_expr(reference, function=function, parameter="reference")
+
+    def on_string(reference: pl.Expr) -> pl.Expr:
+        pair = _pair(resp, reference, mode)
+        if not details:
+            return pair.score
+        index = pl.when(pair.score.is_null()).then(None).otherwise(pl.lit(0, dtype=INDEX_DTYPE))
+        return pl.struct(
+            pair.score.alias("score"),
+            pair.reason.alias("reason"),
+            pair.mode.alias("match_mode"),
+            index.alias("reference_index"),
+        )
+
+    def on_list(references: pl.Expr) -> pl.Expr:
+        # A per-row mode is repeated along each row's references; a literal one is built in.
+        row_options = {} if isinstance(mode, str) else {"mode": mode}
+
+        def pair_score(
+            response: pl.Expr, reference: pl.Expr, mode: pl.Expr | None = None
+        ) -> pl.Expr:
+            pair = _pair(response, reference, literal_mode if mode is None else mode)
+            if not details:
+                return pair.score
+            return pl.struct(
+                pair.score.alias("score"),
+                pair.reason.alias("reason"),
+                pair.mode.alias("match_mode"),
+            )
+
+        literal_mode = mode if isinstance(mode, str) else "normalized"
+        item_dtype = _ITEM_DTYPE if details else pl.Float64()
+        best = best_over_references(
+            resp, references, pair_score, item_dtype=item_dtype, row_options=row_options
+        )
+        if not details:
+            return best.struct.field("score")
+        # No usable reference: the reference's inconclusive reason, and the row's mode.
+        mode_expr = pl.lit(mode, dtype=pl.String) if isinstance(mode, str) else mode
+        return best.struct.with_fields(
+            pl.field("reason").fill_null(pl.lit(INCONCLUSIVE_REASON)),
+            pl.field("match_mode").fill_null(mode_expr),
+        )
+
+    return dispatch_reference(
+        ref,
+        on_string=on_string,
+        on_list=on_list,
+        function=function,
+        parameter="reference",
+        also_reads=[resp] if isinstance(mode, str) else [resp, mode],
+    )
 
 
 def answer_correctness(
@@ -143,7 +237,9 @@ def answer_correctness(
         The model's answers: a column name, a ``String`` expression or a Series. A null response
         is scored as the empty string.
     reference
-        The reference (gold) answers.
+        The reference (gold) answers: a ``String`` column (one per row) or a ``List(String)``
+        column (several acceptable answers per row, e.g. aliases). With a list, the row scores
+        1.0 when *any* usable reference matches, and is inconclusive only when none is usable.
     match_mode
         ``"exact"``, ``"normalized"`` (default) or ``"contains"``, case-insensitive, or an
         expression giving one mode per row. Per-row values are read exactly as the reference
@@ -154,7 +250,8 @@ def answer_correctness(
     -------
     pl.Expr
         ``Float64`` named ``answer_correctness``: 1.0 for a match, 0.0 otherwise, and null
-        (inconclusive, never a failure) where the reference is null, empty or only whitespace.
+        (inconclusive, never a failure) where the reference is null, empty or only whitespace
+        (with a list: where the list is null or empty, or every item is null or blank).
 
     Notes
     -----
@@ -169,6 +266,10 @@ def answer_correctness(
     * ``contains``: the normalised reference is a substring of the normalised response (no word
       boundaries: ``"Pariss"`` contains ``"Paris"``). A reference that normalises to nothing
       (``"?"``) is contained in every response.
+
+    A list reference is the reference library's single-reference rule applied to each item, and
+    the best item kept: a list of one reference gives exactly the plain-string result, and the
+    order of the references does not change the score.
 
     See Also
     --------
@@ -200,7 +301,7 @@ def answer_correctness(
     │ Lyon        ┆ Paris     ┆ 0.0        ┆ 0.0      │
     └─────────────┴───────────┴────────────┴──────────┘
     """
-    *_, score = _correctness(response, reference, match_mode, "answer_correctness")
+    score = _correctness(response, reference, match_mode, "answer_correctness", details=False)
     return score.alias("answer_correctness")
 
 
@@ -227,7 +328,10 @@ def answer_correctness_details(
           ``"no ideal_response provided — cannot score"`` when inconclusive, as the reference
           words them;
         * ``match_mode`` (``String``): the mode the row was scored with, after the per-row
-          fallback to ``"normalized"``.
+          fallback to ``"normalized"``;
+        * ``reference_index`` (``UInt32``): the position of the reference that decided the
+          score: the first matching one, or, when none matches, the first usable one (always 0
+          for a ``String`` reference); null when inconclusive.
 
     See Also
     --------
@@ -240,41 +344,28 @@ def answer_correctness_details(
     >>> df = pl.DataFrame(
     ...     {
     ...         "response": ["Paris.", "Paris.", "Lyon"],
-    ...         "reference": ["paris", "paris", " "],
+    ...         "references": [["Lyon", "paris"], ["paris"], [" ", None]],
     ...         "mode": ["EXACT", "fuzzy", "contains"],
     ...     }
     ... )
     >>> df.select(
-    ...     ps.answer_correctness_details("response", "reference", match_mode=pl.col("mode"))
+    ...     ps.answer_correctness_details("response", "references", match_mode=pl.col("mode"))
     ... ).unnest("answer_correctness_details")
-    shape: (3, 3)
-    ┌───────┬─────────────────────────────────┬────────────┐
-    │ score ┆ reason                          ┆ match_mode │
-    │ ---   ┆ ---                             ┆ ---        │
-    │ f64   ┆ str                             ┆ str        │
-    ╞═══════╪═════════════════════════════════╪════════════╡
-    │ 0.0   ┆ no exact match                  ┆ exact      │
-    │ 1.0   ┆ normalized match                ┆ normalized │
-    │ null  ┆ no ideal_response provided — c… ┆ contains   │
-    └───────┴─────────────────────────────────┴────────────┘
+    shape: (3, 4)
+    ┌───────┬─────────────────────────────────┬────────────┬─────────────────┐
+    │ score ┆ reason                          ┆ match_mode ┆ reference_index │
+    │ ---   ┆ ---                             ┆ ---        ┆ ---             │
+    │ f64   ┆ str                             ┆ str        ┆ u32             │
+    ╞═══════╪═════════════════════════════════╪════════════╪═════════════════╡
+    │ 0.0   ┆ no exact match                  ┆ exact      ┆ 0               │
+    │ 1.0   ┆ normalized match                ┆ normalized ┆ 0               │
+    │ null  ┆ no ideal_response provided — c… ┆ contains   ┆ null            │
+    └───────┴─────────────────────────────────┴────────────┴─────────────────┘
     """
-    inconclusive, matched, mode, score = _correctness(
-        response, reference, match_mode, "answer_correctness_details"
+    details = _correctness(
+        response, reference, match_mode, "answer_correctness_details", details=True
     )
-    reason = (
-        pl.when(inconclusive)
-        .then(pl.lit(INCONCLUSIVE_REASON))
-        .otherwise(
-            pl.concat_str(
-                pl.when(matched).then(pl.lit("")).otherwise(pl.lit("no ")),
-                mode,
-                pl.lit(" match"),
-            )
-        )
-    )
-    return pl.struct(score.alias("score"), reason.alias("reason"), mode.alias("match_mode")).alias(
-        "answer_correctness_details"
-    )
+    return details.alias("answer_correctness_details")
 
 
 __all__ = ["INCONCLUSIVE_REASON", "MATCH_MODES", "answer_correctness", "answer_correctness_details"]

@@ -1,0 +1,139 @@
+"""Benchmark answer_precision against a per-row Python loop of the reference semantics.
+
+Usage::
+
+    python benchmarks/bench_precision.py [--rows 1000000] [--loop-rows 3000] [--repeat 2]
+
+Generates (or reuses) the synthetic eval log of ``benchmarks/synthetic.py``, then measures, in the
+same run and on the same data:
+
+* ``reference loop``: SPEC section C as a plain per-row Python loop (``tests/oracles_precision.py``:
+  ``re``, ``unicodedata``, ``difflib``, the greedy number loop), the way eval-ai-library scores a
+  row, on a random sample of ``--loop-rows`` rows (measured twice, around the polarscore runs,
+  keeping the faster rate, since the machine may be busy);
+* ``polarscore``: ``answer_precision`` with ``char_similarity="indel"`` and
+  ``"sequence_matcher"``, with the in-memory engine and with the streaming engine.
+
+Each polarscore measurement runs in a fresh subprocess so its peak RSS (``ru_maxrss``) is its own;
+the peak is reported above the RSS after loading the data, next to the size of the input text.
+Throughput is given per wall-clock second and per CPU second (all threads' CPU time), which stays
+meaningful on a machine busy with other work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+
+# Run from a checkout: the benchmarks and the package beside them, installed or not.
+sys.path[:0] = [str(Path(__file__).parent), str(Path(__file__).parents[1])]
+from synthetic import cached_eval_log  # noqa: E402
+
+from tests.oracles_precision import answer_precision as reference_row  # noqa: E402
+
+
+def reference_loop(responses: list[str | None], references: list[str | None]) -> list:
+    """Score rows one by one with the reference semantics (SPEC section C, difflib)."""
+    return [
+        reference_row(a, e, char_similarity="sequence_matcher", missing_expected="zero").score
+        for a, e in zip(responses, references, strict=True)
+    ]
+
+
+def _timed_loop(sample: pl.DataFrame) -> tuple[float, float]:
+    responses, references = sample["response"].to_list(), sample["reference"].to_list()
+    start, start_cpu = time.perf_counter(), time.process_time()
+    reference_loop(responses, references)
+    wall, cpu = time.perf_counter() - start, time.process_time() - start_cpu
+    return sample.height / wall, sample.height / cpu
+
+
+def _child(args: argparse.Namespace) -> None:
+    """Run one measurement in this (fresh) process and print a JSON line."""
+    import polarscore as ps
+
+    frame = cached_eval_log(args.rows)
+    # Build the Unicode tables once (a one-off per process, not per batch) before measuring.
+    frame.head(100).select(ps.answer_precision("response", "reference"))
+    base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    expr = ps.answer_precision("response", "reference", char_similarity=args.char_similarity)
+    best, best_cpu = float("inf"), float("inf")
+    for _ in range(args.repeat):
+        start, start_cpu = time.perf_counter(), time.process_time()
+        if args.engine == "streaming":
+            frame.lazy().select(expr).collect(engine="streaming")
+        else:
+            frame.select(expr)
+        best = min(best, time.perf_counter() - start)
+        best_cpu = min(best_cpu, time.process_time() - start_cpu)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"seconds": best, "cpu": best_cpu, "peak_mib": (peak - base_rss) / 1024}))
+
+
+def _measure(rows: int, char_similarity: str, engine: str, repeat: int) -> dict:
+    cmd = [sys.executable, __file__, "--child", "--rows", str(rows)]
+    cmd += ["--char-similarity", char_similarity, "--engine", engine, "--repeat", str(repeat)]
+    done = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--loop-rows", type=int, default=3_000)
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--char-similarity", default="indel", help=argparse.SUPPRESS)
+    parser.add_argument("--engine", default="in-memory", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        _child(args)
+        return
+
+    frame = cached_eval_log(args.rows)
+    text_mib = (
+        frame.select(
+            pl.col("response").str.len_bytes().sum() + pl.col("reference").str.len_bytes().sum()
+        ).item()
+        / 2**20
+    )
+    sample = frame.sample(min(args.loop_rows, frame.height), seed=1)
+    print(
+        f"synthetic log: {frame.height:,} rows, {text_mib:,.0f} MiB of text; "
+        f"loop sample {sample.height:,} rows"
+    )
+    first = _timed_loop(sample)
+    results = [
+        (f"polarscore {similarity} {engine}", _measure(args.rows, similarity, engine, args.repeat))
+        for similarity in ("indel", "sequence_matcher")
+        for engine in ("in-memory", "streaming")
+    ]
+    second = _timed_loop(sample)
+    loop_rate, loop_cpu_rate = max(first[0], second[0]), max(first[1], second[1])
+    print(
+        f"{'what':<38} {'rows/s':>10} {'x loop':>8} {'rows/cpu-s':>11} {'x loop':>8} "
+        f"{'peak MiB':>9} {'x text':>7}"
+    )
+    print(
+        f"{'reference loop (Python, difflib)':<38} {loop_rate:>10,.0f} {1.0:>8.1f} "
+        f"{loop_cpu_rate:>11,.0f} {1.0:>8.1f}"
+    )
+    for label, result in results:
+        rate = args.rows / result["seconds"]
+        cpu_rate = args.rows / result["cpu"]
+        print(
+            f"{label:<38} {rate:>10,.0f} {rate / loop_rate:>8.1f} {cpu_rate:>11,.0f} "
+            f"{cpu_rate / loop_cpu_rate:>8.1f} {result['peak_mib']:>9,.0f} "
+            f"{result['peak_mib'] / text_mib:>7.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

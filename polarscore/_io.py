@@ -1,0 +1,337 @@
+"""Reading eval logs lazily and writing results atomically, for the command line.
+
+Inputs are Parquet, JSON Lines or CSV files, given as paths, globs, or directories of Parquet
+files; they are *scanned* (never read whole). Outputs go to a temporary file beside the target,
+which is renamed over the target only when the write has finished, so an interrupted or failed
+run never leaves a half-written file behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Literal, TextIO
+
+import polars as pl
+
+from polarscore.exceptions import PolarscoreError
+
+InputFormat = Literal["parquet", "ndjson", "csv"]
+OutputFormat = Literal["parquet", "csv"]
+
+_INPUT_SUFFIXES: dict[str, InputFormat] = {
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".jsonl": "ndjson",
+    ".ndjson": "ndjson",
+    ".csv": "csv",
+}
+_OUTPUT_SUFFIXES: dict[str, OutputFormat] = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv"}
+
+
+class InputFileError(PolarscoreError):
+    """An input file is missing, of an unknown kind, unreadable or corrupt."""
+
+
+class OutputFileError(PolarscoreError):
+    """The output cannot be written (it exists without overwrite, or a bad format)."""
+
+
+class Cancelled(BaseException):
+    """Raised inside the query to stop a run that the user interrupted."""
+
+
+def _glob_chars(text: str) -> bool:
+    return any(c in text for c in "*?[")
+
+
+def resolve_inputs(inputs: Sequence[str | Path]) -> list[Path]:
+    """Expand paths, globs and directories (of Parquet files) into a sorted list of files.
+
+    Raises
+    ------
+    InputFileError
+        When a path does not exist, a glob or directory matches no file, or a file has a
+        suffix other than ``.parquet``/``.pq``, ``.jsonl``/``.ndjson`` or ``.csv``.
+    """
+    files: list[Path] = []
+    for item in inputs:
+        text = str(item)
+        path = Path(text)
+        if path.is_dir():
+            found = sorted(
+                p
+                for p in path.rglob("*")
+                if p.is_file() and p.suffix.lower() in (".parquet", ".pq")
+            )
+            if not found:
+                raise InputFileError(f"The input directory {text!r} holds no Parquet files.")
+            files.extend(found)
+        elif path.is_file():
+            files.append(path)
+        elif _glob_chars(text):
+            found = sorted(Path(p) for p in glob.glob(text, recursive=True) if Path(p).is_file())
+            if not found:
+                raise InputFileError(f"The input pattern {text!r} matches no file.")
+            files.extend(found)
+        else:
+            raise InputFileError(f"The input file {text!r} does not exist.")
+    for file in files:
+        input_format(file)
+    return files
+
+
+def input_format(path: Path) -> InputFormat:
+    """Return the format of an input file, from its suffix."""
+    try:
+        return _INPUT_SUFFIXES[path.suffix.lower()]
+    except KeyError:
+        raise InputFileError(
+            f"Cannot tell the format of {str(path)!r}: the suffix must be one of "
+            f"{', '.join(_INPUT_SUFFIXES)}."
+        ) from None
+
+
+def output_format(path: Path, given: str | None = None) -> OutputFormat:
+    """Return the output format: ``given``, or else the target's suffix."""
+    if given is not None:
+        if given not in ("parquet", "csv"):
+            raise OutputFileError(f"The output format must be 'parquet' or 'csv'; got {given!r}.")
+        return "parquet" if given == "parquet" else "csv"
+    try:
+        return _OUTPUT_SUFFIXES[path.suffix.lower()]
+    except KeyError:
+        raise OutputFileError(
+            f"Cannot tell the output format of {str(path)!r}: use a .parquet or .csv suffix, "
+            "or pass --format."
+        ) from None
+
+
+def first_line(error: BaseException) -> str:
+    """Return the first line of an error message (Polars errors carry a long context)."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def scan_inputs(files: Sequence[Path]) -> pl.LazyFrame:
+    """Scan ``files`` lazily into one frame, and read their schema to fail early if corrupt."""
+    parts: list[pl.LazyFrame] = []
+    parquet = [f for f in files if input_format(f) == "parquet"]
+    if parquet:
+        parts.append(pl.scan_parquet(parquet))
+    for file in files:
+        kind = input_format(file)
+        if kind == "ndjson":
+            parts.append(pl.scan_ndjson(file))
+        elif kind == "csv":
+            parts.append(pl.scan_csv(file))
+    for part, label in zip(parts, _labels(files), strict=False):
+        try:
+            part.collect_schema()
+        except (pl.exceptions.PolarsError, OSError) as error:
+            raise InputFileError(
+                f"Cannot read {label}: it is not a valid file of its kind ({first_line(error)})."
+            ) from error
+    if len(parts) == 1:
+        return parts[0]
+    try:
+        frame = pl.concat(parts, how="vertical")
+        frame.collect_schema()
+    except (pl.exceptions.PolarsError, OSError) as error:
+        raise InputFileError(
+            f"The input files do not share one schema ({first_line(error)})."
+        ) from error
+    return frame
+
+
+def _labels(files: Sequence[Path]) -> list[str]:
+    parquet = [f for f in files if input_format(f) == "parquet"]
+    labels = []
+    if parquet:
+        labels.append(
+            repr(str(parquet[0])) if len(parquet) == 1 else f"{len(parquet)} Parquet files"
+        )
+    labels += [repr(str(f)) for f in files if input_format(f) != "parquet"]
+    return labels
+
+
+def count_rows(files: Sequence[Path]) -> int | None:
+    """Return the total number of rows when it is cheap to know (Parquet metadata), else None."""
+    if not files or any(input_format(f) != "parquet" for f in files):
+        return None
+    try:
+        return int(pl.scan_parquet(list(files)).select(pl.len()).collect().item())
+    except (pl.exceptions.PolarsError, OSError):
+        return None
+
+
+def check_target(target: Path, *, overwrite: bool) -> None:
+    """Fail early when ``target`` exists (without ``overwrite``) or its folder does not."""
+    if target.is_dir():
+        raise OutputFileError(f"The output {str(target)!r} is a directory.")
+    if target.exists() and not overwrite:
+        raise OutputFileError(
+            f"The output file {str(target)!r} already exists.\n"
+            "Hint: pass --overwrite to replace it."
+        )
+    if not target.parent.is_dir():
+        raise OutputFileError(f"The output folder {str(target.parent)!r} does not exist.")
+
+
+@contextlib.contextmanager
+def atomic_target(target: Path) -> Iterator[Path]:
+    """Yield a temporary path beside ``target``; rename it over ``target`` on success.
+
+    On any exception (including ``KeyboardInterrupt``) the temporary file is removed and the
+    target is left untouched.
+    """
+    handle, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(handle)
+    temporary = Path(name)
+    try:
+        yield temporary
+        # mkstemp makes the file private (0600); give the result the usual permissions.
+        os.chmod(temporary, 0o666 & ~_umask())
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+class Progress:
+    """Rows-done counter fed from inside the query, and a one-line progress bar on a terminal.
+
+    :meth:`counter` is an identity batch function: put it on one output column with
+    ``map_batches(..., is_elementwise=True)`` and it counts the rows that go through, and raises
+    :class:`Cancelled` once :meth:`cancel` was called, which stops the query.
+    """
+
+    def __init__(self, total: int | None, *, stream: TextIO | None, label: str = "scored") -> None:
+        self.total = total
+        self.rows = 0
+        self.stream = stream
+        self.label = label
+        self._cancelled = threading.Event()
+        self._lock = threading.Lock()
+        self._start = time.monotonic()
+        self._width = 0
+
+    def counter(self, series: pl.Series) -> pl.Series:
+        """Count the rows of ``series`` and return it unchanged (or stop the query)."""
+        if self._cancelled.is_set():
+            raise Cancelled
+        with self._lock:
+            self.rows += len(series)
+        return series
+
+    def cancel(self) -> None:
+        """Make the next batch stop the query."""
+        self._cancelled.set()
+
+    def render(self, *, final: bool = False) -> None:
+        """Draw the bar (only when there is a stream)."""
+        if self.stream is None:
+            return
+        elapsed = max(time.monotonic() - self._start, 1e-9)
+        rate = self.rows / elapsed
+        parts = [f"{self.label} {self.rows:,}"]
+        if self.total:
+            done = min(self.rows / self.total, 1.0)
+            bar = "#" * int(done * 24)
+            parts = [f"[{bar:<24}] {self.rows:,}/{self.total:,} rows ({done:.0%})"]
+        else:
+            parts[0] += " rows"
+        parts.append(f"{rate:,.0f} rows/s")
+        if self.total and rate > 0 and not final:
+            remaining = max(self.total - self.rows, 0) / rate
+            parts.append(f"ETA {_clock(remaining)}")
+        if final:
+            parts.append(f"in {_clock(elapsed)}")
+        line = "  ".join(parts)
+        padding = " " * max(self._width - len(line), 0)
+        self._width = len(line)
+        self.stream.write("\r" + line + padding + ("\n" if final else ""))
+        self.stream.flush()
+
+
+def _clock(seconds: float) -> str:
+    whole = round(seconds)
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}"
+
+
+def run_with_progress(query: pl.LazyFrame, progress: Progress, *, interval: float = 0.2) -> None:
+    """Run a sink ``query`` with the streaming engine in the background, drawing ``progress``.
+
+    The main thread only waits and draws, so Ctrl-C (``KeyboardInterrupt``) and signal handlers
+    run promptly; on any such exception the query is stopped (see :class:`Progress`) and waited
+    for before the exception propagates, so no writer is left running.
+    """
+    handle = query.collect(engine="streaming", background=True)
+    try:
+        while True:
+            result = handle.fetch()
+            if result is not None:
+                break
+            progress.render()
+            time.sleep(interval)
+    except BaseException:
+        progress.cancel()
+        handle.cancel()
+        with contextlib.suppress(BaseException):
+            handle.fetch_blocking()
+        raise
+    progress.render(final=True)
+
+
+def stderr_if_tty(*, quiet: bool) -> TextIO | None:
+    """Return ``sys.stderr`` for progress output when it is a terminal and not ``quiet``."""
+    if quiet or not sys.stderr.isatty():
+        return None
+    return sys.stderr
+
+
+def sink(frame: pl.LazyFrame, path: Path, kind: OutputFormat) -> pl.LazyFrame:
+    """Return the lazy sink query writing ``frame`` to ``path`` as ``kind``."""
+    if kind == "parquet":
+        return frame.sink_parquet(path, lazy=True)
+    return frame.sink_csv(path, lazy=True)
+
+
+def nested_columns(schema: pl.Schema) -> list[str]:
+    """Return the columns a CSV file cannot hold (lists, structs, arrays)."""
+    return [name for name, dtype in schema.items() if dtype.is_nested()]
+
+
+__all__ = [
+    "Cancelled",
+    "InputFileError",
+    "OutputFileError",
+    "Progress",
+    "atomic_target",
+    "check_target",
+    "count_rows",
+    "first_line",
+    "input_format",
+    "nested_columns",
+    "output_format",
+    "resolve_inputs",
+    "run_with_progress",
+    "scan_inputs",
+    "sink",
+]

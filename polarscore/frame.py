@@ -1,0 +1,402 @@
+"""Score a whole frame at once: several registered scorers, predictable column names.
+
+:func:`score_frame` is the frame-level entry point the command line is built on. It reads the
+scorer registry (:mod:`polarscore.registry`), so a scorer registered there is available here, with
+its options, without any change to this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeAlias, TypeVar
+
+import polars as pl
+from polars._typing import PolarsDataType
+
+from polarscore._validation import check_number, invalid_parameter
+from polarscore.exceptions import ColumnCollisionError, ColumnNotFoundError, ColumnTypeError
+from polarscore.registry import ScorerSpec, available_scorers, get_scorer
+
+#: How scorers are chosen: one name, a sequence of names or ``(name, options)`` pairs, or a
+#: mapping from name to options (``None`` meaning the defaults).
+IntoScorers: TypeAlias = (
+    str | Sequence[str | tuple[str, Mapping[str, Any]]] | Mapping[str, Mapping[str, Any] | None]
+)
+
+#: One threshold for every scorer, or one per scorer name.
+IntoThresholds: TypeAlias = float | Mapping[str, float]
+
+#: The suffix of the boolean pass columns added for thresholds.
+PASS_SUFFIX = "_passed"
+
+_FrameT = TypeVar("_FrameT", pl.DataFrame, pl.LazyFrame)
+_FUNCTION = "score_frame"
+
+
+@dataclass(frozen=True)
+class ScorerRequest:
+    """One scorer to run: its registry entry, its options, and its output column names."""
+
+    spec: ScorerSpec
+    options: Mapping[str, Any]
+    column: str
+    threshold: float | None = None
+
+    @property
+    def pass_column(self) -> str | None:
+        """The name of the boolean pass column, or ``None`` without a threshold."""
+        return None if self.threshold is None else self.column + PASS_SUFFIX
+
+
+def _is_text(dtype: PolarsDataType) -> bool:
+    return dtype in (pl.String, pl.Null) or isinstance(dtype, pl.Categorical | pl.Enum)
+
+
+def _is_text_list(dtype: pl.DataType) -> bool:
+    return isinstance(dtype, pl.List) and _is_text(dtype.inner)
+
+
+def _text(name: str, dtype: pl.DataType) -> pl.Expr:
+    return pl.col(name) if dtype == pl.String else pl.col(name).cast(pl.String)
+
+
+def _check_column(schema: pl.Schema, name: str, role: str) -> pl.DataType:
+    if not isinstance(name, str):
+        raise invalid_parameter(_FUNCTION, role, "a column name (str)", name)
+    if name not in schema:
+        raise ColumnNotFoundError.from_missing(name, schema.names(), role=role)
+    return schema[name]
+
+
+def _normalize_scorers(scorers: IntoScorers | None) -> list[tuple[str, dict[str, Any]]]:
+    if scorers is None:
+        return [(name, {}) for name in available_scorers()]
+    if isinstance(scorers, str):
+        return [(scorers, {})]
+    pairs: list[tuple[str, dict[str, Any]]] = []
+    if isinstance(scorers, Mapping):
+        for name, options in scorers.items():
+            if options is not None and not isinstance(options, Mapping):
+                raise invalid_parameter(
+                    _FUNCTION, "scorers", "a mapping of scorer name to an options mapping", scorers
+                )
+            pairs.append((name, dict(options or {})))
+    elif isinstance(scorers, Sequence):
+        for item in scorers:
+            if isinstance(item, str):
+                pairs.append((item, {}))
+            elif (
+                isinstance(item, tuple)
+                and len(item) == 2
+                and isinstance(item[0], str)
+                and isinstance(item[1], Mapping)
+            ):
+                pairs.append((item[0], dict(item[1])))
+            else:
+                raise invalid_parameter(
+                    _FUNCTION,
+                    "scorers",
+                    "scorer names or (name, options) pairs",
+                    item,
+                )
+    else:
+        raise invalid_parameter(
+            _FUNCTION,
+            "scorers",
+            "a scorer name, a sequence of names or (name, options) pairs, or a mapping of "
+            "name to options",
+            scorers,
+        )
+    if not pairs:
+        raise invalid_parameter(_FUNCTION, "scorers", "at least one scorer", scorers)
+    return pairs
+
+
+def _threshold_for(thresholds: IntoThresholds | None, spec: ScorerSpec) -> float | None:
+    if thresholds is None:
+        return None
+    if isinstance(thresholds, Mapping):
+        if spec.name not in thresholds:
+            return None
+        value = thresholds[spec.name]
+        parameter = f"thresholds[{spec.name!r}]"
+    else:
+        value = thresholds
+        parameter = "thresholds"
+    return check_number(
+        value, function=_FUNCTION, parameter=parameter, minimum=spec.lower, maximum=spec.upper
+    )
+
+
+def resolve_scorers(
+    scorers: IntoScorers | None = None,
+    *,
+    thresholds: IntoThresholds | None = None,
+    prefix: str | None = None,
+) -> list[ScorerRequest]:
+    """Validate a scorer selection against the registry and name its output columns.
+
+    Parameters
+    ----------
+    scorers, thresholds, prefix
+        As for :func:`score_frame`.
+
+    Returns
+    -------
+    list[ScorerRequest]
+        One request per scorer, in the order given, with the column ``prefix + name``.
+
+    Raises
+    ------
+    InvalidParameterError
+        For an unknown scorer (the message lists the registered ones), an unknown option (the
+        message lists the scorer's options), a scorer chosen twice, or a threshold outside the
+        scorer's range.
+
+    Examples
+    --------
+    >>> from polarscore.frame import resolve_scorers
+    >>> [r.column for r in resolve_scorers(["answer_correctness"], prefix="ac_")]
+    ['ac_answer_correctness']
+    """
+    if prefix is not None and not isinstance(prefix, str):
+        raise invalid_parameter(_FUNCTION, "prefix", "a string or None", prefix)
+    pairs = _normalize_scorers(scorers)
+    requests: list[ScorerRequest] = []
+    seen: set[str] = set()
+    for name, options in pairs:
+        spec = get_scorer(name)
+        if name in seen:
+            raise invalid_parameter(
+                _FUNCTION,
+                "scorers",
+                "a selection naming each scorer once (score variants in separate calls with "
+                "different prefixes)",
+                name,
+            )
+        seen.add(name)
+        for option in options:
+            if option not in spec.options:
+                allowed = ", ".join(repr(o) for o in spec.options) or "none"
+                raise invalid_parameter(
+                    name, option, f"a known option (its options: {allowed})", options[option]
+                )
+        requests.append(
+            ScorerRequest(
+                spec=spec,
+                options=options,
+                column=(prefix or "") + name,
+                threshold=_threshold_for(thresholds, spec),
+            )
+        )
+    if isinstance(thresholds, Mapping):
+        unused = sorted(set(thresholds) - seen)
+        if unused:
+            raise invalid_parameter(
+                _FUNCTION, "thresholds", "keyed by the scorers being run", unused[0]
+            )
+    return requests
+
+
+def _reference_expr(
+    spec: ScorerSpec,
+    schema: pl.Schema,
+    reference: str,
+    references: str | None,
+) -> pl.Expr:
+    """Return the reference argument for ``spec``, checking the column type fits its kind."""
+    kind = spec.reference_kind
+    if kind in ("list", "string_or_list") and references is not None:
+        name, role = references, "references"
+    else:
+        name, role = reference, "reference"
+    dtype = _check_column(schema, name, role)
+    if _is_text(dtype):
+        text = _text(name, dtype)
+        if kind == "list":
+            # One reference answer is a list of one; a null stays null (inconclusive).
+            return pl.when(text.is_not_null()).then(pl.concat_list(text))
+        return text
+    if _is_text_list(dtype) and kind in ("list", "string_or_list"):
+        inner = dtype.inner  # type: ignore[attr-defined]
+        column = pl.col(name)
+        return column if inner == pl.String else column.cast(pl.List(pl.String))
+    expected = {
+        "string": "text (String)",
+        "list": "text (String) or a list of text (List(String))",
+        "string_or_list": "text (String) or a list of text (List(String))",
+    }[kind]
+    hint = (
+        "\nHint: pass the list column of acceptable answers as references= (--references)."
+        if kind == "string" and _is_text_list(dtype)
+        else ""
+    )
+    raise ColumnTypeError(
+        f"The {role} column {name!r} must hold {expected} for {spec.name}; it is {dtype}.{hint}"
+    )
+
+
+def score_exprs(
+    schema: pl.Schema,
+    requests: Sequence[ScorerRequest],
+    *,
+    response: str = "response",
+    reference: str = "reference",
+    references: str | None = None,
+) -> list[pl.Expr]:
+    """Build the score (and pass) expressions of ``requests`` against a frame's ``schema``.
+
+    Checks that the columns exist and hold text, and that no output column collides with an
+    input column. This is the building block of :func:`score_frame`; the command line uses it
+    to add its progress counter.
+
+    Returns
+    -------
+    list[pl.Expr]
+        The score expressions, then the pass expressions, each aliased to its column name.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polarscore.frame import resolve_scorers, score_exprs
+    >>> df = pl.DataFrame({"answer": ["Paris"], "gold": ["paris"]})
+    >>> requests = resolve_scorers("answer_correctness", thresholds=0.5)
+    >>> exprs = score_exprs(df.schema, requests, response="answer", reference="gold")
+    >>> df.with_columns(exprs[:1]).with_columns(exprs[1:]).row(0)
+    ('Paris', 'paris', 1.0, True)
+    """
+    dtype = _check_column(schema, response, "response")
+    if not _is_text(dtype):
+        raise ColumnTypeError(
+            f"The response column {response!r} must hold text (String); it is {dtype}."
+        )
+    resp = _text(response, dtype)
+    outputs = [r.column for r in requests] + [r.pass_column for r in requests if r.pass_column]
+    clashes = [name for name in outputs if name in schema]
+    if clashes:
+        raise ColumnCollisionError(
+            f"The output column {clashes[0]!r} is already in the frame. Available columns: "
+            f"{', '.join(repr(c) for c in schema.names())}.\n"
+            "Hint: pass prefix= (--prefix) to name the score columns differently."
+        )
+    scores = [
+        r.spec.expr(resp, _reference_expr(r.spec, schema, reference, references), **r.options)
+        .cast(r.spec.dtype)
+        .alias(r.column)
+        for r in requests
+    ]
+    passes = [
+        (pl.col(r.column) >= r.threshold).alias(r.pass_column)
+        for r in requests
+        if r.pass_column is not None and r.threshold is not None
+    ]
+    return scores + passes
+
+
+def score_frame(
+    frame: _FrameT,
+    *,
+    response: str = "response",
+    reference: str = "reference",
+    references: str | None = None,
+    scorers: IntoScorers | None = None,
+    thresholds: IntoThresholds | None = None,
+    prefix: str | None = None,
+) -> _FrameT:
+    """Add several score columns (and optional pass columns) to a frame in one call.
+
+    Parameters
+    ----------
+    frame
+        A ``DataFrame`` or ``LazyFrame``; the result has the same type. A ``LazyFrame`` stays
+        lazy, so ``score_frame(pl.scan_parquet(...)).sink_parquet(...)`` streams.
+    response
+        The response column (text).
+    reference
+        The reference column: text, or a list of text for scorers that take a list of
+        acceptable answers.
+    references
+        Optional list-of-text column of acceptable answers (aliases), used instead of
+        ``reference`` by every scorer that accepts a list. Without it, those scorers get
+        ``reference``; a scorer that takes *only* a list gets a text reference as a list of one
+        answer (a null reference stays null, so the row is inconclusive).
+    scorers
+        Which registered scorers to run (see :func:`polarscore.available_scorers`): a name, a
+        sequence of names or ``(name, options)`` pairs, or a mapping ``{name: options}``. The
+        options are the scorer's own keyword options, checked when the expressions are built.
+        ``None`` (default) runs every registered scorer with its default options.
+    thresholds
+        Optional pass thresholds: one number for every scorer, or ``{name: threshold}``. Each
+        adds a ``Boolean`` column ``<column>_passed``, true where the score is at least the
+        threshold and null where the score is null (inconclusive).
+    prefix
+        Prepended to every output column name.
+
+    Returns
+    -------
+    DataFrame or LazyFrame
+        ``frame`` with one column per scorer, named ``prefix + scorer name``, in the order
+        given, then the pass columns.
+
+    Raises
+    ------
+    ColumnNotFoundError
+        A named column is missing; the message lists the columns that exist.
+    ColumnTypeError
+        A column does not hold text (or a list of text where a list is expected).
+    ColumnCollisionError
+        An output column already exists in the frame (pass a ``prefix``).
+    InvalidParameterError
+        An unknown scorer or option, a bad option value, or a threshold outside the score range.
+
+    See Also
+    --------
+    polarscore.summarize : summarise the score columns this adds.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polarscore as ps
+    >>> df = pl.DataFrame(
+    ...     {"response": ["Paris.", "It is Paris", "Lyon"], "reference": ["paris", "Paris", None]}
+    ... )
+    >>> ps.score_frame(
+    ...     df,
+    ...     scorers={"answer_correctness": {"match_mode": "contains"}},
+    ...     thresholds=0.5,
+    ... )
+    shape: (3, 4)
+    ┌─────────────┬───────────┬────────────────────┬───────────────────────────┐
+    │ response    ┆ reference ┆ answer_correctness ┆ answer_correctness_passed │
+    │ ---         ┆ ---       ┆ ---                ┆ ---                       │
+    │ str         ┆ str       ┆ f64                ┆ bool                      │
+    ╞═════════════╪═══════════╪════════════════════╪═══════════════════════════╡
+    │ Paris.      ┆ paris     ┆ 1.0                ┆ true                      │
+    │ It is Paris ┆ Paris     ┆ 1.0                ┆ true                      │
+    │ Lyon        ┆ null      ┆ null               ┆ null                      │
+    └─────────────┴───────────┴────────────────────┴───────────────────────────┘
+    """
+    if not isinstance(frame, pl.DataFrame | pl.LazyFrame):
+        raise invalid_parameter(_FUNCTION, "frame", "a polars DataFrame or LazyFrame", frame)
+    requests = resolve_scorers(scorers, thresholds=thresholds, prefix=prefix)
+    schema = frame.collect_schema()
+    exprs = score_exprs(
+        schema, requests, response=response, reference=reference, references=references
+    )
+    n_scores = len(requests)
+    out = frame.with_columns(exprs[:n_scores])
+    if len(exprs) > n_scores:
+        out = out.with_columns(exprs[n_scores:])
+    return out
+
+
+__all__ = [
+    "PASS_SUFFIX",
+    "IntoScorers",
+    "IntoThresholds",
+    "ScorerRequest",
+    "resolve_scorers",
+    "score_exprs",
+    "score_frame",
+]

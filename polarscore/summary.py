@@ -1,0 +1,452 @@
+"""Summaries of score columns: counts, mean, pass rate, and how sure we are.
+
+:func:`summarize` reads one or more score columns (optionally per group) and reports what
+DataRobot's eval pipeline reports (scored and inconclusive cases, mean score, pass rate at a
+threshold, good-case and bad-case pass rates) together with a Wilson interval for the pass rate
+and a seeded bootstrap interval for the mean.
+
+Everything except the bootstrap is one lazy aggregation, so a ``LazyFrame`` over a Parquet log is
+never collected whole. The bootstrap needs only the empirical distribution of each group's scores,
+which is also aggregated lazily: see :func:`summarize` (Notes).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from polarscore._typing import FrameT
+from polarscore._validation import check_number, invalid_parameter
+from polarscore.exceptions import ColumnNotFoundError, ColumnTypeError
+from polarscore.registry import available_scorers
+
+#: Decimal places the scores are binned to for the bootstrap (the reported mean is exact).
+BOOTSTRAP_DECIMALS = 4
+
+#: At most this many draws (resamples x distinct values) are held in memory at once.
+_BOOTSTRAP_BLOCK = 2_000_000
+
+_FUNCTION = "summarize"
+_SCORE = "score"
+_VALUE = "__polarscore_value"
+_BEHAVIOR = "__polarscore_behavior"
+_WEIGHT = "__polarscore_count"
+
+
+def wilson_interval(passes: int, n: int, *, confidence: float = 0.95) -> tuple[float, float]:
+    """Return the Wilson score interval for a proportion of ``passes`` out of ``n``.
+
+    Parameters
+    ----------
+    passes
+        Number of successes.
+    n
+        Number of trials; must be positive.
+    confidence
+        Two-sided confidence level in (0, 1).
+
+    Returns
+    -------
+    tuple[float, float]
+        ``(low, high)``, inside [0, 1].
+
+    Notes
+    -----
+    With ``p = passes / n`` and ``z`` the standard normal quantile at ``1 - (1 - confidence) / 2``:
+    ``(p + z²/2n ± z·sqrt(p(1 - p)/n + z²/4n²)) / (1 + z²/n)``. Unlike the normal (Wald)
+    interval it stays inside [0, 1] and is not degenerate at 0 or n passes.
+
+    Examples
+    --------
+    >>> from polarscore.summary import wilson_interval
+    >>> [round(x, 4) for x in wilson_interval(8, 10)]
+    [0.4902, 0.9433]
+    """
+    if n <= 0:
+        raise invalid_parameter("wilson_interval", "n", "a positive count", n)
+    z = NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)
+    p = passes / n
+    z2n = z * z / n
+    centre = (p + z2n / 2.0) / (1.0 + z2n)
+    half = z / (1.0 + z2n) * math.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def bootstrap_mean_interval(
+    values: np.ndarray[Any, Any],
+    counts: np.ndarray[Any, Any],
+    *,
+    confidence: float = 0.95,
+    n_bootstrap: int = 2000,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval for the mean of a sample given as distinct values and counts.
+
+    Resampling ``n = counts.sum()`` rows with replacement from a sample with ``counts[k]`` copies
+    of ``values[k]`` draws the resampled counts from ``Multinomial(n, counts / n)``, so each
+    resample costs one multinomial draw over the distinct values, not one draw per row. The
+    draws are made in blocks (vectorised with NumPy) to bound memory.
+
+    Parameters
+    ----------
+    values, counts
+        The distinct values and how many rows hold each (counts positive).
+    confidence
+        Two-sided confidence level in (0, 1).
+    n_bootstrap
+        Number of resamples.
+    seed
+        Seed of the NumPy generator; the same inputs and seed give the same interval.
+
+    Returns
+    -------
+    tuple[float, float]
+        The ``(1 - confidence) / 2`` and ``1 - (1 - confidence) / 2`` quantiles of the resampled
+        means.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from polarscore.summary import bootstrap_mean_interval
+    >>> low, high = bootstrap_mean_interval(np.array([0.0, 1.0]), np.array([20, 80]))
+    >>> bool(low < 0.8 < high)
+    True
+    """
+    values = np.asarray(values, dtype=np.float64)
+    counts = np.asarray(counts, dtype=np.int64)
+    n = int(counts.sum())
+    rng = np.random.default_rng(seed)
+    probabilities = counts / n
+    block = max(1, _BOOTSTRAP_BLOCK // max(1, values.size))
+    means = np.empty(n_bootstrap, dtype=np.float64)
+    for start in range(0, n_bootstrap, block):
+        size = min(block, n_bootstrap - start)
+        draws = rng.multinomial(n, probabilities, size=size)
+        means[start : start + size] = draws @ values / n
+    alpha = (1.0 - confidence) / 2.0
+    low, high = np.quantile(means, [alpha, 1.0 - alpha])
+    return float(low), float(high)
+
+
+def _as_list(value: str | Sequence[str] | None, parameter: str) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise invalid_parameter(_FUNCTION, parameter, "a column name or a list of column names", value)
+
+
+def _default_scores(schema: pl.Schema) -> list[str]:
+    names = available_scorers()
+    return [
+        column
+        for column, dtype in schema.items()
+        if dtype.is_float() and any(column == n or column.endswith("_" + n) for n in names)
+    ]
+
+
+def _thresholds(scores: Sequence[str], threshold: float | Mapping[str, float]) -> dict[str, float]:
+    if isinstance(threshold, Mapping):
+        unknown = [k for k in threshold if k not in scores]
+        if unknown:
+            raise invalid_parameter(
+                _FUNCTION, "threshold", f"keyed by the score columns {list(scores)}", unknown[0]
+            )
+        missing = [s for s in scores if s not in threshold]
+        if missing:
+            raise invalid_parameter(
+                _FUNCTION, "threshold", "a threshold for every score column", dict(threshold)
+            )
+        return {
+            s: check_number(threshold[s], function=_FUNCTION, parameter=f"threshold[{s!r}]")
+            for s in scores
+        }
+    value = check_number(threshold, function=_FUNCTION, parameter="threshold")
+    return dict.fromkeys(scores, value)
+
+
+def summarize(
+    frame: FrameT,
+    scores: str | Sequence[str] | None = None,
+    *,
+    by: str | Sequence[str] | None = None,
+    threshold: float | Mapping[str, float] = 0.5,
+    expected_behavior: str | None = None,
+    confidence: float = 0.95,
+    n_bootstrap: int = 2000,
+    seed: int = 0,
+) -> pl.DataFrame:
+    """Summarise score columns: counts, mean, pass rate and their confidence intervals.
+
+    Parameters
+    ----------
+    frame
+        A ``DataFrame`` or ``LazyFrame`` holding score columns (for example the output of
+        :func:`polarscore.score_frame`). A ``LazyFrame`` is aggregated lazily, never collected.
+    scores
+        The score columns (numeric, higher is better). ``None`` (default) takes every float
+        column named after a registered scorer (``answer_correctness``, ``x_answer_correctness``).
+    by
+        Optional grouping column(s): one summary row per group and score column.
+    threshold
+        A score passes when it is at least this (default 0.5, as DataRobot's eval pipeline), or
+        ``{score column: threshold}`` with one entry per score column.
+    expected_behavior
+        Optional column of ``"good"`` / ``"bad"`` labels; adds the pass rates of each kind of
+        case (other values and nulls count in neither).
+    confidence
+        Level of both intervals, in (0, 1).
+    n_bootstrap
+        Number of bootstrap resamples for the interval of the mean; 0 skips it (null bounds).
+    seed
+        Seed of the bootstrap; the same data and seed always give the same interval.
+
+    Returns
+    -------
+    pl.DataFrame
+        One row per group (sorted by the ``by`` columns) and score column (in the order given),
+        with the ``by`` columns, then:
+
+        * ``score`` (``String``): the score column;
+        * ``rows``: rows in the group;
+        * ``scored``: rows with a score; ``inconclusive``: rows whose score is null (or NaN),
+          which are never failures and never enter the mean;
+        * ``mean``, ``mean_low``, ``mean_high``: the mean score over scored rows and its
+          bootstrap interval;
+        * ``threshold``, ``passed``, ``pass_rate``, ``pass_rate_low``, ``pass_rate_high``: the
+          pass count and rate over scored rows and its Wilson interval;
+        * with ``expected_behavior``: ``good_scored``, ``good_pass_rate``, ``bad_scored``,
+          ``bad_pass_rate``.
+
+        Rates and bounds are null where no row is scored.
+
+    Notes
+    -----
+    **Bootstrap.** The percentile bootstrap of a mean depends on the sample only through its
+    empirical distribution, so each group's scores are aggregated lazily into (distinct value,
+    count) pairs and resampled with one multinomial draw per resample (see
+    :func:`bootstrap_mean_interval`): exactly the row-resampling bootstrap, at a cost that does
+    not grow with the number of rows. To bound the number of distinct values, scores are binned
+    to ``BOOTSTRAP_DECIMALS`` (4) decimal places for the resampling only (at most 10,001 bins on
+    [0, 1]); the interval is then shifted by the difference between the exact and the binned
+    mean. For scores that already have at most 4 decimals (every binary score, and scorers that
+    round like the reference libraries) this is exact; otherwise the error is below 5e-5.
+
+    **Wilson interval.** See :func:`wilson_interval`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polarscore as ps
+    >>> df = pl.DataFrame(
+    ...     {
+    ...         "model": ["a", "a", "a", "b", "b", "b"],
+    ...         "answer_correctness": [1.0, 0.0, None, 1.0, 1.0, 0.0],
+    ...     }
+    ... )
+    >>> ps.summarize(df, by="model").select(
+    ...     "model", "rows", "scored", "inconclusive", "mean", "pass_rate"
+    ... )
+    shape: (2, 6)
+    ┌───────┬──────┬────────┬──────────────┬──────────┬───────────┐
+    │ model ┆ rows ┆ scored ┆ inconclusive ┆ mean     ┆ pass_rate │
+    │ ---   ┆ ---  ┆ ---    ┆ ---          ┆ ---      ┆ ---       │
+    │ str   ┆ u32  ┆ u32    ┆ u32          ┆ f64      ┆ f64       │
+    ╞═══════╪══════╪════════╪══════════════╪══════════╪═══════════╡
+    │ a     ┆ 3    ┆ 2      ┆ 1            ┆ 0.5      ┆ 0.5       │
+    │ b     ┆ 3    ┆ 3      ┆ 0            ┆ 0.666667 ┆ 0.666667  │
+    └───────┴──────┴────────┴──────────────┴──────────┴───────────┘
+    """
+    if not isinstance(frame, pl.DataFrame | pl.LazyFrame):
+        raise invalid_parameter(_FUNCTION, "frame", "a polars DataFrame or LazyFrame", frame)
+    lazy = frame.lazy()
+    schema = lazy.collect_schema()
+    by_columns = _as_list(by, "by")
+    score_columns = _as_list(scores, "scores") if scores is not None else _default_scores(schema)
+    if not score_columns:
+        raise invalid_parameter(
+            _FUNCTION,
+            "scores",
+            "one or more score columns (none was given and no float column is named after a "
+            f"registered scorer; columns: {schema.names()})",
+            scores,
+        )
+    for role, names in (("score", score_columns), ("by", by_columns)):
+        for name in names:
+            if name not in schema:
+                raise ColumnNotFoundError.from_missing(name, schema.names(), role=role)
+    for name in score_columns:
+        if not schema[name].is_numeric():
+            raise ColumnTypeError(
+                f"The score column {name!r} must be numeric; it is {schema[name]}."
+            )
+    if len(set(score_columns)) != len(score_columns):
+        raise invalid_parameter(_FUNCTION, "scores", "distinct column names", score_columns)
+    if set(score_columns) & set(by_columns) or _SCORE in by_columns:
+        raise invalid_parameter(
+            _FUNCTION, "by", f"columns other than the score columns and {_SCORE!r}", by_columns
+        )
+    if expected_behavior is not None:
+        if expected_behavior not in schema:
+            raise ColumnNotFoundError.from_missing(
+                expected_behavior, schema.names(), role="expected_behavior"
+            )
+        dtype = schema[expected_behavior]
+        if not (dtype in (pl.String, pl.Null) or isinstance(dtype, pl.Categorical | pl.Enum)):
+            raise ColumnTypeError(
+                f"The expected_behavior column {expected_behavior!r} must hold text "
+                f"('good' / 'bad'); it is {dtype}."
+            )
+    thresholds = _thresholds(score_columns, threshold)
+    check_number(
+        confidence, function=_FUNCTION, parameter="confidence", minimum=0.0, strict_minimum=True
+    )
+    if not 0.0 < confidence < 1.0:
+        raise invalid_parameter(_FUNCTION, "confidence", "a number in (0, 1)", confidence)
+    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int) or n_bootstrap < 0:
+        raise invalid_parameter(_FUNCTION, "n_bootstrap", "an integer >= 0", n_bootstrap)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise invalid_parameter(_FUNCTION, "seed", "an integer >= 0", seed)
+
+    # One long frame: (by..., behaviour, score name, value), values cast to Float64.
+    index = list(by_columns)
+    keep: list[str | pl.Expr] = [*by_columns]
+    if expected_behavior is not None:
+        keep.append(pl.col(expected_behavior).cast(pl.String).alias(_BEHAVIOR))
+        index.append(_BEHAVIOR)
+    long = lazy.select(
+        *keep,
+        *[pl.col(s).cast(pl.Float64).fill_nan(None).alias(s) for s in score_columns],
+    ).unpivot(on=score_columns, index=index, variable_name=_SCORE, value_name=_VALUE)
+    value = pl.col(_VALUE)
+    cut = pl.col(_SCORE).replace_strict(thresholds, return_dtype=pl.Float64)
+    passed = value >= cut
+    aggregates = [
+        pl.len().alias("rows"),
+        value.count().alias("scored"),
+        value.null_count().alias("inconclusive"),
+        value.mean().alias("mean"),
+        cut.first().alias("threshold"),
+        passed.sum().alias("passed"),
+    ]
+    if expected_behavior is not None:
+        behavior = pl.col(_BEHAVIOR)
+        for kind in ("good", "bad"):
+            is_kind = (behavior == kind).fill_null(False)
+            aggregates += [
+                value.filter(is_kind).count().alias(f"{kind}_scored"),
+                passed.filter(is_kind).sum().alias(f"{kind}_passed"),
+            ]
+    keys = [*by_columns, _SCORE]
+    order = pl.DataFrame(
+        {_SCORE: score_columns, "__order": list(range(len(score_columns)))},
+        schema={_SCORE: pl.String, "__order": pl.Int64},
+    ).lazy()
+    summary_q = long.group_by(keys).agg(aggregates)
+    queries = [summary_q]
+    if n_bootstrap > 0:
+        bins_q = (
+            long.filter(value.is_not_null())
+            .group_by([*keys, value.round(BOOTSTRAP_DECIMALS).alias(_VALUE)])
+            .agg(pl.len().alias(_WEIGHT))
+        )
+        queries.append(bins_q)
+    collected = pl.collect_all(queries, engine="streaming")
+    summary = (
+        collected[0]
+        .join(order.collect(), on=_SCORE, how="left")
+        .sort([*by_columns, "__order"], nulls_last=True, maintain_order=True)
+        .drop("__order")
+    )
+    mean_low, mean_high = _bootstrap_bounds(
+        summary,
+        collected[1] if n_bootstrap > 0 else None,
+        keys,
+        confidence=confidence,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+    )
+    pass_low, pass_high = [], []
+    for passes, n in zip(summary["passed"], summary["scored"], strict=True):
+        low, high = wilson_interval(passes, n, confidence=confidence) if n else (None, None)
+        pass_low.append(low)
+        pass_high.append(high)
+    rate = pl.col("passed") / pl.col("scored")
+    result = summary.with_columns(
+        pl.when(pl.col("scored") > 0).then(rate).alias("pass_rate"),
+        pl.Series("mean_low", mean_low, dtype=pl.Float64),
+        pl.Series("mean_high", mean_high, dtype=pl.Float64),
+        pl.Series("pass_rate_low", pass_low, dtype=pl.Float64),
+        pl.Series("pass_rate_high", pass_high, dtype=pl.Float64),
+    )
+    columns: list[Any] = [
+        *by_columns,
+        _SCORE,
+        "rows",
+        "scored",
+        "inconclusive",
+        "mean",
+        "mean_low",
+        "mean_high",
+        "threshold",
+        "passed",
+        "pass_rate",
+        "pass_rate_low",
+        "pass_rate_high",
+    ]
+    if expected_behavior is not None:
+        for kind in ("good", "bad"):
+            kind_rate = pl.col(f"{kind}_passed") / pl.col(f"{kind}_scored")
+            columns += [
+                pl.col(f"{kind}_scored"),
+                pl.when(pl.col(f"{kind}_scored") > 0).then(kind_rate).alias(f"{kind}_pass_rate"),
+            ]
+    return result.select(columns)
+
+
+def _bootstrap_bounds(
+    summary: pl.DataFrame,
+    bins: pl.DataFrame | None,
+    keys: list[str],
+    *,
+    confidence: float,
+    n_bootstrap: int,
+    seed: int,
+) -> tuple[list[float | None], list[float | None]]:
+    """Bootstrap bounds of the mean for each summary row, from its (value, count) bins."""
+    lows: list[float | None] = [None] * summary.height
+    highs: list[float | None] = [None] * summary.height
+    if bins is None or bins.height == 0:
+        return lows, highs
+    # Sorted values: the draws (and so the interval) must not depend on the hash order.
+    grouped = (
+        bins.sort([*keys, _VALUE], nulls_last=True)
+        .group_by(keys, maintain_order=True)
+        .agg(pl.col(_VALUE), pl.col(_WEIGHT))
+    )
+    indexed = (
+        summary.select(keys)
+        .with_row_index("__row")
+        .join(grouped, on=keys, how="inner", nulls_equal=True)
+    )
+    for row, values, counts in indexed.select("__row", _VALUE, _WEIGHT).iter_rows():
+        v = np.asarray(values, dtype=np.float64)
+        c = np.asarray(counts, dtype=np.int64)
+        low, high = bootstrap_mean_interval(
+            v, c, confidence=confidence, n_bootstrap=n_bootstrap, seed=seed
+        )
+        exact_mean = summary["mean"][row]
+        shift = exact_mean - float(v @ c) / float(c.sum())
+        lows[row] = low + shift
+        highs[row] = high + shift
+    return lows, highs
+
+
+__all__ = ["BOOTSTRAP_DECIMALS", "bootstrap_mean_interval", "summarize", "wilson_interval"]

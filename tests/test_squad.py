@@ -1,0 +1,169 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+
+import polarscore as ps
+from polarscore.scores.squad import squad_normalize
+from tests import oracles_similarity as oracle
+from tests.conftest import Engine
+from tests.strategies import TRAP_CHARS, optional_text
+
+EVOUNA = Path(__file__).parent / "data" / "evouna_sample.parquet"
+
+# Text that hits the SQuAD traps: articles next to every kind of separator, ASCII punctuation
+# (deleted), Python-only whitespace, and characters that are \w in only one engine.
+_PIECES = [" a ", "a", "an", "the", "The", "A", " ", "\x1c", ".", "_", "²", "\u0301", "x", "ab"]
+squad_text = st.lists(
+    st.one_of(st.sampled_from(_PIECES), st.sampled_from(TRAP_CHARS), st.characters(codec="utf-8")),
+    max_size=14,
+).map("".join)
+optional_squad_text = st.one_of(st.none(), squad_text)
+
+
+@pytest.fixture(scope="module")
+def evouna() -> pl.DataFrame:
+    """400 real answers of five QA systems to NQ/TriviaQA questions, with gold aliases."""
+    return pl.read_parquet(EVOUNA)
+
+
+# --- normalisation: the official normalize_answer ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "normalized"),
+    [
+        ("The Eiffel Tower", "eiffel tower"),
+        ("a an the", ""),
+        ("a a a a", ""),  # consecutive articles: every one goes
+        ("theater", "theater"),  # whole words only
+        ("A.B.", "ab"),  # punctuation deleted before articles: "a.b." -> "ab"
+        ("a.", ""),  # ... but "a." -> "a", an article
+        ("a_b", "ab"),  # _ is punctuation
+        ("a\u0301 b", "\u0301 b"),  # the combining mark is not \w in Python: "a" is a word
+        ("²a", "²a"),  # ² is \w in Python: "²a" is one word
+        ("x\x1ca\x1cy", "x y"),  # U+001C is whitespace for str.split
+        ("l'année", "lannée"),  # only ASCII punctuation
+        ("«the»", "« »"),  # « and » are not ASCII punctuation, but they are \W
+        ("THE\u3000END", "end"),
+    ],
+)
+def test_normalize_examples(text: str, normalized: str) -> None:
+    assert oracle.squad_normalize(text) == normalized
+    assert pl.select(squad_normalize(pl.lit(text))).item() == normalized
+
+
+@given(value=squad_text)
+def test_normalize_matches_oracle(value: str) -> None:
+    assert pl.select(squad_normalize(pl.lit(value))).item() == oracle.squad_normalize(value)
+
+
+# --- scores against the oracle ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("response", "reference", "em", "f1"),
+    [
+        ("The Beatles", "Beatles", 1.0, 1.0),
+        ("the beatles band", "The Beatles", 0.0, 2 * (1 / 2) * 1 / (1 / 2 + 1)),
+        ("Rolling Stones", "Beatles", 0.0, 0.0),
+        ("the", "a", 1.0, 0.0),  # both normalise to "": equal, but no words to share
+        ("yes yes no", "yes", 0.0, 0.5),  # multiset: one "yes" in common
+        (None, "Beatles", 0.0, 0.0),
+        ("x", None, None, None),
+        ("x", " \x1c", None, None),  # a blank ground truth is not used
+    ],
+)
+def test_examples(
+    response: str | None, reference: str | None, em: float | None, f1: float | None
+) -> None:
+    df = pl.DataFrame({"r": [response], "g": [reference]}, schema={"r": pl.String, "g": pl.String})
+    out = df.select(ps.squad_exact_match("r", "g"), ps.squad_f1("r", "g"))
+    assert out.row(0) == (em, pytest.approx(f1) if f1 is not None else None)
+    assert oracle.squad_max("em", response, reference)[0] == em
+    assert oracle.squad_max("f1", response, reference)[0] == (
+        pytest.approx(f1) if f1 is not None else None
+    )
+
+
+@given(
+    rows=st.lists(
+        st.tuples(
+            optional_squad_text,
+            st.one_of(st.none(), st.lists(optional_squad_text, max_size=4)),
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_list_references_match_oracle(
+    rows: list[tuple[str | None, list[str | None] | None]],
+) -> None:
+    df = pl.DataFrame(rows, schema={"r": pl.String, "g": pl.List(pl.String)}, orient="row")
+    out = df.select(ps.squad_exact_match("r", "g"), ps.squad_f1("r", "g"))
+    assert out["squad_exact_match"].to_list() == [oracle.squad_max("em", r, g)[0] for r, g in rows]
+    assert out["squad_f1"].to_list() == [oracle.squad_max("f1", r, g)[0] for r, g in rows]
+
+
+@given(rows=st.lists(st.tuples(optional_text, optional_squad_text), min_size=1, max_size=12))
+def test_string_references_match_oracle(rows: list[tuple[str | None, str | None]]) -> None:
+    df = pl.DataFrame(rows, schema={"r": pl.String, "g": pl.String}, orient="row")
+    out = df.select(ps.squad_exact_match("r", "g"), ps.squad_f1("r", "g"))
+    assert out["squad_exact_match"].to_list() == [oracle.squad_max("em", r, g)[0] for r, g in rows]
+    assert out["squad_f1"].to_list() == [oracle.squad_max("f1", r, g)[0] for r, g in rows]
+
+
+def test_real_answers_match_oracle(evouna: pl.DataFrame, engine: Engine) -> None:
+    out = engine(
+        evouna,
+        ps.squad_exact_match("response", "references"),
+        ps.squad_f1("response", "references"),
+        ps.squad_exact_match("response", "reference").alias("em_first"),
+        ps.squad_f1("response", "reference").alias("f1_first"),
+    )
+    rows = list(zip(evouna["response"].to_list(), evouna["references"].to_list(), strict=True))
+    firsts = evouna["reference"].to_list()
+    assert out["squad_exact_match"].to_list() == [oracle.squad_max("em", r, g)[0] for r, g in rows]
+    assert out["squad_f1"].to_list() == [oracle.squad_max("f1", r, g)[0] for r, g in rows]
+    assert out["em_first"].to_list() == [
+        oracle.squad_max("em", r, g)[0] for (r, _), g in zip(rows, firsts, strict=True)
+    ]
+    assert out["f1_first"].to_list() == [
+        oracle.squad_max("f1", r, g)[0] for (r, _), g in zip(rows, firsts, strict=True)
+    ]
+    # The sample is not degenerate: it has exact matches, partial overlaps and misses.
+    assert out["squad_exact_match"].sum() > 10
+    assert out.filter((pl.col("squad_f1") > 0) & (pl.col("squad_f1") < 1)).height > 50
+
+
+def test_engines_on_random_frame(engine: Engine) -> None:
+    df = pl.DataFrame(
+        {
+            "r": ["The Beatles", "a b c", None, "", "x y z"] * 50,
+            "g": [["beatles"], ["b", "c"], ["x"], [], None] * 50,
+        }
+    )
+    exprs = [ps.squad_exact_match("r", "g"), ps.squad_f1("r", "g")]
+    assert_frame_equal(engine(df, *exprs), df.select(*exprs))
+
+
+def test_namespace_delegates() -> None:
+    df = pl.DataFrame({"r": ["the cat sat"], "g": [["cat", "a cat sat"]]})
+    assert_frame_equal(
+        df.select(pl.col("r").score.squad_f1("g"), pl.col("r").score.squad_exact_match("g")),
+        df.select(ps.squad_f1("r", "g"), ps.squad_exact_match("r", "g")),
+    )
+    assert df.select(ps.squad_exact_match("r", "g")).item() == 1.0
+
+
+def test_non_string_reference_is_a_type_error() -> None:
+    df = pl.DataFrame({"r": ["x"], "g": [[1, 2]]})
+    with pytest.raises(ps.ColumnTypeError, match="'reference' argument of squad_f1"):
+        df.select(ps.squad_f1("r", "g"))
+    with pytest.raises(ps.ColumnTypeError, match="List\\(Int64\\)"):
+        df.select(ps.squad_exact_match("r", "g"))
