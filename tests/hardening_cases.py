@@ -14,7 +14,7 @@ from typing import Any
 import polars as pl
 
 import polarscore as ps
-from tests import oracles, oracles_match
+from tests import oracles, oracles_match, oracles_precision, oracles_similarity
 
 SCORERS = [ps.get_scorer(name) for name in ps.available_scorers()]
 IDS = [spec.name for spec in SCORERS]
@@ -45,9 +45,38 @@ def _match(response: str | None, reference: str | None, **options: Any) -> float
     return _match_list(response, [reference], **options)
 
 
+def _precision(response: str | None, reference: str | None, **options: Any) -> float | None:
+    from polarscore.stopwords import resolve_stopwords
+
+    stopwords = resolve_stopwords(options.pop("stopwords", None), function="oracle")
+    options["tol_abs"] = options.pop("numeric_tolerance_abs", 0.0)
+    options["tol_rel"] = options.pop("numeric_tolerance_rel", 0.0)
+    return oracles_precision.answer_precision(
+        response, reference, stopwords=stopwords, **options
+    ).score
+
+
+def _similarity(response: str | None, acceptable: Any, **options: Any) -> float | None:
+    score = oracles_similarity.response_similarity(
+        response, acceptable, options.get("metric", "token_recall")
+    )[0]
+    return None if score is None else round(score, 4)
+
+
+def _squad(pair: str) -> Oracle:
+    def oracle(response: str | None, truths: Any, **options: Any) -> float | None:
+        return oracles_similarity.squad_max(pair, response, truths)[0]
+
+    return oracle
+
+
 ORACLES: dict[str, Oracle] = {
     "answer_correctness": _correctness,
     "answer_match": _match,
+    "answer_precision": _precision,
+    "response_similarity": _similarity,
+    "squad_exact_match": _squad("em"),
+    "squad_f1": _squad("f1"),
 }
 
 #: Per (scorer, option): valid literal values (the fuzz suite draws from them) and invalid ones
@@ -66,6 +95,35 @@ OPTION_CASES: dict[str, Mapping[str, OptionCases]] = {
         "match_mode": OptionCases(
             valid=("exact", "normalized", "contains", "EXACT", "Contains"),
             invalid=("exakt", "", " exact", None, 1, True, NAN, ["exact"]),
+        ),
+    },
+    "response_similarity": {
+        "metric": OptionCases(
+            valid=("token_recall", "token_f1", "rouge_l"), invalid=("bleu", "ROUGE_L", None, 1)
+        ),
+        "unacceptable": OptionCases(valid=(None,), invalid=(42, 1.5)),
+    },
+    "answer_precision": {
+        "char_similarity": OptionCases(
+            valid=("indel", "sequence_matcher"), invalid=("levenshtein", "Indel", None, 1)
+        ),
+        "missing_expected": OptionCases(valid=("null", "zero"), invalid=("none", None, 0)),
+        "numeric_tolerance_abs": OptionCases(
+            valid=(0.0, 0, 0.5, 1e-9, 10, INF), invalid=(-0.1, -1, NAN, -INF, "0.1", None, True)
+        ),
+        "numeric_tolerance_rel": OptionCases(
+            valid=(0.0, 0.05, 1, INF), invalid=(-0.1, NAN, -INF, "0.1", None, False)
+        ),
+        "power_p": OptionCases(
+            valid=(0.3, 1.0, 2, 0.05), invalid=(0, 0.0, -0.3, NAN, INF, "0.3", None, True)
+        ),
+        "weights": OptionCases(
+            valid=(None, {"contains": 1.0}, {"numeric": 0.5, "char_ratio": 0.5, "exact": 0.1}),
+            invalid=({}, {"bogus": 1.0}, {"contains": -1.0}, {"contains": NAN}, ["contains"]),
+        ),
+        "stopwords": OptionCases(
+            valid=(None, "en", (), ("paris", "answer")),
+            invalid=("xx", 42, ("two words",), ("",), (42,)),
         ),
     },
     "answer_match": {
@@ -121,7 +179,12 @@ def option_sets(spec: ps.ScorerSpec) -> list[dict[str, Any]]:
 
 
 #: Absolute tolerance of the comparison with the oracle, per scorer (exact unless stated).
-ORACLE_TOLERANCE: dict[str, float] = {}
+ORACLE_TOLERANCE: dict[str, float] = {
+    # Float sums in another order than the oracle's; the scorer's own suite uses 1e-12 too.
+    "answer_precision": 1e-12,
+    # The reference rounds to 4 digits; Polars' round differs from Python's on near-ties (SPEC A7).
+    "response_similarity": 1e-4,
+}
 
 
 def same_score(spec: ps.ScorerSpec, got: float | None, expected: float | None) -> bool:
@@ -134,6 +197,9 @@ def same_score(spec: ps.ScorerSpec, got: float | None, expected: float | None) -
 #: to "the best usable item" is not the reference behaviour.
 LIST_ORACLES: dict[str, Callable[..., float | None]] = {
     "answer_match": _match_list,
+    "response_similarity": _similarity,
+    "squad_exact_match": _squad("em"),
+    "squad_f1": _squad("f1"),
 }
 
 
