@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from polarscore._utils import _describe_input
 from polarscore.exceptions import ColumnTypeError
 
 #: The dtype of every ``reference_index`` field: the 0-based position in the row's list.
@@ -63,8 +64,8 @@ def dispatch_reference(
             return on_list(expr.cast(pl.List(pl.String)))
         msg = (
             f"The {parameter!r} argument of {function} must be a String column (one reference "
-            f"per row) or a List(String) column (several references per row). Got {dtype} "
-            "instead."
+            f"per row) or a List(String) column (several references per row). Got the "
+            f"{_describe_input(expr)} of type {dtype} instead."
         )
         raise ColumnTypeError(msg)
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import polars as pl
 
 from polarscore._typing import IntoExpr
 from polarscore._validation import invalid_parameter
+from polarscore.exceptions import ColumnTypeError, InvalidParameterError
 
 
 def parse_into_expr(value: IntoExpr, *, function: str, parameter: str) -> pl.Expr:
@@ -24,4 +27,163 @@ def parse_into_expr(value: IntoExpr, *, function: str, parameter: str) -> pl.Exp
     )
 
 
-__all__ = ["parse_into_expr"]
+def is_text_dtype(dtype: Any) -> bool:
+    """Return True for the dtypes scored as text: String, Categorical, Enum and Null.
+
+    Arrow's ``large_string`` and ``string_view`` arrive in Polars as ``String``.
+    """
+    return bool(dtype == pl.String or dtype == pl.Null) or isinstance(
+        dtype, pl.Categorical | pl.Enum
+    )
+
+
+def _describe_input(expr: pl.Expr) -> str:
+    name = expr.meta.output_name(raise_if_undetermined=False)
+    return f"column {name!r}" if name is not None else "expression"
+
+
+def _text_type_error(
+    expr: pl.Expr, dtype: pl.DataType, *, function: str, parameter: str, expected: str
+) -> ColumnTypeError:
+    return ColumnTypeError(
+        f"The {parameter!r} parameter of {function} must be {expected}. "
+        f"Got the {_describe_input(expr)} of type {dtype} instead."
+    )
+
+
+def parse_text_expr(value: IntoExpr, *, function: str, parameter: str) -> pl.Expr:
+    """Turn a text input into a ``String`` expression, checking its dtype when the plan resolves.
+
+    ``String`` passes unchanged; ``Categorical``, ``Enum`` (scored as their strings) and ``Null``
+    (all null) are cast to ``String``. Any other dtype (integers, floats, binary, lists,
+    structs, ...) raises :class:`~polarscore.exceptions.ColumnTypeError` naming the function,
+    the parameter, the column and its dtype. The check runs once, when the query is planned
+    (``pl.Expr.pipe_with_dtype``), so it costs nothing per row and fails before any data is read.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polarscore._utils import parse_text_expr
+    >>> df = pl.DataFrame({"answer": [42]})
+    >>> df.select(parse_text_expr("answer", function="f", parameter="response"))
+    Traceback (most recent call last):
+    ...
+    polarscore.exceptions.ColumnTypeError: The 'response' parameter of f must be a text column \
+(String, Categorical, Enum or Null). Got the column 'answer' of type Int64 instead.
+    """
+    expr = parse_into_expr(value, function=function, parameter=parameter)
+
+    def check(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+        if dtype == pl.String:
+            return expr
+        if is_text_dtype(dtype):
+            return expr.cast(pl.String)
+        raise _text_type_error(
+            expr,
+            dtype,
+            function=function,
+            parameter=parameter,
+            expected="a text column (String, Categorical, Enum or Null)",
+        )
+
+    return expr.pipe_with_dtype(check)
+
+
+def parse_text_list_expr(value: IntoExpr, *, function: str, parameter: str) -> pl.Expr:
+    """Turn a list-of-text input into a ``List(String)`` expression, checked at plan time.
+
+    The list's items may be anything :func:`parse_text_expr` accepts; a ``Null``-typed column
+    (all null) becomes a null ``List(String)``. Anything else raises
+    :class:`~polarscore.exceptions.ColumnTypeError`.
+    """
+    expr = parse_into_expr(value, function=function, parameter=parameter)
+
+    def check(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+        if dtype == pl.List(pl.String):
+            return expr
+        if dtype == pl.Null or (isinstance(dtype, pl.List) and is_text_dtype(dtype.inner)):
+            return expr.cast(pl.List(pl.String))
+        raise _text_type_error(
+            expr,
+            dtype,
+            function=function,
+            parameter=parameter,
+            expected="a list-of-text column (List(String))",
+        )
+
+    return expr.pipe_with_dtype(check)
+
+
+def parse_text_or_list_expr(value: IntoExpr, *, function: str, parameter: str) -> pl.Expr:
+    """Turn a text or list-of-text input into a ``String`` or ``List(String)`` expression.
+
+    For references that may be one per row or several: text dtypes become ``String`` as in
+    :func:`parse_text_expr`, lists of them ``List(String)``; anything else raises
+    :class:`~polarscore.exceptions.ColumnTypeError` when the query is planned.
+    """
+    expr = parse_into_expr(value, function=function, parameter=parameter)
+
+    def check(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+        if dtype == pl.String or dtype == pl.List(pl.String):
+            return expr
+        if is_text_dtype(dtype):
+            return expr.cast(pl.String)
+        if isinstance(dtype, pl.List) and is_text_dtype(dtype.inner):
+            return expr.cast(pl.List(pl.String))
+        raise _text_type_error(
+            expr,
+            dtype,
+            function=function,
+            parameter=parameter,
+            expected="a text column (String, Categorical, Enum or Null) or a list of text",
+        )
+
+    return expr.pipe_with_dtype(check)
+
+
+#: Per-row patterns longer than this (bytes) are searched without the regex engine.
+_LONG_PATTERN_BYTES = 4096
+
+
+def contains_literal(text: pl.Expr, pattern: pl.Expr) -> pl.Expr:
+    """Return whether ``pattern`` is a substring of ``text``, row by row; null if either is null.
+
+    ``text.str.contains(pattern, literal=True)`` with a per-row pattern compiles each row's
+    pattern into a regex, which fails beyond the regex size limit (a reference of a few hundred
+    kilobytes raises ``ComputeError``). Rows with a long pattern are therefore tested by
+    splitting the text on the pattern (a plain substring search); the others keep the fast path.
+    Both sides see only their own rows (the others get an empty text), so each row is searched
+    once.
+    """
+    long = pattern.str.len_bytes() > _LONG_PATTERN_BYTES
+    short_pattern = pl.when(long).then(pl.lit("")).otherwise(pattern)
+    short_result = text.str.contains(short_pattern, literal=True)
+    long_text = pl.when(long).then(text).otherwise(pl.lit(""))
+    long_pattern = pl.when(long).then(pattern).otherwise(pl.lit("\x00"))
+    long_result = long_text.str.split(long_pattern).list.len() > 1
+    return pl.when(long).then(long_result).otherwise(short_result)
+
+
+def check_same_length(function: str, **values: Any) -> None:
+    """Raise if several Series inputs of one call have different lengths.
+
+    Polars would broadcast a one-row Series silently, or fail deep inside the query; this fails
+    when the expression is built, naming the parameters and their lengths.
+    """
+    lengths = {name: len(v) for name, v in values.items() if isinstance(v, pl.Series)}
+    if len(set(lengths.values())) > 1:
+        described = ", ".join(f"{name!r} has {n:,}" for name, n in lengths.items())
+        raise InvalidParameterError(
+            f"The Series passed to {function} must all have the same length: {described} rows."
+        )
+
+
+__all__ = [
+    "check_same_length",
+    "contains_literal",
+    "is_text_dtype",
+    "parse_into_expr",
+    "parse_text_expr",
+    "parse_text_list_expr",
+    "parse_text_or_list_expr",
+]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from polarscore._utils import contains_literal
 from polarscore.normalize import py_is_blank
 from polarscore.scores._match_text import match_normalize
 
@@ -198,7 +199,7 @@ def match_batch(batch: pl.Series, options: MatchOptions) -> pl.Series:
     has_content = pl.col("ref") != " "
     exact = (pl.col("response") == pl.col("ref")) if options.exact else pl.lit(False)
     contains = (
-        has_content & pl.col("response").str.contains(pl.col("ref"), literal=True)
+        has_content & contains_literal(pl.col("response"), pl.col("ref"))
         if options.contains
         else pl.lit(False)
     )

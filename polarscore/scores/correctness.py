@@ -12,7 +12,12 @@ import polars as pl
 
 from polarscore._multi_reference import INDEX_DTYPE, best_over_references, dispatch_reference
 from polarscore._typing import IntoExpr, IntoMatchMode
-from polarscore._utils import parse_into_expr
+from polarscore._utils import (
+    check_same_length,
+    contains_literal,
+    parse_into_expr,
+    parse_text_expr,
+)
 from polarscore._validation import invalid_parameter
 from polarscore.normalize import datarobot_normalize, py_is_blank, py_strip
 
@@ -32,10 +37,9 @@ def _parse_match_mode(match_mode: IntoMatchMode, function: str) -> str | pl.Expr
     *not* stripped, and anything outside the three modes means ``normalized``. A literal is the
     programmer's own choice, so an unknown literal is a typo and raises.
     """
-    if isinstance(match_mode, pl.Series):
-        match_mode = pl.lit(match_mode)
-    if isinstance(match_mode, pl.Expr):
-        mode = match_mode.cast(pl.String).str.to_lowercase()
+    if isinstance(match_mode, pl.Expr | pl.Series):
+        mode = parse_text_expr(match_mode, function=function, parameter="match_mode")
+        mode = mode.str.to_lowercase()
         return (
             pl.when(mode.is_in(MATCH_MODES).fill_null(False))
             .then(mode)
@@ -95,7 +99,7 @@ def _is_match(mode: str, response: pl.Expr, reference: pl.Expr) -> pl.Expr:
         return pl.struct(response=response, reference=reference).map_batches(
             _normalized_equal_batch, return_dtype=pl.Boolean, is_elementwise=True
         )
-    return datarobot_normalize(response).str.contains(datarobot_normalize(reference), literal=True)
+    return contains_literal(datarobot_normalize(response), datarobot_normalize(reference))
 
 
 def _pair(response: pl.Expr, reference: pl.Expr, mode: str | pl.Expr) -> _Pair:
@@ -162,8 +166,9 @@ def _correctness(
     details: bool,
 ) -> pl.Expr:
     """Build the score (or the details struct) for a string or a list reference column."""
+    check_same_length(function, response=response, reference=reference, match_mode=match_mode)
     mode = _parse_match_mode(match_mode, function)
-    resp = parse_into_expr(response, function=function, parameter="response").fill_null("")
+    resp = parse_text_expr(response, function=function, parameter="response").fill_null("")
     ref = parse_into_expr(reference, function=function, parameter="reference")
 
     def on_string(reference: pl.Expr) -> pl.Expr:

@@ -14,7 +14,11 @@ from typing import Any
 import polars as pl
 
 from polarscore._typing import IntoExpr
-from polarscore._utils import parse_into_expr
+from polarscore._utils import (
+    check_same_length,
+    parse_text_expr,
+    parse_text_or_list_expr,
+)
 from polarscore._validation import check_number, invalid_parameter
 from polarscore.scores._match_kernel import (
     DETAILS_DTYPE,
@@ -101,13 +105,16 @@ def _details_expr(
     def normalize(text: pl.Expr) -> pl.Expr:
         return match_normalize(text, fold_accents=fold_accents, number_words=number_words)
 
-    resp = parse_into_expr(response, function=function, parameter="response").fill_null("")
-    refs = pl.concat_list(parse_into_expr(references, function=function, parameter="references"))
+    check_same_length(function, response=response, references=references, question=question)
+    resp = parse_text_expr(response, function=function, parameter="response").fill_null("")
+    refs = pl.concat_list(
+        parse_text_or_list_expr(references, function=function, parameter="references")
+    )
     if question is None:
         question_norm = pl.lit(None, dtype=pl.String)
     else:
         # normalised in the kernel, only for the rows that reach the token-recall rule
-        question_norm = parse_into_expr(question, function=function, parameter="question")
+        question_norm = parse_text_expr(question, function=function, parameter="question")
     return pl.struct(
         normalize(resp).alias("response"),
         refs.alias("references"),

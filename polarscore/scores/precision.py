@@ -36,7 +36,7 @@ from polarscore._multi_reference import (
     flatten,
 )
 from polarscore._typing import IntoExpr, IntoNumber
-from polarscore._utils import parse_into_expr
+from polarscore._utils import check_same_length, parse_into_expr, parse_text_expr
 from polarscore._validation import check_choice, check_number, invalid_parameter
 from polarscore.exceptions import ColumnTypeError
 from polarscore.kernels.char_ratio import indel_similarity, sequence_matcher_ratio
@@ -253,7 +253,8 @@ def _build(
         tol_abs=tol_abs if isinstance(tol_abs, float) else None,
         tol_rel=tol_rel if isinstance(tol_rel, float) else None,
     )
-    response_expr = parse_into_expr(response, function=function, parameter="response")
+    check_same_length(function, response=response, reference=reference)
+    response_expr = parse_text_expr(response, function=function, parameter="response")
     tolerances = []
     if isinstance(tol_abs, pl.Expr):
         tolerances.append(tol_abs.cast(pl.Float64).alias("tol_abs"))

@@ -26,7 +26,7 @@ from polarscore._multi_reference import (
     position_series,
 )
 from polarscore._typing import IntoExpr, SimilarityMetric
-from polarscore._utils import parse_into_expr
+from polarscore._utils import check_same_length, parse_into_expr, parse_text_expr
 from polarscore._validation import check_choice
 from polarscore.kernels.token_sequences import lcs_lengths, multiset_overlap
 from polarscore.normalize import PY_WHITESPACE, PY_WORD_CLASS
@@ -262,8 +262,9 @@ def _similarity_expr(
     details: bool,
 ) -> pl.Expr:
     check_choice(metric, function=function, parameter="metric", allowed=METRICS)
+    check_same_length(function, response=response, acceptable=acceptable)
     inputs = [
-        parse_into_expr(response, function=function, parameter="response").alias("response"),
+        parse_text_expr(response, function=function, parameter="response").alias("response"),
         as_reference_list(
             parse_into_expr(acceptable, function=function, parameter="acceptable"),
             function=function,

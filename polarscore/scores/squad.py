@@ -24,7 +24,7 @@ from polarscore._multi_reference import (
     flatten,
 )
 from polarscore._typing import IntoExpr
-from polarscore._utils import parse_into_expr
+from polarscore._utils import check_same_length, parse_into_expr, parse_text_expr
 from polarscore.kernels.token_sequences import multiset_overlap
 from polarscore.normalize import PY_WORD_CLASS, py_collapse_whitespace, py_is_blank, py_strip
 from polarscore.scores._lexical import encode, f_measure
@@ -146,7 +146,8 @@ def squad_exact_match(response: IntoExpr, reference: IntoExpr) -> pl.Expr:
     └────────────────┴─────────────────────────────┴───────────────────┘
     """
     function = "squad_exact_match"
-    resp = parse_into_expr(response, function=function, parameter="response").fill_null("")
+    check_same_length(function, response=response, reference=reference)
+    resp = parse_text_expr(response, function=function, parameter="response").fill_null("")
     ref = parse_into_expr(reference, function=function, parameter="reference")
     score = dispatch_reference(
         ref,
@@ -226,7 +227,8 @@ def squad_f1(response: IntoExpr, reference: IntoExpr) -> pl.Expr:
     └──────────────────┴─────────────┴──────────┘
     """
     function = "squad_f1"
-    resp = parse_into_expr(response, function=function, parameter="response").fill_null("")
+    check_same_length(function, response=response, reference=reference)
+    resp = parse_text_expr(response, function=function, parameter="response").fill_null("")
     refs = as_reference_list(
         parse_into_expr(reference, function=function, parameter="reference"), function=function
     )

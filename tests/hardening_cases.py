@@ -1,0 +1,216 @@
+"""What the hardening suites need to know about each registered scorer, beyond its ScorerSpec.
+
+Every table here is keyed by scorer name and checked for completeness against the registry (see
+``test_hardening_options.py::test_every_scorer_is_described``), so a scorer that lands without
+its entries fails loudly instead of escaping the hardening suites.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import polars as pl
+
+import polarscore as ps
+from tests import oracles, oracles_match, oracles_precision, oracles_similarity
+
+SCORERS = [ps.get_scorer(name) for name in ps.available_scorers()]
+IDS = [spec.name for spec in SCORERS]
+
+#: A pure-Python oracle per scorer: ``oracle(response, reference, **options) -> float | None``.
+#: ``reference`` is a string or ``None`` (the list forms are built from it by the tests).
+Oracle = Callable[..., float | None]
+
+
+def _correctness(response: str | None, reference: str | None, **options: Any) -> float | None:
+    mode = options.get("match_mode", "normalized")
+    return oracles.answer_correctness(response, reference, mode)[0]
+
+
+def _literal(value: Any) -> Any:
+    """An option given as a literal expression (a per-row option), as its Python value."""
+    return pl.select(value).item() if isinstance(value, pl.Expr) else value
+
+
+def _match_list(
+    response: str | None, references: list[str | None] | None, **options: Any
+) -> float | None:
+    options = {name: _literal(value) for name, value in options.items()}
+    return oracles_match.answer_match(response, references, **options).score
+
+
+def _match(response: str | None, reference: str | None, **options: Any) -> float | None:
+    return _match_list(response, [reference], **options)
+
+
+def _precision(response: str | None, reference: str | None, **options: Any) -> float | None:
+    from polarscore.stopwords import resolve_stopwords
+
+    stopwords = resolve_stopwords(options.pop("stopwords", None), function="oracle")
+    options["tol_abs"] = options.pop("numeric_tolerance_abs", 0.0)
+    options["tol_rel"] = options.pop("numeric_tolerance_rel", 0.0)
+    return oracles_precision.answer_precision(
+        response, reference, stopwords=stopwords, **options
+    ).score
+
+
+def _similarity(response: str | None, acceptable: Any, **options: Any) -> float | None:
+    score = oracles_similarity.response_similarity(
+        response, acceptable, options.get("metric", "token_recall")
+    )[0]
+    return None if score is None else round(score, 4)
+
+
+def _squad(pair: str) -> Oracle:
+    def oracle(response: str | None, truths: Any, **options: Any) -> float | None:
+        return oracles_similarity.squad_max(pair, response, truths)[0]
+
+    return oracle
+
+
+ORACLES: dict[str, Oracle] = {
+    "answer_correctness": _correctness,
+    "answer_match": _match,
+    "answer_precision": _precision,
+    "response_similarity": _similarity,
+    "squad_exact_match": _squad("em"),
+    "squad_f1": _squad("f1"),
+}
+
+#: Per (scorer, option): valid literal values (the fuzz suite draws from them) and invalid ones
+#: (each must raise InvalidParameterError when the expression is built).
+NAN, INF = math.nan, math.inf
+
+
+class OptionCases:
+    def __init__(self, valid: tuple[Any, ...], invalid: tuple[Any, ...]) -> None:
+        self.valid = valid
+        self.invalid = invalid
+
+
+OPTION_CASES: dict[str, Mapping[str, OptionCases]] = {
+    "answer_correctness": {
+        "match_mode": OptionCases(
+            valid=("exact", "normalized", "contains", "EXACT", "Contains"),
+            invalid=("exakt", "", " exact", None, 1, True, NAN, ["exact"]),
+        ),
+    },
+    "response_similarity": {
+        "metric": OptionCases(
+            valid=("token_recall", "token_f1", "rouge_l"), invalid=("bleu", "ROUGE_L", None, 1)
+        ),
+        "unacceptable": OptionCases(valid=(None,), invalid=(42, 1.5)),
+    },
+    "answer_precision": {
+        "char_similarity": OptionCases(
+            valid=("indel", "sequence_matcher"), invalid=("levenshtein", "Indel", None, 1)
+        ),
+        "missing_expected": OptionCases(valid=("null", "zero"), invalid=("none", None, 0)),
+        "numeric_tolerance_abs": OptionCases(
+            valid=(0.0, 0, 0.5, 1e-9, 10, INF), invalid=(-0.1, -1, NAN, -INF, "0.1", None, True)
+        ),
+        "numeric_tolerance_rel": OptionCases(
+            valid=(0.0, 0.05, 1, INF), invalid=(-0.1, NAN, -INF, "0.1", None, False)
+        ),
+        "power_p": OptionCases(
+            valid=(0.3, 1.0, 2, 0.05), invalid=(0, 0.0, -0.3, NAN, INF, "0.3", None, True)
+        ),
+        "weights": OptionCases(
+            valid=(None, {"contains": 1.0}, {"numeric": 0.5, "char_ratio": 0.5, "exact": 0.1}),
+            invalid=({}, {"bogus": 1.0}, {"contains": -1.0}, {"contains": NAN}, ["contains"]),
+        ),
+        "stopwords": OptionCases(
+            valid=(None, "en", (), ("paris", "answer")),
+            invalid=("xx", 42, ("two words",), ("",), (42,)),
+        ),
+    },
+    "answer_match": {
+        "question": OptionCases(
+            valid=(None, pl.lit("What is the capital of France?"), pl.lit("")),
+            invalid=(42, 1.5, b"question", ["q"]),
+        ),
+        "exact": OptionCases(valid=(True, False), invalid=(1, 0, "yes", None)),
+        "contains": OptionCases(valid=(True, False), invalid=(1, "no", None)),
+        "token_recall": OptionCases(valid=(True, False), invalid=(0, "true", None)),
+        "min_token_recall": OptionCases(
+            valid=(0.3, 1.0, 1, 0.01), invalid=(0, 0.0, -0.1, 1.1, NAN, INF, "0.5", None, True)
+        ),
+        "stem_prefix": OptionCases(valid=(6, 1, 100, None), invalid=(0, -1, 2.5, "6", True, NAN)),
+        "numbers_must_match": OptionCases(valid=(True, False), invalid=(1, "yes", None)),
+        "fold_accents": OptionCases(valid=(True, False), invalid=(0, "no", None)),
+        "number_words": OptionCases(valid=(True, False), invalid=(1, "x", None)),
+    },
+}
+
+
+def reference_forms(spec: ps.ScorerSpec) -> list[str]:
+    """The reference shapes a scorer takes: ``"string"``, ``"list"`` or both."""
+    return {"string": ["string"], "list": ["list"], "string_or_list": ["string", "list"]}[
+        spec.reference_kind
+    ]
+
+
+def as_form(reference: pl.Expr, form: str) -> pl.Expr:
+    """A string reference column as the given form (a list holds the one reference)."""
+    if form == "string":
+        return reference
+    return pl.when(reference.is_null()).then(None).otherwise(pl.concat_list(reference))
+
+
+def oracle_score(
+    spec: ps.ScorerSpec, response: str | None, reference: str | None, **options: Any
+) -> float | None:
+    return ORACLES[spec.name](response, reference, **options)
+
+
+def option_sets(spec: ps.ScorerSpec) -> list[dict[str, Any]]:
+    """The default options, then each declared valid value of each option on its own."""
+    sets: list[dict[str, Any]] = [{}]
+    for option, cases in OPTION_CASES.get(spec.name, {}).items():
+        default = spec.options.get(option)
+        sets += [
+            {option: value}
+            for value in cases.valid
+            if isinstance(value, pl.Expr) or type(value) is not type(default) or value != default
+        ]
+    return sets
+
+
+#: Absolute tolerance of the comparison with the oracle, per scorer (exact unless stated).
+ORACLE_TOLERANCE: dict[str, float] = {
+    # Float sums in another order than the oracle's; the scorer's own suite uses 1e-12 too.
+    "answer_precision": 1e-12,
+    # The reference rounds to 4 digits; Polars' round differs from Python's on near-ties (SPEC A7).
+    "response_similarity": 1e-4,
+}
+
+
+def same_score(spec: ps.ScorerSpec, got: float | None, expected: float | None) -> bool:
+    if got is None or expected is None:
+        return got is None and expected is None
+    return math.isclose(got, expected, rel_tol=0.0, abs_tol=ORACLE_TOLERANCE.get(spec.name, 0.0))
+
+
+#: Per scorer, an oracle over a *list* of references, where the single-reference oracle lifted
+#: to "the best usable item" is not the reference behaviour.
+LIST_ORACLES: dict[str, Callable[..., float | None]] = {
+    "answer_match": _match_list,
+    "response_similarity": _similarity,
+    "squad_exact_match": _squad("em"),
+    "squad_f1": _squad("f1"),
+}
+
+
+def oracle_list_score(
+    spec: ps.ScorerSpec, response: str | None, references: list[str | None] | None, **options: Any
+) -> float | None:
+    """The oracle on a list of references: the best score of the usable (non-null) items."""
+    if spec.name in LIST_ORACLES:
+        return LIST_ORACLES[spec.name](response, references, **options)
+    if references is None:
+        return None
+    scores = [ORACLES[spec.name](response, ref, **options) for ref in references]
+    usable = [s for s in scores if s is not None]
+    return max(usable) if usable else None
