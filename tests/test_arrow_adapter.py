@@ -211,8 +211,8 @@ SCHEMA = pa.schema(
         ),
         (
             {"scorers": {"answer_correctness": {"match_mode": pl.col("score").str.len_chars()}}},
-            ps.InvalidParameterError,
-            "cannot be computed on these columns",
+            ps.ColumnTypeError,
+            "'match_mode' parameter of answer_correctness must be a text column.*UInt32",
         ),
         ({"prefix": ""}, ps.InvalidParameterError, "already has a column 'answer_correctness'"),
         ({"on_error": "ignore"}, ps.InvalidParameterError, "'on_error' parameter.*'raise', 'null'"),
