@@ -214,3 +214,15 @@ def oracle_list_score(
     scores = [ORACLES[spec.name](response, ref, **options) for ref in references]
     usable = [s for s in scores if s is not None]
     return max(usable) if usable else None
+
+
+#: Oracles with quadratic work (a pure-Python character DP): pairs whose length product exceeds
+#: this are checked for range and engine agreement only, not against the oracle.
+ORACLE_MAX_PRODUCT: dict[str, int] = {
+    "answer_precision": 2_000_000,
+}
+
+
+def oracle_feasible(spec: ps.ScorerSpec, response: str | None, reference: str | None) -> bool:
+    limit = ORACLE_MAX_PRODUCT.get(spec.name)
+    return limit is None or len(response or "") * len(reference or "") <= limit
