@@ -109,10 +109,11 @@ OPTION_CASES: dict[str, Mapping[str, OptionCases]] = {
         ),
         "missing_expected": OptionCases(valid=("null", "zero"), invalid=("none", None, 0)),
         "numeric_tolerance_abs": OptionCases(
-            valid=(0.0, 0, 0.5, 1e-9, 10, INF), invalid=(-0.1, -1, NAN, -INF, "0.1", None, True)
+            valid=(0.0, 0, 0.5, 1e-9, 10, 1e308),
+            invalid=(-0.1, -1, NAN, INF, -INF, "0.1", None, True),
         ),
         "numeric_tolerance_rel": OptionCases(
-            valid=(0.0, 0.05, 1, INF), invalid=(-0.1, NAN, -INF, "0.1", None, False)
+            valid=(0.0, 0.05, 1, 1e308), invalid=(-0.1, NAN, INF, -INF, "0.1", None, False)
         ),
         "power_p": OptionCases(
             valid=(0.3, 1.0, 2, 0.05), invalid=(0, 0.0, -0.3, NAN, INF, "0.3", None, True)

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import sys
 
 import numpy as np
 import polars as pl
@@ -184,7 +185,7 @@ def test_spec_autojunk_and_asymmetry() -> None:
     [
         ("2", "1 2", 0.0, 0.0, 0.0),  # greedy, not optimal
         ("1e400", "1e400", 0.0, 0.0, 0.0),  # inf never matches
-        ("1e308", "-1e308", 1e309, 0.0, 0.0),  # overflowing error never matches
+        ("1e308", "-1e308", sys.float_info.max, 0.0, 0.0),  # an overflowing error never matches
         ("0.3", "0.2", 0.1, 0.0, 1.0),  # 0.09999999999999998 <= 0.1
         ("1.1", "1.0", 0.1, 0.0, 0.0),  # 0.10000000000000009 > 0.1
         ("-0", "0", 0.0, 0.0, 1.0),
@@ -247,7 +248,7 @@ numbers_text = st.lists(
     max_size=10,
 ).map(" ".join)
 any_text = st.one_of(optional_text, numbers_text)
-tolerance = st.sampled_from([0.0, 1e-12, 0.1, 0.5, 1.0, 10.0, math.inf])
+tolerance = st.sampled_from([0.0, 1e-12, 0.1, 0.5, 1.0, 10.0, 1e308])
 
 
 @given(response=any_text, reference=any_text, tol_abs=tolerance, tol_rel=tolerance)
@@ -526,10 +527,31 @@ def test_bad_options_fail_at_build_time(option: str, value: object, match: str) 
             function("response", "reference", **{option: value})  # type: ignore[arg-type]
 
 
-def test_infinite_tolerance_is_allowed() -> None:
-    df = pl.DataFrame({"response": ["7"], "reference": ["3"]})
-    out = _components(df, numeric_tolerance_abs=math.inf)
-    assert out["numeric"].item() == 1.0
+def test_infinite_tolerance_is_rejected() -> None:
+    """An infinite tolerance makes every pair of numbers agree: a literal raises, a per-row
+    value makes its row inconclusive, as NaN and negative values do."""
+    for option in ("numeric_tolerance_abs", "numeric_tolerance_rel"):
+        for value in (math.inf, -math.inf):
+            with pytest.raises(ps.InvalidParameterError, match=rf"{option}.*finite number >= 0"):
+                ps.answer_precision("response", "reference", **{option: value})  # type: ignore[arg-type]
+    df = pl.DataFrame(
+        {"response": ["7", "7", "7"], "reference": ["3", "3", "3"], "tol": [math.inf, 1e308, 0]}
+    )
+    out = df.select(
+        ps.answer_precision("response", "reference", numeric_tolerance_abs=pl.col("tol")),
+        ps.answer_precision_diagnostics(
+            "response", "reference", numeric_tolerance_rel=pl.col("tol")
+        ).struct.field("path"),
+    )
+    assert out["answer_precision"][0] is None
+    assert (
+        out["answer_precision"][1]
+        == ps.answer_precision_components(pl.lit("7"), pl.lit("3"), numeric_tolerance_abs=1e308)
+        .struct.field("score")
+        .pipe(pl.select)
+        .item()
+    )
+    assert out["path"].to_list() == ["invalid_tolerance", "scored", "scored"]
 
 
 def test_non_string_column_is_a_clear_error() -> None:

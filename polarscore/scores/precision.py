@@ -101,7 +101,9 @@ EMPTY_ACTUAL_REASON = (
     "defaulting to score 0."
 )
 NO_EXPECTED_REASON = "No expected output provided."
-INVALID_TOLERANCE_REASON = "Invalid numeric tolerance (null, NaN or negative): cannot score."
+INVALID_TOLERANCE_REASON = (
+    "Invalid numeric tolerance (null, NaN, infinite or negative): cannot score."
+)
 
 # SPEC C4, with Python's \s spelled out for the Rust engine (SPEC A1).
 _LINK = rf"\[([^\]]+)\]\([{PY_WS_CLASS}]*https?://[^)]+[{PY_WS_CLASS}]*\)"
@@ -181,11 +183,11 @@ def _parse_tolerance(value: IntoNumber, *, function: str, parameter: str) -> flo
         return pl.lit(value)
     if isinstance(value, pl.Expr):
         return value
-    expected = "a number >= 0 (not NaN), or a polars expression giving one per row"
+    expected = "a finite number >= 0, or a polars expression giving one per row"
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise invalid_parameter(function, parameter, expected, value)
     number = float(value)
-    if math.isnan(number) or number < 0:
+    if not math.isfinite(number) or number < 0:
         raise invalid_parameter(function, parameter, expected, value)
     return number
 
@@ -713,7 +715,7 @@ def _score_pairs(
         return pl.concat([score_slice(start) for start in starts], rechunk=False)
     frame = pl.DataFrame({"r": response, "e": reference, "ta": tol_abs, "tr": tol_rel}, height=n)
     bad_tol = pl.any_horizontal(
-        pl.col(c).is_null() | pl.col(c).is_nan() | (pl.col(c) < 0) for c in ("ta", "tr")
+        pl.col(c).is_null() | ~pl.col(c).is_finite() | (pl.col(c) < 0) for c in ("ta", "tr")
     )
     blank_actual = pl.col("r").is_null() | py_is_blank(pl.col("r"))
     if options.missing_expected == "null":
@@ -831,9 +833,11 @@ def answer_precision(
         null or empty reference scores 0.0 (a whitespace-only one is scored).
     numeric_tolerance_abs, numeric_tolerance_rel
         A number pair matches if ``|a - e| <= abs`` or ``|a - e| / (|e| + 1e-12) <= rel``. A
-        number >= 0 (NaN and negative values raise), or an expression with one value per row; a
-        per-row value that is null, NaN or negative makes that row's score null (path
-        ``"invalid_tolerance"`` in :func:`answer_precision_diagnostics`).
+        finite number >= 0 (NaN, infinite and negative values raise), or an expression with one
+        value per row; a per-row value that is null, NaN, infinite or negative makes that row's
+        score null (path ``"invalid_tolerance"`` in :func:`answer_precision_diagnostics`). An
+        infinite tolerance would make every pair of numbers agree; to leave numbers out of the
+        weighted mean, give the ``"numeric"`` weight 0 instead.
     power_p
         The exponent of the power mean; finite and > 0.
     weights
