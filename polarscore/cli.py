@@ -310,7 +310,7 @@ def _score_to_file(args: argparse.Namespace) -> int:
     files = [sample_path()] if args.sample else _io.resolve_inputs(args.inputs)
     target: Path = args.output
     kind = _io.output_format(target, args.format)
-    _io.check_target(target, overwrite=args.overwrite)
+    _io.check_target(target, overwrite=args.overwrite, inputs=files)
     frame = _io.scan_inputs(files)
     schema = frame.collect_schema()
 
