@@ -118,7 +118,7 @@ _SCORERS: dict[str, ScorerSpec] = {
             reference_kind="string_or_list",
             null_rule=(
                 "reference null, empty or only Python whitespace (missing_expected='null'); "
-                "a per-row numeric tolerance that is null, NaN or negative"
+                "a per-row numeric tolerance that is null, NaN, infinite or negative"
             ),
             options={
                 "char_similarity": "indel",
