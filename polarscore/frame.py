@@ -176,12 +176,7 @@ def resolve_scorers(
                 name,
             )
         seen.add(name)
-        for option in options:
-            if option not in spec.options:
-                allowed = ", ".join(repr(o) for o in spec.options) or "none"
-                raise invalid_parameter(
-                    name, option, f"a known option (its options: {allowed})", options[option]
-                )
+        spec.check_options(options)
         requests.append(
             ScorerRequest(
                 spec=spec,

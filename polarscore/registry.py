@@ -14,7 +14,7 @@ import polars as pl
 import pyarrow as pa
 
 from polarscore._typing import IntoExpr
-from polarscore._validation import check_choice
+from polarscore._validation import check_choice, invalid_parameter
 from polarscore.scores.correctness import answer_correctness
 from polarscore.scores.match import (
     DEFAULT_MIN_TOKEN_RECALL,
@@ -74,8 +74,22 @@ class ScorerSpec:
         arrow: pa.DataType = pl.Series(dtype=self.dtype).to_arrow().type
         return arrow
 
+    def check_options(self, options: Mapping[str, Any]) -> None:
+        """Raise :class:`~polarscore.InvalidParameterError` for an option it does not take."""
+        for option in options:
+            if option not in self.options:
+                allowed = ", ".join(repr(o) for o in self.options) or "none"
+                raise invalid_parameter(
+                    self.name, option, f"a known option (its options: {allowed})", options[option]
+                )
+
     def expr(self, response: IntoExpr, reference: IntoExpr, **options: Any) -> pl.Expr:
-        """Build the scorer's expression, aliased to its name."""
+        """Build the scorer's expression, aliased to its name.
+
+        Unlike a direct call of :attr:`function` (where Python raises ``TypeError``), an unknown
+        option is an :class:`~polarscore.InvalidParameterError` naming the options it takes.
+        """
+        self.check_options(options)
         return self.function(response, reference, **options).alias(self.name)
 
 

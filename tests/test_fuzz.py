@@ -36,7 +36,7 @@ FUZZED = [spec for spec in SCORERS if spec.name in ORACLES]
 FUZZ_IDS = [spec.name for spec in FUZZED]
 
 #: The long run's examples, shared among the scorers: thousands in all, within CI's budget.
-LONG_RUN_EXAMPLES = 3000
+LONG_RUN_EXAMPLES = 6000
 
 free_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cn")), max_size=40)
 cell = st.one_of(optional_text, optional_text, free_text)

@@ -115,8 +115,14 @@ def test_valid_option_scores_within_range(spec: ps.ScorerSpec, option: str, valu
 
 @pytest.mark.parametrize("spec", SCORERS, ids=IDS)
 def test_unknown_option_name_is_rejected(spec: ps.ScorerSpec) -> None:
-    with pytest.raises(TypeError, match="no_such_option"):
+    with pytest.raises(TypeError, match="no_such_option"):  # Python's own, on a direct call
         spec.function("response", "reference", no_such_option=1)
+    for build in (
+        lambda: spec.expr("response", "reference", no_such_option=1),
+        lambda: ps.score_frame(FRAME, scorers={spec.name: {"no_such_option": 1}}),
+    ):
+        with pytest.raises(ps.InvalidParameterError, match=r"'no_such_option'.*known option"):
+            build()
 
 
 @pytest.mark.parametrize("spec", SCORERS, ids=IDS)
