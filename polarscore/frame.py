@@ -14,7 +14,7 @@ from typing import Any, TypeAlias, TypeVar
 import polars as pl
 from polars._typing import PolarsDataType
 
-from polarscore._validation import check_number, invalid_parameter
+from polarscore._validation import check_choice, check_number, invalid_parameter
 from polarscore.exceptions import ColumnCollisionError, ColumnNotFoundError, ColumnTypeError
 from polarscore.registry import ScorerSpec, available_scorers, get_scorer
 
@@ -166,6 +166,7 @@ def resolve_scorers(
     requests: list[ScorerRequest] = []
     seen: set[str] = set()
     for name, options in pairs:
+        check_choice(name, function=_FUNCTION, parameter="scorers", allowed=available_scorers())
         spec = get_scorer(name)
         if name in seen:
             raise invalid_parameter(

@@ -165,10 +165,16 @@ def _thresholds(scores: Sequence[str], threshold: float | Mapping[str, float]) -
                 _FUNCTION, "threshold", "a threshold for every score column", dict(threshold)
             )
         return {
-            s: check_number(threshold[s], function=_FUNCTION, parameter=f"threshold[{s!r}]")
+            s: check_number(
+                threshold[s],
+                function=_FUNCTION,
+                parameter=f"threshold[{s!r}]",
+                minimum=0,
+                maximum=1,
+            )
             for s in scores
         }
-    value = check_number(threshold, function=_FUNCTION, parameter="threshold")
+    value = check_number(threshold, function=_FUNCTION, parameter="threshold", minimum=0, maximum=1)
     return dict.fromkeys(scores, value)
 
 
@@ -197,7 +203,8 @@ def summarize(
         Optional grouping column(s): one summary row per group and score column.
     threshold
         A score passes when it is at least this (default 0.5, as DataRobot's eval pipeline), or
-        ``{score column: threshold}`` with one entry per score column.
+        ``{score column: threshold}`` with one entry per score column; in [0, 1], where every
+        polarscore score lies.
     expected_behavior
         Optional column of ``"good"`` / ``"bad"`` labels; adds the pass rates of each kind of
         case (other values and nulls count in neither).

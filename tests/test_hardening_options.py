@@ -144,3 +144,72 @@ def test_per_row_match_mode_must_be_text() -> None:
     df = pl.DataFrame({"response": ["a"], "reference": ["a"], "mode": [1]})
     with pytest.raises(ps.ColumnTypeError, match=r"'match_mode'.*'mode'.*Int64"):
         df.select(ps.answer_correctness("response", "reference", match_mode=pl.col("mode")))
+
+
+# --- the options of the functions around the scorers ------------------------------------------
+
+SCORED = FRAME.with_columns(answer_correctness=pl.Series([1.0, 0.0, None]))
+UNSCORED_ONLY = FRAME.select("response", "reference")
+
+#: (label, call with the bad value, the option's name as the message gives it)
+AROUND: list[tuple[str, Any, str]] = [
+    *(
+        (f"is_passing-threshold-{v!r}", lambda v=v: ps.is_passing("s", threshold=v), "threshold")
+        for v in (-0.1, 1.5, math.nan, math.inf, "0.5", None, True)
+    ),
+    *(
+        (
+            f"summarize-threshold-{v!r}",
+            lambda v=v: ps.summarize(SCORED, "answer_correctness", threshold=v),
+            "threshold",
+        )
+        for v in (-0.1, 2, math.nan, "0.5", {}, {"answer_correctness": 1.5}, {"bogus": 0.5})
+    ),
+    *(
+        (
+            f"summarize-confidence-{v!r}",
+            lambda v=v: ps.summarize(SCORED, "answer_correctness", confidence=v),
+            "confidence",
+        )
+        for v in (0, 1, 1.5, -0.5, math.nan, "0.95")
+    ),
+    *(
+        (
+            f"summarize-n_bootstrap-{v!r}",
+            lambda v=v: ps.summarize(SCORED, "answer_correctness", n_bootstrap=v),
+            "n_bootstrap",
+        )
+        for v in (-1, 1.5, "100", math.nan)
+    ),
+    *(
+        (
+            f"summarize-seed-{v!r}",
+            lambda v=v: ps.summarize(SCORED, "answer_correctness", seed=v),
+            "seed",
+        )
+        for v in (-1, 0.5, "0")
+    ),
+    *(
+        (
+            f"score_frame-thresholds-{v!r}",
+            lambda v=v: ps.score_frame(UNSCORED_ONLY, thresholds=v),
+            "thresholds",
+        )
+        for v in (-0.1, 2, math.nan, "0.5", {"bogus": 0.5}, {"answer_correctness": 1.5})
+    ),
+    *(
+        (
+            f"score_frame-scorers-{v!r}",
+            lambda v=v: ps.score_frame(UNSCORED_ONLY, scorers=v),
+            "scorers",
+        )
+        for v in ({}, [], ["no_such_scorer"], 42)
+    ),
+    ("score_frame-prefix-1", lambda: ps.score_frame(UNSCORED_ONLY, prefix=1), "prefix"),
+]
+
+
+@pytest.mark.parametrize(("call", "option"), [a[1:] for a in AROUND], ids=[a[0] for a in AROUND])
+def test_options_around_the_scorers(call: Any, option: str) -> None:
+    with pytest.raises(ps.InvalidParameterError, match=rf"The [\"']{option}\b"):
+        call()

@@ -1093,14 +1093,16 @@ numeric_tolerance_rel, power_p, weights, stopwords
 def is_passing(score: IntoExpr, *, threshold: float = DEFAULT_THRESHOLD) -> pl.Expr:
     """Return whether each score reaches the threshold: ``score >= threshold``; null stays null.
 
-    Works on any score column (answer_precision's reference threshold 0.8 is the default).
+    Works on any score column in [0, 1] (answer_precision's reference threshold 0.8 is the
+    default).
 
     Parameters
     ----------
     score
         A score column name, expression or Series.
     threshold
-        A finite number; a score passes when it is greater than or equal to it.
+        A number in [0, 1] (every polarscore score lies there); a score passes when it is greater
+        than or equal to it.
 
     Returns
     -------
@@ -1127,7 +1129,9 @@ def is_passing(score: IntoExpr, *, threshold: float = DEFAULT_THRESHOLD) -> pl.E
     │ null                    │
     └─────────────────────────┘
     """
-    value = check_number(threshold, function="is_passing", parameter="threshold")
+    value = check_number(
+        threshold, function="is_passing", parameter="threshold", minimum=0, maximum=1
+    )
     expr = parse_into_expr(score, function="is_passing", parameter="score")
     return (expr >= value).name.suffix("_passed")
 
