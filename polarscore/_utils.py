@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import polars as pl
@@ -71,22 +72,13 @@ def parse_text_expr(value: IntoExpr, *, function: str, parameter: str) -> pl.Exp
     polarscore.exceptions.ColumnTypeError: The 'response' parameter of f must be a text column \
 (String, Categorical, Enum or Null). Got the column 'answer' of type Int64 instead.
     """
-    expr = parse_into_expr(value, function=function, parameter=parameter)
-
-    def check(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
-        if dtype == pl.String:
-            return expr
-        if is_text_dtype(dtype):
-            return expr.cast(pl.String)
-        raise _text_type_error(
-            expr,
-            dtype,
-            function=function,
-            parameter=parameter,
-            expected="a text column (String, Categorical, Enum or Null)",
-        )
-
-    return expr.pipe_with_dtype(check)
+    return _checked_text(
+        value,
+        function=function,
+        parameter=parameter,
+        target=_as_text,
+        expected="a text column (String, Categorical, Enum or Null)",
+    )
 
 
 def parse_text_list_expr(value: IntoExpr, *, function: str, parameter: str) -> pl.Expr:
@@ -96,22 +88,13 @@ def parse_text_list_expr(value: IntoExpr, *, function: str, parameter: str) -> p
     (all null) becomes a null ``List(String)``. Anything else raises
     :class:`~polarscore.exceptions.ColumnTypeError`.
     """
-    expr = parse_into_expr(value, function=function, parameter=parameter)
-
-    def check(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
-        if dtype == pl.List(pl.String):
-            return expr
-        if dtype == pl.Null or (isinstance(dtype, pl.List) and is_text_dtype(dtype.inner)):
-            return expr.cast(pl.List(pl.String))
-        raise _text_type_error(
-            expr,
-            dtype,
-            function=function,
-            parameter=parameter,
-            expected="a list-of-text column (List(String))",
-        )
-
-    return expr.pipe_with_dtype(check)
+    return _checked_text(
+        value,
+        function=function,
+        parameter=parameter,
+        target=_as_text_list,
+        expected="a list-of-text column (List(String))",
+    )
 
 
 def parse_text_or_list_expr(value: IntoExpr, *, function: str, parameter: str) -> pl.Expr:
@@ -121,22 +104,50 @@ def parse_text_or_list_expr(value: IntoExpr, *, function: str, parameter: str) -
     :func:`parse_text_expr`, lists of them ``List(String)``; anything else raises
     :class:`~polarscore.exceptions.ColumnTypeError` when the query is planned.
     """
+    return _checked_text(
+        value,
+        function=function,
+        parameter=parameter,
+        target=_as_text_or_list,
+        expected="a text column (String, Categorical, Enum or Null) or a list of text",
+    )
+
+
+def _as_text(dtype: pl.DataType) -> pl.DataType | None:
+    return pl.String() if is_text_dtype(dtype) else None
+
+
+def _as_text_list(dtype: pl.DataType) -> pl.DataType | None:
+    if dtype == pl.Null or (isinstance(dtype, pl.List) and is_text_dtype(dtype.inner)):
+        return pl.List(pl.String)
+    return None
+
+
+def _as_text_or_list(dtype: pl.DataType) -> pl.DataType | None:
+    return _as_text_list(dtype) if isinstance(dtype, pl.List) else _as_text(dtype)
+
+
+def _checked_text(
+    value: IntoExpr,
+    *,
+    function: str,
+    parameter: str,
+    target: Callable[[pl.DataType], pl.DataType | None],
+    expected: str,
+) -> pl.Expr:
+    """Parse ``value`` and cast it to ``target(dtype)`` once its dtype is known (plan time).
+
+    Raises :class:`~polarscore.exceptions.ColumnTypeError` where ``target`` gives ``None``.
+    """
     expr = parse_into_expr(value, function=function, parameter=parameter)
 
     def check(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
-        if dtype == pl.String or dtype == pl.List(pl.String):
-            return expr
-        if is_text_dtype(dtype):
-            return expr.cast(pl.String)
-        if isinstance(dtype, pl.List) and is_text_dtype(dtype.inner):
-            return expr.cast(pl.List(pl.String))
-        raise _text_type_error(
-            expr,
-            dtype,
-            function=function,
-            parameter=parameter,
-            expected="a text column (String, Categorical, Enum or Null) or a list of text",
-        )
+        wanted = target(dtype)
+        if wanted is None:
+            raise _text_type_error(
+                expr, dtype, function=function, parameter=parameter, expected=expected
+            )
+        return expr if dtype == wanted else expr.cast(wanted)
 
     return expr.pipe_with_dtype(check)
 

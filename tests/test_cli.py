@@ -6,7 +6,6 @@ import json
 import os
 import pty
 import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
@@ -17,9 +16,7 @@ import polarscore as ps
 from polarscore import cli
 from polarscore.datasets import load_sample
 from polarscore.summary import wilson_interval
-
-ROOT = Path(__file__).resolve().parent.parent
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+from tests.cli_process import COMMAND, ENV, run_cli
 
 LOG = pl.DataFrame(
     {
@@ -32,18 +29,6 @@ LOG = pl.DataFrame(
 )
 
 
-def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "polarscore", *map(str, args)],
-        env=ENV,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-
-
 def expected_scores(frame: pl.DataFrame, **kwargs: object) -> pl.DataFrame:
     return ps.score_frame(frame, response="answer", reference="gold", **kwargs)  # type: ignore[arg-type]
 
@@ -53,7 +38,7 @@ def leftovers(folder: Path) -> list[str]:
 
 
 def test_sample_summary_per_mode() -> None:
-    result = run("score", "--sample")
+    result = run_cli("score", "--sample")
     assert result.returncode == 0, result.stderr
     sample = load_sample()
     assert "answer_correctness on triviaqa_sample.parquet" in result.stdout
@@ -67,7 +52,7 @@ def test_sample_summary_per_mode() -> None:
 def test_parquet_to_parquet(tmp_path: Path) -> None:
     source, target = tmp_path / "log.parquet", tmp_path / "scored.parquet"
     LOG.write_parquet(source)
-    result = run(
+    result = run_cli(
         "score",
         source,
         "-o",
@@ -93,7 +78,7 @@ def test_parquet_to_parquet(tmp_path: Path) -> None:
 def test_jsonl_to_csv_with_mode_column_and_prefix(tmp_path: Path) -> None:
     source, target = tmp_path / "log.jsonl", tmp_path / "scored.csv"
     LOG.write_ndjson(source)
-    result = run(
+    result = run_cli(
         "score",
         source,
         "-o",
@@ -129,7 +114,7 @@ def test_jsonl_to_csv_with_mode_column_and_prefix(tmp_path: Path) -> None:
 def test_csv_input_with_option_read_from_a_column(tmp_path: Path) -> None:
     source, target = tmp_path / "log.csv", tmp_path / "scored.parquet"
     LOG.write_csv(source)
-    result = run(
+    result = run_cli(
         "score",
         source,
         "-o",
@@ -159,12 +144,12 @@ def test_directory_and_glob_of_parquet(tmp_path: Path) -> None:
     (parts / "notes.txt").write_text("not a log")
     target = tmp_path / "scored.parquet"
     common = ["--response", "answer", "--reference", "gold", "--scorer", "answer_correctness"]
-    result = run("score", parts, "-o", target, *common)
+    result = run_cli("score", parts, "-o", target, *common)
     assert result.returncode == 0, result.stderr
     expected = expected_scores(LOG, scorers="answer_correctness")
     assert_frame_equal(pl.read_parquet(target).sort("id"), expected)
     glob_target = tmp_path / "glob.parquet"
-    result = run("score", str(parts / "*.parquet"), "-o", glob_target, *common)
+    result = run_cli("score", str(parts / "*.parquet"), "-o", glob_target, *common)
     assert result.returncode == 0, result.stderr
     assert_frame_equal(pl.read_parquet(glob_target).sort("id"), expected.head(4))
 
@@ -172,7 +157,7 @@ def test_directory_and_glob_of_parquet(tmp_path: Path) -> None:
 def test_every_registered_scorer_by_default(tmp_path: Path) -> None:
     source, target = tmp_path / "log.parquet", tmp_path / "scored.parquet"
     LOG.write_parquet(source)
-    result = run("score", source, "-o", target, "--response", "answer", "--reference", "gold")
+    result = run_cli("score", source, "-o", target, "--response", "answer", "--reference", "gold")
     assert result.returncode == 0, result.stderr
     assert pl.read_parquet(target).columns == [*LOG.columns, *ps.available_scorers()]
 
@@ -182,12 +167,12 @@ def test_existing_output_needs_overwrite(tmp_path: Path) -> None:
     LOG.write_parquet(source)
     target.write_bytes(b"keep me")
     args = ["score", source, "-o", target, "--response", "answer", "--reference", "gold"]
-    result = run(*args)
+    result = run_cli(*args)
     assert result.returncode == cli.EXIT_OUTPUT
     assert "already exists" in result.stderr
     assert "--overwrite" in result.stderr
     assert target.read_bytes() == b"keep me"
-    result = run(*args, "--overwrite")
+    result = run_cli(*args, "--overwrite")
     assert result.returncode == 0, result.stderr
     assert pl.read_parquet(target).height == LOG.height
     assert leftovers(tmp_path) == []
@@ -245,7 +230,7 @@ def test_errors(tmp_path: Path, args: list[str], code: int, message: str) -> Non
         args = [*args, "-o", "out.parquet"]
     if "--response" not in args and "--sample" not in args:
         args = [*args, "--response", "answer"]
-    result = run("score", *args, "--reference", "gold", cwd=tmp_path)
+    result = run_cli("score", *args, "--reference", "gold", cwd=tmp_path)
     assert result.returncode == code, result.stderr
     assert message in result.stderr
     assert result.stderr.startswith("polarscore: error:") or code == cli.EXIT_USAGE
@@ -259,7 +244,7 @@ def test_error_mid_run_leaves_no_output(tmp_path: Path) -> None:
     lines = ["n,answer,gold"] + [f"{i},Paris,paris" for i in range(5_000)] + ["oops,Paris,paris"]
     source.write_text("\n".join(lines) + "\n")
     target = tmp_path / "scored.parquet"
-    result = run("score", source, "-o", target, "--response", "answer", "--reference", "gold")
+    result = run_cli("score", source, "-o", target, "--response", "answer", "--reference", "gold")
     assert result.returncode == cli.EXIT_INPUT, result.stderr
     assert "polarscore: error:" in result.stderr
     assert not target.exists()
@@ -270,7 +255,7 @@ def _run_on_pty(*args: str | Path) -> tuple[int, str]:
     controller, terminal = pty.openpty()
     try:
         process = subprocess.Popen(
-            [sys.executable, "-m", "polarscore", *map(str, args)],
+            [*COMMAND, *map(str, args)],
             env=ENV,
             stdout=subprocess.DEVNULL,
             stderr=terminal,
@@ -301,7 +286,7 @@ def test_progress_bar_only_on_a_terminal(tmp_path: Path) -> None:
     code, shown = _run_on_pty("score", source, "-o", tmp_path / "b.parquet", *common, "-q")
     assert code == 0
     assert shown == ""
-    piped = run("score", source, "-o", tmp_path / "c.parquet", *common)
+    piped = run_cli("score", source, "-o", tmp_path / "c.parquet", *common)
     assert piped.returncode == 0
     assert "rows/s" not in piped.stderr
 
@@ -310,14 +295,14 @@ def test_summary_table_and_json(tmp_path: Path) -> None:
     scored = expected_scores(LOG, scorers="answer_correctness", thresholds=0.5)
     path = tmp_path / "scored.parquet"
     scored.write_parquet(path)
-    table = run("summary", path, "--by", "model")
+    table = run_cli("summary", path, "--by", "model")
     assert table.returncode == 0, table.stderr
     assert "pass rate 95% CI" in table.stdout
     line_b = next(line for line in table.stdout.splitlines() if " b " in line)
     low, high = wilson_interval(1, 2)  # model b: 0.0, null, 1.0 at 0.5
     assert f"{low:.4f} – {high:.4f}" in line_b
     assert " 0.5000 " in line_b
-    as_json = run("summary", path, "--by", "model", "--json", "--seed", "3")
+    as_json = run_cli("summary", path, "--by", "model", "--json", "--seed", "3")
     assert as_json.returncode == 0, as_json.stderr
     rows = json.loads(as_json.stdout)
     expected = ps.summarize(scored, by="model", seed=3)
@@ -334,7 +319,7 @@ def test_summary_options_and_errors(tmp_path: Path) -> None:
     )
     path = tmp_path / "scored.csv"
     frame.write_csv(path)
-    result = run("summary", path, "--threshold", "0.6", "--expected-behavior", "kind", "--json")
+    result = run_cli("summary", path, "--threshold", "0.6", "--expected-behavior", "kind", "--json")
     assert result.returncode == 0, result.stderr
     (row,) = json.loads(result.stdout)
     assert (row["scored"], row["passed"], row["good_pass_rate"], row["bad_pass_rate"]) == (
@@ -343,20 +328,20 @@ def test_summary_options_and_errors(tmp_path: Path) -> None:
         1.0,
         0.0,
     )
-    missing = run("summary", path, "--by", "team")
+    missing = run_cli("summary", path, "--by", "team")
     assert missing.returncode == cli.EXIT_DATA
     assert "'team' is not in the frame. Available columns: 'answer_correctness', 'kind'" in (
         missing.stderr
     )
-    bad = run("summary", path, "--confidence", "2")
+    bad = run_cli("summary", path, "--confidence", "2")
     assert bad.returncode == cli.EXIT_USAGE
     assert "confidence" in bad.stderr
-    absent = run("summary", tmp_path / "nope.parquet")
+    absent = run_cli("summary", tmp_path / "nope.parquet")
     assert absent.returncode == cli.EXIT_INPUT
 
 
 def test_scorers_lists_the_registry() -> None:
-    result = run("scorers")
+    result = run_cli("scorers")
     assert result.returncode == 0
     for name in ps.available_scorers():
         assert name in result.stdout

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -20,21 +19,9 @@ import pytest
 
 from polarscore import _io, cli
 from polarscore.datasets import load_sample
+from tests.cli_process import COMMAND, ENV, run_cli
 
-ROOT = Path(__file__).parents[1]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 PREVIOUS = b"the previous result"
-
-
-def run_cli(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "polarscore", *map(str, args)],
-        env=ENV,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
 
 
 def assert_one_line_failure(done: subprocess.CompletedProcess[str], *needles: str) -> str:
@@ -257,7 +244,7 @@ def test_killed_mid_run_leaves_no_output(
     target = tmp_path / "scored.parquet"
     target.write_bytes(PREVIOUS)
     process = subprocess.Popen(
-        [sys.executable, "-m", "polarscore", "score", big_log, "-o", target, "--overwrite"],
+        [*COMMAND, "score", big_log, "-o", target, "--overwrite"],
         env=ENV,
         stderr=subprocess.PIPE,
         text=True,
