@@ -45,7 +45,8 @@ class ScorerSpec:
     lower, upper
         The declared range of the result (null aside). Higher is better.
     symmetric
-        Whether ``f(a, b) == f(b, a)`` for every input.
+        Whether ``f(a, b) == f(b, a)`` for every two non-blank texts (the null rules look at the
+        reference alone, so a blank side is not symmetric anywhere).
     identity
         Whether ``f(x, x) == upper`` for every non-blank ``x``.
     null_rule
@@ -157,6 +158,7 @@ _SCORERS: dict[str, ScorerSpec] = {
             name="squad_exact_match",
             function=squad_exact_match,
             family="squad",
+            symmetric=True,  # equality of the normalised texts
             null_rule="no reference, or every reference null or blank by Python whitespace",
             reference_kind="string_or_list",
         ),
@@ -164,6 +166,7 @@ _SCORERS: dict[str, ScorerSpec] = {
             name="squad_f1",
             function=squad_f1,
             family="squad",
+            symmetric=True,  # precision and recall swap; their harmonic mean does not change
             identity=False,  # a text that normalises to nothing ("the") has F1 0.0 with itself
             null_rule="no reference, or every reference null or blank by Python whitespace",
             reference_kind="string_or_list",
