@@ -23,9 +23,6 @@ meaningful on a machine busy with other work.
 from __future__ import annotations
 
 import argparse
-import json
-import resource
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -34,6 +31,8 @@ import polars as pl
 
 # Run from a checkout: the benchmarks and the package beside them, installed or not.
 sys.path[:0] = [str(Path(__file__).parent), str(Path(__file__).parents[1])]
+from _measure import benchmark_parser, run_child, time_select  # noqa: E402
+from _measure import text_mib as measured_text_mib  # noqa: E402
 from synthetic import cached_eval_log  # noqa: E402
 
 from tests.oracles_precision import answer_precision as reference_row  # noqa: E402
@@ -62,48 +61,30 @@ def _child(args: argparse.Namespace) -> None:
     frame = cached_eval_log(args.rows)
     # Build the Unicode tables once (a one-off per process, not per batch) before measuring.
     frame.head(100).select(ps.answer_precision("response", "reference"))
-    base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     expr = ps.answer_precision("response", "reference", char_similarity=args.char_similarity)
-    best, best_cpu = float("inf"), float("inf")
-    for _ in range(args.repeat):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        if args.engine == "streaming":
-            frame.lazy().select(expr).collect(engine="streaming")
-        else:
-            frame.select(expr)
-        best = min(best, time.perf_counter() - start)
-        best_cpu = min(best_cpu, time.process_time() - start_cpu)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"seconds": best, "cpu": best_cpu, "peak_mib": (peak - base_rss) / 1024}))
+    time_select(frame, expr, engine=args.engine, repeat=args.repeat)
 
 
-def _measure(rows: int, char_similarity: str, engine: str, repeat: int) -> dict:
-    cmd = [sys.executable, __file__, "--child", "--rows", str(rows)]
-    cmd += ["--char-similarity", char_similarity, "--engine", engine, "--repeat", str(repeat)]
-    done = subprocess.run(cmd, check=True, capture_output=True, text=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def _measure(rows: int, char_similarity: str, engine: str, repeat: int) -> dict[str, float]:
+    return run_child(
+        __file__,
+        [
+            *("--rows", str(rows), "--char-similarity", char_similarity),
+            *("--engine", engine, "--repeat", str(repeat)),
+        ],
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=1_000_000)
-    parser.add_argument("--loop-rows", type=int, default=3_000)
-    parser.add_argument("--repeat", type=int, default=2)
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser = benchmark_parser(__doc__, loop_rows=3_000, repeat=2)
     parser.add_argument("--char-similarity", default="indel", help=argparse.SUPPRESS)
-    parser.add_argument("--engine", default="in-memory", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         _child(args)
         return
 
     frame = cached_eval_log(args.rows)
-    text_mib = (
-        frame.select(
-            pl.col("response").str.len_bytes().sum() + pl.col("reference").str.len_bytes().sum()
-        ).item()
-        / 2**20
-    )
+    text_mib = measured_text_mib(frame, "response", "reference")
     sample = frame.sample(min(args.loop_rows, frame.height), seed=1)
     print(
         f"synthetic log: {frame.height:,} rows, {text_mib:,.0f} MiB of text; "

@@ -23,11 +23,8 @@ throughput are reported (the machine may be shared; CPU time is the fairer ratio
 from __future__ import annotations
 
 import argparse
-import json
 import re
-import resource
 import string
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -36,8 +33,10 @@ from pathlib import Path
 
 import polars as pl
 
-sys.path.insert(0, str(Path(__file__).parent))
-from synthetic import cached_eval_log
+# Run from a checkout: the benchmarks and the package beside them, installed or not.
+sys.path[:0] = [str(Path(__file__).parent), str(Path(__file__).parents[1])]
+from _measure import benchmark_parser, run_child, time_select  # noqa: E402
+from synthetic import cached_eval_log  # noqa: E402
 
 # --- the per-row baselines (reference semantics, written for this benchmark) --------------------
 
@@ -147,39 +146,22 @@ def _expr(name: str) -> pl.Expr:
 def _child(args: argparse.Namespace) -> None:
     """Run one measurement in this (fresh) process and print a JSON line."""
     frame = cached_eval_log(args.rows)
-    base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     expr = _expr(args.scorer)
-    best, best_cpu = float("inf"), float("inf")
-    for _ in range(args.repeat):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        if args.engine == "streaming":
-            frame.lazy().select(expr).collect(engine="streaming")
-        else:
-            frame.select(expr)
-        best = min(best, time.perf_counter() - start)
-        best_cpu = min(best_cpu, time.process_time() - start_cpu)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"seconds": best, "cpu": best_cpu, "peak_mib": (peak - base_rss) / 1024}))
+    time_select(frame, expr, engine=args.engine, repeat=args.repeat)
 
 
 def _measure(rows: int, scorer: str, engine: str, repeat: int) -> dict[str, float]:
-    cmd = [sys.executable, __file__, "--child", "--rows", str(rows), "--scorer", scorer]
-    cmd += ["--engine", engine, "--repeat", str(repeat)]
-    done = subprocess.run(cmd, check=True, capture_output=True, text=True)
-    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+    return run_child(
+        __file__,
+        ["--rows", str(rows), "--scorer", scorer, "--engine", engine, "--repeat", str(repeat)],
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--rows", type=int, default=1_000_000)
-    parser.add_argument("--loop-rows", type=int, default=20_000)
+    parser = benchmark_parser(__doc__, loop_rows=20_000, repeat=2)
     parser.add_argument("--rouge-loop-rows", type=int, default=3_000)
-    parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--only", nargs="*", default=list(SCORERS), choices=list(SCORERS))
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--scorer", default="token_recall", help=argparse.SUPPRESS)
-    parser.add_argument("--engine", default="in-memory", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         _child(args)

@@ -1,0 +1,64 @@
+"""What the benchmark scripts share: one timed measurement per fresh subprocess.
+
+A benchmark's parent process runs ``run_child(script, [...])``; the child (the same script with
+``--child``) loads the data, calls :func:`time_select`, and prints its JSON line. Each child is
+a fresh process so that its peak RSS (``ru_maxrss``) is its own; the peak is reported above the
+RSS measured after the data was loaded. CPU time counts every thread, which keeps the figures
+comparable on a machine shared with other work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+
+
+def time_select(frame: pl.DataFrame, expr: pl.Expr, *, engine: str, repeat: int) -> None:
+    """Select ``expr`` on ``frame`` ``repeat`` times and print the best wall and CPU seconds and
+    the peak memory above the current RSS, as one JSON line on stdout."""
+    base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    best, best_cpu = float("inf"), float("inf")
+    for _ in range(repeat):
+        start, start_cpu = time.perf_counter(), time.process_time()
+        if engine == "streaming":
+            frame.lazy().select(expr).collect(engine="streaming")
+        else:
+            frame.select(expr)
+        best = min(best, time.perf_counter() - start)
+        best_cpu = min(best_cpu, time.process_time() - start_cpu)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"seconds": best, "cpu": best_cpu, "peak_mib": (peak - base_rss) / 1024}))
+
+
+def run_child(script: str | Path, args: list[str]) -> dict[str, float]:
+    """Run ``script --child ARGS...`` in a fresh interpreter; return its JSON line."""
+    done = subprocess.run(
+        [sys.executable, str(script), "--child", *args], check=True, capture_output=True, text=True
+    )
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def text_mib(frame: pl.DataFrame, *columns: str) -> float:
+    """The MiB of UTF-8 text in the given string columns."""
+    total = frame.select(pl.sum_horizontal(pl.col(c).str.len_bytes().sum() for c in columns))
+    return float(total.item()) / 2**20
+
+
+def benchmark_parser(doc: str | None, *, loop_rows: int, repeat: int) -> argparse.ArgumentParser:
+    """The options every benchmark takes (``--rows``, ``--loop-rows``, ``--repeat``), and the
+    hidden ``--child`` / ``--engine`` of its measurement subprocesses."""
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--loop-rows", type=int, default=loop_rows)
+    parser.add_argument("--repeat", type=int, default=repeat)
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--engine", default="in-memory", help=argparse.SUPPRESS)
+    return parser
