@@ -4,6 +4,7 @@ Usage::
 
     python benchmarks/bench_cli_scale.py [--sizes 1000000 3000000 10000000]
         [--in-memory-max 3000000] [--scorer NAME ...] [--workdir DIR] [--json OUT.json]
+        [--compare-read-ahead]
 
 For each size, the input is the shared synthetic eval log of ``benchmarks/synthetic.py``: the
 cached 1M-row log, repeated (and cut) to the size, written once to ``--workdir`` as Parquet with
@@ -13,7 +14,10 @@ child, from ``os.wait4``) is its own:
 * ``cli``: ``python -m polarscore score LOG.parquet -o OUT.parquet --quiet`` (scan, score, sink
   with the streaming engine to a temporary file, rename);
 * ``in-memory``: ``pl.read_parquet`` -> ``score_frame`` -> ``write_parquet``: the same work with
-  the whole log in memory (skipped above ``--in-memory-max`` rows: it would not fit).
+  the whole log in memory (skipped above ``--in-memory-max`` rows: it would not fit);
+* ``sink-polars-read-ahead`` (with ``--compare-read-ahead``): the CLI's streaming pipeline through
+  the library, but with Polars' default Parquet read-ahead instead of the CLI's one row group:
+  the same-run baseline for the CLI's peak memory.
 
 Both pay the same interpreter start-up. Reported: wall time, rows/s, peak RSS, and the ratio of
 CLI to in-memory wall time. Targets (issue 5): CLI peak RSS < 2 GiB and flat in the input size;
@@ -39,6 +43,19 @@ sys.path[:0] = [str(Path(__file__).parent), str(ROOT)]
 from synthetic import cached_eval_log  # noqa: E402
 
 BASE_ROWS = 1_000_000
+
+#: The CLI's pipeline through the library with Polars' own Parquet read-ahead (the CLI bounds it
+#: to one row group; see ``polarscore.cli._bound_parquet_read_ahead``): the same-run baseline for
+#: the CLI's peak memory.
+SINK_DEFAULT_READ_AHEAD = """
+import os
+import sys
+import polars as pl
+import polarscore as ps
+os.environ.pop("POLARS_ROW_GROUP_PREFETCH_SIZE", None)
+source, target, scorers = sys.argv[1], sys.argv[2], sys.argv[3:] or None
+ps.score_frame(pl.scan_parquet(source), scorers=scorers).sink_parquet(target)
+"""
 
 IN_MEMORY = """
 import sys
@@ -86,6 +103,11 @@ def main() -> None:
     parser.add_argument("--scorer", action="append", default=None, help="default: every scorer")
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument(
+        "--compare-read-ahead",
+        action="store_true",
+        help="also run the same streaming pipeline with Polars' default Parquet read-ahead",
+    )
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.gettempdir()) / "polarscore-bench-cli"
     workdir.mkdir(parents=True, exist_ok=True)
@@ -95,7 +117,7 @@ def main() -> None:
     results = []
     print(f"scorers: {', '.join(scorers) or 'every registered scorer'}; polars {pl.__version__}")
     print(
-        f"{'rows':>11} {'mode':<10} {'input MiB':>9} {'seconds':>8} {'rows/s':>10} "
+        f"{'rows':>11} {'mode':<22} {'input MiB':>9} {'seconds':>8} {'rows/s':>10} "
         f"{'peak RSS MiB':>12}"
     )
     for n_rows in args.sizes:
@@ -116,6 +138,15 @@ def main() -> None:
                 *scorer_flags,
             ]
         }
+        if args.compare_read_ahead:
+            runs["sink-polars-read-ahead"] = [
+                sys.executable,
+                "-c",
+                SINK_DEFAULT_READ_AHEAD,
+                str(source),
+                str(target),
+                *scorers,
+            ]
         if n_rows <= args.in_memory_max:
             runs["in-memory"] = [
                 sys.executable,
@@ -132,7 +163,7 @@ def main() -> None:
             row[f"{mode}_rows_per_s"] = round(n_rows / seconds)
             row[f"{mode}_peak_rss_mib"] = round(rss)
             print(
-                f"{n_rows:>11,} {mode:<10} {size_mib:>9.0f} {seconds:>8.1f} "
+                f"{n_rows:>11,} {mode:<22} {size_mib:>9.0f} {seconds:>8.1f} "
                 f"{n_rows / seconds:>10,.0f} {rss:>12,.0f}",
                 flush=True,
             )

@@ -359,3 +359,15 @@ def test_parse_scorer_values() -> None:
     with pytest.raises(ps.InvalidParameterError, match="takes a float"):
         cli._parse_value("s", "x", "high", 0.0)
     assert cli._split_options("a=1,w=[1,2],s='x,y'") == ["a=1", "w=[1,2]", "s='x,y'"]
+
+
+def test_parquet_read_ahead_is_bounded_unless_the_user_chose(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The CLI caps Polars' Parquet read-ahead (peak memory flat in the log's size)."""
+    monkeypatch.delenv(cli.PARQUET_PREFETCH_VARIABLE, raising=False)
+    assert cli.main(["scorers"]) == cli.EXIT_OK
+    assert os.environ[cli.PARQUET_PREFETCH_VARIABLE] == "1"
+    monkeypatch.setenv(cli.PARQUET_PREFETCH_VARIABLE, "8")
+    assert cli.main(["scorers"]) == cli.EXIT_OK
+    assert os.environ[cli.PARQUET_PREFETCH_VARIABLE] == "8"
