@@ -357,13 +357,18 @@ def _score_to_file(args: argparse.Namespace) -> int:
         references=args.references,
     )
     stream = _io.stderr_if_tty(quiet=args.quiet)
-    progress = _io.Progress(_io.count_rows(files), stream=stream)
-    first = requests[0]
-    exprs[0] = (
-        exprs[0]
-        .map_batches(progress.counter, return_dtype=first.spec.dtype, is_elementwise=True)
-        .alias(first.column)
-    )
+    total = _io.count_rows(files)
+    progress = _io.Progress(total, stream=stream)
+    # With the row count known (Parquet), the log is scored slice by slice, which keeps memory
+    # flat and counts rows as slices finish. Otherwise (CSV, JSON Lines) one streaming query
+    # runs, and a pass-through batch function on the first score column counts the rows.
+    if not total:
+        first = requests[0]
+        exprs[0] = (
+            exprs[0]
+            .map_batches(progress.counter, return_dtype=first.spec.dtype, is_elementwise=True)
+            .alias(first.column)
+        )
     scored = frame.with_columns(exprs[: len(requests)])
     if len(exprs) > len(requests):
         scored = scored.with_columns(exprs[len(requests) :])
@@ -378,7 +383,10 @@ def _score_to_file(args: argparse.Namespace) -> int:
             )
     with _io.atomic_target(target) as temporary:
         try:
-            _io.run_with_progress(_io.sink(scored, temporary, kind), progress)
+            if total:
+                _io.write_in_slices(scored, temporary, kind, total=total, progress=progress)
+            else:
+                _io.run_with_progress(_io.sink(scored, temporary, kind), progress)
         except pl.exceptions.PolarsError as error:
             raise _io.InputFileError(
                 f"Scoring stopped while reading or scoring the input: {_io.first_line(error)}"

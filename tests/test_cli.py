@@ -13,7 +13,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import polarscore as ps
-from polarscore import cli
+from polarscore import _io, cli
 from polarscore.datasets import load_sample
 from polarscore.summary import wilson_interval
 from tests.cli_process import COMMAND, ENV, run_cli
@@ -371,3 +371,30 @@ def test_parquet_read_ahead_is_bounded_unless_the_user_chose(
     monkeypatch.setenv(cli.PARQUET_PREFETCH_VARIABLE, "8")
     assert cli.main(["scorers"]) == cli.EXIT_OK
     assert os.environ[cli.PARQUET_PREFETCH_VARIABLE] == "8"
+
+
+@pytest.mark.parametrize("kind", ["parquet", "csv"])
+def test_slices_join_into_the_one_query_result(tmp_path: Path, kind: str) -> None:
+    """Scoring slice by slice (the CLI's path for Parquet inputs) writes exactly what one
+    query over the whole log gives, in order, whatever the slice size."""
+    source = tmp_path / "log.parquet"
+    pl.concat([load_sample().select("response", "reference")] * 2).head(2_003).write_parquet(
+        source, row_group_size=400
+    )
+    scored = ps.score_frame(pl.scan_parquet(source), scorers=["answer_correctness"])
+    expected = scored.collect()
+    for slice_rows in (1, 499, 2_003, 10_000):
+        target = tmp_path / f"out_{slice_rows}.{kind}"
+        progress = _io.Progress(expected.height, stream=None)
+        _io.write_in_slices(
+            scored if slice_rows > 1 else scored.head(20),
+            target,
+            kind,  # type: ignore[arg-type]
+            total=expected.height if slice_rows > 1 else 20,
+            progress=progress,
+            slice_rows=slice_rows,
+        )
+        got = pl.read_parquet(target) if kind == "parquet" else pl.read_csv(target)
+        want = expected if slice_rows > 1 else expected.head(20)
+        assert_frame_equal(got, want, check_dtypes=kind == "parquet")
+        assert progress.rows == want.height
