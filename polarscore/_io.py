@@ -1,10 +1,11 @@
 """Reading eval logs lazily and writing results atomically, for the command line.
 
 Inputs are Parquet, JSON Lines or CSV files, given as paths, globs, or directories of Parquet
-files; they are *scanned* (never read whole). Outputs go to a temporary file in the target's
-folder (nameless on Linux, so that even SIGKILL leaves nothing), which replaces the target in one
-rename only when the write has finished and is synced: an interrupted or failed run never leaves
-a half-written file behind.
+files; they are *scanned* (never read whole), and Parquet logs are scored slice by slice so that
+memory does not grow with their size (:func:`write_in_slices`). Outputs go to a temporary file in
+the target's folder (nameless on Linux, so that even SIGKILL leaves nothing), which replaces the
+target in one rename only when the write has finished and is synced: an interrupted or failed run
+never leaves a half-written file behind.
 """
 
 from __future__ import annotations
