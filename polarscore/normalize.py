@@ -11,12 +11,15 @@ the Python classes out explicitly instead of relying on Rust's ``\s``, ``\w`` or
   number categories, so ``²`` and ``①`` count) and the ASCII underscore: :data:`PY_WORD_CLASS`.
   Combining marks are *not* word characters in Python, although they are in Rust's ``\w``.
 
-Every function takes and returns a ``pl.Expr`` and is elementwise, so it streams.
+Every function takes and returns a ``pl.Expr`` and is elementwise, so it streams. The recipes
+that must follow Python character by character run in the native kernels.
 """
 
 from __future__ import annotations
 
 import polars as pl
+
+from polarscore.kernels._plugin import plugin_call
 
 #: The 29 code points that Python treats as whitespace (``str.isspace``).
 PY_WHITESPACE: str = (
@@ -34,7 +37,6 @@ PY_WORD_CLASS: str = r"\p{L}\p{N}_"
 # A run of whitespace that is not already a single ASCII space. Replacing only these (instead of
 # every run) keeps the common case, a lone space between words, out of the replacement path.
 _WS_TO_COLLAPSE = rf"[{PY_WS_CLASS}]{{2,}}|[{PY_WS_CLASS}--[ ]]"
-_NOT_WORD_NOR_WS = rf"[^{PY_WORD_CLASS}{PY_WS_CLASS}]+"
 
 
 def py_strip(expr: pl.Expr) -> pl.Expr:
@@ -77,10 +79,23 @@ def datarobot_normalize(expr: pl.Expr) -> pl.Expr:
     │ x²_①      │
     └───────────┘
     """
-    # The leading strip of the reference is implied by the trailing one: deletion never touches
-    # whitespace and collapsing maps edge runs to single spaces, which the final strip removes.
-    lowered = expr.str.to_lowercase().str.replace_all(_NOT_WORD_NOR_WS, "")
-    return py_strip(py_collapse_whitespace(lowered))
+    return plugin_call("datarobot_normalize", expr)
+
+
+def py_lower(expr: pl.Expr) -> pl.Expr:
+    """Lower-case text exactly as Python's ``str.lower()`` of the running interpreter does.
+
+    Full case mappings (``"İ"`` becomes ``"i̇"``, two code points), the final-sigma rule
+    (``"ΟΔΟΣ"`` becomes ``"οδος"``), and no case folding (``"ß"`` stays ``"ß"``).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polarscore.normalize import py_lower
+    >>> pl.select(py_lower(pl.lit("ΟΔΟΣ Straße"))).item()
+    'οδος straße'
+    """
+    return plugin_call("py_lower", expr)
 
 
 __all__ = [
@@ -90,5 +105,6 @@ __all__ = [
     "datarobot_normalize",
     "py_collapse_whitespace",
     "py_is_blank",
+    "py_lower",
     "py_strip",
 ]

@@ -1,0 +1,115 @@
+r"""The thin Python side of the native kernels: plugin registration and the Unicode tables.
+
+Every per-row text kernel of polarscore lives in the compiled extension ``polarscore._internal``
+(a Rust crate built by maturin) and runs as a Polars expression plugin: inside Polars' engine, in
+parallel, with no Python between batches. :func:`plugin_call` builds such an expression.
+
+The kernels must read text exactly as the Python of the reference libraries does (``str.lower``,
+``str.isspace``, ``re``'s ``\w`` and ``\d``), and the running interpreter's Unicode version may
+differ from Rust's. So before the first kernel runs, :func:`load_unicode_tables` reads the
+interpreter's own ``unicodedata`` once and hands the extension one flag pair per code point.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+from polars.plugins import register_plugin_function
+
+from polarscore import _internal
+
+_LIBRARY = Path(_internal.__file__).parent
+
+# Flag bits, as in ``src/pyunicode.rs``.
+WORD = 1
+UNASSIGNED = 1 << 1
+CASED = 1 << 2
+CASE_IGNORABLE = 1 << 3
+DIGIT = 1 << 4
+SPACE = 1 << 5
+UNPRINTABLE = 1 << 6
+
+# Word_Break MidLetter, MidNumLet and Single_Quote: with Mn, Me, Cf, Lm and Sk, they make up
+# Unicode's Case_Ignorable, which CPython's final-sigma rule of ``str.lower`` consults.
+_WORD_BREAK_MID = (
+    "'.:\xb7\u0387\u055f\u05f4\u2018\u2019\u2024\u2027\ufe13\ufe52\ufe55\uff07\uff0e\uff1a"
+)
+_CASE_IGNORABLE_CATEGORIES = frozenset({"Mn", "Me", "Cf", "Lm", "Sk"})
+
+
+def unicode_flags() -> np.ndarray[Any, np.dtype[np.uint16]]:
+    r"""Return the running interpreter's character flags, one ``uint16`` per code point.
+
+    Bits: ``\w`` (WORD), category Cn (UNASSIGNED), cased (CASED), case-ignorable
+    (CASE_IGNORABLE), ``\d`` (DIGIT, decimal value in bits 8-11), ``str.isspace`` (SPACE) and not
+    ``str.isprintable`` (UNPRINTABLE).
+
+    Examples
+    --------
+    >>> from polarscore.kernels._plugin import WORD, unicode_flags
+    >>> flags = unicode_flags()
+    >>> bool(flags[ord("²")] & WORD), bool(flags[0x0301] & WORD)
+    (True, False)
+    """
+    n = 0x110000
+    chars = list(map(chr, range(n)))
+    everything = "".join(chars)
+
+    def as_array(text: str) -> np.ndarray[Any, np.dtype[np.uint32]]:
+        return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+    flags = np.zeros(n, dtype=np.uint16)
+    flags[as_array(re.sub(r"\W", "\0", everything)) != 0] |= WORD
+    flags[0] &= ~np.uint16(WORD)
+    categories = list(map(unicodedata.category, chars))
+    unassigned = np.fromiter((c == "Cn" for c in categories), dtype=bool, count=n)
+    flags[unassigned] |= UNASSIGNED
+    ignorable = np.fromiter(
+        (c in _CASE_IGNORABLE_CATEGORIES for c in categories), dtype=bool, count=n
+    )
+    ignorable[[ord(c) for c in _WORD_BREAK_MID]] = True
+    flags[ignorable] |= CASE_IGNORABLE
+    cased = (
+        np.fromiter(map(str.islower, chars), dtype=bool, count=n)
+        | np.fromiter(map(str.isupper, chars), dtype=bool, count=n)
+        | np.fromiter(map(str.istitle, chars), dtype=bool, count=n)
+    )
+    flags[cased] |= CASED
+    flags[np.fromiter(map(str.isspace, chars), dtype=bool, count=n)] |= SPACE
+    flags[~np.fromiter(map(str.isprintable, chars), dtype=bool, count=n)] |= UNPRINTABLE
+    digits = np.flatnonzero(as_array(re.sub(r"\D", "\0", everything)) != 0)
+    for cp in digits.tolist():
+        flags[cp] |= DIGIT | (unicodedata.decimal(chr(cp)) << 8)
+    return flags
+
+
+@cache
+def load_unicode_tables() -> str:
+    """Hand the interpreter's Unicode tables to the native kernels, once per process.
+
+    Returns the ``unicodedata`` version the kernels follow.
+    """
+    version = unicodedata.unidata_version
+    _internal.set_unicode_tables(unicode_flags().astype("<u2").tobytes(), version)
+    return version
+
+
+def plugin_call(function: str, *args: pl.Expr, **kwargs: Any) -> pl.Expr:
+    """Call the native kernel ``function`` on ``args``, elementwise; ``kwargs`` are its options."""
+    load_unicode_tables()
+    return register_plugin_function(
+        plugin_path=_LIBRARY,
+        function_name=function,
+        args=list(args),
+        kwargs=kwargs or None,
+        is_elementwise=True,
+    )
+
+
+__all__ = ["load_unicode_tables", "plugin_call", "unicode_flags"]

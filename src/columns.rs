@@ -1,0 +1,142 @@
+//! Reading plugin inputs row by row: text columns (a literal broadcasts) and reference columns
+//! that hold one string or a list of strings per row.
+
+use polars::prelude::*;
+use polars_arrow::array::{Array, ListArray, Utf8ViewArray};
+
+/// A `String` input as one optional `&str` per row; a one-row input is broadcast.
+pub struct Texts<'a> {
+    values: Vec<Option<&'a str>>,
+}
+
+impl<'a> Texts<'a> {
+    pub fn new(s: &'a Series, what: &str) -> PolarsResult<Self> {
+        let ca = s.str().map_err(
+            |_| polars_err!(ComputeError: "{what} must be a String column, got {}", s.dtype()),
+        )?;
+        Ok(Texts {
+            values: ca.iter().collect(),
+        })
+    }
+
+    #[inline]
+    pub fn get(&self, row: usize) -> Option<&'a str> {
+        if self.values.len() == 1 {
+            self.values[0]
+        } else {
+            self.values[row]
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+}
+
+/// A reference input: `String` (one reference per row) or `List(String)`.
+pub enum References<'a> {
+    One(Texts<'a>),
+    Many(Vec<Option<RowList<'a>>>),
+}
+
+/// One row's references, borrowed from the Arrow list array.
+#[derive(Clone, Copy)]
+pub struct RowList<'a> {
+    values: &'a Utf8ViewArray,
+    start: usize,
+    end: usize,
+}
+
+impl<'a> RowList<'a> {
+    pub fn iter(self) -> impl Iterator<Item = Option<&'a str>> + 'a {
+        let values = self.values;
+        (self.start..self.end).map(move |j| {
+            if values.is_null(j) {
+                None
+            } else {
+                Some(values.value(j))
+            }
+        })
+    }
+}
+
+impl<'a> References<'a> {
+    pub fn new(s: &'a Series, what: &str) -> PolarsResult<Self> {
+        match s.dtype() {
+            DataType::String => Ok(References::One(Texts::new(s, what)?)),
+            DataType::List(inner) if **inner == DataType::String => {
+                let ca = s.list()?;
+                let mut rows = Vec::with_capacity(ca.len());
+                for arr in ca.downcast_iter() {
+                    push_rows(arr, &mut rows)?;
+                }
+                Ok(References::Many(rows))
+            }
+            other => polars_bail!(
+                ComputeError: "{what} must be a String or List(String) column, got {other}"
+            ),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            References::One(t) => t.len(),
+            References::Many(rows) => rows.len(),
+        }
+    }
+
+    /// Row `row`'s references; `None` for a null list. A one-row input is broadcast.
+    #[inline]
+    pub fn row(&self, row: usize) -> RowRefs<'a> {
+        match self {
+            References::One(t) => RowRefs::One(t.get(row)),
+            References::Many(rows) => {
+                let i = if rows.len() == 1 { 0 } else { row };
+                match rows[i] {
+                    Some(list) => RowRefs::Many(list),
+                    None => RowRefs::Null,
+                }
+            }
+        }
+    }
+}
+
+/// The references of one row.
+pub enum RowRefs<'a> {
+    /// A `String` column's value (itself possibly null).
+    One(Option<&'a str>),
+    /// A list's items.
+    Many(RowList<'a>),
+    /// A null list.
+    Null,
+}
+
+fn push_rows<'a>(arr: &'a ListArray<i64>, rows: &mut Vec<Option<RowList<'a>>>) -> PolarsResult<()> {
+    let values = arr
+        .values()
+        .as_any()
+        .downcast_ref::<Utf8ViewArray>()
+        .ok_or_else(|| polars_err!(ComputeError: "list items must be strings"))?;
+    let offsets = arr.offsets();
+    for i in 0..arr.len() {
+        if arr.is_null(i) {
+            rows.push(None);
+        } else {
+            let (start, end) = offsets.start_end(i);
+            rows.push(Some(RowList { values, start, end }));
+        }
+    }
+    Ok(())
+}
+
+/// The number of rows of a set of inputs that broadcast: the longest one.
+pub fn output_len(lens: &[usize]) -> PolarsResult<usize> {
+    let n = lens.iter().copied().max().unwrap_or(0);
+    for &l in lens {
+        polars_ensure!(
+            l == n || l == 1,
+            ShapeMismatch: "inputs have different lengths: {l} and {n}"
+        );
+    }
+    Ok(n)
+}

@@ -1,0 +1,258 @@
+//! DataRobot's answer correctness: exact, normalized and contains match, one pass per string.
+
+use crate::pyunicode::{py_is_blank, py_strip, Tables};
+
+/// The three match modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Exact,
+    Normalized,
+    Contains,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Exact => "exact",
+            Mode::Normalized => "normalized",
+            Mode::Contains => "contains",
+        }
+    }
+
+    /// Read a per-row mode as the reference does: `str(mode or "normalized").lower()`, not
+    /// stripped; anything but the three names means normalized.
+    pub fn from_row(t: &Tables, mode: Option<&str>) -> Mode {
+        let Some(mode) = mode else {
+            return Mode::Normalized;
+        };
+        if mode.len() > 40 {
+            return Mode::Normalized;
+        }
+        match t.lower(mode).as_str() {
+            "exact" => Mode::Exact,
+            "contains" => Mode::Contains,
+            _ => Mode::Normalized,
+        }
+    }
+}
+
+/// Feed the DataRobot normalisation of `text` to `emit`, one character at a time.
+///
+/// `lower()`, delete every character that is neither a Python word character nor Python
+/// whitespace, collapse whitespace runs to one space, strip. A space is emitted only before a
+/// word character that follows some earlier word character, which is the collapse and both
+/// strips at once. `emit` returns false to stop early.
+#[inline]
+pub fn for_each_normalized(t: &Tables, text: &str, mut emit: impl FnMut(char) -> bool) {
+    let mut pending_space = false;
+    let mut any_word = false;
+    let mut push = |c: char| -> bool {
+        if t.is_word(c) {
+            if pending_space {
+                pending_space = false;
+                if !emit(' ') {
+                    return false;
+                }
+            }
+            any_word = true;
+            emit(c)
+        } else {
+            if any_word && t.is_space(c) {
+                pending_space = true;
+            }
+            true
+        }
+    };
+    if text.is_ascii() {
+        for b in text.bytes() {
+            if !push(b.to_ascii_lowercase() as char) {
+                return;
+            }
+        }
+    } else {
+        t.for_each_lower(text, push);
+    }
+}
+
+/// The DataRobot normalisation of `text`, written into `out` (cleared first).
+pub fn normalize_into(t: &Tables, text: &str, out: &mut String) {
+    out.clear();
+    for_each_normalized(t, text, |c| {
+        out.push(c);
+        true
+    });
+}
+
+/// Whether the normalisation of `text` equals `normalized` (already normalised), stopping at the
+/// first character that differs.
+pub fn normalized_equals(t: &Tables, text: &str, normalized: &str) -> bool {
+    let mut expected = normalized.chars();
+    let mut equal = true;
+    for_each_normalized(t, text, |c| {
+        if expected.next() == Some(c) {
+            true
+        } else {
+            equal = false;
+            false
+        }
+    });
+    equal && expected.next().is_none()
+}
+
+/// Reusable buffers for scoring many rows.
+#[derive(Default)]
+pub struct Scratch {
+    response: String,
+    reference: String,
+}
+
+/// The outcome of one response against one reference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// No usable reference (null, empty or whitespace only).
+    Inconclusive,
+    Match,
+    NoMatch,
+}
+
+/// Score `response` (null already read as `""`) against one reference with `mode`.
+pub fn score_pair(
+    t: &Tables,
+    response: &str,
+    reference: Option<&str>,
+    mode: Mode,
+    scratch: &mut Scratch,
+) -> Outcome {
+    let Some(reference) = reference.filter(|r| !py_is_blank(r)) else {
+        return Outcome::Inconclusive;
+    };
+    let matched = match mode {
+        Mode::Exact => py_strip(response) == py_strip(reference),
+        Mode::Normalized => {
+            normalize_into(t, reference, &mut scratch.reference);
+            normalized_equals(t, response, &scratch.reference)
+        }
+        Mode::Contains => {
+            normalize_into(t, reference, &mut scratch.reference);
+            if scratch.reference.is_empty() {
+                true
+            } else {
+                normalize_into(t, response, &mut scratch.response);
+                memchr::memmem::find(scratch.response.as_bytes(), scratch.reference.as_bytes())
+                    .is_some()
+            }
+        }
+    };
+    if matched {
+        Outcome::Match
+    } else {
+        Outcome::NoMatch
+    }
+}
+
+/// Score `response` against several references: the first matching one wins, else the first
+/// usable one; `None` when none is usable. Returns the outcome and the reference's position.
+pub fn score_many<'a>(
+    t: &Tables,
+    response: &str,
+    references: impl Iterator<Item = Option<&'a str>>,
+    mode: Mode,
+    scratch: &mut Scratch,
+) -> (Outcome, Option<u32>) {
+    let mut first_usable = None;
+    // The response is normalised once for contains, whatever the number of references.
+    let mut response_done = false;
+    for (i, reference) in references.enumerate() {
+        let Some(reference) = reference.filter(|r| !py_is_blank(r)) else {
+            continue;
+        };
+        let matched = match mode {
+            Mode::Contains => {
+                normalize_into(t, reference, &mut scratch.reference);
+                if scratch.reference.is_empty() {
+                    true
+                } else {
+                    if !response_done {
+                        normalize_into(t, response, &mut scratch.response);
+                        response_done = true;
+                    }
+                    memchr::memmem::find(scratch.response.as_bytes(), scratch.reference.as_bytes())
+                        .is_some()
+                }
+            }
+            _ => score_pair(t, response, Some(reference), mode, scratch) == Outcome::Match,
+        };
+        if matched {
+            return (Outcome::Match, Some(i as u32));
+        }
+        first_usable.get_or_insert(i as u32);
+    }
+    match first_usable {
+        Some(i) => (Outcome::NoMatch, Some(i)),
+        None => (Outcome::Inconclusive, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pyunicode::test_tables;
+
+    fn norm(s: &str) -> String {
+        let t = test_tables::install();
+        let mut out = String::new();
+        normalize_into(t, s, &mut out);
+        out
+    }
+
+    #[test]
+    fn normalisation_deletes_punctuation_and_collapses_space() {
+        assert_eq!(norm("  Don't  STOP!\x1c"), "dont stop");
+        assert_eq!(norm("U.S.A."), "usa");
+        assert_eq!(norm("a - b"), "a b");
+        assert_eq!(norm("a-b"), "ab");
+        assert_eq!(norm("!!!"), "");
+        assert_eq!(norm("ΟΔΟΣ"), "οδος");
+    }
+
+    #[test]
+    fn pairs() {
+        let t = test_tables::install();
+        let mut s = Scratch::default();
+        let mut score = |r: &str, g: Option<&str>, m| score_pair(t, r, g, m, &mut s);
+        assert_eq!(
+            score("Paris.", Some("paris"), Mode::Normalized),
+            Outcome::Match
+        );
+        assert_eq!(
+            score("Pariss", Some("Paris"), Mode::Contains),
+            Outcome::Match
+        );
+        assert_eq!(score("x", Some("?"), Mode::Contains), Outcome::Match);
+        assert_eq!(score("!!!", Some("?"), Mode::Normalized), Outcome::Match);
+        assert_eq!(score("x", Some("\x1c"), Mode::Exact), Outcome::Inconclusive);
+        assert_eq!(
+            score("\x1cParis\x1f", Some("Paris"), Mode::Exact),
+            Outcome::Match
+        );
+        assert_eq!(score("Paris", Some("paris"), Mode::Exact), Outcome::NoMatch);
+        assert_eq!(
+            score("Paris and more", Some("Paris"), Mode::Normalized),
+            Outcome::NoMatch
+        );
+    }
+
+    #[test]
+    fn many_references() {
+        let t = test_tables::install();
+        let mut s = Scratch::default();
+        let refs = [None, Some(" "), Some("Lyon"), Some("paris")];
+        let got = score_many(t, "Paris.", refs.into_iter(), Mode::Normalized, &mut s);
+        assert_eq!(got, (Outcome::Match, Some(3)));
+        let refs = [None, Some(" "), Some("Lyon")];
+        let got = score_many(t, "Paris.", refs.into_iter(), Mode::Normalized, &mut s);
+        assert_eq!(got, (Outcome::NoMatch, Some(2)));
+        let got = score_many(t, "Paris.", [None].into_iter(), Mode::Normalized, &mut s);
+        assert_eq!(got, (Outcome::Inconclusive, None));
+    }
+}

@@ -1,0 +1,166 @@
+//! Thin `#[polars_expr]` wrappers: read the inputs, map a kernel over the rows, build the output.
+
+use polars::prelude::*;
+use pyo3_polars::derive::polars_expr;
+use serde::Deserialize;
+
+use crate::columns::{output_len, References, RowRefs, Texts};
+use crate::correctness::{self, Mode, Outcome, Scratch};
+use crate::pyunicode;
+
+fn tables() -> PolarsResult<&'static pyunicode::Tables> {
+    pyunicode::tables().map_err(|msg| polars_err!(ComputeError: "{msg}"))
+}
+
+#[derive(Deserialize)]
+struct CorrectnessKwargs {
+    /// The literal mode, or `None` when the third input gives one mode per row.
+    mode: Option<String>,
+}
+
+/// The inconclusive reason of DataRobot's benchmark.
+const INCONCLUSIVE_REASON: &str = "no ideal_response provided — cannot score";
+
+struct CorrectnessRows {
+    outcome: Vec<Outcome>,
+    mode: Vec<Mode>,
+    index: Vec<Option<u32>>,
+}
+
+fn correctness_rows(
+    inputs: &[Series],
+    kwargs: &CorrectnessKwargs,
+) -> PolarsResult<CorrectnessRows> {
+    let t = tables()?;
+    let response = Texts::new(&inputs[0], "response")?;
+    let references = References::new(&inputs[1], "reference")?;
+    let literal_mode = kwargs.mode.as_deref().map(|m| Mode::from_row(t, Some(m)));
+    let row_modes = if literal_mode.is_none() {
+        Some(Texts::new(&inputs[2], "match_mode")?)
+    } else {
+        None
+    };
+    let mut lens = vec![response.len(), references.len()];
+    if let Some(m) = &row_modes {
+        lens.push(m.len());
+    }
+    let n = output_len(&lens)?;
+    let mut scratch = Scratch::default();
+    let mut out = CorrectnessRows {
+        outcome: Vec::with_capacity(n),
+        mode: Vec::with_capacity(n),
+        index: Vec::with_capacity(n),
+    };
+    for row in 0..n {
+        let mode = match (&row_modes, literal_mode) {
+            (_, Some(m)) => m,
+            (Some(modes), None) => Mode::from_row(t, modes.get(row)),
+            (None, None) => Mode::Normalized,
+        };
+        let resp = response.get(row).unwrap_or("");
+        let (outcome, index) = match references.row(row) {
+            RowRefs::One(reference) => {
+                let o = correctness::score_pair(t, resp, reference, mode, &mut scratch);
+                (o, (o != Outcome::Inconclusive).then_some(0))
+            }
+            RowRefs::Many(list) => {
+                correctness::score_many(t, resp, list.iter(), mode, &mut scratch)
+            }
+            RowRefs::Null => (Outcome::Inconclusive, None),
+        };
+        out.outcome.push(outcome);
+        out.mode.push(mode);
+        out.index.push(index);
+    }
+    Ok(out)
+}
+
+fn outcome_score(o: Outcome) -> Option<f64> {
+    match o {
+        Outcome::Inconclusive => None,
+        Outcome::Match => Some(1.0),
+        Outcome::NoMatch => Some(0.0),
+    }
+}
+
+#[polars_expr(output_type=Float64)]
+fn answer_correctness(inputs: &[Series], kwargs: CorrectnessKwargs) -> PolarsResult<Series> {
+    let rows = correctness_rows(inputs, &kwargs)?;
+    let ca: Float64Chunked = rows.outcome.iter().map(|&o| outcome_score(o)).collect();
+    Ok(ca.with_name("answer_correctness".into()).into_series())
+}
+
+fn correctness_details_type(_: &[Field]) -> PolarsResult<Field> {
+    Ok(Field::new(
+        "answer_correctness_details".into(),
+        DataType::Struct(vec![
+            Field::new("score".into(), DataType::Float64),
+            Field::new("reason".into(), DataType::String),
+            Field::new("match_mode".into(), DataType::String),
+            Field::new("reference_index".into(), DataType::UInt32),
+        ]),
+    ))
+}
+
+#[polars_expr(output_type_func=correctness_details_type)]
+fn answer_correctness_details(
+    inputs: &[Series],
+    kwargs: CorrectnessKwargs,
+) -> PolarsResult<Series> {
+    let rows = correctness_rows(inputs, &kwargs)?;
+    let n = rows.outcome.len();
+    let score: Float64Chunked = rows.outcome.iter().map(|&o| outcome_score(o)).collect();
+    let mut reason = String::new();
+    let reasons: StringChunked = rows
+        .outcome
+        .iter()
+        .zip(&rows.mode)
+        .map(|(&o, &m)| {
+            reason.clear();
+            match o {
+                Outcome::Inconclusive => reason.push_str(INCONCLUSIVE_REASON),
+                Outcome::Match => {
+                    reason.push_str(m.name());
+                    reason.push_str(" match");
+                }
+                Outcome::NoMatch => {
+                    reason.push_str("no ");
+                    reason.push_str(m.name());
+                    reason.push_str(" match");
+                }
+            }
+            Some(reason.clone())
+        })
+        .collect();
+    let modes: StringChunked = rows.mode.iter().map(|m| Some(m.name())).collect();
+    let index: UInt32Chunked = rows.index.iter().copied().collect();
+    let fields = [
+        score.with_name("score".into()).into_series(),
+        reasons.with_name("reason".into()).into_series(),
+        modes.with_name("match_mode".into()).into_series(),
+        index.with_name("reference_index".into()).into_series(),
+    ];
+    let out = StructChunked::from_series("answer_correctness_details".into(), n, fields.iter())?;
+    Ok(out.into_series())
+}
+
+#[polars_expr(output_type=String)]
+fn py_lower(inputs: &[Series]) -> PolarsResult<Series> {
+    let t = tables()?;
+    let ca = inputs[0].str()?;
+    let out = ca.apply_into_string_amortized(|text, buf| t.push_lower(text, buf));
+    Ok(out.into_series())
+}
+
+#[polars_expr(output_type=String)]
+fn datarobot_normalize(inputs: &[Series]) -> PolarsResult<Series> {
+    let t = tables()?;
+    let ca = inputs[0].str()?;
+    let out = ca.apply_into_string_amortized(|text, buf| {
+        correctness::for_each_normalized(t, text, |c| {
+            buf.push(c);
+            true
+        })
+    });
+    Ok(out.into_series())
+}

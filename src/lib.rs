@@ -1,0 +1,33 @@
+//! polarscore's native kernels, as Polars expression plugins.
+//!
+//! `expressions` holds the thin `#[polars_expr]` wrappers; each kernel family lives in its own
+//! module as plain Rust over `&str`. The Python module `polarscore._internal` exposes only what
+//! the Python side needs to set up the kernels (the interpreter's Unicode tables).
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+mod columns;
+pub mod correctness;
+mod expressions;
+pub mod pyunicode;
+
+/// Install the running interpreter's Unicode tables (two flag bytes per code point).
+#[pyfunction]
+fn set_unicode_tables(flags: &[u8], version: &str) -> PyResult<()> {
+    pyunicode::set_tables(flags, version).map_err(PyValueError::new_err)
+}
+
+/// The `unicodedata` version of the installed tables, or None before they are installed.
+#[pyfunction]
+fn unicode_tables_version() -> Option<String> {
+    pyunicode::tables().ok().map(|t| t.version.clone())
+}
+
+#[pymodule]
+fn _internal(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(set_unicode_tables, m)?)?;
+    m.add_function(wrap_pyfunction!(unicode_tables_version, m)?)?;
+    Ok(())
+}
