@@ -1,8 +1,11 @@
 //! Reading plugin inputs row by row: text columns (a literal broadcasts) and reference columns
 //! that hold one string or a list of strings per row.
 
+use std::ops::Range;
+
 use polars::prelude::*;
 use polars_arrow::array::{Array, ListArray, Utf8ViewArray};
+use rayon::prelude::*;
 
 /// A `String` input as one optional `&str` per row; a one-row input is broadcast.
 pub struct Texts<'a> {
@@ -139,4 +142,30 @@ pub fn output_len(lens: &[usize]) -> PolarsResult<usize> {
         );
     }
     Ok(n)
+}
+
+/// Rows per task when a kernel splits a batch over threads.
+const ROWS_PER_TASK: usize = 8_192;
+
+/// Map `rows` over `0..n` in row ranges, on all cores when `parallel` (the caller is not already
+/// running this expression in parallel) and the batch is large enough; the results are in row
+/// order either way.
+pub fn map_row_ranges<T, F>(n: usize, parallel: bool, rows: F) -> Vec<T>
+where
+    T: Send,
+    F: Fn(Range<usize>) -> Vec<T> + Sync,
+{
+    if !parallel || n < 2 * ROWS_PER_TASK {
+        return rows(0..n);
+    }
+    let ranges: Vec<Range<usize>> = (0..n)
+        .step_by(ROWS_PER_TASK)
+        .map(|start| start..(start + ROWS_PER_TASK).min(n))
+        .collect();
+    let parts: Vec<Vec<T>> = ranges.into_par_iter().map(&rows).collect();
+    let mut out = Vec::with_capacity(n);
+    for part in parts {
+        out.extend(part);
+    }
+    out
 }

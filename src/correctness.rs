@@ -74,13 +74,76 @@ pub fn for_each_normalized(t: &Tables, text: &str, mut emit: impl FnMut(char) ->
     }
 }
 
+/// Per ASCII byte: its lower-case byte, or `SPACE_BYTE` for whitespace, or 0 for a character
+/// that normalisation deletes.
+const SPACE_BYTE: u8 = 0xFF;
+static ASCII_NORMAL: [u8; 128] = {
+    let mut table = [0u8; 128];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        table[b] = if c.is_ascii_alphanumeric() || c == b'_' {
+            c.to_ascii_lowercase()
+        } else if matches!(c, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | 0x1c..=0x1f | b' ') {
+            SPACE_BYTE
+        } else {
+            0
+        };
+        b += 1;
+    }
+    table
+};
+
 /// The DataRobot normalisation of `text`, written into `out` (cleared first).
+///
+/// ASCII bytes go through one table look-up each; other characters are decoded and lowered one
+/// by one. Only a text holding a capital sigma, whose lower case depends on its neighbours,
+/// takes the general path.
 pub fn normalize_into(t: &Tables, text: &str, out: &mut String) {
     out.clear();
-    for_each_normalized(t, text, |c| {
-        out.push(c);
-        true
-    });
+    let bytes = text.as_bytes();
+    if !text.is_ascii() && memchr::memmem::find(bytes, "\u{03A3}".as_bytes()).is_some() {
+        for_each_normalized(t, text, |c| {
+            out.push(c);
+            true
+        });
+        return;
+    }
+    let mut pending_space = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x80 {
+            i += 1;
+            match ASCII_NORMAL[b as usize] {
+                0 => {}
+                SPACE_BYTE => pending_space = !out.is_empty(),
+                lower => {
+                    if pending_space {
+                        out.push(' ');
+                        pending_space = false;
+                    }
+                    out.push(lower as char);
+                }
+            }
+            continue;
+        }
+        let Some(c) = text[i..].chars().next() else {
+            break;
+        };
+        i += c.len_utf8();
+        t.lower_char_each(c, |l| {
+            if t.is_word(l) {
+                if pending_space {
+                    out.push(' ');
+                    pending_space = false;
+                }
+                out.push(l);
+            } else if t.is_space(l) {
+                pending_space = !out.is_empty();
+            }
+        });
+    }
 }
 
 /// Whether the normalisation of `text` equals `normalized` (already normalised), stopping at the

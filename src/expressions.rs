@@ -1,10 +1,10 @@
 //! Thin `#[polars_expr]` wrappers: read the inputs, map a kernel over the rows, build the output.
 
 use polars::prelude::*;
-use pyo3_polars::derive::polars_expr;
+use pyo3_polars::derive::{polars_expr, CallerContext};
 use serde::Deserialize;
 
-use crate::columns::{output_len, References, RowRefs, Texts};
+use crate::columns::{map_row_ranges, output_len, References, RowRefs, Texts};
 use crate::correctness::{self, Mode, Outcome, Scratch};
 use crate::pyunicode;
 
@@ -21,16 +21,17 @@ struct CorrectnessKwargs {
 /// The inconclusive reason of DataRobot's benchmark.
 const INCONCLUSIVE_REASON: &str = "no ideal_response provided — cannot score";
 
-struct CorrectnessRows {
-    outcome: Vec<Outcome>,
-    mode: Vec<Mode>,
-    index: Vec<Option<u32>>,
+struct CorrectnessRow {
+    outcome: Outcome,
+    mode: Mode,
+    index: Option<u32>,
 }
 
 fn correctness_rows(
     inputs: &[Series],
+    context: CallerContext,
     kwargs: &CorrectnessKwargs,
-) -> PolarsResult<CorrectnessRows> {
+) -> PolarsResult<Vec<CorrectnessRow>> {
     let t = tables()?;
     let response = Texts::new(&inputs[0], "response")?;
     let references = References::new(&inputs[1], "reference")?;
@@ -45,34 +46,33 @@ fn correctness_rows(
         lens.push(m.len());
     }
     let n = output_len(&lens)?;
-    let mut scratch = Scratch::default();
-    let mut out = CorrectnessRows {
-        outcome: Vec::with_capacity(n),
-        mode: Vec::with_capacity(n),
-        index: Vec::with_capacity(n),
-    };
-    for row in 0..n {
-        let mode = match (&row_modes, literal_mode) {
-            (_, Some(m)) => m,
-            (Some(modes), None) => Mode::from_row(t, modes.get(row)),
-            (None, None) => Mode::Normalized,
-        };
-        let resp = response.get(row).unwrap_or("");
-        let (outcome, index) = match references.row(row) {
-            RowRefs::One(reference) => {
-                let o = correctness::score_pair(t, resp, reference, mode, &mut scratch);
-                (o, (o != Outcome::Inconclusive).then_some(0))
+    Ok(map_row_ranges(n, !context.parallel(), |rows| {
+        let mut scratch = Scratch::default();
+        rows.map(|row| {
+            let mode = match (&row_modes, literal_mode) {
+                (_, Some(m)) => m,
+                (Some(modes), None) => Mode::from_row(t, modes.get(row)),
+                (None, None) => Mode::Normalized,
+            };
+            let resp = response.get(row).unwrap_or("");
+            let (outcome, index) = match references.row(row) {
+                RowRefs::One(reference) => {
+                    let o = correctness::score_pair(t, resp, reference, mode, &mut scratch);
+                    (o, (o != Outcome::Inconclusive).then_some(0))
+                }
+                RowRefs::Many(list) => {
+                    correctness::score_many(t, resp, list.iter(), mode, &mut scratch)
+                }
+                RowRefs::Null => (Outcome::Inconclusive, None),
+            };
+            CorrectnessRow {
+                outcome,
+                mode,
+                index,
             }
-            RowRefs::Many(list) => {
-                correctness::score_many(t, resp, list.iter(), mode, &mut scratch)
-            }
-            RowRefs::Null => (Outcome::Inconclusive, None),
-        };
-        out.outcome.push(outcome);
-        out.mode.push(mode);
-        out.index.push(index);
-    }
-    Ok(out)
+        })
+        .collect()
+    }))
 }
 
 fn outcome_score(o: Outcome) -> Option<f64> {
@@ -84,9 +84,13 @@ fn outcome_score(o: Outcome) -> Option<f64> {
 }
 
 #[polars_expr(output_type=Float64)]
-fn answer_correctness(inputs: &[Series], kwargs: CorrectnessKwargs) -> PolarsResult<Series> {
-    let rows = correctness_rows(inputs, &kwargs)?;
-    let ca: Float64Chunked = rows.outcome.iter().map(|&o| outcome_score(o)).collect();
+fn answer_correctness(
+    inputs: &[Series],
+    context: CallerContext,
+    kwargs: CorrectnessKwargs,
+) -> PolarsResult<Series> {
+    let rows = correctness_rows(inputs, context, &kwargs)?;
+    let ca: Float64Chunked = rows.iter().map(|r| outcome_score(r.outcome)).collect();
     Ok(ca.with_name("answer_correctness".into()).into_series())
 }
 
@@ -105,19 +109,19 @@ fn correctness_details_type(_: &[Field]) -> PolarsResult<Field> {
 #[polars_expr(output_type_func=correctness_details_type)]
 fn answer_correctness_details(
     inputs: &[Series],
+    context: CallerContext,
     kwargs: CorrectnessKwargs,
 ) -> PolarsResult<Series> {
-    let rows = correctness_rows(inputs, &kwargs)?;
-    let n = rows.outcome.len();
-    let score: Float64Chunked = rows.outcome.iter().map(|&o| outcome_score(o)).collect();
+    let rows = correctness_rows(inputs, context, &kwargs)?;
+    let n = rows.len();
+    let score: Float64Chunked = rows.iter().map(|r| outcome_score(r.outcome)).collect();
     let mut reason = String::new();
     let reasons: StringChunked = rows
-        .outcome
         .iter()
-        .zip(&rows.mode)
-        .map(|(&o, &m)| {
+        .map(|r| {
+            let m = r.mode;
             reason.clear();
-            match o {
+            match r.outcome {
                 Outcome::Inconclusive => reason.push_str(INCONCLUSIVE_REASON),
                 Outcome::Match => {
                     reason.push_str(m.name());
@@ -132,8 +136,8 @@ fn answer_correctness_details(
             Some(reason.clone())
         })
         .collect();
-    let modes: StringChunked = rows.mode.iter().map(|m| Some(m.name())).collect();
-    let index: UInt32Chunked = rows.index.iter().copied().collect();
+    let modes: StringChunked = rows.iter().map(|r| Some(r.mode.name())).collect();
+    let index: UInt32Chunked = rows.iter().map(|r| r.index).collect();
     let fields = [
         score.with_name("score".into()).into_series(),
         reasons.with_name("reason".into()).into_series(),

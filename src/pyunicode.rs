@@ -23,6 +23,8 @@ pub const DIGIT: u16 = 1 << 4;
 pub const SPACE: u16 = 1 << 5;
 /// `str.isprintable()` is false (`repr` escapes the character).
 pub const UNPRINTABLE: u16 = 1 << 6;
+/// `c.lower() != c`: the only characters whose lower-casing needs a look-up.
+pub const CHANGES_WHEN_LOWERED: u16 = 1 << 7;
 
 const N_CODE_POINTS: usize = 0x11_0000;
 
@@ -74,7 +76,8 @@ pub fn tables() -> Result<&'static Tables, String> {
 fn ascii_flags(b: u8) -> u16 {
     match b {
         b'0'..=b'9' => WORD | DIGIT | (((b - b'0') as u16) << 8),
-        b'a'..=b'z' | b'A'..=b'Z' => WORD | CASED,
+        b'a'..=b'z' => WORD | CASED,
+        b'A'..=b'Z' => WORD | CASED | CHANGES_WHEN_LOWERED,
         b'_' => WORD,
         b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | 0x1c..=0x1f | b' ' => SPACE | UNPRINTABLE,
         b'\'' | b'.' | b':' | b'^' | b'`' => CASE_IGNORABLE,
@@ -163,41 +166,58 @@ impl Tables {
     /// more than one sigma).
     #[inline]
     pub fn for_each_lower(&self, text: &str, mut emit: impl FnMut(char) -> bool) {
+        // Without a capital sigma, every character lowers on its own.
+        if memchr::memmem::find(text.as_bytes(), "\u{03A3}".as_bytes()).is_none() {
+            for c in text.chars() {
+                if !self.lower_char(c, &mut emit) {
+                    return;
+                }
+            }
+            return;
+        }
         // Whether the last character that is not case-ignorable was cased.
         let mut after_cased = false;
         for (i, c) in text.char_indices() {
-            if c.is_ascii() {
-                if !emit(c.to_ascii_lowercase()) {
-                    return;
-                }
-                let f = ascii_flags(c as u8);
-                if f & CASE_IGNORABLE == 0 {
-                    after_cased = f & CASED != 0;
-                }
-                continue;
-            }
-            let f = self.flags[c as usize];
             if c == '\u{03A3}' {
                 let rest = &text[i + c.len_utf8()..];
                 let final_sigma = after_cased && !self.followed_by_cased(rest);
                 if !emit(if final_sigma { '\u{03C2}' } else { '\u{03C3}' }) {
                     return;
                 }
-            } else if f & UNASSIGNED != 0 {
-                if !emit(c) {
-                    return;
-                }
-            } else {
-                for l in c.to_lowercase() {
-                    if !emit(l) {
-                        return;
-                    }
-                }
+            } else if !self.lower_char(c, &mut emit) {
+                return;
             }
+            let f = self.flags(c);
             if f & CASE_IGNORABLE == 0 {
                 after_cased = f & CASED != 0;
             }
         }
+    }
+
+    /// Feed the lower case of one character that is not a capital sigma to `emit`.
+    #[inline(always)]
+    pub fn lower_char_each(&self, c: char, mut emit: impl FnMut(char)) {
+        self.lower_char(c, &mut |l| {
+            emit(l);
+            true
+        });
+    }
+
+    /// Emit the lower-case of one character (not a capital sigma); false once `emit` says stop.
+    #[inline(always)]
+    fn lower_char(&self, c: char, emit: &mut impl FnMut(char) -> bool) -> bool {
+        if c.is_ascii() {
+            return emit(c.to_ascii_lowercase());
+        }
+        if self.flags[c as usize] & CHANGES_WHEN_LOWERED == 0 {
+            return emit(c);
+        }
+        for l in c.to_lowercase() {
+            if !emit(l) {
+                return false;
+            }
+        }
+        true
     }
 
     fn followed_by_cased(&self, rest: &str) -> bool {
@@ -263,6 +283,9 @@ pub(crate) mod test_tables {
                 }
                 if is_py_space(c) {
                     f |= SPACE;
+                }
+                if c.to_lowercase().ne(std::iter::once(c)) {
+                    f |= CHANGES_WHEN_LOWERED;
                 }
                 if let Some(d) = c.to_digit(10) {
                     f |= DIGIT | ((d as u16) << 8);

@@ -34,6 +34,7 @@ CASE_IGNORABLE = 1 << 3
 DIGIT = 1 << 4
 SPACE = 1 << 5
 UNPRINTABLE = 1 << 6
+CHANGES_WHEN_LOWERED = 1 << 7
 
 # Word_Break MidLetter, MidNumLet and Single_Quote: with Mn, Me, Cf, Lm and Sk, they make up
 # Unicode's Case_Ignorable, which CPython's final-sigma rule of ``str.lower`` consults.
@@ -48,7 +49,7 @@ def unicode_flags() -> np.ndarray[Any, np.dtype[np.uint16]]:
 
     Bits: ``\w`` (WORD), category Cn (UNASSIGNED), cased (CASED), case-ignorable
     (CASE_IGNORABLE), ``\d`` (DIGIT, decimal value in bits 8-11), ``str.isspace`` (SPACE) and not
-    ``str.isprintable`` (UNPRINTABLE).
+    ``str.isprintable`` (UNPRINTABLE), and ``c.lower() != c`` (CHANGES_WHEN_LOWERED).
 
     Examples
     --------
@@ -83,6 +84,8 @@ def unicode_flags() -> np.ndarray[Any, np.dtype[np.uint16]]:
     flags[cased] |= CASED
     flags[np.fromiter(map(str.isspace, chars), dtype=bool, count=n)] |= SPACE
     flags[~np.fromiter(map(str.isprintable, chars), dtype=bool, count=n)] |= UNPRINTABLE
+    changes = np.fromiter((c.lower() != c for c in chars), dtype=bool, count=n)
+    flags[changes] |= CHANGES_WHEN_LOWERED
     digits = np.flatnonzero(as_array(re.sub(r"\D", "\0", everything)) != 0)
     for cp in digits.tolist():
         flags[cp] |= DIGIT | (unicodedata.decimal(chr(cp)) << 8)
