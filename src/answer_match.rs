@@ -406,26 +406,23 @@ pub fn stem_into(t: &Tables, token: &str, prefix: Option<usize>, out: &mut Strin
     let c = |k: usize| tail[k - 1].1;
     let at = |k: usize| tail[k - 1].0;
     let letter = |k: usize| is_letter(t, c(k));
-    let (base, y) = if n >= 6
-        && (c(3), c(2), c(1)) == ('i', 'e', 's')
-        && c(4) != 's'
-        && letter(5)
-        && letter(6)
-    {
-        (token.get(..at(3)).unwrap_or(token), true)
-    } else if n >= 5 && c(1) == 's' && c(2) != 's' && letter(3) && letter(4) && letter(5) {
-        (token.get(..at(1)).unwrap_or(token), false)
-    } else if n >= 6
-        && (c(2), c(1)) == ('e', 's')
-        && c(3) != 's'
-        && letter(4)
-        && letter(5)
-        && letter(6)
-    {
-        (token.get(..at(2)).unwrap_or(token), false)
-    } else {
-        (token, false)
-    };
+    let (base, y) =
+        if n >= 6 && (c(3), c(2), c(1)) == ('i', 'e', 's') && c(4) != 's' && letter(5) && letter(6)
+        {
+            (token.get(..at(3)).unwrap_or(token), true)
+        } else if n >= 5 && c(1) == 's' && c(2) != 's' && letter(3) && letter(4) && letter(5) {
+            (token.get(..at(1)).unwrap_or(token), false)
+        } else if n >= 6
+            && (c(2), c(1)) == ('e', 's')
+            && c(3) != 's'
+            && letter(4)
+            && letter(5)
+            && letter(6)
+        {
+            (token.get(..at(2)).unwrap_or(token), false)
+        } else {
+            (token, false)
+        };
     match base.char_indices().nth(prefix) {
         Some((cut, _)) => out.push_str(base.get(..cut).unwrap_or(base)),
         None => {
@@ -583,11 +580,15 @@ impl Matcher {
             let Some(alias) = alias.filter(|a| !py_is_blank(a)) else {
                 continue;
             };
-            self.norm.normalize_into(t, fold, nw, alias, &mut self.scratch);
+            self.norm
+                .normalize_into(t, fold, nw, alias, &mut self.scratch);
             let start = self.aliases.len();
             self.aliases.push_str(&self.scratch);
-            self.alias_spans
-                .push((u32::try_from(i).unwrap_or(u32::MAX), start, self.aliases.len()));
+            self.alias_spans.push((
+                u32::try_from(i).unwrap_or(u32::MAX),
+                start,
+                self.aliases.len(),
+            ));
         }
         if self.alias_spans.is_empty() {
             return None;
@@ -667,7 +668,9 @@ impl Matcher {
         let (mut n_all, mut hits_all, mut n_new, mut hits_new) = (0usize, 0usize, 0usize, 0usize);
         for token in self.alias_tokens.iter() {
             let hit = self.response_tokens.contains(token);
-            if opts.numbers_must_match && !hit && token.chars().next().is_some_and(|c| is_digit(t, c))
+            if opts.numbers_must_match
+                && !hit
+                && token.chars().next().is_some_and(|c| is_digit(t, c))
             {
                 return 0.0;
             }
@@ -827,12 +830,25 @@ mod tests {
         let d = decide("It is Paris, of course.", &[Some("Paris")], None).unwrap();
         assert_eq!((d.rule, d.index), (Rule::Contains, Some(0)));
         let d = decide("Amy Johnson CBE", &[Some("Amy Mollison")], None).unwrap();
-        assert_eq!((d.rule, d.graded, d.index), (Rule::TokenRecall, 0.5, Some(0)));
+        assert_eq!(
+            (d.rule, d.graded, d.index),
+            (Rule::TokenRecall, 0.5, Some(0))
+        );
         let d = decide("Parisian cafes", &[Some("Paris")], None).unwrap();
         assert_eq!((d.rule, d.index), (Rule::NoMatch, None));
-        let d = decide("The CN Tower has 1,776 steps.", &[Some("2,579 steps")], None).unwrap();
+        let d = decide(
+            "The CN Tower has 1,776 steps.",
+            &[Some("2,579 steps")],
+            None,
+        )
+        .unwrap();
         assert_eq!((d.rule, d.graded), (Rule::NoMatch, 0.0));
-        let d = decide("Lyon", &[None, Some("  "), Some("Paris"), Some("Lyon")], None).unwrap();
+        let d = decide(
+            "Lyon",
+            &[None, Some("  "), Some("Paris"), Some("Lyon")],
+            None,
+        )
+        .unwrap();
         assert_eq!((d.rule, d.index), (Rule::Exact, Some(3)));
         assert_eq!(decide("Paris", &[None, Some(" \u{3000}")], None), None);
         assert_eq!(decide("Paris", &[], None), None);
