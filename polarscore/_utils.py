@@ -152,29 +152,6 @@ def _checked_text(
     return expr.pipe_with_dtype(check)
 
 
-#: Per-row patterns longer than this (bytes) are searched without the regex engine.
-_LONG_PATTERN_BYTES = 4096
-
-
-def contains_literal(text: pl.Expr, pattern: pl.Expr) -> pl.Expr:
-    """Return whether ``pattern`` is a substring of ``text``, row by row; null if either is null.
-
-    ``text.str.contains(pattern, literal=True)`` with a per-row pattern compiles each row's
-    pattern into a regex, which fails beyond the regex size limit (a reference of a few hundred
-    kilobytes raises ``ComputeError``). Rows with a long pattern are therefore tested by
-    splitting the text on the pattern (a plain substring search); the others keep the fast path.
-    Both sides see only their own rows (the others get an empty text), so each row is searched
-    once.
-    """
-    long = pattern.str.len_bytes() > _LONG_PATTERN_BYTES
-    short_pattern = pl.when(long).then(pl.lit("")).otherwise(pattern)
-    short_result = text.str.contains(short_pattern, literal=True)
-    long_text = pl.when(long).then(text).otherwise(pl.lit(""))
-    long_pattern = pl.when(long).then(pattern).otherwise(pl.lit("\x00"))
-    long_result = long_text.str.split(long_pattern).list.len() > 1
-    return pl.when(long).then(long_result).otherwise(short_result)
-
-
 def check_same_length(function: str, **values: Any) -> None:
     """Raise if several Series inputs of one call have different lengths.
 
@@ -191,7 +168,6 @@ def check_same_length(function: str, **values: Any) -> None:
 
 __all__ = [
     "check_same_length",
-    "contains_literal",
     "is_text_dtype",
     "parse_into_expr",
     "parse_text_expr",

@@ -168,3 +168,135 @@ fn datarobot_normalize(inputs: &[Series]) -> PolarsResult<Series> {
     });
     Ok(out.into_series())
 }
+
+// --- answer_match ---------------------------------------------------------------------------------
+
+use crate::answer_match::{self as matching, Decision, Matcher, Normalizer};
+
+fn fold_table() -> PolarsResult<&'static matching::FoldTable> {
+    matching::fold_table().map_err(|msg| polars_err!(ComputeError: "{msg}"))
+}
+
+#[derive(Deserialize)]
+struct MatchKwargs {
+    exact: bool,
+    contains: bool,
+    token_recall: bool,
+    min_token_recall: f64,
+    stem_prefix: Option<usize>,
+    numbers_must_match: bool,
+    fold_accents: bool,
+    number_words: bool,
+}
+
+/// Decide every row: inputs are the response, the references (String or List(String)) and,
+/// optionally, the question. `None` for a row with no usable alias.
+fn match_rows(inputs: &[Series], kwargs: &MatchKwargs) -> PolarsResult<Vec<Option<Decision>>> {
+    let t = tables()?;
+    let fold = if kwargs.fold_accents {
+        Some(fold_table()?)
+    } else {
+        None
+    };
+    let opts = matching::Options {
+        exact: kwargs.exact,
+        contains: kwargs.contains,
+        token_recall: kwargs.token_recall,
+        min_token_recall: kwargs.min_token_recall,
+        stem_prefix: kwargs.stem_prefix,
+        numbers_must_match: kwargs.numbers_must_match,
+        fold_accents: kwargs.fold_accents,
+        number_words: kwargs.number_words,
+    };
+    let response = Texts::new(&inputs[0], "response")?;
+    let references = References::new(&inputs[1], "references")?;
+    let question = match inputs.get(2) {
+        Some(q) => Some(Texts::new(q, "question")?),
+        None => None,
+    };
+    let mut lens = vec![response.len(), references.len()];
+    if let Some(q) = &question {
+        lens.push(q.len());
+    }
+    let n = output_len(&lens)?;
+    let mut matcher = Matcher::default();
+    let mut out = Vec::with_capacity(n);
+    for row in 0..n {
+        let resp = response.get(row).unwrap_or("");
+        let q = question.as_ref().and_then(|q| q.get(row));
+        let decision = match references.row(row) {
+            RowRefs::One(reference) => {
+                matcher.decide(t, fold, &opts, resp, std::iter::once(reference), q)
+            }
+            RowRefs::Many(list) => matcher.decide(t, fold, &opts, resp, list.iter(), q),
+            RowRefs::Null => None,
+        };
+        out.push(decision);
+    }
+    Ok(out)
+}
+
+#[polars_expr(output_type=Float64)]
+fn answer_match(inputs: &[Series], kwargs: MatchKwargs) -> PolarsResult<Series> {
+    let rows = match_rows(inputs, &kwargs)?;
+    let ca: Float64Chunked = rows.iter().map(|d| d.map(|d| d.score())).collect();
+    Ok(ca.with_name("answer_match".into()).into_series())
+}
+
+fn match_details_type(_: &[Field]) -> PolarsResult<Field> {
+    Ok(Field::new(
+        "answer_match_details".into(),
+        DataType::Struct(vec![
+            Field::new("score".into(), DataType::Float64),
+            Field::new("graded_score".into(), DataType::Float64),
+            Field::new("reference_index".into(), DataType::Int64),
+            Field::new("rule".into(), DataType::String),
+        ]),
+    ))
+}
+
+#[polars_expr(output_type_func=match_details_type)]
+fn answer_match_details(inputs: &[Series], kwargs: MatchKwargs) -> PolarsResult<Series> {
+    let rows = match_rows(inputs, &kwargs)?;
+    let n = rows.len();
+    let score: Float64Chunked = rows.iter().map(|d| d.map(|d| d.score())).collect();
+    let graded: Float64Chunked = rows.iter().map(|d| d.map(|d| d.graded)).collect();
+    let index: Int64Chunked = rows
+        .iter()
+        .map(|d| d.and_then(|d| d.index).map(i64::from))
+        .collect();
+    let rule: StringChunked = rows
+        .iter()
+        .map(|d| Some(d.map_or("no_reference", |d| d.rule.name())))
+        .collect();
+    let fields = [
+        score.with_name("score".into()).into_series(),
+        graded.with_name("graded_score".into()).into_series(),
+        index.with_name("reference_index".into()).into_series(),
+        rule.with_name("rule".into()).into_series(),
+    ];
+    let out = StructChunked::from_series("answer_match_details".into(), n, fields.iter())?;
+    Ok(out.into_series())
+}
+
+#[derive(Deserialize)]
+struct MatchNormalizeKwargs {
+    fold_accents: bool,
+    number_words: bool,
+}
+
+#[polars_expr(output_type=String)]
+fn match_normalize(inputs: &[Series], kwargs: MatchNormalizeKwargs) -> PolarsResult<Series> {
+    let t = tables()?;
+    let fold = if kwargs.fold_accents {
+        Some(fold_table()?)
+    } else {
+        None
+    };
+    let ca = inputs[0].str()?;
+    let mut norm = Normalizer::default();
+    let out = ca.apply_into_string_amortized(|text, buf| {
+        norm.normalize_into(t, fold, kwargs.number_words, text, buf)
+    });
+    Ok(out.into_series())
+}

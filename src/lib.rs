@@ -7,6 +7,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+pub mod answer_match;
 mod columns;
 pub mod correctness;
 mod expressions;
@@ -24,10 +25,17 @@ fn unicode_tables_version() -> Option<String> {
     pyunicode::tables().ok().map(|t| t.version.clone())
 }
 
+/// Install answer_match's accent-folding table: NFKD without marks, per code point it changes.
+#[pyfunction]
+fn set_match_fold_table(code_points: Vec<u32>, folded: Vec<String>) -> PyResult<()> {
+    answer_match::set_fold_table(&code_points, &folded).map_err(PyValueError::new_err)
+}
+
 #[pymodule]
 fn _internal(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(set_unicode_tables, m)?)?;
     m.add_function(wrap_pyfunction!(unicode_tables_version, m)?)?;
+    m.add_function(wrap_pyfunction!(set_match_fold_table, m)?)?;
     Ok(())
 }

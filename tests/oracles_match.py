@@ -1,9 +1,9 @@
 """A slow, obviously written pure-Python oracle of ``answer_match`` (tests only).
 
 It restates the rules of ``polarscore.scores.match`` row by row with Python's ``re`` and
-``unicodedata``. Python's ``[^\\W\\d_]`` (letters) and ``\\d`` agree with the Rust classes
-``\\p{L}`` and ``\\p{N}`` on the alphabets the property tests draw from (ASCII, Latin accented
-letters, a few punctuation marks), which is all the oracle is used for.
+``unicodedata``. The native kernel reads characters with the running Python's own tables
+(``re``'s ``\\w`` and ``\\d``, letters as ``[^\\W\\d_]``, ``str.lower()``, NFKD without marks),
+so the two agree on any text, not only on the alphabets the property tests draw from.
 """
 
 from __future__ import annotations

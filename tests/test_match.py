@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import polarscore as ps
-from polarscore.scores._match_text import match_normalize
+from polarscore.scores._match_text import ARTICLES, NUMBER_WORDS, match_normalize
+from polarscore.scores.match import STOPWORDS
 from tests import oracles_match
 from tests.conftest import Engine
 
@@ -335,6 +336,78 @@ def test_agrees_with_oracle(
     ).item()
     want = oracles_match.answer_match(response, references, question=question, **options)
     assert got == want.__dict__
+
+
+@given(
+    response=st.none() | st.text(max_size=30),
+    references=st.none() | st.lists(st.none() | st.text(max_size=20), max_size=3),
+    question=st.none() | st.text(max_size=20),
+    stem_prefix=st.sampled_from([None, 1, 6]),
+    flags=st.tuples(st.booleans(), st.booleans(), st.booleans()),
+)
+def test_agrees_with_oracle_on_any_text(
+    response: str | None,
+    references: list[str | None] | None,
+    question: str | None,
+    stem_prefix: int | None,
+    flags: tuple[bool, bool, bool],
+) -> None:
+    """The kernel reads characters as Python does, so the oracle holds on any Unicode text."""
+    fold_accents, number_words, exact = flags
+    options = {
+        "exact": exact,
+        "stem_prefix": stem_prefix,
+        "fold_accents": fold_accents,
+        "number_words": number_words,
+    }
+    df = pl.DataFrame(
+        {"response": [response], "references": [references], "question": [question]},
+        schema={"response": pl.String, "references": pl.List(pl.String), "question": pl.String},
+    )
+    got = df.select(
+        ps.answer_match_details("response", "references", question="question", **options)
+    ).item()
+    want = oracles_match.answer_match(response, references, question=question, **options)
+    assert got == want.__dict__
+
+
+@given(text=st.text(alphabet=st.sampled_from("aeisty'’.,_1234567890 Σσ²١ÉéöİßﬁXS"), max_size=40))
+def test_normalize_agrees_with_oracle_on_tricky_alphabet(text: str) -> None:
+    for fold_accents in (True, False):
+        for number_words in (True, False):
+            got = _norm(text, fold_accents=fold_accents, number_words=number_words)
+            want = oracles_match.normalize(
+                text, fold_accents=fold_accents, number_words=number_words
+            )
+            assert got == want, (text, fold_accents, number_words)
+
+
+@pytest.mark.parametrize("fold_accents", [True, False])
+def test_normalize_agrees_with_oracle_on_every_code_point(fold_accents: bool) -> None:
+    """Accent folding, ``lower()`` and the character classes, for every code point."""
+    chars = [chr(cp) for cp in range(0x110000) if not 0xD800 <= cp < 0xE000]
+    chunks = [chars[i : i + 512] for i in range(0, len(chars), 512)]
+    texts = [" ".join(chunk) for chunk in chunks] + ["".join(chunk) for chunk in chunks]
+    got = pl.DataFrame({"t": texts}).select(
+        match_normalize(pl.col("t"), fold_accents=fold_accents, number_words=True)
+    )["t"]
+    for text, normalized in zip(texts, got, strict=True):
+        want = oracles_match.normalize(text, fold_accents=fold_accents)
+        assert normalized == want, f"chunk starting at U+{ord(text[0]):04X}"
+
+
+def test_kernel_word_lists_are_the_python_ones() -> None:
+    """The kernel's stop words, number words and articles are the ones the module exports."""
+    for word in STOPWORDS:
+        # a stop word is no content: the alias's one content word is "zzz"
+        details = _details("zzz", [f"{word} zzz"], exact=False, contains=False)
+        assert details["graded_score"] == 1.0, word
+    assert _details("zzz", ["stopless zzz"], exact=False, contains=False)["graded_score"] == 0.5
+    for word, digits in NUMBER_WORDS.items():
+        assert _norm(f"{word} {word.upper()}") == f" {digits} {digits} ", word
+        assert _norm(word, number_words=False) == f" {word} "
+    for word in ARTICLES:
+        assert _norm(f"x {word} {word.title()} y", number_words=False) == " x y "
 
 
 # --- regression against human verdicts ---------------------------------------------------------

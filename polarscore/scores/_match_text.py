@@ -1,4 +1,4 @@
-r"""Text normalisation for :func:`polarscore.answer_match`, as pure Polars expressions.
+r"""Text normalisation for :func:`polarscore.answer_match`, in the native kernel.
 
 The recipe goes beyond SQuAD's (lower-case, drop punctuation and articles) in ways that only ever
 merge spellings of the *same* answer:
@@ -19,11 +19,23 @@ merge spellings of the *same* answer:
 
 The result is padded with one space on each side (``" the words "`` without the article), so that
 "contains on word boundaries" is a plain substring test of padded strings.
+
+The recipe runs in the Rust kernel (``src/answer_match.rs``), one linear pass per step, with
+Python's own character classes (``re``'s ``\w`` and ``\d``, letters as ``[^\W\d_]``,
+``str.lower()``). Step 1 reads a table built here from the interpreter's ``unicodedata``
+(:func:`fold_table`), so accents fold exactly as ``unicodedata.normalize("NFKD", text)`` with the
+marks dropped does on the running Python.
 """
 
 from __future__ import annotations
 
+import unicodedata
+from functools import cache
+
 import polars as pl
+
+from polarscore import _internal
+from polarscore.kernels._plugin import plugin_call
 
 _CARDINALS = [
     "zero",
@@ -91,29 +103,44 @@ NUMBER_WORDS: dict[str, str] = {
 #: Articles, dropped wherever they occur.
 ARTICLES: tuple[str, ...] = ("a", "an", "the")
 
-# Tokens are separated by four spaces while the word tables are applied, so that every token
-# carries its own two spaces on each side and consecutive tokens are all replaced in one pass.
-_ARTICLE_TABLE = {f"  {word}  ": "  " for word in ARTICLES}
-_NUMBER_TABLE = {f"  {word}  ": f"  {digits}  " for word, digits in NUMBER_WORDS.items()}
-# The Rust regex engine runs a pattern with a Unicode word boundary (\b) through its slow
-# engine over the whole text, about 20 times slower than its DFA. So "followed by a non-word
-# character or the end" is spelled out as a capture group and written back.
-_END = r"([^\p{L}\p{N}_]|$)"
-_INNER = rf"(\p{{L}})(?:\.?['’]s{_END}|['’.])"
-_INNER_REPLACEMENT = "$1$2"
-_THOUSANDS = r",(\d{3})(?:,(\d{3}))?(?:,(\d{3}))?"
-_NUMBERS = {
-    False: rf"(\d)(?:{_THOUSANDS}){_END}",
-    True: rf"(\d)(?:{_THOUSANDS}|st|nd|rd|th){_END}",
-}
-_NUMBERS_REPLACEMENT = "$1$2$3$4$5"
-_TABLES: dict[bool, tuple[list[str], list[str]]] = {
-    False: (list(_ARTICLE_TABLE), list(_ARTICLE_TABLE.values())),
-    True: (
-        [*_ARTICLE_TABLE, *_NUMBER_TABLE],
-        [*_ARTICLE_TABLE.values(), *_NUMBER_TABLE.values()],
-    ),
-}
+
+def fold_table() -> tuple[list[int], list[str]]:
+    """Return accent folding as the running Python does it, for every code point it changes.
+
+    The folding of a character is its NFKD with the combining marks (category ``M*``) dropped.
+    Folding a text character by character equals folding it whole because NFKD only reorders
+    characters of nonzero combining class, and every such character is a mark; this is checked
+    here over every code point, so an interpreter where it fails raises instead of folding
+    differently.
+
+    Examples
+    --------
+    >>> from polarscore.scores._match_text import fold_table
+    >>> code_points, folded = fold_table()
+    >>> folded[code_points.index(ord("ö"))], folded[code_points.index(0x0301)]
+    ('o', '')
+    """
+    category, combining = unicodedata.category, unicodedata.combining
+    code_points: list[int] = []
+    folded: list[str] = []
+    for cp in range(0x110000):
+        char = chr(cp)
+        is_mark = category(char)[0] == "M"
+        if combining(char) and not is_mark:  # pragma: no cover (no such character up to 16.0)
+            msg = f"U+{cp:04X} has a nonzero combining class but is not a mark"
+            raise RuntimeError(msg)
+        if not is_mark and (0xD800 <= cp < 0xE000 or unicodedata.is_normalized("NFKD", char)):
+            continue
+        decomposed = unicodedata.normalize("NFKD", char)
+        code_points.append(cp)
+        folded.append("".join(c for c in decomposed if category(c)[0] != "M"))
+    return code_points, folded
+
+
+@cache
+def load_fold_table() -> None:
+    """Hand the interpreter's accent folding to the native kernel, once per process."""
+    _internal.set_match_fold_table(*fold_table())
 
 
 def match_normalize(expr: pl.Expr, *, fold_accents: bool, number_words: bool) -> pl.Expr:
@@ -145,21 +172,10 @@ def match_normalize(expr: pl.Expr, *, fold_accents: bool, number_words: bool) ->
     │  7               │
     └──────────────────┘
     """
-    text = expr
-    if fold_accents:
-        text = text.str.normalize("NFKD").str.replace_all(r"\p{M}+", "")
-    # After a letter: a possessive 's goes, and so does an apostrophe or a dot (u.s.a -> usa).
-    text = text.str.to_lowercase().str.replace_all(_INNER, _INNER_REPLACEMENT)
-    # Thousands separators go (and, with number_words, ordinal suffixes) in one pass.
-    text = text.str.replace_all(_NUMBERS[number_words], _NUMBERS_REPLACEMENT)
-    text = text.str.replace_all(r"(\p{L})(\p{N})", "$1 $2")
-    # A decimal point joins its digits with "_" (a word character, as in Python's \w); every
-    # other character breaks words, and both ends are padded.
-    text = text.str.replace_all(r"(\d)\.(\d)", "${1}_$2")
-    text = text.str.replace_all(r"[^\p{L}\p{N}_]+", "    ")
-    text = pl.concat_str(text, pl.lit("    ")).str.replace("^", "    ")
-    text = text.str.replace_many(*_TABLES[number_words])
-    return text.str.replace_all(" {2,}", " ")
+    load_fold_table()
+    return plugin_call(
+        "match_normalize", expr, fold_accents=fold_accents, number_words=number_words
+    )
 
 
-__all__ = ["ARTICLES", "NUMBER_WORDS", "match_normalize"]
+__all__ = ["ARTICLES", "NUMBER_WORDS", "fold_table", "load_fold_table", "match_normalize"]

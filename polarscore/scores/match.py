@@ -8,7 +8,6 @@ hold no answer or question lists and nothing keyed to a data set.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 import polars as pl
@@ -21,15 +20,13 @@ from polarscore._utils import (
 )
 from polarscore._validation import check_number, invalid_parameter
 from polarscore.scores._match_kernel import (
-    DETAILS_DTYPE,
     NO_MATCH,
     NO_REFERENCE,
     RULES,
     STOPWORDS,
     MatchOptions,
-    match_batch,
+    match_expr,
 )
-from polarscore.scores._match_text import match_normalize
 
 #: The default token-recall threshold (tuned on EVOUNA; see the README for how it generalises).
 DEFAULT_MIN_TOKEN_RECALL = 0.3
@@ -44,7 +41,7 @@ def _check_flag(value: Any, function: str, parameter: str) -> bool:
     return value
 
 
-def _details_expr(
+def _match_expr(
     function: str,
     response: IntoExpr,
     references: IntoExpr,
@@ -58,6 +55,7 @@ def _details_expr(
     numbers_must_match: bool,
     fold_accents: bool,
     number_words: bool,
+    details: bool,
 ) -> pl.Expr:
     flags = {
         "exact": exact,
@@ -97,31 +95,18 @@ def _details_expr(
         min_token_recall=threshold,
         stem_prefix=stem_prefix,
         numbers_must_match=numbers_must_match,
-        discount_question=question is not None,
         fold_accents=fold_accents,
         number_words=number_words,
     )
-
-    def normalize(text: pl.Expr) -> pl.Expr:
-        return match_normalize(text, fold_accents=fold_accents, number_words=number_words)
-
     check_same_length(function, response=response, references=references, question=question)
-    resp = parse_text_expr(response, function=function, parameter="response").fill_null("")
-    refs = pl.concat_list(
-        parse_text_or_list_expr(references, function=function, parameter="references")
+    resp = parse_text_expr(response, function=function, parameter="response")
+    refs = parse_text_or_list_expr(references, function=function, parameter="references")
+    quest = (
+        None
+        if question is None
+        else parse_text_expr(question, function=function, parameter="question")
     )
-    if question is None:
-        question_norm = pl.lit(None, dtype=pl.String)
-    else:
-        # normalised in the kernel, only for the rows that reach the token-recall rule
-        question_norm = parse_text_expr(question, function=function, parameter="question")
-    return pl.struct(
-        normalize(resp).alias("response"),
-        refs.alias("references"),
-        question_norm.alias("question"),
-    ).map_batches(
-        partial(match_batch, options=options), return_dtype=DETAILS_DTYPE, is_elementwise=True
-    )
+    return match_expr(resp, refs, quest, options, details=details)
 
 
 def answer_match(
@@ -201,9 +186,10 @@ def answer_match(
     The rules read the whole response; they do not try to find "the" answer inside a long one,
     so a response that lists several candidates matches if any candidate does.
 
-    The pairwise step (every response against every alias) runs as one batch kernel built from
-    Polars joins and group-bys, wrapped as an elementwise ``map_batches``, so it streams and
-    works on Arrow batches.
+    Every row runs in polarscore's native kernel (a Polars expression plugin): one pass over
+    each string, every alias of the row tried inside the kernel, so the expression is
+    elementwise, streams and works on Arrow batches. Character classes, ``lower()`` and accent
+    folding follow the running Python's ``unicodedata``.
 
     See Also
     --------
@@ -247,7 +233,7 @@ def answer_match(
     └─────────────────────────────────┴───────────────────────────────┴──────────────┘
     """
     return (
-        _details_expr(
+        _match_expr(
             "answer_match",
             response,
             references,
@@ -260,10 +246,9 @@ def answer_match(
             numbers_must_match=numbers_must_match,
             fold_accents=fold_accents,
             number_words=number_words,
+            details=False,
         )
-        .struct.field("score")
-        .alias("answer_match")
-    )
+    ).alias("answer_match")
 
 
 def answer_match_details(
@@ -333,7 +318,7 @@ def answer_match_details(
     │ 0.0   ┆ 0.0          ┆ null            ┆ no_match     │
     └───────┴──────────────┴─────────────────┴──────────────┘
     """
-    return _details_expr(
+    return _match_expr(
         "answer_match_details",
         response,
         references,
@@ -346,6 +331,7 @@ def answer_match_details(
         numbers_must_match=numbers_must_match,
         fold_accents=fold_accents,
         number_words=number_words,
+        details=True,
     ).alias("answer_match_details")
 
 

@@ -1,0 +1,875 @@
+//! answer_match: polarscore's own judge-free rules, one response against every alias of a row.
+//!
+//! The rules, in order: the normalised response equals the normalised alias (`exact`); the
+//! normalised alias occurs in the normalised response on word boundaries (`contains`); enough of
+//! the alias's content words occur in the response (`token_recall`, with optional question words
+//! discounted and every number of the alias required). The first alias accepted by the earliest
+//! rule wins, then the best graded score, then the first position.
+//!
+//! Normalisation ([`Normalizer`]) restates, one linear pass per step over reused buffers, the
+//! regular-expression recipe of `polarscore/scores/_match_text.py` with Python's character
+//! classes (`re`'s `\w` and `\d`, letters as `[^\W\d_]`, `str.lower()`), and accent folding as
+//! Python's NFKD with combining marks dropped, from a table the Python side reads from the
+//! interpreter's `unicodedata` ([`set_fold_table`]).
+
+use std::cmp::Ordering;
+use std::sync::OnceLock;
+
+use crate::pyunicode::{py_is_blank, Tables};
+
+// --- accent folding -----------------------------------------------------------------------------
+
+/// `"".join(c for c in NFKD(ch) if not category(c).startswith("M"))` for every code point `ch`
+/// it changes, as the running interpreter computes it.
+///
+/// Folding a string character by character equals folding it whole: NFKD only reorders
+/// characters of nonzero combining class, and all of them are marks, which are dropped (the
+/// Python side checks this over every code point before it builds the table).
+pub struct FoldTable {
+    keys: Vec<u32>,
+    /// `ends[i]` is where the folding of `keys[i]` ends in `text` (it starts at `ends[i - 1]`).
+    ends: Vec<usize>,
+    text: String,
+}
+
+static FOLD: OnceLock<FoldTable> = OnceLock::new();
+
+/// Install the fold table: `code_points` strictly increasing, `folded[i]` the folding of
+/// `code_points[i]`. The first call wins; later calls are ignored.
+pub fn set_fold_table(code_points: &[u32], folded: &[String]) -> Result<(), String> {
+    if code_points.len() != folded.len() {
+        return Err(format!(
+            "{} code points but {} foldings",
+            code_points.len(),
+            folded.len()
+        ));
+    }
+    if code_points.windows(2).any(|w| w[0] >= w[1]) {
+        return Err("the fold table's code points must be strictly increasing".to_owned());
+    }
+    if FOLD.get().is_some() {
+        return Ok(());
+    }
+    let mut text = String::with_capacity(folded.iter().map(String::len).sum());
+    let mut ends = Vec::with_capacity(folded.len());
+    for f in folded {
+        text.push_str(f);
+        ends.push(text.len());
+    }
+    let _ = FOLD.set(FoldTable {
+        keys: code_points.to_vec(),
+        ends,
+        text,
+    });
+    Ok(())
+}
+
+/// The installed fold table, or an error telling that polarscore's Python side did not set it.
+pub fn fold_table() -> Result<&'static FoldTable, String> {
+    FOLD.get().ok_or_else(|| {
+        "polarscore's accent-folding table is not loaded: call answer_match through the \
+         polarscore Python package, which loads it from the interpreter's unicodedata"
+            .to_owned()
+    })
+}
+
+impl FoldTable {
+    /// The folding of `c`, or `None` when folding leaves it unchanged.
+    #[inline]
+    pub fn get(&self, c: char) -> Option<&str> {
+        let i = self.keys.binary_search(&(c as u32)).ok()?;
+        let start = if i == 0 { 0 } else { *self.ends.get(i - 1)? };
+        self.text.get(start..*self.ends.get(i)?)
+    }
+}
+
+// --- normalisation ------------------------------------------------------------------------------
+
+/// Articles, dropped wherever they are (`ARTICLES` in `_match_text.py`).
+#[inline]
+fn is_article(word: &str) -> bool {
+    matches!(word, "a" | "an" | "the")
+}
+
+/// Number and ordinal words and the digits they become (`NUMBER_WORDS` in `_match_text.py`).
+fn number_word(word: &str) -> Option<&'static str> {
+    Some(match word {
+        "zero" => "0",
+        "one" | "first" => "1",
+        "two" | "second" => "2",
+        "three" | "third" => "3",
+        "four" | "fourth" => "4",
+        "five" | "fifth" => "5",
+        "six" | "sixth" => "6",
+        "seven" | "seventh" => "7",
+        "eight" | "eighth" => "8",
+        "nine" | "ninth" => "9",
+        "ten" | "tenth" => "10",
+        "eleven" | "eleventh" => "11",
+        "twelve" | "twelfth" => "12",
+        "thirteen" | "thirteenth" => "13",
+        "fourteen" | "fourteenth" => "14",
+        "fifteen" | "fifteenth" => "15",
+        "sixteen" | "sixteenth" => "16",
+        "seventeen" | "seventeenth" => "17",
+        "eighteen" | "eighteenth" => "18",
+        "nineteen" | "nineteenth" => "19",
+        "twenty" | "twentieth" => "20",
+        "thirty" => "30",
+        "forty" => "40",
+        "fifty" => "50",
+        "sixty" => "60",
+        "seventy" => "70",
+        "eighty" => "80",
+        "ninety" => "90",
+        "hundred" => "100",
+        _ => return None,
+    })
+}
+
+/// Function words ignored by the token-recall rule (`STOPWORDS` in `_match_kernel.py`).
+#[inline]
+pub fn is_stopword(word: &str) -> bool {
+    matches!(
+        word,
+        "a" | "an"
+            | "the"
+            | "of"
+            | "in"
+            | "on"
+            | "at"
+            | "to"
+            | "for"
+            | "by"
+            | "with"
+            | "from"
+            | "and"
+            | "or"
+            | "as"
+            | "is"
+            | "are"
+            | "was"
+            | "were"
+            | "be"
+            | "been"
+            | "it"
+            | "its"
+            | "this"
+            | "that"
+            | "these"
+            | "those"
+            | "his"
+            | "her"
+            | "their"
+            | "our"
+            | "your"
+            | "my"
+    )
+}
+
+/// Python's `[^\W\d_]`: a word character that is neither a decimal digit nor `_`.
+#[inline]
+fn is_letter(t: &Tables, c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphabetic();
+    }
+    t.is_word(c) && t.digit_value(c).is_none()
+}
+
+/// Python's `\d`.
+#[inline]
+fn is_digit(t: &Tables, c: char) -> bool {
+    t.digit_value(c).is_some()
+}
+
+/// Reusable buffers of the normalisation.
+#[derive(Default)]
+pub struct Normalizer {
+    folded: String,
+    a: Vec<char>,
+    b: Vec<char>,
+}
+
+impl Normalizer {
+    /// Write the answer-match normalisation of `text` into `out` (cleared first): the words
+    /// separated by one space, with one space on each side (`" "` when there is no word).
+    ///
+    /// `fold` is the accent-folding table, or `None` for no folding.
+    pub fn normalize_into(
+        &mut self,
+        t: &Tables,
+        fold: Option<&FoldTable>,
+        number_words: bool,
+        text: &str,
+        out: &mut String,
+    ) {
+        // 1. NFKD without marks, then str.lower().
+        self.a.clear();
+        if text.is_ascii() {
+            self.a
+                .extend(text.bytes().map(|b| b.to_ascii_lowercase() as char));
+        } else {
+            let source = match fold {
+                Some(fold) => {
+                    self.folded.clear();
+                    for c in text.chars() {
+                        match fold.get(c) {
+                            Some(f) => self.folded.push_str(f),
+                            None => self.folded.push(c),
+                        }
+                    }
+                    self.folded.as_str()
+                }
+                None => text,
+            };
+            let a = &mut self.a;
+            t.for_each_lower(source, |c| {
+                a.push(c);
+                true
+            });
+        }
+        // 2. After a letter: a possessive 's goes, and so does an apostrophe or a dot.
+        drop_inner_marks(t, &self.a, &mut self.b);
+        // 3. Thousands separators.
+        drop_thousands_separators(t, &self.b, &mut self.a);
+        // 4. A letter glued to a digit is split off; a decimal point becomes "_".
+        split_and_join_numbers(t, &self.a, &mut self.b);
+        // 5. Words, ordinal suffixes and number words, articles.
+        write_words(t, number_words, &self.b, out);
+    }
+}
+
+/// `re.sub(r"([^\W\d_])(?:\.?['’]s\b|['’.])", r"\1", text)`.
+fn drop_inner_marks(t: &Tables, a: &[char], out: &mut Vec<char>) {
+    out.clear();
+    let mut i = 0;
+    while let Some(&c) = a.get(i) {
+        out.push(c);
+        i += 1;
+        if !is_letter(t, c) {
+            continue;
+        }
+        let mut k = i;
+        if a.get(k) == Some(&'.') {
+            k += 1;
+        }
+        if matches!(a.get(k), Some('\'' | '\u{2019}'))
+            && a.get(k + 1) == Some(&'s')
+            && a.get(k + 2).is_none_or(|&c| !t.is_word(c))
+        {
+            i = k + 2;
+        } else if matches!(a.get(i), Some('\'' | '\u{2019}' | '.')) {
+            i += 1;
+        }
+    }
+}
+
+/// Whether `a[k..k + 4]` is `,` and three decimal digits.
+#[inline]
+fn group_at(t: &Tables, a: &[char], k: usize) -> bool {
+    a.get(k) == Some(&',')
+        && a.get(k + 1..k + 4)
+            .is_some_and(|g| g.iter().all(|&c| is_digit(t, c)))
+}
+
+/// Where `(\d),(\d{3})(?:,(\d{3}))?(?:,(\d{3}))?\b` matches from `i` (a digit), in the order a
+/// backtracking engine tries the optional groups.
+fn thousands_end(t: &Tables, a: &[char], i: usize) -> Option<usize> {
+    if !group_at(t, a, i + 1) {
+        return None;
+    }
+    let boundary = |e: usize| a.get(e).is_none_or(|&c| !t.is_word(c));
+    let e1 = i + 5;
+    if group_at(t, a, e1) {
+        let e2 = e1 + 4;
+        if group_at(t, a, e2) && boundary(e2 + 4) {
+            return Some(e2 + 4);
+        }
+        if boundary(e2) {
+            return Some(e2);
+        }
+    }
+    boundary(e1).then_some(e1)
+}
+
+/// `re.sub(r"(\d),(\d{3})(?:,(\d{3}))?(?:,(\d{3}))?\b", r"\1\2\3\4", text)`.
+fn drop_thousands_separators(t: &Tables, a: &[char], out: &mut Vec<char>) {
+    out.clear();
+    let mut i = 0;
+    while let Some(&c) = a.get(i) {
+        if is_digit(t, c) {
+            if let Some(end) = thousands_end(t, a, i) {
+                out.extend(a.get(i..end).unwrap_or(&[]).iter().filter(|&&d| d != ','));
+                i = end;
+                continue;
+            }
+        }
+        out.push(c);
+        i += 1;
+    }
+}
+
+/// `re.sub(r"([^\W\d_])(\d)", r"\1 \2", text)`, then `re.sub(r"(\d)\.(\d)", r"\1_\2", text)`.
+///
+/// One pass does both: the space goes between a letter and a digit, which neither creates nor
+/// breaks a digit-dot-digit match.
+fn split_and_join_numbers(t: &Tables, a: &[char], out: &mut Vec<char>) {
+    out.clear();
+    let mut i = 0;
+    while let Some(&c) = a.get(i) {
+        if is_digit(t, c) && a.get(i + 1) == Some(&'.') {
+            if let Some(&d) = a.get(i + 2).filter(|&&d| is_digit(t, d)) {
+                out.extend([c, '_', d]);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(c);
+        if is_letter(t, c) && a.get(i + 1).is_some_and(|&d| is_digit(t, d)) {
+            out.push(' ');
+        }
+        i += 1;
+    }
+}
+
+/// The ASCII spelling of `word`, in `buf`, when it is short enough to be a table word.
+#[inline]
+fn short_ascii<'b>(word: &[char], buf: &'b mut [u8; 16]) -> Option<&'b str> {
+    if word.len() > buf.len() || !word.iter().all(char::is_ascii) {
+        return None;
+    }
+    for (slot, &c) in buf.iter_mut().zip(word) {
+        *slot = c as u8;
+    }
+    std::str::from_utf8(buf.get(..word.len())?).ok()
+}
+
+/// Split on runs of non-word characters; per word, drop an ordinal suffix and read a number
+/// word (with `number_words`), drop articles; join with spaces and pad both ends.
+fn write_words(t: &Tables, number_words: bool, a: &[char], out: &mut String) {
+    out.clear();
+    out.push(' ');
+    let mut buf = [0u8; 16];
+    let mut i = 0;
+    while i < a.len() {
+        let start = i;
+        while a.get(i).is_some_and(|&c| t.is_word(c)) {
+            i += 1;
+        }
+        let Some(mut word) = a.get(start..i).filter(|w| !w.is_empty()) else {
+            i += 1;
+            continue;
+        };
+        if number_words {
+            // (\d)(?:st|nd|rd|th)$
+            if let [.., d, x, y] = word {
+                if matches!((x, y), ('s', 't') | ('n', 'd') | ('r', 'd') | ('t', 'h'))
+                    && is_digit(t, *d)
+                {
+                    word = word.get(..word.len() - 2).unwrap_or(word);
+                }
+            }
+        }
+        match short_ascii(word, &mut buf) {
+            Some(w) if is_article(w) => continue,
+            Some(w) => match number_word(w).filter(|_| number_words) {
+                Some(digits) => out.push_str(digits),
+                None => out.push_str(w),
+            },
+            None => out.extend(word),
+        }
+        out.push(' ');
+    }
+}
+
+// --- content tokens -----------------------------------------------------------------------------
+
+/// Light stemming, written to `out`: a plural ending dropped (`(\p{L}{2,}[^s])ies$` → `$1y`, then
+/// `(\p{L}{3,}[^s])e?s$` → `$1`), then the first `prefix` characters; a token that starts with a
+/// digit is kept whole, and so is every token when `prefix` is `None`.
+pub fn stem_into(t: &Tables, token: &str, prefix: Option<usize>, out: &mut String) {
+    let Some(prefix) = prefix else {
+        out.push_str(token);
+        return;
+    };
+    if token.chars().next().is_some_and(|c| is_digit(t, c)) {
+        out.push_str(token);
+        return;
+    }
+    // The last six characters (tail[0] is the last) and where each starts.
+    let mut tail = [(0usize, '\0'); 6];
+    let mut n = 0;
+    for (slot, ic) in tail.iter_mut().zip(token.char_indices().rev()) {
+        *slot = ic;
+        n += 1;
+    }
+    let c = |k: usize| tail[k - 1].1;
+    let at = |k: usize| tail[k - 1].0;
+    let letter = |k: usize| is_letter(t, c(k));
+    let (base, y) =
+        if n >= 6 && (c(3), c(2), c(1)) == ('i', 'e', 's') && c(4) != 's' && letter(5) && letter(6)
+        {
+            (token.get(..at(3)).unwrap_or(token), true)
+        } else if n >= 5 && c(1) == 's' && c(2) != 's' && letter(3) && letter(4) && letter(5) {
+            (token.get(..at(1)).unwrap_or(token), false)
+        } else if n >= 6
+            && (c(2), c(1)) == ('e', 's')
+            && c(3) != 's'
+            && letter(4)
+            && letter(5)
+            && letter(6)
+        {
+            (token.get(..at(2)).unwrap_or(token), false)
+        } else {
+            (token, false)
+        };
+    match base.char_indices().nth(prefix) {
+        Some((cut, _)) => out.push_str(base.get(..cut).unwrap_or(base)),
+        None => {
+            out.push_str(base);
+            if y && base.chars().count() < prefix {
+                out.push('y');
+            }
+        }
+    }
+}
+
+/// The distinct stemmed content tokens of a normalised text, sorted.
+#[derive(Default)]
+pub struct TokenSet {
+    buf: String,
+    spans: Vec<(usize, usize)>,
+}
+
+impl TokenSet {
+    /// Fill the set from `normalized` (words separated by spaces), stop words left out.
+    pub fn build(&mut self, t: &Tables, normalized: &str, prefix: Option<usize>) {
+        let Self { buf, spans } = self;
+        buf.clear();
+        spans.clear();
+        for word in normalized.split(' ') {
+            if word.is_empty() || is_stopword(word) {
+                continue;
+            }
+            let start = buf.len();
+            stem_into(t, word, prefix, buf);
+            spans.push((start, buf.len()));
+        }
+        let text = buf.as_str();
+        let get = |s: &(usize, usize)| text.get(s.0..s.1).unwrap_or("");
+        spans.sort_unstable_by(|x, y| get(x).cmp(get(y)));
+        spans.dedup_by(|x, y| get(&*x) == get(&*y));
+    }
+
+    pub fn clear(&mut self) {
+        self.buf.clear();
+        self.spans.clear();
+    }
+
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        self.spans
+            .iter()
+            .map(|s| self.buf.get(s.0..s.1).unwrap_or(""))
+    }
+
+    pub fn contains(&self, token: &str) -> bool {
+        self.spans
+            .binary_search_by(|s| self.buf.get(s.0..s.1).unwrap_or("").cmp(token))
+            .is_ok()
+    }
+}
+
+// --- the decision -------------------------------------------------------------------------------
+
+/// The switches and thresholds of one call.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    pub exact: bool,
+    pub contains: bool,
+    pub token_recall: bool,
+    pub min_token_recall: f64,
+    pub stem_prefix: Option<usize>,
+    pub numbers_must_match: bool,
+    pub fold_accents: bool,
+    pub number_words: bool,
+}
+
+/// The rule that accepted the chosen alias, in the order the rules are tried.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Rule {
+    Exact,
+    Contains,
+    TokenRecall,
+    NoMatch,
+}
+
+impl Rule {
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::Exact => "exact",
+            Rule::Contains => "contains",
+            Rule::TokenRecall => "token_recall",
+            Rule::NoMatch => "no_match",
+        }
+    }
+}
+
+/// The decision for a row that has a usable alias.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Decision {
+    pub rule: Rule,
+    /// 1.0 for exact and contains, else the best token recall over the aliases.
+    pub graded: f64,
+    /// The position of the chosen alias in the row's references, when a rule accepted it.
+    pub index: Option<u32>,
+}
+
+impl Decision {
+    pub fn score(&self) -> f64 {
+        if self.rule == Rule::NoMatch {
+            0.0
+        } else {
+            1.0
+        }
+    }
+}
+
+/// Reusable buffers for deciding many rows.
+#[derive(Default)]
+pub struct Matcher {
+    norm: Normalizer,
+    response: String,
+    question: String,
+    scratch: String,
+    /// The normalised usable aliases, end to end.
+    aliases: String,
+    /// Per usable alias: its position in the row's references and its span in `aliases`.
+    alias_spans: Vec<(u32, usize, usize)>,
+    response_tokens: TokenSet,
+    question_tokens: TokenSet,
+    alias_tokens: TokenSet,
+}
+
+impl Matcher {
+    /// Decide one row; `None` when it has no usable alias (null, empty or blank ones only).
+    ///
+    /// `fold` must be given when `opts.fold_accents`. A null response reads as `""`; `question`
+    /// is discounted when given (a null question discounts nothing).
+    pub fn decide<'a>(
+        &mut self,
+        t: &Tables,
+        fold: Option<&FoldTable>,
+        opts: &Options,
+        response: &str,
+        references: impl Iterator<Item = Option<&'a str>>,
+        question: Option<&str>,
+    ) -> Option<Decision> {
+        let fold = fold.filter(|_| opts.fold_accents);
+        let nw = opts.number_words;
+        self.aliases.clear();
+        self.alias_spans.clear();
+        for (i, alias) in references.enumerate() {
+            let Some(alias) = alias.filter(|a| !py_is_blank(a)) else {
+                continue;
+            };
+            self.norm
+                .normalize_into(t, fold, nw, alias, &mut self.scratch);
+            let start = self.aliases.len();
+            self.aliases.push_str(&self.scratch);
+            self.alias_spans.push((
+                u32::try_from(i).unwrap_or(u32::MAX),
+                start,
+                self.aliases.len(),
+            ));
+        }
+        if self.alias_spans.is_empty() {
+            return None;
+        }
+        self.norm
+            .normalize_into(t, fold, nw, response, &mut self.response);
+        let resp = self.response.as_str();
+        let aliases = self.aliases.as_str();
+        let alias = |&(_, s, e): &(u32, usize, usize)| aliases.get(s..e).unwrap_or(" ");
+        if opts.exact {
+            if let Some(&(i, _, _)) = self.alias_spans.iter().find(|&s| alias(s) == resp) {
+                return Some(Decision {
+                    rule: Rule::Exact,
+                    graded: 1.0,
+                    index: Some(i),
+                });
+            }
+        }
+        if opts.contains {
+            let hit = self.alias_spans.iter().find(|&s| {
+                let a = alias(s);
+                a != " " && memchr::memmem::find(resp.as_bytes(), a.as_bytes()).is_some()
+            });
+            if let Some(&(i, _, _)) = hit {
+                return Some(Decision {
+                    rule: Rule::Contains,
+                    graded: 1.0,
+                    index: Some(i),
+                });
+            }
+        }
+        let mut best = Decision {
+            rule: Rule::NoMatch,
+            graded: 0.0,
+            index: None,
+        };
+        if !opts.token_recall {
+            return Some(best);
+        }
+        let prefix = opts.stem_prefix;
+        self.response_tokens.build(t, resp, prefix);
+        match question {
+            Some(q) => {
+                self.norm.normalize_into(t, fold, nw, q, &mut self.question);
+                self.question_tokens.build(t, &self.question, prefix);
+            }
+            None => self.question_tokens.clear(),
+        }
+        let mut best_rule = Rule::NoMatch;
+        for span in &self.alias_spans {
+            self.alias_tokens.build(t, alias(span), prefix);
+            let recall = self.recall(t, opts);
+            let rule = if recall >= opts.min_token_recall {
+                Rule::TokenRecall
+            } else {
+                Rule::NoMatch
+            };
+            let better = match rule.cmp(&best_rule) {
+                Ordering::Less => true,
+                Ordering::Equal => recall > best.graded,
+                Ordering::Greater => false,
+            };
+            if better {
+                best_rule = rule;
+                best = Decision {
+                    rule,
+                    graded: recall,
+                    index: (rule == Rule::TokenRecall).then_some(span.0),
+                };
+            }
+        }
+        Some(best)
+    }
+
+    /// The token recall of the current alias tokens against the response tokens.
+    fn recall(&self, t: &Tables, opts: &Options) -> f64 {
+        let (mut n_all, mut hits_all, mut n_new, mut hits_new) = (0usize, 0usize, 0usize, 0usize);
+        for token in self.alias_tokens.iter() {
+            let hit = self.response_tokens.contains(token);
+            if opts.numbers_must_match
+                && !hit
+                && token.chars().next().is_some_and(|c| is_digit(t, c))
+            {
+                return 0.0;
+            }
+            n_all += 1;
+            hits_all += usize::from(hit);
+            if !self.question_tokens.contains(token) {
+                n_new += 1;
+                hits_new += usize::from(hit);
+            }
+        }
+        // Tokens the question already gives away are no evidence, unless they are all there is.
+        if n_new > 0 {
+            hits_new as f64 / n_new as f64
+        } else if n_all > 0 {
+            hits_all as f64 / n_all as f64
+        } else {
+            0.0
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_fold {
+    //! A few foldings for `cargo test` (the real table comes from the interpreter).
+    use super::*;
+
+    pub fn install() -> &'static FoldTable {
+        let pairs: [(u32, &str); 7] = [
+            (0x0301, ""),
+            (0x0308, ""),
+            (0x00C9, "E"),
+            (0x00E9, "e"),
+            (0x00F6, "o"),
+            (0xFB01, "fi"),
+            (0xFF11, "1"),
+        ];
+        let mut pairs = pairs.to_vec();
+        pairs.retain(|(cp, f)| char::from_u32(*cp).map(String::from).as_deref() != Some(*f));
+        pairs.sort();
+        let keys: Vec<u32> = pairs.iter().map(|p| p.0).collect();
+        let folded: Vec<String> = pairs.iter().map(|p| p.1.to_owned()).collect();
+        set_fold_table(&keys, &folded).unwrap();
+        fold_table().unwrap()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pyunicode::test_tables;
+
+    fn norm_with(text: &str, fold_accents: bool, number_words: bool) -> String {
+        let t = test_tables::install();
+        let fold = test_fold::install();
+        let mut out = String::new();
+        Normalizer::default().normalize_into(
+            t,
+            fold_accents.then_some(fold),
+            number_words,
+            text,
+            &mut out,
+        );
+        out
+    }
+
+    fn norm(text: &str) -> String {
+        norm_with(text, true, true)
+    }
+
+    #[test]
+    fn normalisation_recipe() {
+        let cases = [
+            ("Malmö", " malmo "),
+            ("ﬁle １２", " file 12 "),
+            ("U.S.A.", " usa "),
+            ("Drew's dog", " drew dog "),
+            ("the U.S.A.'s", " usa "),
+            ("Li'l Abner", " lil abner "),
+            ("1,000,000 people", " 1000000 people "),
+            ("1,2,3", " 1 2 3 "),
+            ("1,000,0000", " 1000 0000 "),
+            ("5.97 m", " 5_97 m "),
+            ("1.2.3", " 1_2 3 "),
+            ("Sweden1.", " sweden 1 "),
+            ("the seventh", " 7 "),
+            ("21st century", " 21 century "),
+            ("21st'1", " 21 1 "),
+            ("1,000th", " 1 000 "),
+            ("one two three", " 1 2 3 "),
+            ("Tom and the Cat and a dog", " tom and cat and dog "),
+            ("  ...Hello, World!!  ", " hello world "),
+            ("", " "),
+            ("snake_case", " snake_case "),
+            ("x's's", " x s "),
+            ("José's", " jose "),
+            ("ÉTÉ", " ete "),
+        ];
+        for (text, want) in cases {
+            assert_eq!(norm(text), want, "{text:?}");
+        }
+        assert_eq!(norm_with("Malmö", false, true), " malmö ");
+        assert_eq!(norm_with("the seventh 21st", true, false), " seventh 21st ");
+    }
+
+    fn stem(token: &str, prefix: Option<usize>) -> String {
+        let t = test_tables::install();
+        let mut out = String::new();
+        stem_into(t, token, prefix, &mut out);
+        out
+    }
+
+    #[test]
+    fn stemming() {
+        assert_eq!(stem("hieroglyphics", Some(6)), "hierog");
+        assert_eq!(stem("hieroglyphs", Some(11)), "hieroglyph");
+        assert_eq!(stem("hieroglyphics", Some(11)), "hieroglyphi");
+        assert_eq!(stem("stories", Some(6)), "story");
+        assert_eq!(stem("stories", Some(4)), "stor");
+        assert_eq!(stem("stories", None), "stories");
+        assert_eq!(stem("acronyms", Some(6)), "acrony");
+        assert_eq!(stem("horses", Some(10)), "horse");
+        assert_eq!(stem("abc1es", Some(10)), "abc1");
+        assert_eq!(stem("boxes", Some(10)), "boxe");
+        assert_eq!(stem("glass", Some(10)), "glass");
+        assert_eq!(stem("1000s", Some(2)), "1000s");
+        assert_eq!(stem("cats", Some(6)), "cats");
+        assert_eq!(stem("é", Some(6)), "é");
+    }
+
+    fn decide(response: &str, refs: &[Option<&str>], question: Option<&str>) -> Option<Decision> {
+        let t = test_tables::install();
+        let fold = test_fold::install();
+        let opts = Options {
+            exact: true,
+            contains: true,
+            token_recall: true,
+            min_token_recall: 0.3,
+            stem_prefix: Some(6),
+            numbers_must_match: true,
+            fold_accents: true,
+            number_words: true,
+        };
+        Matcher::default().decide(
+            t,
+            Some(fold),
+            &opts,
+            response,
+            refs.iter().copied(),
+            question,
+        )
+    }
+
+    #[test]
+    fn rules() {
+        let d = decide("Paris.", &[Some("Lutetia"), Some("paris")], None).unwrap();
+        assert_eq!((d.rule, d.index), (Rule::Exact, Some(1)));
+        let d = decide("It is Paris, of course.", &[Some("Paris")], None).unwrap();
+        assert_eq!((d.rule, d.index), (Rule::Contains, Some(0)));
+        let d = decide("Amy Johnson CBE", &[Some("Amy Mollison")], None).unwrap();
+        assert_eq!(
+            (d.rule, d.graded, d.index),
+            (Rule::TokenRecall, 0.5, Some(0))
+        );
+        let d = decide("Parisian cafes", &[Some("Paris")], None).unwrap();
+        assert_eq!((d.rule, d.index), (Rule::NoMatch, None));
+        let d = decide(
+            "The CN Tower has 1,776 steps.",
+            &[Some("2,579 steps")],
+            None,
+        )
+        .unwrap();
+        assert_eq!((d.rule, d.graded), (Rule::NoMatch, 0.0));
+        let d = decide(
+            "Lyon",
+            &[None, Some("  "), Some("Paris"), Some("Lyon")],
+            None,
+        )
+        .unwrap();
+        assert_eq!((d.rule, d.index), (Rule::Exact, Some(3)));
+        assert_eq!(decide("Paris", &[None, Some(" \u{3000}")], None), None);
+        assert_eq!(decide("Paris", &[], None), None);
+    }
+
+    #[test]
+    fn question_words_are_no_evidence() {
+        let refs = [Some("Sri Lanka Podujana Peramuna")];
+        let resp = "Elections in Sri Lanka in 2018 were local elections.";
+        assert_eq!(decide(resp, &refs, None).unwrap().rule, Rule::TokenRecall);
+        let q = Some("who will win the 2018 election in sri lanka");
+        assert_eq!(decide(resp, &refs, q).unwrap().rule, Rule::NoMatch);
+    }
+
+    #[test]
+    fn hostile_sizes_stay_linear() {
+        let token = "a".repeat(1_000_000);
+        let d = decide(&token, &[Some(&token)], None).unwrap();
+        assert_eq!(d.rule, Rule::Exact);
+        let numbers: String = (0..100_000).map(|i| format!("{i} ")).collect();
+        let d = decide(&numbers, &[Some("42 7 99999 x")], None).unwrap();
+        assert_eq!(d.rule, Rule::TokenRecall);
+    }
+}
