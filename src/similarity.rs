@@ -208,7 +208,9 @@ impl<'s> Scorer<'s> {
                     s.vocab.overlap(&s.item_ids) as f64 / n_reference as f64
                 }
             }
-            Metric::TokenF1 => f_measure(s.vocab.overlap(&s.item_ids), self.n_response, n_reference),
+            Metric::TokenF1 => {
+                f_measure(s.vocab.overlap(&s.item_ids), self.n_response, n_reference)
+            }
             Metric::RougeL => f_measure(s.lcs.lcs(&s.item_ids), self.n_response, n_reference),
         }
     }
@@ -278,7 +280,8 @@ mod tests {
         let t = test_tables::install();
         let mut scratch = Scratch::default();
         let mut s = Scorer::new(t, metric, response, &mut scratch);
-        s.best(t, answers.iter().copied()).map(|b| (b.score, b.index))
+        s.best(t, answers.iter().copied())
+            .map(|b| (b.score, b.index))
     }
 
     #[test]
@@ -298,24 +301,46 @@ mod tests {
     #[test]
     fn spec_examples() {
         use Metric::*;
-        assert_eq!(score(TokenRecall, "yes", &[Some("yes yes")]), Some((0.5, 0)));
-        assert_eq!(score(TokenRecall, "the cat", &[Some("the")]), Some((0.0, 0)));
+        assert_eq!(
+            score(TokenRecall, "yes", &[Some("yes yes")]),
+            Some((0.5, 0))
+        );
+        assert_eq!(
+            score(TokenRecall, "the cat", &[Some("the")]),
+            Some((0.0, 0))
+        );
         assert_eq!(score(TokenRecall, "None", &[None]), Some((1.0, 0)));
-        assert_eq!(score(TokenRecall, "x", &[Some("\x1c"), Some("\u{a0}")]), None);
+        assert_eq!(
+            score(TokenRecall, "x", &[Some("\x1c"), Some("\u{a0}")]),
+            None
+        );
         assert_eq!(score(TokenRecall, "x", &[Some("\u{200b}")]), Some((0.0, 0)));
         assert_eq!(
-            score(TokenRecall, "Paris, France", &[Some("Lyon"), Some("France")]),
+            score(
+                TokenRecall,
+                "Paris, France",
+                &[Some("Lyon"), Some("France")]
+            ),
             Some((1.0, 1))
         );
         let (f1, _) = score(TokenF1, "a b c d", &[Some("a c x")]).unwrap();
         assert!((f1 - 0.4).abs() < 1e-12);
         assert_eq!(score(RougeL, "b a", &[Some("a b")]), Some((1.0, 0)));
-        assert_eq!(score(RougeL, "x y z", &[Some("z y x"), Some("y z")]).unwrap().1, 1);
+        assert_eq!(
+            score(RougeL, "x y z", &[Some("z y x"), Some("y z")])
+                .unwrap()
+                .1,
+            1
+        );
     }
 
     #[test]
     fn first_best_wins_ties() {
-        let got = score(Metric::TokenRecall, "a b", &[Some("c"), Some("b"), Some("b")]);
+        let got = score(
+            Metric::TokenRecall,
+            "a b",
+            &[Some("c"), Some("b"), Some("b")],
+        );
         assert_eq!(got, Some((1.0, 1)));
     }
 

@@ -42,7 +42,10 @@ impl<F: FnMut(char)> Collapse<F> {
 /// Whether `held` (a `\w` run so far) is a prefix of an article.
 #[inline]
 fn article_prefix(held: &[char]) -> bool {
-    matches!(held, ['a'] | ['a', 'n'] | ['t'] | ['t', 'h'] | ['t', 'h', 'e'])
+    matches!(
+        held,
+        ['a'] | ['a', 'n'] | ['t'] | ['t', 'h'] | ['t', 'h', 'e']
+    )
 }
 
 #[inline]
@@ -258,7 +261,10 @@ mod tests {
         let mut em =
             |r: &str, g: &[Option<&str>]| best(t, Pair::ExactMatch, r, g.iter().copied(), &mut s);
         assert_eq!(em("the", &[Some("a")]), Some(1.0));
-        assert_eq!(em("Beatles", &[Some("Stones"), Some("The Beatles!")]), Some(1.0));
+        assert_eq!(
+            em("Beatles", &[Some("Stones"), Some("The Beatles!")]),
+            Some(1.0)
+        );
         assert_eq!(em("x", &[]), None);
     }
 }
