@@ -300,3 +300,194 @@ fn match_normalize(inputs: &[Series], kwargs: MatchNormalizeKwargs) -> PolarsRes
     });
     Ok(out.into_series())
 }
+
+// --- response similarity and SQuAD ---------------------------------------------------------------
+
+use crate::similarity::{self, Metric};
+use crate::squad::{self, Pair};
+
+#[derive(Deserialize)]
+struct SimilarityKwargs {
+    metric: String,
+}
+
+/// The reason of a row without a usable acceptable answer.
+const SIMILARITY_INCONCLUSIVE: &str = "no acceptable_responses provided: cannot score";
+const SIMILARITY_WARNING: &str = " (WARNING: at least as close as any acceptable example)";
+
+fn similarity_metric(kwargs: &SimilarityKwargs) -> PolarsResult<Metric> {
+    Metric::parse(&kwargs.metric)
+        .ok_or_else(|| polars_err!(ComputeError: "unknown similarity metric {:?}", kwargs.metric))
+}
+
+/// The answers of one row as optional items: a null string or a null list has none.
+fn row_items<'a>(refs: RowRefs<'a>) -> impl Iterator<Item = Option<&'a str>> + 'a {
+    let (one, many) = match refs {
+        RowRefs::One(Some(text)) => (Some(text), None),
+        RowRefs::One(None) | RowRefs::Null => (None, None),
+        RowRefs::Many(list) => (None, Some(list)),
+    };
+    one.map(Some)
+        .into_iter()
+        .chain(many.into_iter().flat_map(|list| list.iter()))
+}
+
+#[polars_expr(output_type=Float64)]
+fn response_similarity(inputs: &[Series], kwargs: SimilarityKwargs) -> PolarsResult<Series> {
+    let t = tables()?;
+    let metric = similarity_metric(&kwargs)?;
+    let response = Texts::new(&inputs[0], "response")?;
+    let acceptable = References::new(&inputs[1], "acceptable")?;
+    let n = output_len(&[response.len(), acceptable.len()])?;
+    let mut scratch = similarity::Scratch::default();
+    let ca: Float64Chunked = (0..n)
+        .map(|row| {
+            let resp = response.get(row).unwrap_or("");
+            let mut scorer = similarity::Scorer::new(t, metric, resp, &mut scratch);
+            scorer
+                .best(t, row_items(acceptable.row(row)))
+                .map(|b| b.score)
+        })
+        .collect();
+    Ok(ca.with_name("response_similarity".into()).into_series())
+}
+
+fn similarity_details_type(_: &[Field]) -> PolarsResult<Field> {
+    Ok(Field::new(
+        "response_similarity_details".into(),
+        DataType::Struct(vec![
+            Field::new("score".into(), DataType::Float64),
+            Field::new("acceptable_index".into(), DataType::UInt32),
+            Field::new("reason".into(), DataType::String),
+            Field::new("unacceptable_score".into(), DataType::Float64),
+            Field::new("unacceptable_index".into(), DataType::UInt32),
+            Field::new("is_closer_to_unacceptable".into(), DataType::Boolean),
+        ]),
+    ))
+}
+
+#[polars_expr(output_type_func=similarity_details_type)]
+fn response_similarity_details(
+    inputs: &[Series],
+    kwargs: SimilarityKwargs,
+) -> PolarsResult<Series> {
+    use std::fmt::Write;
+    let t = tables()?;
+    let metric = similarity_metric(&kwargs)?;
+    let response = Texts::new(&inputs[0], "response")?;
+    let acceptable = References::new(&inputs[1], "acceptable")?;
+    let unacceptable = match inputs.get(2) {
+        Some(s) => Some(References::new(s, "unacceptable")?),
+        None => None,
+    };
+    let mut lens = vec![response.len(), acceptable.len()];
+    if let Some(u) = &unacceptable {
+        lens.push(u.len());
+    }
+    let n = output_len(&lens)?;
+    let mut scratch = similarity::Scratch::default();
+    let mut score = Vec::with_capacity(n);
+    let mut index = Vec::with_capacity(n);
+    let mut reasons = StringChunkedBuilder::new("reason".into(), n);
+    let mut worst_score = Vec::with_capacity(n);
+    let mut worst_index = Vec::with_capacity(n);
+    let mut closer = Vec::with_capacity(n);
+    let mut reason = String::new();
+    for row in 0..n {
+        let resp = response.get(row).unwrap_or("");
+        let mut scorer = similarity::Scorer::new(t, metric, resp, &mut scratch);
+        let Some(best) = scorer.best(t, row_items(acceptable.row(row))) else {
+            score.push(None);
+            index.push(None);
+            reasons.append_value(SIMILARITY_INCONCLUSIVE);
+            worst_score.push(None);
+            worst_index.push(None);
+            closer.push(None);
+            continue;
+        };
+        reason.clear();
+        // Writing to a String cannot fail.
+        let _ = write!(
+            reason,
+            "{} {:.2} ({}); closest of {} acceptable: ",
+            metric.name(),
+            best.score,
+            metric.explanation(),
+            best.count
+        );
+        similarity::push_quoted(&mut reason, best.text);
+        let worst = unacceptable
+            .as_ref()
+            .and_then(|u| scorer.best(t, row_items(u.row(row))));
+        match worst {
+            Some(w) => {
+                let _ = write!(reason, "; closest unacceptable {:.2}: ", w.score);
+                similarity::push_quoted(&mut reason, w.text);
+                let is_closer = w.score >= best.score;
+                if is_closer {
+                    reason.push_str(SIMILARITY_WARNING);
+                }
+                worst_score.push(Some(w.score));
+                worst_index.push(Some(w.index));
+                closer.push(Some(is_closer));
+            }
+            None => {
+                worst_score.push(None);
+                worst_index.push(None);
+                closer.push(None);
+            }
+        }
+        score.push(Some(best.score));
+        index.push(Some(best.index));
+        reasons.append_value(&reason);
+    }
+    let fields = [
+        Float64Chunked::from_iter_options("score".into(), score.into_iter()).into_series(),
+        UInt32Chunked::from_iter_options("acceptable_index".into(), index.into_iter())
+            .into_series(),
+        reasons.finish().into_series(),
+        Float64Chunked::from_iter_options("unacceptable_score".into(), worst_score.into_iter())
+            .into_series(),
+        UInt32Chunked::from_iter_options("unacceptable_index".into(), worst_index.into_iter())
+            .into_series(),
+        BooleanChunked::from_iter_options("is_closer_to_unacceptable".into(), closer.into_iter())
+            .into_series(),
+    ];
+    let out = StructChunked::from_series("response_similarity_details".into(), n, fields.iter())?;
+    Ok(out.into_series())
+}
+
+fn squad_scores(inputs: &[Series], pair: Pair, name: &str) -> PolarsResult<Series> {
+    let t = tables()?;
+    let response = Texts::new(&inputs[0], "response")?;
+    let references = References::new(&inputs[1], "reference")?;
+    let n = output_len(&[response.len(), references.len()])?;
+    let mut scratch = squad::Scratch::default();
+    let ca: Float64Chunked = (0..n)
+        .map(|row| {
+            let resp = response.get(row).unwrap_or("");
+            squad::best(t, pair, resp, row_items(references.row(row)), &mut scratch)
+        })
+        .collect();
+    Ok(ca.with_name(name.into()).into_series())
+}
+
+#[polars_expr(output_type=Float64)]
+fn squad_exact_match(inputs: &[Series]) -> PolarsResult<Series> {
+    squad_scores(inputs, Pair::ExactMatch, "squad_exact_match")
+}
+
+#[polars_expr(output_type=Float64)]
+fn squad_f1(inputs: &[Series]) -> PolarsResult<Series> {
+    squad_scores(inputs, Pair::F1, "squad_f1")
+}
+
+#[polars_expr(output_type=String)]
+fn squad_normalize(inputs: &[Series]) -> PolarsResult<Series> {
+    let t = tables()?;
+    let ca = inputs[0].str()?;
+    let out = ca.apply_into_string_amortized(|text, buf| {
+        squad::for_each_normalized(t, text, |c| buf.push(c))
+    });
+    Ok(out.into_series())
+}

@@ -12,6 +12,9 @@ mod columns;
 pub mod correctness;
 mod expressions;
 pub mod pyunicode;
+pub mod similarity;
+pub mod squad;
+pub mod tokens;
 
 /// Install the running interpreter's Unicode tables (two flag bytes per code point).
 #[pyfunction]

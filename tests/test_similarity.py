@@ -8,8 +8,6 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import polarscore as ps
-from polarscore.kernels import token_sequences
-from polarscore.kernels.token_sequences import lcs_lengths, multiset_overlap
 from polarscore.scores.similarity import INCONCLUSIVE_REASON, METRICS, STOPWORDS
 from tests import oracles_similarity as oracle
 from tests.conftest import Engine
@@ -168,50 +166,68 @@ def test_matches_oracle_on_random_unicode(
     assert out.to_dicts() == [oracle.similarity_details(r, a, u, metric) for r, a, u in rows]
 
 
-# --- kernels against their oracles ------------------------------------------------------------
+# --- the native word kernels against their oracles ------------------------------------------------
 
 sequences = st.lists(st.lists(st.integers(0, 6), max_size=12), min_size=1, max_size=6)
 
 
-def _csr(seqs: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
-    ids = np.array([t for s in seqs for t in s], dtype=np.int64)
-    offsets = np.concatenate(([0], np.cumsum([len(s) for s in seqs]))).astype(np.int64)
-    return ids, offsets
+def _text(seq: list[int]) -> str:
+    """A token-id sequence as words (none of them a stopword)."""
+    return " ".join(f"w{t}" for t in seq)
+
+
+def _pair_scores(pairs: list[tuple[list[int], list[int]]], metric: str) -> list[float | None]:
+    df = pl.DataFrame(
+        {"r": [_text(a) for a, _ in pairs], "a": [[_text(b)] for _, b in pairs]},
+        schema={"r": pl.String, "a": pl.List(pl.String)},
+    )
+    return df.select(ps.response_similarity("r", "a", metric=metric)).to_series().to_list()
+
+
+def _f(matched: int, n_response: int, n_reference: int) -> float:
+    if matched == 0:
+        return 0.0
+    p, r = matched / n_response, matched / n_reference
+    return 2 * p * r / (p + r)
 
 
 @given(left=sequences, right=sequences, data=st.data())
 def test_kernels_match_oracles(
     left: list[list[int]], right: list[list[int]], data: st.DataObject
 ) -> None:
+    """Overlap and LCS counts of the native kernel, read back exactly from the scores."""
     pairing = data.draw(
         st.lists(st.integers(0, len(left) - 1), min_size=len(right), max_size=len(right))
     )
-    args = (*_csr(left), *_csr(right), np.array(pairing, dtype=np.int64))
-    overlap = multiset_overlap(*args).tolist()
-    lcs = lcs_lengths(*args).tolist()
-    assert overlap == [
-        oracle.multiset_overlap(left[i], r) for i, r in zip(pairing, right, strict=True)
+    pairs = [(left[i], r) for i, r in zip(pairing, right, strict=True)]
+    # An empty answer is blank, so unusable: the row is null.
+    recall = [None if not b else oracle.multiset_overlap(a, b) / len(b) for a, b in pairs]
+    f1 = [None if not b else _f(oracle.multiset_overlap(a, b), len(a), len(b)) for a, b in pairs]
+    rouge = [None if not b else _f(oracle.lcs_length(a, b), len(a), len(b)) for a, b in pairs]
+    assert _pair_scores(pairs, "token_recall") == recall
+    assert _pair_scores(pairs, "token_f1") == f1
+    assert _pair_scores(pairs, "rouge_l") == rouge
+
+
+def test_lcs_with_many_distinct_tokens() -> None:
+    """Thousands of distinct words in one pair: the LCS needs no small alphabet."""
+    rng = np.random.default_rng(1)
+    left = rng.permutation(5000).tolist()
+    right = [rng.integers(0, 6000, 400).tolist(), left[::-1][:300], left[100:250]]
+    pairs = [(left, r) for r in right]
+    assert _pair_scores(pairs, "rouge_l") == [
+        _f(oracle.lcs_length(left, r), len(left), len(r)) for r in right
     ]
-    assert lcs == [oracle.lcs_length(left[i], r) for i, r in zip(pairing, right, strict=True)]
-
-
-def test_lcs_renumbers_tokens_per_group_beyond_the_code_points(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """With more distinct tokens than characters, ids are renumbered within each pair group."""
-    monkeypatch.setattr(token_sequences, "_MAX_ALPHABET", 5)
-    left = [[10, 11, 12], [20, 21, 22, 23]]
-    right = [[12, 11, 12], [23, 20, 22], [10, 20]]
-    args = (*_csr(left), *_csr(right), np.array([0, 1, 0], dtype=np.int64))
-    assert lcs_lengths(*args).tolist() == [2, 2, 1]
 
 
 def test_lcs_on_long_sequences() -> None:
     rng = np.random.default_rng(0)
-    left = [rng.integers(0, 50, 700).tolist()]
+    left = rng.integers(0, 50, 700).tolist()
     right = [rng.integers(0, 50, 300).tolist(), rng.integers(0, 3000, 500).tolist()]
-    args = (*_csr(left), *_csr(right), np.zeros(2, dtype=np.int64))
-    assert lcs_lengths(*args).tolist() == [oracle.lcs_length(left[0], r) for r in right]
+    pairs = [(left, r) for r in right]
+    assert _pair_scores(pairs, "rouge_l") == [
+        _f(oracle.lcs_length(left, r), len(left), len(r)) for r in right
+    ]
 
 
 # --- engines, dtypes, options -------------------------------------------------------------------

@@ -5,32 +5,22 @@ benchmark (``eval/benchmarks/response_similarity.py``) row for row: ``token_reca
 ``token_f1`` and ``rouge_l`` over lower-cased Python ``\w+`` words minus a short stopword list,
 the best score over the acceptable answers, and the reference's reason text.
 
-Tokenising is Polars (a regex with Python's character classes), the counting is NumPy over the
-whole batch, and ROUGE-L's longest common subsequence is one RapidFuzz ``cpdist`` call over token
-sequences (:mod:`polarscore.kernels.token_sequences`). Everything runs inside one elementwise
-``map_batches`` with a declared dtype, so it streams and works on Arrow batches of any size.
+The per-row work is one native kernel (``src/similarity.rs``, a Polars expression plugin): one
+pass over each text tokenises it with Python's ``str.lower`` and ``\w``, the response's words
+are interned once per row, and each acceptable answer is scored against them (multiset overlap,
+or ROUGE-L's longest common subsequence by a bit-parallel algorithm over word ids). It is
+elementwise, so it streams and works on Arrow batches of any size.
 """
 
 from __future__ import annotations
 
-import numpy as np
-import numpy.typing as npt
 import polars as pl
 
-from polarscore._multi_reference import (
-    INDEX_DTYPE,
-    FlatLists,
-    as_reference_list,
-    best_per_row,
-    flatten,
-    position_series,
-)
+from polarscore._multi_reference import INDEX_DTYPE, dispatch_reference
 from polarscore._typing import IntoExpr, SimilarityMetric
 from polarscore._utils import check_same_length, parse_into_expr, parse_text_expr
 from polarscore._validation import check_choice
-from polarscore.kernels.token_sequences import lcs_lengths, multiset_overlap
-from polarscore.normalize import PY_WHITESPACE, PY_WORD_CLASS
-from polarscore.scores._lexical import FloatArray, IntArray, Tokens, encode, f_measure
+from polarscore.kernels._plugin import plugin_call
 
 #: The lexical metrics, in the reference's spelling.
 METRICS: tuple[str, ...] = ("token_recall", "token_f1", "rouge_l")
@@ -87,10 +77,6 @@ EXPLANATIONS: dict[str, str] = {
     "rouge_l": "longest run of words shared in the same order",
 }
 
-_WARNING = " (WARNING: at least as close as any acceptable example)"
-_TRUNCATE_AT = 80
-_WORD = rf"[{PY_WORD_CLASS}]+"
-
 DETAILS_DTYPE = pl.Struct(
     {
         "score": pl.Float64,
@@ -103,153 +89,15 @@ DETAILS_DTYPE = pl.Struct(
 )
 
 
-def _tokenize(texts: pl.Series, n_left: int, right_rows: IntArray) -> Tokens:
-    r"""``re.findall(r"\w+", text.lower())`` minus stopwords unless none is left, as ids."""
-    words = texts.str.to_lowercase().str.extract_all(_WORD)
-    lengths = words.list.len().fill_null(0).to_numpy().astype(np.int64)
-    text_of_word = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
-    is_stop = words.explode(empty_as_null=False, keep_nulls=False).is_in(list(STOPWORDS))
-    stop = is_stop.to_numpy()
-    content = np.bincount(text_of_word[~stop], minlength=lengths.size)
-    keep = ~stop | (content[text_of_word] == 0)
-    return encode(words, n_left=n_left, right_rows=right_rows, keep=keep)
-
-
-def _item_scores(
-    metric: str, tokens: Tokens, n_rows: int, first: int, flat: FlatLists
-) -> FloatArray:
-    """Score every item of ``flat`` (texts ``first:first + len``) against its row's response."""
-    left_ids, left_offsets = tokens.part(0, n_rows)
-    right_ids, right_offsets = tokens.part(first, first + flat.row.size)
-    n_reference = tokens.lengths[first : first + flat.row.size]
-    n_response = tokens.lengths[:n_rows][flat.row]
-    if metric == "rouge_l":
-        matched = lcs_lengths(left_ids, left_offsets, right_ids, right_offsets, flat.row)
-        return f_measure(matched, n_response, n_reference)
-    matched = multiset_overlap(left_ids, left_offsets, right_ids, right_offsets, flat.row)
-    if metric == "token_f1":
-        return f_measure(matched, n_response, n_reference)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(n_reference == 0, 0.0, matched / n_reference)
-
-
-def _usable(flat: FlatLists) -> tuple[pl.Series, npt.NDArray[np.bool_]]:
-    """Apply the reference's ``[str(v) for v in items if str(v).strip()]``: values and mask."""
-    values = flat.values.fill_null("None")
-    usable = (values.str.strip_chars(PY_WHITESPACE).str.len_bytes() > 0).to_numpy()
-    return values, usable
-
-
-def _format_2f(values: FloatArray) -> pl.Series:
-    """``f"{v:.2f}"`` for each value (NaN gives null), formatting each distinct value once."""
-    finite = ~np.isnan(values)
-    distinct, inverse = np.unique(values[finite], return_inverse=True)
-    formatted = pl.Series([f"{v:.2f}" for v in distinct.tolist()], dtype=pl.String)
-    if formatted.len() == 0:
-        return pl.repeat(None, values.size, dtype=pl.String, eager=True)
-    index = np.zeros(values.size, dtype=np.int64)
-    index[finite] = inverse.reshape(-1)
-    return formatted.gather(index).scatter(np.flatnonzero(~finite), None)
-
-
-def _quoted(texts: pl.Series) -> pl.Series:
-    """``'<text>'`` with the reference's truncation to 80 characters."""
-    frame = texts.to_frame("t").select(
-        pl.concat_str(
-            pl.lit("'"),
-            pl.when(pl.col("t").str.len_chars() <= _TRUNCATE_AT)
-            .then(pl.col("t"))
-            .otherwise(pl.col("t").str.slice(0, _TRUNCATE_AT - 3) + "..."),
-            pl.lit("'"),
-        )
+def _answers(value: IntoExpr, *, function: str, parameter: str) -> pl.Expr:
+    """Check an answers input: a ``String`` column (one per row) or ``List(String)``."""
+    return dispatch_reference(
+        parse_into_expr(value, function=function, parameter=parameter),
+        on_string=lambda answers: answers,
+        on_list=lambda answers: answers,
+        function=function,
+        parameter=parameter,
     )
-    return frame.to_series()
-
-
-def _pick(values: pl.Series, index: IntArray) -> pl.Series:
-    """``values[index]`` with null where the index is -1."""
-    chosen = pl.Series(np.maximum(index, 0)).scatter(np.flatnonzero(index < 0), None)
-    if values.len() == 0:
-        return pl.repeat(None, index.size, dtype=values.dtype, eager=True)
-    return values.gather(chosen)
-
-
-def _similarity_batch(
-    batch: pl.Series, *, metric: str, details: bool, with_unacceptable: bool
-) -> pl.Series:
-    columns = batch.struct.unnest()
-    responses = columns["response"].fill_null("")
-    n_rows = responses.len()
-    acceptable = flatten(columns["acceptable"])
-    acc_values, acc_usable = _usable(acceptable)
-    texts, rows = [responses, acc_values], [acceptable.row]
-    if with_unacceptable:
-        unacceptable = flatten(columns["unacceptable"])
-        unacc_values, unacc_usable = _usable(unacceptable)
-        texts.append(unacc_values)
-        rows.append(unacceptable.row)
-    tokens = _tokenize(pl.concat(texts), n_rows, np.concatenate(rows))
-
-    acc_scores = _item_scores(metric, tokens, n_rows, n_rows, acceptable)
-    best, best_item = best_per_row(np.where(acc_usable, acc_scores, np.nan), acceptable)
-    score = pl.Series("score", best, dtype=pl.Float64, nan_to_null=True)
-    if not details:
-        return score
-
-    parts: dict[str, pl.Series | npt.NDArray[np.int64] | npt.NDArray[np.str_]] = {
-        "value": _format_2f(best),
-        "count": np.bincount(acceptable.row[acc_usable], minlength=n_rows),
-        "closest": _quoted(_pick(acc_values, best_item)),
-    }
-    worst = np.full(n_rows, np.nan)
-    unacceptable_index = pl.repeat(None, n_rows, dtype=INDEX_DTYPE, eager=True)
-    if with_unacceptable:
-        first = n_rows + acceptable.row.size
-        unacc_scores = _item_scores(metric, tokens, n_rows, first, unacceptable)
-        worst, worst_item = best_per_row(np.where(unacc_usable, unacc_scores, np.nan), unacceptable)
-        # The reference only looks at unacceptable answers on rows it can score.
-        worst_item = np.where(np.isnan(best), -1, worst_item)
-        worst = np.where(np.isnan(best), np.nan, worst)
-        parts["worst_value"] = _format_2f(worst)
-        parts["worst_closest"] = _quoted(_pick(unacc_values, worst_item))
-        parts["warning"] = np.where(worst >= best, _WARNING, "")
-        unacceptable_index = position_series(worst_item, unacceptable, "unacceptable_index")
-    reason = pl.DataFrame(parts).select(
-        pl.concat_str(
-            pl.lit(f"{metric} "),
-            "value",
-            pl.lit(f" ({EXPLANATIONS[metric]}); closest of "),
-            "count",
-            pl.lit(" acceptable: "),
-            "closest",
-            *(
-                [
-                    pl.concat_str(
-                        pl.lit("; closest unacceptable "),
-                        "worst_value",
-                        pl.lit(": "),
-                        "worst_closest",
-                        "warning",
-                    ).fill_null("")
-                ]
-                if with_unacceptable
-                else []
-            ),
-        ).fill_null(INCONCLUSIVE_REASON)
-    )
-    has_worst = ~np.isnan(worst)
-    is_closer = pl.Series("is_closer_to_unacceptable", worst >= best).scatter(
-        np.flatnonzero(~has_worst), None
-    )
-    return pl.struct(
-        score,
-        position_series(best_item, acceptable, "acceptable_index"),
-        reason.to_series().alias("reason"),
-        pl.Series("unacceptable_score", worst, dtype=pl.Float64, nan_to_null=True),
-        unacceptable_index.alias("unacceptable_index"),
-        is_closer,
-        eager=True,
-    ).cast(DETAILS_DTYPE)
 
 
 def _similarity_expr(
@@ -264,33 +112,14 @@ def _similarity_expr(
     check_choice(metric, function=function, parameter="metric", allowed=METRICS)
     check_same_length(function, response=response, acceptable=acceptable)
     inputs = [
-        parse_text_expr(response, function=function, parameter="response").alias("response"),
-        as_reference_list(
-            parse_into_expr(acceptable, function=function, parameter="acceptable"),
-            function=function,
-            parameter="acceptable",
-        ).alias("acceptable"),
+        parse_text_expr(response, function=function, parameter="response"),
+        _answers(acceptable, function=function, parameter="acceptable"),
     ]
-    with_unacceptable = details and unacceptable is not None
     if unacceptable is not None:
-        unacceptable_expr = parse_into_expr(
-            unacceptable, function=function, parameter="unacceptable"
-        )
-        if with_unacceptable:
-            inputs.append(
-                as_reference_list(
-                    unacceptable_expr, function=function, parameter="unacceptable"
-                ).alias("unacceptable")
-            )
-
-    def kernel(batch: pl.Series) -> pl.Series:
-        return _similarity_batch(
-            batch, metric=metric, details=details, with_unacceptable=with_unacceptable
-        )
-
-    return pl.struct(inputs).map_batches(
-        kernel, return_dtype=DETAILS_DTYPE if details else pl.Float64, is_elementwise=True
-    )
+        unacceptable_expr = _answers(unacceptable, function=function, parameter="unacceptable")
+        if details:
+            inputs.append(unacceptable_expr)
+    return plugin_call(function, *inputs, metric=metric)
 
 
 def response_similarity(

@@ -6,35 +6,20 @@ r"""SQuAD exact match and F1: the official SQuAD v1.1 evaluation script's defini
 U+001C..U+001F). Exact match compares the normalised strings; F1 is the multiset token F1 of the
 normalised words; both take the maximum over the ground truths.
 
-Normalising is pure Polars; F1's overlap counts are NumPy over the whole batch
-(:mod:`polarscore.kernels.token_sequences`).
+Normalising and scoring are one native kernel (``src/squad.rs``, a Polars expression plugin):
+one pass over each text normalises it with Python's ``str.lower`` and ``\b``, and the F1's word
+overlap counts each row's response words once. A ``List(String)`` of ground truths is handled
+inside the kernel, per row.
 """
 
 from __future__ import annotations
 
-import string
-
-import numpy as np
 import polars as pl
 
-from polarscore._multi_reference import (
-    as_reference_list,
-    best_per_row,
-    dispatch_reference,
-    flatten,
-)
+from polarscore._multi_reference import dispatch_reference
 from polarscore._typing import IntoExpr
 from polarscore._utils import check_same_length, parse_into_expr, parse_text_expr
-from polarscore.kernels.token_sequences import multiset_overlap
-from polarscore.normalize import PY_WORD_CLASS, py_collapse_whitespace, py_is_blank, py_strip
-from polarscore.scores._lexical import encode, f_measure
-
-_PUNCTUATION = "[" + "".join(f"\\x{ord(c):02X}" for c in string.punctuation) + "]"
-# Python's \b(a|an|the)\b, with the boundary characters consumed and put back. A match consumes
-# the separator after an article, so a second pass catches an article that started right there
-# ("a a a"); after the first pass such articles are always two separators apart.
-_ARTICLE = rf"(^|[^{PY_WORD_CLASS}])(?:a|an|the)([^{PY_WORD_CLASS}]|$)"
-_ARTICLE_REPLACEMENT = "${1} ${2}"
+from polarscore.kernels._plugin import plugin_call
 
 
 def squad_normalize(text: pl.Expr) -> pl.Expr:
@@ -68,28 +53,26 @@ def squad_normalize(text: pl.Expr) -> pl.Expr:
     │ lannée      │
     └─────────────┘
     """
-    lowered = text.str.to_lowercase().str.replace_all(_PUNCTUATION, "")
-    without_articles = lowered.str.replace_all(_ARTICLE, _ARTICLE_REPLACEMENT).str.replace_all(
-        _ARTICLE, _ARTICLE_REPLACEMENT
-    )
-    return py_strip(py_collapse_whitespace(without_articles))
+    return plugin_call("squad_normalize", text)
 
 
-def _usable_normalized(reference: pl.Expr) -> pl.Expr:
-    """Normalise a reference, or give null where it is null or blank (unusable)."""
-    return pl.when(py_is_blank(reference)).then(None).otherwise(squad_normalize(reference))
+def _squad(function: str, response: IntoExpr, reference: IntoExpr) -> pl.Expr:
+    """Score with the native kernel ``function``, for a string or a list reference column."""
+    check_same_length(function, response=response, reference=reference)
+    resp = parse_text_expr(response, function=function, parameter="response")
+    ref = parse_into_expr(reference, function=function, parameter="reference")
 
+    def score(references: pl.Expr) -> pl.Expr:
+        return plugin_call(function, resp, references)
 
-def _em_pair(response: pl.Expr, reference: pl.Expr) -> pl.Expr:
-    return (squad_normalize(response) == _usable_normalized(reference)).cast(pl.Float64)
-
-
-def _em_list(response: pl.Expr, references: pl.Expr) -> pl.Expr:
-    """Exact match against any usable reference: the response is normalised once per row."""
-    normalized = references.list.eval(_usable_normalized(pl.element()))
-    usable = normalized.list.drop_nulls().list.len() > 0
-    matched = normalized.list.contains(squad_normalize(response), nulls_equal=False)
-    return pl.when(usable).then(matched.cast(pl.Float64)).otherwise(None)
+    return dispatch_reference(
+        ref,
+        on_string=score,
+        on_list=score,
+        function=function,
+        parameter="reference",
+        also_reads=[resp],
+    ).alias(function)
 
 
 def squad_exact_match(response: IntoExpr, reference: IntoExpr) -> pl.Expr:
@@ -145,36 +128,7 @@ def squad_exact_match(response: IntoExpr, reference: IntoExpr) -> pl.Expr:
     │ x              ┆ []                          ┆ null              │
     └────────────────┴─────────────────────────────┴───────────────────┘
     """
-    function = "squad_exact_match"
-    check_same_length(function, response=response, reference=reference)
-    resp = parse_text_expr(response, function=function, parameter="response").fill_null("")
-    ref = parse_into_expr(reference, function=function, parameter="reference")
-    score = dispatch_reference(
-        ref,
-        on_string=lambda reference: _em_pair(resp, reference),
-        on_list=lambda references: _em_list(resp, references),
-        function=function,
-        parameter="reference",
-        also_reads=[resp],
-    )
-    return score.alias(function)
-
-
-def _f1_batch(batch: pl.Series) -> pl.Series:
-    columns = batch.struct.unnest()
-    responses = columns["response"]
-    flat = flatten(columns["references"])
-    n_rows = responses.len()
-    words = pl.concat([responses, flat.values.fill_null("")]).str.extract_all("[^ ]+")
-    tokens = encode(words, n_left=n_rows, right_rows=flat.row)
-    left_ids, left_offsets = tokens.part(0, n_rows)
-    right_ids, right_offsets = tokens.part(n_rows, n_rows + flat.row.size)
-    same = multiset_overlap(left_ids, left_offsets, right_ids, right_offsets, flat.row)
-    n_reference = tokens.lengths[n_rows:]
-    scores = f_measure(same, tokens.lengths[:n_rows][flat.row], n_reference)
-    usable = flat.values.is_not_null().to_numpy()
-    best, _ = best_per_row(np.where(usable, scores, np.nan), flat)
-    return pl.Series(best, dtype=pl.Float64, nan_to_null=True)
+    return _squad("squad_exact_match", response, reference)
 
 
 def squad_f1(response: IntoExpr, reference: IntoExpr) -> pl.Expr:
@@ -226,19 +180,7 @@ def squad_f1(response: IntoExpr, reference: IntoExpr) -> pl.Expr:
     │ null             ┆ Beatles     ┆ 0.0      │
     └──────────────────┴─────────────┴──────────┘
     """
-    function = "squad_f1"
-    check_same_length(function, response=response, reference=reference)
-    resp = parse_text_expr(response, function=function, parameter="response").fill_null("")
-    refs = as_reference_list(
-        parse_into_expr(reference, function=function, parameter="reference"), function=function
-    )
-    inputs = pl.struct(
-        squad_normalize(resp).alias("response"),
-        refs.list.eval(_usable_normalized(pl.element())).alias("references"),
-    )
-    return inputs.map_batches(_f1_batch, return_dtype=pl.Float64, is_elementwise=True).alias(
-        function
-    )
+    return _squad("squad_f1", response, reference)
 
 
 __all__ = ["squad_exact_match", "squad_f1", "squad_normalize"]

@@ -1,0 +1,356 @@
+//! DataRobot's response similarity: token recall, token F1 and ROUGE-L over Python `\w+` words.
+//!
+//! Words are `re.findall(r"\w+", text.lower())` with Python's `\w` and `str.lower()`, minus the
+//! reference's 36 stopwords unless that leaves none. A row's response is interned once
+//! ([`Vocab`]); each acceptable (or unacceptable) answer is tokenised and scored against it.
+
+use crate::pyunicode::{py_is_blank, Tables};
+use crate::tokens::{BitLcs, Vocab};
+
+/// The three lexical metrics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    TokenRecall,
+    TokenF1,
+    RougeL,
+}
+
+impl Metric {
+    pub fn parse(name: &str) -> Option<Metric> {
+        match name {
+            "token_recall" => Some(Metric::TokenRecall),
+            "token_f1" => Some(Metric::TokenF1),
+            "rouge_l" => Some(Metric::RougeL),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::TokenRecall => "token_recall",
+            Metric::TokenF1 => "token_f1",
+            Metric::RougeL => "rouge_l",
+        }
+    }
+
+    /// The reference's one-line meaning of the metric, quoted in every reason.
+    pub fn explanation(self) -> &'static str {
+        match self {
+            Metric::TokenRecall => "share of the example's words found in the response",
+            Metric::TokenF1 => "word overlap, penalizing words the example doesn't have",
+            Metric::RougeL => "longest run of words shared in the same order",
+        }
+    }
+}
+
+/// The reference's stopwords.
+#[inline]
+fn is_stopword(w: &str) -> bool {
+    matches!(
+        w,
+        "a" | "an"
+            | "the"
+            | "is"
+            | "are"
+            | "was"
+            | "were"
+            | "be"
+            | "been"
+            | "being"
+            | "am"
+            | "of"
+            | "to"
+            | "in"
+            | "on"
+            | "at"
+            | "for"
+            | "and"
+            | "or"
+            | "but"
+            | "it"
+            | "its"
+            | "this"
+            | "that"
+            | "these"
+            | "those"
+            | "with"
+            | "as"
+            | "by"
+            | "from"
+            | "i"
+            | "you"
+            | "we"
+            | "they"
+            | "he"
+            | "she"
+    )
+}
+
+/// The words of one text: lower-cased `\w+` runs laid end to end, with stopword flags.
+#[derive(Default)]
+pub struct Words {
+    buf: String,
+    /// (end in `buf`, is a stopword) of each word.
+    words: Vec<(usize, bool)>,
+    n_content: usize,
+}
+
+impl Words {
+    /// Tokenise `text` (one pass over it, lowering as it goes).
+    pub fn fill(&mut self, t: &Tables, text: &str) {
+        self.buf.clear();
+        self.words.clear();
+        self.n_content = 0;
+        let mut start = 0;
+        let mut in_word = false;
+        let mut step = |c: char, buf: &mut String, words: &mut Vec<(usize, bool)>| {
+            if t.is_word(c) {
+                if !in_word {
+                    start = buf.len();
+                    in_word = true;
+                }
+                buf.push(c);
+            } else if in_word {
+                in_word = false;
+                words.push((buf.len(), is_stopword(&buf[start..])));
+            }
+        };
+        let (buf, words) = (&mut self.buf, &mut self.words);
+        if text.is_ascii() {
+            for b in text.bytes() {
+                step(b.to_ascii_lowercase() as char, buf, words);
+            }
+        } else {
+            t.for_each_lower(text, |c| {
+                step(c, buf, words);
+                true
+            });
+        }
+        // A final non-word character closes the last word.
+        step(' ', buf, words);
+        self.n_content = self.words.iter().filter(|(_, stop)| !stop).count();
+    }
+
+    /// The words the reference keeps: the non-stopwords, or all of them if none is left.
+    pub fn kept(&self) -> impl Iterator<Item = &str> + '_ {
+        let all = self.n_content == 0;
+        let mut start = 0;
+        self.words.iter().filter_map(move |&(end, stop)| {
+            let w = &self.buf[start..end];
+            start = end;
+            (all || !stop).then_some(w)
+        })
+    }
+}
+
+/// Reusable buffers for scoring many rows.
+#[derive(Default)]
+pub struct Scratch {
+    words: Words,
+    vocab: Vocab,
+    response_ids: Vec<u32>,
+    item_ids: Vec<u32>,
+    lcs: BitLcs,
+}
+
+/// The lexical metrics of one response against many answers.
+pub struct Scorer<'s> {
+    metric: Metric,
+    n_response: usize,
+    scratch: &'s mut Scratch,
+}
+
+/// `2PR / (P + R)` with the reference's own float operations; 0.0 when nothing matched.
+#[inline]
+pub fn f_measure(matched: usize, n_response: usize, n_reference: usize) -> f64 {
+    if matched == 0 {
+        return 0.0;
+    }
+    let p = matched as f64 / n_response as f64;
+    let r = matched as f64 / n_reference as f64;
+    2.0 * p * r / (p + r)
+}
+
+impl<'s> Scorer<'s> {
+    /// Prepare to score `response` (null already read as `""`).
+    pub fn new(t: &Tables, metric: Metric, response: &str, scratch: &'s mut Scratch) -> Self {
+        scratch.words.fill(t, response);
+        scratch.vocab.clear();
+        scratch.response_ids.clear();
+        for w in scratch.words.kept() {
+            let id = scratch.vocab.intern(w);
+            scratch.response_ids.push(id);
+        }
+        if metric == Metric::RougeL {
+            scratch.lcs.set_pattern(&scratch.response_ids);
+        }
+        Scorer {
+            metric,
+            n_response: scratch.response_ids.len(),
+            scratch,
+        }
+    }
+
+    /// The score of the response against one answer.
+    pub fn score(&mut self, t: &Tables, answer: &str) -> f64 {
+        let s = &mut *self.scratch;
+        s.words.fill(t, answer);
+        s.item_ids.clear();
+        for w in s.words.kept() {
+            s.item_ids.push(s.vocab.get(w));
+        }
+        let n_reference = s.item_ids.len();
+        match self.metric {
+            Metric::TokenRecall => {
+                if n_reference == 0 {
+                    0.0
+                } else {
+                    s.vocab.overlap(&s.item_ids) as f64 / n_reference as f64
+                }
+            }
+            Metric::TokenF1 => {
+                f_measure(s.vocab.overlap(&s.item_ids), self.n_response, n_reference)
+            }
+            Metric::RougeL => f_measure(s.lcs.lcs(&s.item_ids), self.n_response, n_reference),
+        }
+    }
+
+    /// The best score over `answers` (a null item is the text "None"; blank items are
+    /// dropped): `(score, position of the first best, number of usable answers)`, or `None`
+    /// when no answer is usable.
+    pub fn best<'a>(
+        &mut self,
+        t: &Tables,
+        answers: impl Iterator<Item = Option<&'a str>>,
+    ) -> Option<Best<'a>> {
+        let mut best: Option<Best<'a>> = None;
+        let mut count = 0u32;
+        for (i, answer) in answers.enumerate() {
+            let text = answer.unwrap_or("None");
+            if py_is_blank(text) {
+                continue;
+            }
+            count += 1;
+            let score = self.score(t, text);
+            if best.as_ref().is_none_or(|b| score > b.score) {
+                best = Some(Best {
+                    score,
+                    index: i as u32,
+                    text,
+                    count: 0,
+                });
+            }
+        }
+        best.map(|b| Best { count, ..b })
+    }
+}
+
+/// The best answer of a row.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Best<'a> {
+    pub score: f64,
+    /// Its position in the row's list.
+    pub index: u32,
+    /// Its text (`"None"` for a null item).
+    pub text: &'a str,
+    /// The number of usable answers in the row.
+    pub count: u32,
+}
+
+/// Append `'text'`, clipped as the reference does: over 80 characters, the first 77 and "...".
+pub fn push_quoted(out: &mut String, text: &str) {
+    out.push('\'');
+    match text.char_indices().nth(80) {
+        None => out.push_str(text),
+        Some(_) => {
+            let cut = text.char_indices().nth(77).map_or(text.len(), |(i, _)| i);
+            out.push_str(&text[..cut]);
+            out.push_str("...");
+        }
+    }
+    out.push('\'');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pyunicode::test_tables;
+
+    fn score(metric: Metric, response: &str, answers: &[Option<&str>]) -> Option<(f64, u32)> {
+        let t = test_tables::install();
+        let mut scratch = Scratch::default();
+        let mut s = Scorer::new(t, metric, response, &mut scratch);
+        s.best(t, answers.iter().copied())
+            .map(|b| (b.score, b.index))
+    }
+
+    #[test]
+    fn words_follow_python() {
+        let t = test_tables::install();
+        let mut w = Words::default();
+        w.fill(t, "The cat, THE hat_x² cafe\u{301}");
+        assert_eq!(w.kept().collect::<Vec<_>>(), ["cat", "hat_x²", "cafe"]);
+        w.fill(t, "a the A");
+        assert_eq!(w.kept().collect::<Vec<_>>(), ["a", "the", "a"]);
+        w.fill(t, "İstanbul");
+        assert_eq!(w.kept().collect::<Vec<_>>(), ["i", "stanbul"]);
+        w.fill(t, "");
+        assert_eq!(w.kept().count(), 0);
+    }
+
+    #[test]
+    fn spec_examples() {
+        use Metric::*;
+        assert_eq!(
+            score(TokenRecall, "yes", &[Some("yes yes")]),
+            Some((0.5, 0))
+        );
+        assert_eq!(
+            score(TokenRecall, "the cat", &[Some("the")]),
+            Some((0.0, 0))
+        );
+        assert_eq!(score(TokenRecall, "None", &[None]), Some((1.0, 0)));
+        assert_eq!(
+            score(TokenRecall, "x", &[Some("\x1c"), Some("\u{a0}")]),
+            None
+        );
+        assert_eq!(score(TokenRecall, "x", &[Some("\u{200b}")]), Some((0.0, 0)));
+        assert_eq!(
+            score(
+                TokenRecall,
+                "Paris, France",
+                &[Some("Lyon"), Some("France")]
+            ),
+            Some((1.0, 1))
+        );
+        let (f1, _) = score(TokenF1, "a b c d", &[Some("a c x")]).unwrap();
+        assert!((f1 - 0.4).abs() < 1e-12);
+        assert_eq!(score(RougeL, "b a", &[Some("a b")]), Some((1.0, 0)));
+        assert_eq!(
+            score(RougeL, "x y z", &[Some("z y x"), Some("y z")])
+                .unwrap()
+                .1,
+            1
+        );
+    }
+
+    #[test]
+    fn first_best_wins_ties() {
+        let got = score(
+            Metric::TokenRecall,
+            "a b",
+            &[Some("c"), Some("b"), Some("b")],
+        );
+        assert_eq!(got, Some((1.0, 1)));
+    }
+
+    #[test]
+    fn quoting_clips_at_80_characters() {
+        let mut out = String::new();
+        push_quoted(&mut out, &"é".repeat(80));
+        assert_eq!(out.chars().count(), 82);
+        out.clear();
+        push_quoted(&mut out, &"é".repeat(81));
+        assert_eq!(out, format!("'{}...'", "é".repeat(77)));
+    }
+}
