@@ -1,7 +1,7 @@
 r"""Text normalisation as pure Polars expressions, with Python's character classes.
 
 The reference libraries are written in Python, polarscore runs on Polars (Rust). The two engines
-disagree on what whitespace and word characters are (SPEC section A), so every recipe here spells
+disagree on what whitespace and word characters are, so every recipe here spells
 the Python classes out explicitly instead of relying on Rust's ``\s``, ``\w`` or ``str::trim``:
 
 * **Python whitespace** (``str.isspace``, ``str.strip``, ``str.split``, ``re``'s ``\s``) is Unicode

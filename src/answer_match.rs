@@ -698,7 +698,7 @@ pub(crate) mod test_fold {
     use super::*;
 
     pub fn install() -> &'static FoldTable {
-        let pairs: [(u32, &str); 7] = [
+        let pairs: [(u32, &str); 8] = [
             (0x0301, ""),
             (0x0308, ""),
             (0x00C9, "E"),
@@ -706,6 +706,7 @@ pub(crate) mod test_fold {
             (0x00F6, "o"),
             (0xFB01, "fi"),
             (0xFF11, "1"),
+            (0xFF12, "2"),
         ];
         let mut pairs = pairs.to_vec();
         pairs.retain(|(cp, f)| char::from_u32(*cp).map(String::from).as_deref() != Some(*f));

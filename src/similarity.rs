@@ -292,8 +292,9 @@ mod tests {
         assert_eq!(w.kept().collect::<Vec<_>>(), ["cat", "hat_x²", "cafe"]);
         w.fill(t, "a the A");
         assert_eq!(w.kept().collect::<Vec<_>>(), ["a", "the", "a"]);
+        // lower() gives "i" + U+0307: "i" is a word of its own, and a stopword.
         w.fill(t, "İstanbul");
-        assert_eq!(w.kept().collect::<Vec<_>>(), ["i", "stanbul"]);
+        assert_eq!(w.kept().collect::<Vec<_>>(), ["stanbul"]);
         w.fill(t, "");
         assert_eq!(w.kept().count(), 0);
     }

@@ -1,4 +1,4 @@
-"""Greedy nearest-number matching of SPEC C11, over whole columns at once.
+"""Greedy nearest-number matching of eval-ai-library's numeric agreement, over whole columns at once.
 
 Each row holds a list of actual numbers and a list of expected numbers, both flattened into one
 array with offsets (Arrow's list layout). For every expected number *in text order*, the unused
@@ -231,7 +231,7 @@ def greedy_numeric_match(
     --------
     >>> import numpy as np
     >>> from polarscore.kernels import greedy_numeric_match
-    >>> # row 0: expected [1, 2], actual [2] -> 1 takes 2 and fails, 2 finds nothing (SPEC C11)
+    >>> # row 0: expected [1, 2], actual [2] -> 1 takes 2 and fails, 2 finds nothing
     >>> # row 1: expected [0.2], actual [0.3] with tol_abs 0.1 -> match
     >>> m = greedy_numeric_match(
     ...     np.array([2.0, 0.3]), np.array([0, 1, 2]),

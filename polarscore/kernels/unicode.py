@@ -1,7 +1,7 @@
 r"""Python's own Unicode tables, read from the running interpreter's ``unicodedata``.
 
 Polars runs on Rust, whose Unicode tables are newer than the ones of the Python that the reference
-libraries run on (Python 3.11: Unicode 14.0, SPEC A5). Normalisation (NFKC) and case mapping of
+libraries run on (Python 3.11: Unicode 14.0). Normalisation (NFKC) and case mapping of
 *assigned* characters are stable across Unicode versions, so Polars and Python agree on every
 character that the interpreter knows; they can only disagree on characters that the interpreter
 considers unassigned. These tables let the scorers route the rare rows holding such characters to

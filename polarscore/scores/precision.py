@@ -1,6 +1,6 @@
 r"""Answer precision: a graded score from several judge-free signals, combined by a power mean.
 
-Reproduces ``AnswerPrecisionMetric`` of eval-ai-library 0.8.2 (SPEC section C) row for row with
+Reproduces ``AnswerPrecisionMetric`` of eval-ai-library 0.8.2 row for row with
 ``char_similarity="sequence_matcher"`` and ``missing_expected="zero"``, over whole columns:
 
 * text normalisation (links, URLs, NFKC, lower, whitespace) and token sets are Polars string and
@@ -81,7 +81,7 @@ WEIGHTABLE: tuple[str, ...] = (
     "token_recall",
 )
 
-#: The reference's weights (SPEC C12).
+#: The reference's weights.
 DEFAULT_WEIGHTS: Mapping[str, float] = {
     "contains": 0.48,
     "char_ratio": 0.32,
@@ -105,10 +105,10 @@ INVALID_TOLERANCE_REASON = (
     "Invalid numeric tolerance (null, NaN, infinite or negative): cannot score."
 )
 
-# SPEC C4, with Python's \s spelled out for the Rust engine (SPEC A1).
+# The reference's basic normalisation, with Python's \s spelled out for the Rust engine.
 _LINK = rf"\[([^\]]+)\]\([{PY_WS_CLASS}]*https?://[^)]+[{PY_WS_CLASS}]*\)"
 _URL = rf"https?://[^{PY_WS_CLASS}]+"
-# SPEC C5: the 32 ASCII punctuation characters (string.punctuation) split tokens.
+# Tokens: the 32 ASCII punctuation characters (string.punctuation) split tokens.
 _PUNCTUATION = r"[!-/:-@\[-`{-~]"
 _NON_ASCII_DIGIT = r"[^\x00-\x7F]"
 
@@ -157,7 +157,7 @@ def _repr_terms(terms: pl.Series) -> pl.Series:
 
 @cache
 def _number_pattern() -> str:
-    r"""SPEC C10's ``[-+]?\d*\.?\d+(?:[eE][-+]?\d+)?`` with Python's ``\d`` spelled out."""
+    r"""The reference's number pattern ``[-+]?\d*\.?\d+(?:[eE][-+]?\d+)?`` with Python's ``\d`` spelled out."""
     digit = f"[{_class(python_digit_ranges())}]"
     return rf"[-+]?{digit}*\.?{digit}+(?:[eE][-+]?{digit}+)?"
 
@@ -309,7 +309,7 @@ def _as_text(series: pl.Series, role: str) -> pl.Series:
 
 
 def _basic_normalize(text: pl.Series) -> pl.Series:
-    """SPEC C4 on non-null text: links and URLs on the raw text, NFKC, lower, strip, collapse.
+    """The basic normalisation of non-null text: links and URLs on the raw text, NFKC, lower, strip, collapse.
 
     Each step touches only the rows it can change: links and URLs only rows holding ``http``;
     ASCII rows are lower-cased with Arrow's ASCII kernel (NFKC is the identity on them); the
@@ -374,7 +374,7 @@ def _from_arrow(array: pa.Array | pa.ChunkedArray) -> pl.Series:
 
 
 def _token_sets(normalized: pl.Series, stopwords: tuple[str, ...]) -> pl.Series:
-    """SPEC C5/C6: the set of tokens of each normalised text, stopwords removed.
+    """The set of tokens of each normalised text, stopwords removed.
 
     After normalisation the only whitespace left is the ASCII space, so replacing the ASCII
     punctuation by spaces and splitting on the space gives the tokens, plus empty strings that
@@ -391,7 +391,7 @@ def _token_sets(normalized: pl.Series, stopwords: tuple[str, ...]) -> pl.Series:
 
 
 def _numbers(text: pl.Series) -> tuple[np.ndarray, np.ndarray, pl.Series]:
-    """SPEC C10: the numbers of each raw text, as (flat values, offsets, per-row counts)."""
+    """The numbers of each raw text, as (flat values, offsets, per-row counts)."""
     found = text.str.extract_all(_number_pattern())
     counts = found.list.len().cast(pl.Int64)
     flat = found.explode(empty_as_null=False).drop_nulls()
@@ -504,7 +504,7 @@ def _score_columns(
         .then((pl.col("a_n") == 0).cast(pl.Float64))
         .otherwise(pl.col("inter") / pl.col("e_n")),
     )
-    # SPEC C12: weights normalised by their sum, terms added in order, clamped.
+    # The reference's aggregation: weights normalised by their sum, terms added in order, clamped.
     total = 0.0
     for _, weight in options.weights:
         total += weight
@@ -861,7 +861,7 @@ def answer_precision(
 
     Notes
     -----
-    Reproduces ``AnswerPrecisionMetric.evaluate`` of eval-ai-library 0.8.2 (SPEC section C):
+    Reproduces ``AnswerPrecisionMetric.evaluate`` of eval-ai-library 0.8.2:
     with ``char_similarity="sequence_matcher"`` and ``missing_expected="zero"``, the score equals
     the reference's on every row (after ``round(x, 4)``), including its Unicode corner cases:
 

@@ -9,7 +9,7 @@
   NLTK's additions, which include contractions such as ``don't``). The files ship unchanged in
   this package (``polarscore/stopwords/<code>.txt``, one word a line).
 
-Tokens never contain ASCII punctuation or whitespace (SPEC C5), so an entry such as ``don't``
+Tokens never contain ASCII punctuation or whitespace, so an entry such as ``don't``
 could never match one; the built-in lists drop such entries when loaded, and a custom collection
 that holds one is an error (nothing is silently ignored).
 """

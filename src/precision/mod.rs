@@ -1,0 +1,497 @@
+//! answer_precision (eval-ai-library's `AnswerPrecisionMetric`), row by row.
+//!
+//! DRAFT, NOT COMPILED: `lib.rs` does not declare this module yet. It is the port of
+//! `polarscore/scores/precision.py` in progress (issue 13): written and type-checked, but never
+//! borrow-checked, linted or tested, and not wired to the Python scorer, which still runs on its
+//! Polars/NumPy path. Wiring it needs `mod precision;` in `lib.rs`, the `unicode-normalization`
+//! crate in `Cargo.toml`, thin `#[polars_expr]` wrappers, and the Python side calling them.
+//!
+//! [`score_pair`] scores one (response, reference) pair with its guards: the basic normalisation
+//! ([`normalize`]), token sets with stopwords, the numbers of the raw texts and their greedy
+//! agreement ([`numbers`]), the character similarity ([`char_ratio`]) and the weighted power
+//! mean in the reference's summation order. [`write_reason`] and friends spell the diagnostics.
+
+pub mod char_ratio;
+pub mod normalize;
+pub mod numbers;
+
+use std::collections::HashSet;
+use std::fmt::Write;
+
+use crate::pyunicode::{py_is_blank, Tables};
+use char_ratio::RatioScratch;
+use normalize::NormScratch;
+use numbers::MatchScratch;
+
+/// A component that may carry a weight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Comp {
+    Contains,
+    CharRatio,
+    TokenPrecision,
+    Numeric,
+    Exact,
+    Normalized,
+    TokenRecall,
+}
+
+impl Comp {
+    pub fn from_name(name: &str) -> Option<Comp> {
+        Some(match name {
+            "contains" => Comp::Contains,
+            "char_ratio" => Comp::CharRatio,
+            "token_precision" => Comp::TokenPrecision,
+            "numeric" => Comp::Numeric,
+            "exact" => Comp::Exact,
+            "normalized" => Comp::Normalized,
+            "token_recall" => Comp::TokenRecall,
+            _ => return None,
+        })
+    }
+}
+
+/// Validated options (the Python side checks them).
+pub struct Options {
+    /// Indel (true) or difflib's SequenceMatcher (false).
+    pub indel: bool,
+    /// `missing_expected="zero"`.
+    pub zero_missing: bool,
+    pub power_p: f64,
+    /// In summation order.
+    pub weights: Vec<(Comp, f64)>,
+    pub stopwords: HashSet<String>,
+}
+
+/// Which way a row went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Path {
+    Scored,
+    EmptyActualGuard,
+    NoExpected,
+    InvalidTolerance,
+}
+
+pub const EMPTY_ACTUAL_REASON: &str = "Assistant returned an empty response, so the metric cannot \
+be evaluated; defaulting to score 0.";
+pub const NO_EXPECTED_REASON: &str = "No expected output provided.";
+pub const INVALID_TOLERANCE_REASON: &str =
+    "Invalid numeric tolerance (null, NaN, infinite or negative): cannot score.";
+
+impl Path {
+    pub fn name(self) -> &'static str {
+        match self {
+            Path::Scored => "scored",
+            Path::EmptyActualGuard => "empty_actual_guard",
+            Path::NoExpected => "no_expected",
+            Path::InvalidTolerance => "invalid_tolerance",
+        }
+    }
+
+    /// The reason text of a row that is not scored.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Path::Scored => "",
+            Path::EmptyActualGuard => EMPTY_ACTUAL_REASON,
+            Path::NoExpected => NO_EXPECTED_REASON,
+            Path::InvalidTolerance => INVALID_TOLERANCE_REASON,
+        }
+    }
+}
+
+/// Every component of a scored row.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Components {
+    pub exact: f64,
+    pub normalized: f64,
+    pub contains: f64,
+    pub char_ratio: f64,
+    pub token_precision: f64,
+    pub token_recall: f64,
+    pub numeric: f64,
+    pub penalty: f64,
+    pub score: f64,
+}
+
+/// The outcome of one pair.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scored {
+    pub path: Path,
+    pub score: Option<f64>,
+    /// Set on scored rows only.
+    pub components: Option<Components>,
+}
+
+/// Reusable buffers for a batch; after [`score_pair`] scores a row they hold its details.
+#[derive(Default)]
+pub struct Scratch {
+    norm: NormScratch,
+    a_norm: String,
+    e_norm: String,
+    a_tok: Vec<(usize, usize)>,
+    e_tok: Vec<(usize, usize)>,
+    chars: Vec<char>,
+    digits: String,
+    a_num: Vec<f64>,
+    e_num: Vec<f64>,
+    matcher: MatchScratch,
+    chosen: Vec<Option<usize>>,
+    error: Vec<f64>,
+    within: Vec<bool>,
+    ratio: RatioScratch,
+}
+
+fn bad_tolerance(t: Option<f64>) -> bool {
+    !matches!(t, Some(x) if x.is_finite() && x >= 0.0)
+}
+
+fn clip(x: f64) -> f64 {
+    x.clamp(0.0, 1.0)
+}
+
+/// Sort token ranges by their text, drop duplicates and stopwords: the token set.
+fn token_set(text: &str, toks: &mut Vec<(usize, usize)>, stopwords: &HashSet<String>) {
+    toks.clear();
+    normalize::token_ranges(text, toks);
+    toks.sort_unstable_by(|x, y| text[x.0..x.1].cmp(&text[y.0..y.1]));
+    toks.dedup_by(|x, y| text[x.0..x.1] == text[y.0..y.1]);
+    toks.retain(|r| !stopwords.contains(&text[r.0..r.1]));
+}
+
+/// `|A ∩ E|` of two sorted token sets.
+fn intersection(a: &str, at: &[(usize, usize)], e: &str, et: &[(usize, usize)]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < at.len() && j < et.len() {
+        match a[at[i].0..at[i].1].cmp(&e[et[j].0..et[j].1]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
+}
+
+/// Score one pair, guards included.
+pub fn score_pair(
+    t: &Tables,
+    o: &Options,
+    response: Option<&str>,
+    reference: Option<&str>,
+    tol_abs: Option<f64>,
+    tol_rel: Option<f64>,
+    s: &mut Scratch,
+) -> Scored {
+    let blank_actual = response.is_none_or(py_is_blank);
+    let path = if bad_tolerance(tol_abs) || bad_tolerance(tol_rel) {
+        Path::InvalidTolerance
+    } else if o.zero_missing {
+        if blank_actual {
+            Path::EmptyActualGuard
+        } else if reference.is_none_or(str::is_empty) {
+            Path::NoExpected
+        } else {
+            Path::Scored
+        }
+    } else if reference.is_none_or(py_is_blank) {
+        Path::NoExpected
+    } else if blank_actual {
+        Path::EmptyActualGuard
+    } else {
+        Path::Scored
+    };
+    let (Path::Scored, Some(actual), Some(expected), Some(ta), Some(tr)) =
+        (path, response, reference, tol_abs, tol_rel)
+    else {
+        let score = match path {
+            Path::EmptyActualGuard => Some(0.0),
+            Path::NoExpected if o.zero_missing => Some(0.0),
+            _ => None,
+        };
+        return Scored {
+            path,
+            score,
+            components: None,
+        };
+    };
+    normalize::basic_normalize(t, actual, &mut s.norm, &mut s.a_norm);
+    normalize::basic_normalize(t, expected, &mut s.norm, &mut s.e_norm);
+    token_set(&s.a_norm, &mut s.a_tok, &o.stopwords);
+    token_set(&s.e_norm, &mut s.e_tok, &o.stopwords);
+    let inter = intersection(&s.a_norm, &s.a_tok, &s.e_norm, &s.e_tok);
+    let (a_n, e_n) = (s.a_tok.len(), s.e_tok.len());
+    let contains = if a_n == 0 && e_n == 0 {
+        1.0
+    } else if a_n == 0 || e_n == 0 {
+        0.0
+    } else {
+        inter as f64 / a_n.min(e_n) as f64
+    };
+    let token_precision = if a_n == 0 {
+        f64::from(u8::from(e_n == 0))
+    } else {
+        inter as f64 / a_n as f64
+    };
+    let token_recall = if e_n == 0 {
+        f64::from(u8::from(a_n == 0))
+    } else {
+        inter as f64 / e_n as f64
+    };
+    let char_ratio = if o.indel {
+        char_ratio::indel(&s.a_norm, &s.e_norm, &mut s.ratio)
+    } else {
+        char_ratio::sequence_matcher(&s.a_norm, &s.e_norm, &mut s.ratio)
+    };
+    s.a_num.clear();
+    s.e_num.clear();
+    numbers::numbers(t, actual, &mut s.chars, &mut s.digits, &mut s.a_num);
+    numbers::numbers(t, expected, &mut s.chars, &mut s.digits, &mut s.e_num);
+    numbers::greedy_match(
+        &s.a_num,
+        &s.e_num,
+        &mut s.matcher,
+        &mut s.chosen,
+        &mut s.error,
+    );
+    s.within.clear();
+    let mut matched = 0usize;
+    for (k, &e) in s.e_num.iter().enumerate() {
+        let ok = s.chosen[k].is_some() && {
+            let err = s.error[k];
+            err <= ta || err / (e.abs() + 1e-12) <= tr
+        };
+        matched += usize::from(ok);
+        s.within.push(ok);
+    }
+    let numeric = if s.e_num.is_empty() {
+        f64::from(u8::from(s.a_num.is_empty()))
+    } else {
+        matched as f64 / s.e_num.len() as f64
+    };
+    let mut c = Components {
+        exact: f64::from(u8::from(actual == expected)),
+        normalized: f64::from(u8::from(s.a_norm == s.e_norm)),
+        contains,
+        char_ratio,
+        token_precision,
+        token_recall,
+        numeric,
+        penalty: 0.0,
+        score: 0.0,
+    };
+    // weights normalised by their sum, terms added in order, clamped.
+    let mut total = 0.0;
+    for &(_, w) in &o.weights {
+        total += w;
+    }
+    let p = o.power_p;
+    let mut acc = 0.0;
+    for &(comp, w) in &o.weights {
+        let value = match comp {
+            Comp::Contains => c.contains,
+            Comp::CharRatio => c.char_ratio,
+            Comp::TokenPrecision => c.token_precision,
+            Comp::Numeric => c.numeric,
+            Comp::Exact => c.exact,
+            Comp::Normalized => c.normalized,
+            Comp::TokenRecall => c.token_recall,
+        };
+        acc += (w / total) * clip(value).powf(p);
+    }
+    let base = clip(acc.powf(1.0 / p));
+    let extra = a_n - inter;
+    c.penalty = if extra >= 5 && token_precision < 0.7 {
+        0.05
+    } else {
+        0.0
+    };
+    c.score = clip(base * (1.0 - c.penalty));
+    Scored {
+        path,
+        score: Some(c.score),
+        components: Some(c),
+    }
+}
+
+/// Append `repr(term)` as it appears inside a printed list (tokens hold no quote nor
+/// backslash, so only the characters Python does not print are escaped).
+fn push_repr(t: &Tables, term: &str, out: &mut String) {
+    out.push('\'');
+    for c in term.chars() {
+        if t.is_printable(c) {
+            out.push(c);
+            continue;
+        }
+        let cp = c as u32;
+        let _ = match c {
+            '\t' => write!(out, "\\t"),
+            '\n' => write!(out, "\\n"),
+            '\r' => write!(out, "\\r"),
+            _ if cp < 0x100 => write!(out, "\\x{cp:02x}"),
+            _ if cp < 0x10000 => write!(out, "\\u{cp:04x}"),
+            _ => write!(out, "\\U{cp:08x}"),
+        };
+    }
+    out.push('\'');
+}
+
+fn push_terms(t: &Tables, label: &str, terms: &[&str], out: &mut String) {
+    out.push_str(label);
+    if terms.is_empty() {
+        out.push_str(": none.");
+        return;
+    }
+    out.push_str(": [");
+    for (i, term) in terms.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        push_repr(t, term, out);
+    }
+    out.push(']');
+}
+
+/// One numeric mismatch: (expected, actual, rel_err).
+pub type Mismatch = (Option<f64>, Option<f64>, Option<f64>);
+
+/// The details of the pair [`score_pair`] scored last (its `Scored` must be `scored`):
+/// the missing and extra terms (sorted), the numeric mismatches and the reason text.
+pub fn details<'s>(
+    t: &Tables,
+    o: &Options,
+    c: &Components,
+    s: &'s Scratch,
+    missing: &mut Vec<&'s str>,
+    extra: &mut Vec<&'s str>,
+    mismatches: &mut Vec<Mismatch>,
+    reason: &mut String,
+) {
+    missing.clear();
+    extra.clear();
+    mismatches.clear();
+    reason.clear();
+    let a_set: Vec<&str> = s.a_tok.iter().map(|r| &s.a_norm[r.0..r.1]).collect();
+    let e_set: Vec<&str> = s.e_tok.iter().map(|r| &s.e_norm[r.0..r.1]).collect();
+    missing.extend(e_set.iter().filter(|x| a_set.binary_search(x).is_err()));
+    extra.extend(a_set.iter().filter(|x| e_set.binary_search(x).is_err()));
+    if s.e_num.is_empty() {
+        mismatches.extend(s.a_num.iter().map(|&a| (None, Some(a), None)));
+    } else {
+        for (k, &e) in s.e_num.iter().enumerate() {
+            if s.within[k] {
+                continue;
+            }
+            match s.chosen[k] {
+                Some(i) => {
+                    let rel = s.error[k] / (e.abs() + 1e-12);
+                    mismatches.push((Some(e), s.a_num.get(i).copied(), Some(rel)));
+                }
+                None => mismatches.push((Some(e), None, None)),
+            }
+        }
+    }
+    if c.exact == 1.0 {
+        reason.push_str("exact match");
+    } else if c.normalized == 1.0 {
+        reason.push_str("normalized match");
+    } else {
+        let _ = write!(
+            reason,
+            "char similarity {:.2}, token precision {:.2}",
+            c.char_ratio, c.token_precision
+        );
+    }
+    if !s.a_num.is_empty() || !s.e_num.is_empty() {
+        let _ = write!(reason, ", numeric agreement {:.2}", c.numeric);
+    }
+    if c.contains == 1.0 {
+        reason.push_str(", full containment");
+    } else if c.contains > 0.0 {
+        let _ = write!(reason, ", containment {:.2}", c.contains);
+    }
+    if c.penalty > 0.0 {
+        reason.push_str(", penalized for many extra tokens");
+    }
+    let _ = write!(reason, ", power-mean aggregation (p={:.2}); ", o.power_p);
+    push_terms(t, "Missing terms", missing, reason);
+    reason.push(' ');
+    push_terms(t, "Extra terms", extra, reason);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pyunicode::test_tables;
+
+    fn options(indel: bool) -> Options {
+        let words = [
+            "the", "a", "an", "and", "or", "but", "if", "then", "else", "to", "of", "in", "on",
+            "for", "with", "as", "by", "at", "from", "that", "this", "it", "is", "are", "was",
+            "were",
+        ];
+        Options {
+            indel,
+            zero_missing: true,
+            power_p: 0.3,
+            weights: vec![
+                (Comp::Contains, 0.48),
+                (Comp::CharRatio, 0.32),
+                (Comp::TokenPrecision, 0.15),
+                (Comp::Numeric, 0.35),
+            ],
+            stopwords: words.iter().map(|w| w.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn docstring_example() {
+        let t = test_tables::install();
+        let mut s = Scratch::default();
+        let o = options(false);
+        let r = score_pair(
+            t,
+            &o,
+            Some("The answer is 42."),
+            Some("42"),
+            Some(0.0),
+            Some(0.0),
+            &mut s,
+        );
+        let c = r.components.unwrap();
+        assert_eq!((c.contains, c.token_precision, c.numeric), (1.0, 0.5, 1.0));
+        assert_eq!((c.score * 1e4).round() / 1e4, 0.6691);
+        let r = score_pair(t, &o, Some(" "), Some("42"), Some(0.0), Some(0.0), &mut s);
+        assert_eq!((r.path, r.score), (Path::EmptyActualGuard, Some(0.0)));
+        let r = score_pair(t, &o, Some("x"), Some("42"), None, Some(0.0), &mut s);
+        assert_eq!((r.path, r.score), (Path::InvalidTolerance, None));
+    }
+
+    #[test]
+    fn reason_text() {
+        let t = test_tables::install();
+        let mut s = Scratch::default();
+        let mut o = options(true);
+        o.zero_missing = false;
+        let r = score_pair(
+            t,
+            &o,
+            Some("Paris has 2 million people"),
+            Some("Paris, 3 million"),
+            Some(0.0),
+            Some(0.0),
+            &mut s,
+        );
+        let c = r.components.unwrap();
+        let (mut m, mut e, mut mm, mut reason) = (vec![], vec![], vec![], String::new());
+        details(t, &o, &c, &s, &mut m, &mut e, &mut mm, &mut reason);
+        assert_eq!(
+            reason,
+            "char similarity 0.67, token precision 0.40, numeric agreement 0.00, containment \
+             0.67, power-mean aggregation (p=0.30); Missing terms: ['3'] Extra terms: ['2', \
+             'has', 'people']"
+        );
+        assert_eq!(mm.len(), 1);
+    }
+}

@@ -1,0 +1,387 @@
+//! the numbers of a raw text and their greedy nearest-number agreement.
+
+use crate::pyunicode::Tables;
+
+/// The numbers of `text` as `re.findall(r"[-+]?\d*\.?\d+(?:[eE][-+]?\d+)?", text)` with
+/// Python's `\d` finds them, each read by `float()`; appended to `out`.
+///
+/// `chars` and `digits` are reusable buffers.
+pub fn numbers(
+    t: &Tables,
+    text: &str,
+    chars: &mut Vec<char>,
+    digits: &mut String,
+    out: &mut Vec<f64>,
+) {
+    if !text.bytes().any(|b| b.is_ascii_digit()) && text.is_ascii() {
+        return;
+    }
+    chars.clear();
+    chars.extend(text.chars());
+    let c = chars.as_slice();
+    let n = c.len();
+    let digit = |j: usize| j < n && t.digit_value(c[j]).is_some();
+    let sign = |j: usize| j < n && (c[j] == '+' || c[j] == '-');
+    let mut i = 0;
+    while i < n {
+        let Some(end) = match_at(c, i, &digit, &sign) else {
+            i += 1;
+            continue;
+        };
+        digits.clear();
+        for &ch in &c[i..end] {
+            match t.digit_value(ch) {
+                Some(d) => digits.push((b'0' + d) as char),
+                None => digits.push(ch),
+            }
+        }
+        // Always a valid float literal; Rust's parse is correctly rounded, as CPython's.
+        out.push(digits.parse::<f64>().unwrap_or(f64::NAN));
+        i = end;
+    }
+}
+
+/// The end of the match starting at `i`, as `re`'s backtracking finds it.
+fn match_at(
+    c: &[char],
+    i: usize,
+    digit: &impl Fn(usize) -> bool,
+    sign: &impl Fn(usize) -> bool,
+) -> Option<usize> {
+    // A sign that leads nowhere fails without it too (the next character is the sign).
+    let mut j = if sign(i) { i + 1 } else { i };
+    let int_start = j;
+    while digit(j) {
+        j += 1;
+    }
+    if j < c.len() && c[j] == '.' && digit(j + 1) {
+        j += 1;
+        while digit(j) {
+            j += 1;
+        }
+    } else if j == int_start {
+        return None;
+    }
+    // `\d*\.?\d+` without a fraction backtracks to the same digits: the exponent follows them.
+    if j < c.len() && (c[j] == 'e' || c[j] == 'E') {
+        let mut q = j + 1;
+        if sign(q) {
+            q += 1;
+        }
+        if digit(q) {
+            while digit(q) {
+                q += 1;
+            }
+            j = q;
+        }
+    }
+    Some(j)
+}
+
+/// Rows with more (expected x actual) pairs than this take the exact sorted path.
+pub const MAX_BRUTE_FORCE_PAIRS: usize = 1 << 16;
+
+/// Reusable buffers of [`greedy_match`].
+#[derive(Default)]
+pub struct MatchScratch {
+    used: Vec<bool>,
+    order: Vec<usize>,
+    values: Vec<f64>,
+    position_of: Vec<usize>,
+    after: Vec<usize>,
+    before: Vec<usize>,
+    tree: Vec<usize>,
+}
+
+/// for each expected number in text order, the unused actual number with the strictly
+/// smallest finite `|a - e|` (the first on ties) is taken. Writes, per expected number, the
+/// index of the taken actual number (or `None`) and the error into `chosen` and `error`.
+pub fn greedy_match(
+    actual: &[f64],
+    expected: &[f64],
+    s: &mut MatchScratch,
+    chosen: &mut Vec<Option<usize>>,
+    error: &mut Vec<f64>,
+) {
+    chosen.clear();
+    error.clear();
+    chosen.resize(expected.len(), None);
+    error.resize(expected.len(), f64::NAN);
+    if actual.is_empty() || expected.is_empty() {
+        return;
+    }
+    if actual.len().saturating_mul(expected.len()) <= MAX_BRUTE_FORCE_PAIRS {
+        s.used.clear();
+        s.used.resize(actual.len(), false);
+        for (k, &e) in expected.iter().enumerate() {
+            let mut best = None;
+            let mut best_err = f64::INFINITY;
+            for (i, &a) in actual.iter().enumerate() {
+                if s.used[i] {
+                    continue;
+                }
+                let err = (a - e).abs();
+                if err < best_err {
+                    best = Some(i);
+                    best_err = err;
+                }
+            }
+            if let Some(i) = best {
+                s.used[i] = true;
+                chosen[k] = Some(i);
+                error[k] = best_err;
+            }
+        }
+        return;
+    }
+    greedy_sorted(actual, expected, s, chosen, error);
+}
+
+const NONE: usize = usize::MAX;
+
+fn find(parent: &mut [usize], i: usize) -> usize {
+    let mut root = i;
+    while parent[root] != root {
+        root = parent[root];
+    }
+    let mut i = i;
+    while parent[i] != root {
+        let next = parent[i];
+        parent[i] = root;
+        i = next;
+    }
+    root
+}
+
+/// Smallest `q` in `[lo, hi]` with `|values[q] - e| <= best` (`hi` satisfies it).
+fn first_within(values: &[f64], e: f64, best: f64, mut lo: usize, mut hi: usize) -> usize {
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if (values[mid] - e).abs() <= best {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    lo
+}
+
+/// Largest `q` in `[lo, hi]` with `|values[q] - e| <= best` (`lo` satisfies it).
+fn last_within(values: &[f64], e: f64, best: f64, mut lo: usize, mut hi: usize) -> usize {
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if (values[mid] - e).abs() <= best {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}
+
+/// The smallest index at sorted positions `lo..=hi` of the segment tree of `size` leaves.
+fn tree_smallest(tree: &[usize], size: usize, lo: usize, hi: usize) -> usize {
+    let mut best = NONE;
+    let (mut lo, mut hi) = (lo + size, hi + size + 1);
+    while lo < hi {
+        if lo & 1 == 1 {
+            best = best.min(tree[lo]);
+            lo += 1;
+        }
+        if hi & 1 == 1 {
+            hi -= 1;
+            best = best.min(tree[hi]);
+        }
+        lo >>= 1;
+        hi >>= 1;
+    }
+    best
+}
+
+/// The exact `O((n + m) log n)` greedy matching of one large row: the finite actual numbers
+/// sorted once (ties in text order); the nearest unused one on each side of an expected number
+/// found through skip pointers; every unused number with the smallest rounded error lies in
+/// one contiguous sorted range per side, and the first in text order is the smallest original
+/// index there (a segment tree).
+fn greedy_sorted(
+    actual: &[f64],
+    expected: &[f64],
+    s: &mut MatchScratch,
+    chosen: &mut [Option<usize>],
+    error: &mut [f64],
+) {
+    s.order.clear();
+    s.order
+        .extend((0..actual.len()).filter(|&i| actual[i].is_finite()));
+    s.order.sort_by(|&x, &y| {
+        actual[x]
+            .partial_cmp(&actual[y])
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let n = s.order.len();
+    s.values.clear();
+    s.values.extend(s.order.iter().map(|&i| actual[i]));
+    s.position_of.clear();
+    s.position_of.resize(actual.len(), NONE);
+    for (p, &i) in s.order.iter().enumerate() {
+        s.position_of[i] = p;
+    }
+    let size = n.next_power_of_two().max(1);
+    s.tree.clear();
+    s.tree.resize(2 * size, NONE);
+    s.tree[size..size + n].copy_from_slice(&s.order);
+    for i in (1..size).rev() {
+        s.tree[i] = s.tree[2 * i].min(s.tree[2 * i + 1]);
+    }
+    s.after.clear();
+    s.after.extend(0..=n);
+    s.before.clear();
+    s.before.extend(0..=n);
+    let values = &s.values;
+    let mut remaining = n;
+    for (k, &e) in expected.iter().enumerate() {
+        if remaining == 0 {
+            break;
+        }
+        if !e.is_finite() {
+            continue;
+        }
+        let p = values.partition_point(|&v| v < e);
+        let right = find(&mut s.after, p);
+        let left_plus = find(&mut s.before, p); // last unused position <= p - 1, plus one
+        let err_left = if left_plus > 0 {
+            (values[left_plus - 1] - e).abs()
+        } else {
+            f64::INFINITY
+        };
+        let err_right = if right < n {
+            (values[right] - e).abs()
+        } else {
+            f64::INFINITY
+        };
+        let best = if err_right < err_left {
+            err_right
+        } else {
+            err_left
+        };
+        if !best.is_finite() {
+            continue;
+        }
+        let mut index = NONE;
+        if err_left == best {
+            let left = left_plus - 1;
+            let v = values[left];
+            let mut lo = values.partition_point(|&x| x < v);
+            if lo > 0 && (values[lo - 1] - e).abs() <= best {
+                lo = first_within(values, e, best, 0, lo - 1);
+            }
+            index = tree_smallest(&s.tree, size, lo, left);
+        }
+        if err_right == best {
+            let v = values[right];
+            let mut hi = values.partition_point(|&x| x <= v) - 1;
+            if hi + 1 < n && (values[hi + 1] - e).abs() <= best {
+                hi = last_within(values, e, best, hi + 1, n - 1);
+            }
+            index = index.min(tree_smallest(&s.tree, size, right, hi));
+        }
+        let Some(&position) = s.position_of.get(index) else {
+            continue; // cannot happen: an unused number lies in the searched range
+        };
+        let mut i = position + size;
+        s.tree[i] = NONE;
+        i >>= 1;
+        while i > 0 {
+            s.tree[i] = s.tree[2 * i].min(s.tree[2 * i + 1]);
+            i >>= 1;
+        }
+        s.after[position] = position + 1;
+        s.before[position + 1] = position;
+        remaining -= 1;
+        chosen[k] = Some(index);
+        error[k] = best;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pyunicode::test_tables;
+
+    fn nums(text: &str) -> Vec<f64> {
+        let t = test_tables::install();
+        let mut out = Vec::new();
+        numbers(t, text, &mut Vec::new(), &mut String::new(), &mut out);
+        out
+    }
+
+    #[test]
+    fn regex_backtracking_cases() {
+        assert_eq!(nums("1.5e3.2"), [1500.0, 0.2]);
+        assert_eq!(nums("e5"), [5.0]);
+        assert_eq!(nums("--5"), [-5.0]);
+        assert_eq!(nums("5."), [5.0]);
+        assert_eq!(nums("5.e3"), [5.0, 3.0]);
+        assert_eq!(nums("1e-x 2E+3 .5 +.5"), [1.0, 2000.0, 0.5, 0.5]);
+        assert_eq!(nums("2024-01-15"), [2024.0, -1.0, -15.0]);
+        assert_eq!(nums("١٢ ５"), [12.0, 5.0]);
+        assert_eq!(nums("1e400")[0], f64::INFINITY);
+        assert_eq!(nums("10:30"), [10.0, 30.0]);
+    }
+
+    fn brute(actual: &[f64], expected: &[f64]) -> Vec<Option<usize>> {
+        let mut used = vec![false; actual.len()];
+        expected
+            .iter()
+            .map(|&e| {
+                let mut best = None;
+                let mut be = f64::INFINITY;
+                for (i, &a) in actual.iter().enumerate() {
+                    if !used[i] && (a - e).abs() < be {
+                        best = Some(i);
+                        be = (a - e).abs();
+                    }
+                }
+                if let Some(i) = best {
+                    used[i] = true;
+                }
+                best
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sorted_path_equals_brute_force() {
+        let pool = [
+            0.0,
+            -0.0,
+            1.0,
+            2.0,
+            2.5,
+            3.0,
+            -1.0,
+            1e308,
+            -1e308,
+            1e-13,
+            f64::INFINITY,
+            7.0,
+        ];
+        let mut seed = 12345u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let mut s = MatchScratch::default();
+        for _ in 0..300 {
+            let na = next() % 40;
+            let ne = next() % 40;
+            let a: Vec<f64> = (0..na).map(|_| pool[next() % pool.len()]).collect();
+            let e: Vec<f64> = (0..ne).map(|_| pool[next() % pool.len()]).collect();
+            let (mut c, mut err) = (vec![None; ne], vec![f64::NAN; ne]);
+            greedy_sorted(&a, &e, &mut s, &mut c, &mut err);
+            assert_eq!(c, brute(&a, &e), "{a:?} {e:?}");
+        }
+    }
+}
