@@ -1,4 +1,4 @@
-"""Greedy nearest-number matching of eval-ai-library's numeric agreement, over whole columns at once.
+"""Greedy nearest-number matching (eval-ai-library's numeric agreement), over whole columns.
 
 Each row holds a list of actual numbers and a list of expected numbers, both flattened into one
 array with offsets (Arrow's list layout). For every expected number *in text order*, the unused

@@ -157,7 +157,7 @@ def _repr_terms(terms: pl.Series) -> pl.Series:
 
 @cache
 def _number_pattern() -> str:
-    r"""The reference's number pattern ``[-+]?\d*\.?\d+(?:[eE][-+]?\d+)?`` with Python's ``\d`` spelled out."""
+    r"""Return the number pattern ``[-+]?\d*\.?\d+(?:[eE][-+]?\d+)?`` with Python's ``\d``."""
     digit = f"[{_class(python_digit_ranges())}]"
     return rf"[-+]?{digit}*\.?{digit}+(?:[eE][-+]?{digit}+)?"
 
@@ -309,7 +309,7 @@ def _as_text(series: pl.Series, role: str) -> pl.Series:
 
 
 def _basic_normalize(text: pl.Series) -> pl.Series:
-    """The basic normalisation of non-null text: links and URLs on the raw text, NFKC, lower, strip, collapse.
+    """Normalise non-null text: links and URLs on the raw text, NFKC, lower, strip, collapse.
 
     Each step touches only the rows it can change: links and URLs only rows holding ``http``;
     ASCII rows are lower-cased with Arrow's ASCII kernel (NFKC is the identity on them); the
@@ -374,7 +374,7 @@ def _from_arrow(array: pa.Array | pa.ChunkedArray) -> pl.Series:
 
 
 def _token_sets(normalized: pl.Series, stopwords: tuple[str, ...]) -> pl.Series:
-    """The set of tokens of each normalised text, stopwords removed.
+    """Return the set of tokens of each normalised text, stopwords removed.
 
     After normalisation the only whitespace left is the ASCII space, so replacing the ASCII
     punctuation by spaces and splitting on the space gives the tokens, plus empty strings that
@@ -391,7 +391,7 @@ def _token_sets(normalized: pl.Series, stopwords: tuple[str, ...]) -> pl.Series:
 
 
 def _numbers(text: pl.Series) -> tuple[np.ndarray, np.ndarray, pl.Series]:
-    """The numbers of each raw text, as (flat values, offsets, per-row counts)."""
+    """Return the numbers of each raw text, as (flat values, offsets, per-row counts)."""
     found = text.str.extract_all(_number_pattern())
     counts = found.list.len().cast(pl.Int64)
     flat = found.explode(empty_as_null=False).drop_nulls()
