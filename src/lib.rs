@@ -11,6 +11,7 @@ pub mod answer_match;
 mod columns;
 pub mod correctness;
 mod expressions;
+pub mod precision;
 pub mod pyunicode;
 pub mod similarity;
 pub mod squad;

@@ -12,13 +12,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_series_equal
 
 import polarscore as ps
-from polarscore.kernels import (
-    HAS_CYDIFFLIB,
-    greedy_numeric_match,
-    indel_similarity,
-    sequence_matcher_ratio,
-)
-from polarscore.kernels.char_ratio import matching_characters
+from polarscore.kernels._plugin import plugin_call
 from polarscore.scores.precision import (
     COMPONENT_FIELDS,
     EMPTY_ACTUAL_REASON,
@@ -60,6 +54,18 @@ def _assert_parity(out: pl.DataFrame, expected: pl.DataFrame) -> None:
             if (a is None) != (b is None) or (b is not None and abs(a - b) > 1e-9)
         ]
         assert off == [], name
+
+
+def _native_ratio(a: str, b: str, char_similarity: str) -> float:
+    """The native kernel's character similarity of one pair."""
+    frame = pl.DataFrame({"a": [a], "b": [b]}, schema={"a": pl.String, "b": pl.String})
+    value = frame.select(
+        plugin_call(
+            "precision_char_ratio", pl.col("a"), pl.col("b"), char_similarity=char_similarity
+        )
+    ).item()
+    assert isinstance(value, float)
+    return value
 
 
 # --- parity with eval-ai-library, row for row ---------------------------------------------------
@@ -170,14 +176,18 @@ def test_spec_all_stopwords() -> None:
 
 def test_spec_autojunk_and_asymmetry() -> None:
     """C9: ratio("tide", "diet") = 0.25 but 0.5 swapped; indel is symmetric."""
-    assert sequence_matcher_ratio(["tide", "diet"], ["diet", "tide"]).tolist() == [0.25, 0.5]
-    assert indel_similarity(["tide", "diet"], ["diet", "tide"]).tolist() == [0.5, 0.5]
+    sm = [_native_ratio(a, b, "sequence_matcher") for a, b in (("tide", "diet"), ("diet", "tide"))]
+    assert sm == [0.25, 0.5]
+    assert [_native_ratio(a, b, "indel") for a, b in (("tide", "diet"), ("diet", "tide"))] == [
+        0.5,
+        0.5,
+    ]
     words = [f"w{i % 7}x{i % 5}" for i in range(60)]
     expected = " ".join(words)[:200]
     actual = " ".join(w if i % 3 else "zz" for i, w in enumerate(expected.split(" ")))
-    junked = sequence_matcher_ratio([actual], [expected])[0]
+    junked = _native_ratio(actual, expected, "sequence_matcher")
     assert junked == difflib.SequenceMatcher(None, actual, expected).ratio()
-    assert junked < indel_similarity([actual], [expected])[0]
+    assert junked < _native_ratio(actual, expected, "indel")
 
 
 @pytest.mark.parametrize(
@@ -357,7 +367,9 @@ short_alphabet = st.text(alphabet="ab c", max_size=40)
 @given(a=st.one_of(short_alphabet, st.text(max_size=300)), b=st.text(alphabet="ab c", max_size=199))
 def test_matching_characters_equals_difflib(a: str, b: str) -> None:
     blocks = difflib.SequenceMatcher(None, a, b).get_matching_blocks()
-    assert matching_characters(a, b) == sum(block.size for block in blocks)
+    matches = sum(block.size for block in blocks)
+    expected = 2.0 * matches / (len(a) + len(b)) if a or b else 1.0
+    assert _native_ratio(a, b, "sequence_matcher") == expected
 
 
 @given(
@@ -366,14 +378,22 @@ def test_matching_characters_equals_difflib(a: str, b: str) -> None:
 )
 def test_sequence_matcher_ratio_equals_difflib_around_autojunk(a: str, b: str) -> None:
     expected = difflib.SequenceMatcher(None, a, b).ratio() if a or b else 1.0
-    assert sequence_matcher_ratio([a], [b], use_cydifflib=False)[0] == expected
-    if HAS_CYDIFFLIB:
-        assert sequence_matcher_ratio([a], [b], use_cydifflib=True)[0] == expected
+    assert _native_ratio(a, b, "sequence_matcher") == expected
+
+
+@given(a=st.text(max_size=300), b=st.text(alphabet="abcde éx", min_size=200, max_size=700))
+def test_sequence_matcher_ratio_equals_difflib_on_long_text(a: str, b: str) -> None:
+    assert _native_ratio(a, b, "sequence_matcher") == difflib.SequenceMatcher(None, a, b).ratio()
 
 
 @given(a=st.text(max_size=30), b=st.text(max_size=30))
 def test_indel_equals_lcs_definition(a: str, b: str) -> None:
-    assert indel_similarity([a], [b])[0] == pytest.approx(oracle.indel_ratio(a, b), abs=1e-12)
+    assert _native_ratio(a, b, "indel") == pytest.approx(oracle.indel_ratio(a, b), abs=1e-12)
+
+
+@given(a=st.text(alphabet="abc é😀", max_size=200), b=st.text(alphabet="abc é😀", max_size=200))
+def test_indel_equals_lcs_definition_over_several_words(a: str, b: str) -> None:
+    assert _native_ratio(a, b, "indel") == pytest.approx(oracle.indel_ratio(a, b), abs=1e-12)
 
 
 finite_or_not = st.one_of(
@@ -396,17 +416,52 @@ finite_or_not = st.one_of(
 def test_greedy_numeric_match_equals_the_oracle(
     rows: list[tuple[list[float], list[float], float, float]],
 ) -> None:
-    actual = np.array([x for a, _, _, _ in rows for x in a], dtype=np.float64)
-    expected = np.array([x for _, e, _, _ in rows for x in e], dtype=np.float64)
-    a_off = np.cumsum([0, *(len(a) for a, _, _, _ in rows)])
-    e_off = np.cumsum([0, *(len(e) for _, e, _, _ in rows)])
-    tol_abs = np.array([t for _, _, t, _ in rows], dtype=np.float64)
-    tol_rel = np.array([t for _, _, _, t in rows], dtype=np.float64)
-    got = greedy_numeric_match(actual, a_off, expected, e_off, tol_abs, tol_rel)
+    frame = pl.DataFrame(
+        {
+            "a": [a for a, _, _, _ in rows],
+            "e": [e for _, e, _, _ in rows],
+            "ta": [t for _, _, t, _ in rows],
+            "tr": [t for _, _, _, t in rows],
+        },
+        schema={
+            "a": pl.List(pl.Float64),
+            "e": pl.List(pl.Float64),
+            "ta": pl.Float64,
+            "tr": pl.Float64,
+        },
+    )
+    got = frame.select(
+        plugin_call("precision_numeric_match", pl.col("a"), pl.col("e"), pl.col("ta"), pl.col("tr"))
+    ).to_series()
     for i, (a, e, ta, tr) in enumerate(rows):
         want = oracle.numeric_agreement(a, e, ta, tr)
         if e:
-            assert got.matched[i] / len(e) == want.score
+            assert got[i] / len(e) == want.score
+
+
+@given(
+    actual=st.lists(finite_or_not, min_size=200, max_size=400),
+    expected=st.lists(finite_or_not, min_size=330, max_size=400),
+    tol_abs=st.sampled_from([0.0, 0.5, 1.0]),
+)
+def test_greedy_numeric_match_sorted_path_equals_the_oracle(
+    actual: list[float], expected: list[float], tol_abs: float
+) -> None:
+    """Rows of more than 2**16 pairs take the exact sorted path: same result as brute force."""
+    frame = pl.DataFrame(
+        {"a": [actual], "e": [expected], "ta": [tol_abs], "tr": [0.0]},
+        schema={
+            "a": pl.List(pl.Float64),
+            "e": pl.List(pl.Float64),
+            "ta": pl.Float64,
+            "tr": pl.Float64,
+        },
+    )
+    got = frame.select(
+        plugin_call("precision_numeric_match", pl.col("a"), pl.col("e"), pl.col("ta"), pl.col("tr"))
+    ).item()
+    want = oracle.numeric_agreement(actual, expected, tol_abs, 0.0)
+    assert got / len(expected) == want.score
 
 
 def test_many_numbers_in_one_row() -> None:
@@ -587,54 +642,43 @@ def test_is_passing_is_a_comparison(scores: list[float | None], threshold: float
 # --- Unicode: Python's own semantics on every assigned code point -----------------------------
 
 
-def test_normalisation_equals_python_on_every_assigned_code_point() -> None:
-    import unicodedata
+def _native_normalize(values: list[str]) -> list[str]:
+    frame = pl.DataFrame({"t": values}, schema={"t": pl.String})
+    return frame.select(plugin_call("precision_normalize", pl.col("t"))).to_series().to_list()
 
-    from polarscore.scores.precision import _basic_normalize
 
-    chars = [
-        chr(c)
-        for c in range(0x80, 0x110000)
-        if not 0xD800 <= c < 0xE000 and unicodedata.category(chr(c)) != "Cn"
-    ]
-    got = _basic_normalize(pl.Series(chars, dtype=pl.String)).to_list()
+def test_normalisation_equals_python_on_every_code_point() -> None:
+    """``unicodedata.normalize("NFKC", c).lower()`` (stripped, whitespace collapsed) of every
+    code point, unassigned ones included: the native NFKC follows the running Python."""
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+    got = _native_normalize(chars)
     wrong = [c for c, g in zip(chars, got, strict=True) if g != oracle.basic_normalize(c)]
     assert wrong == []
 
 
-@given(value=st.text(alphabet=st.characters(codec="utf-8"), max_size=12))
-def test_rows_with_decodes_utf8(value: str) -> None:
-    from polarscore.kernels.unicode import nfkc_sensitive_table, rows_with, unassigned_table
-
-    raw = value.encode("utf-8", "surrogatepass")
-    data = np.frombuffer(raw, dtype=np.uint8)
-    for table in (unassigned_table(), nfkc_sensitive_table()):
-        got = rows_with(data, np.array([0, len(raw)], dtype=np.int64), table)
-        assert got.tolist() == [any(table[ord(c)] for c in value)]
+@given(value=st.text(alphabet=st.characters(codec="utf-8"), max_size=24))
+def test_normalisation_equals_python_on_text(value: str) -> None:
+    assert _native_normalize([value]) == [oracle.basic_normalize(value)]
 
 
-@given(value=st.text(max_size=12))
-def test_text_without_sensitive_characters_is_its_own_nfkc(value: str) -> None:
-    import unicodedata
+@given(
+    value=st.lists(
+        st.sampled_from(
+            ["[a](http://x.y)", "[", "](", "http://", "https://q", " ", "\u3000", "x", ")"]
+        ),
+        max_size=10,
+    ).map("".join)
+)
+def test_links_and_urls_equal_python(value: str) -> None:
+    assert _native_normalize([value]) == [oracle.basic_normalize(value)]
 
-    from polarscore.kernels.unicode import nfkc_sensitive_table
 
-    table = nfkc_sensitive_table()
-    if not any(table[ord(c)] for c in value):
-        assert unicodedata.normalize("NFKC", value) == value
-
-
-def test_scoring_in_slices_changes_nothing(
-    parity: pl.DataFrame, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from polarscore.scores import precision
-
+def test_scoring_in_slices_changes_nothing(parity: pl.DataFrame) -> None:
     frame = parity.filter(pl.col("category") != "long").head(600)
     exprs = [
         ps.answer_precision_components("response", "reference", **PARITY_OPTIONS),  # type: ignore[arg-type]
         ps.answer_precision_diagnostics("response", "reference", **PARITY_OPTIONS),  # type: ignore[arg-type]
     ]
     whole = frame.select(exprs)
-    monkeypatch.setattr(precision, "CHUNK_ROWS", 37)
-    sliced = frame.select(exprs)
+    sliced = pl.concat([frame.slice(start, 37).select(exprs) for start in range(0, 600, 37)])
     assert sliced.equals(whole)

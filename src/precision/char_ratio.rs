@@ -35,12 +35,32 @@ pub struct RatioScratch {
 }
 
 /// The length of the longest common subsequence of `s.a` and `s.b`.
+///
+/// A common prefix and suffix belong to every longest common subsequence, so they are counted
+/// and cut off first (long, nearly equal texts then cost next to nothing).
 fn lcs(s: &mut RatioScratch) -> usize {
-    let (pattern, text) = if s.a.len() <= s.b.len() {
-        (&s.a, &s.b)
-    } else {
-        (&s.b, &s.a)
-    };
+    let a = std::mem::take(&mut s.a);
+    let b = std::mem::take(&mut s.b);
+    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let suffix = a[prefix..]
+        .iter()
+        .rev()
+        .zip(b[prefix..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let middle = lcs_bit_parallel(
+        &a[prefix..a.len() - suffix],
+        &b[prefix..b.len() - suffix],
+        s,
+    );
+    s.a = a;
+    s.b = b;
+    prefix + suffix + middle
+}
+
+/// The LCS length by Hyyrö's bit-parallel recurrence, the shorter string as the pattern.
+fn lcs_bit_parallel(a: &[char], b: &[char], s: &mut RatioScratch) -> usize {
+    let (pattern, text) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     let m = pattern.len();
     if m == 0 {
         return 0;

@@ -358,6 +358,7 @@ pub type Mismatch = (Option<f64>, Option<f64>, Option<f64>);
 
 /// The details of the pair [`score_pair`] scored last (its `Scored` must be `scored`):
 /// the missing and extra terms (sorted), the numeric mismatches and the reason text.
+#[allow(clippy::too_many_arguments)]
 pub fn details<'s>(
     t: &Tables,
     o: &Options,
