@@ -1,11 +1,5 @@
 //! answer_precision (eval-ai-library's `AnswerPrecisionMetric`), row by row.
 //!
-//! DRAFT, NOT COMPILED: `lib.rs` does not declare this module yet. It is the port of
-//! `polarscore/scores/precision.py` in progress (issue 13): written and type-checked, but never
-//! borrow-checked, linted or tested, and not wired to the Python scorer, which still runs on its
-//! Polars/NumPy path. Wiring it needs `mod precision;` in `lib.rs`, the `unicode-normalization`
-//! crate in `Cargo.toml`, thin `#[polars_expr]` wrappers, and the Python side calling them.
-//!
 //! [`score_pair`] scores one (response, reference) pair with its guards: the basic normalisation
 //! ([`normalize`]), token sets with stopwords, the numbers of the raw texts and their greedy
 //! agreement ([`numbers`]), the character similarity ([`char_ratio`]) and the weighted power
