@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal, assert_series_equal
 
 import polarscore as ps
-from polarscore._multi_reference import as_reference_list, best_over_references
+from polarscore._multi_reference import dispatch_reference
 from polarscore.scores.correctness import INCONCLUSIVE_REASON, MATCH_MODES
 from tests import oracles
 from tests.conftest import ENGINES, Engine
@@ -177,56 +177,21 @@ def test_similarity_index_points_into_the_original_list() -> None:
 # --- the generic mechanism ----------------------------------------------------------------------
 
 
-def _length_gap(response: pl.Expr, reference: pl.Expr) -> pl.Expr:
-    """A toy pairwise scorer: 1 / (1 + |len(response) - len(reference)|), null for null."""
-    gap = (response.str.len_chars().cast(pl.Int64) - reference.str.len_chars()).abs()
-    return 1.0 / (1.0 + gap.cast(pl.Float64))
-
-
-def test_best_over_references_lifts_any_pairwise_scorer(engine: Engine) -> None:
-    df = pl.DataFrame(
-        {
-            "r": ["abc", "abc", "abc", "abc", "a"],
-            "g": [["abcdef", "ab", "xyz"], ["x", None], [None], [], None],
-        }
-    )
-    expr = best_over_references(
-        pl.col("r"), pl.col("g"), _length_gap, item_dtype=pl.Float64()
-    ).alias("best")
-    out = engine(df, expr).unnest("best")
-    assert out.rows() == [
-        (1.0, 2),
-        (pytest.approx(1 / 3), 0),
-        (None, None),
-        (None, None),
-        (None, None),
-    ]
-
-
-def test_best_over_references_on_a_batch_without_items(engine: Engine) -> None:
-    df = pl.DataFrame(
-        {"r": ["a", "b"], "g": [[], None]}, schema={"r": pl.String, "g": pl.List(pl.String)}
-    )
-    expr = best_over_references(
-        pl.col("r"), pl.col("g"), _length_gap, item_dtype=pl.Float64()
-    ).alias("best")
-    assert engine(df, expr).unnest("best").rows() == [(None, None), (None, None)]
-
-
 @pytest.mark.parametrize(
-    ("dtype", "values", "expected"),
+    ("dtype", "values", "cast_to", "expected"),
     [
-        (pl.Null, [None, None], [None, None]),
-        (pl.Categorical(), ["a", None], [["a"], None]),
-        (pl.List(pl.Null), [[None], None], [[None], None]),
+        (pl.Null, [None, None], pl.String, [None, None]),
+        (pl.Categorical(), ["a", None], pl.String, ["a", None]),
+        (pl.List(pl.Null), [[None], None], pl.List(pl.String), [[None], None]),
     ],
 )
 def test_string_like_reference_dtypes_are_accepted(
-    dtype: pl.DataType, values: list[Any], expected: list[Any]
+    dtype: pl.DataType, values: list[Any], cast_to: pl.DataType, expected: list[Any]
 ) -> None:
     df = pl.DataFrame({"r": ["a", "b"], "g": pl.Series(values, dtype=dtype)})
-    out = df.select(as_reference_list(pl.col("g"), function="f")).to_series()
-    assert out.dtype == pl.List(pl.String)
+    expr = dispatch_reference(pl.col("g"), build=lambda g: g, function="f", parameter="g")
+    out = df.select(expr).to_series()
+    assert out.dtype == cast_to
     assert out.to_list() == expected
 
 

@@ -64,8 +64,7 @@ def _correctness(
 
     return dispatch_reference(
         ref,
-        on_string=score,
-        on_list=score,
+        build=score,
         function=function,
         parameter="reference",
         also_reads=[resp, *row_mode],

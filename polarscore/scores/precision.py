@@ -165,8 +165,7 @@ def _build(
 
     return dispatch_reference(
         parse_into_expr(reference, function=function, parameter="reference"),
-        on_string=score,
-        on_list=score,
+        build=score,
         function=function,
         parameter="reference",
         also_reads=[response_expr, *tolerances],

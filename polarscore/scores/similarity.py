@@ -93,8 +93,7 @@ def _answers(value: IntoExpr, *, function: str, parameter: str) -> pl.Expr:
     """Check an answers input: a ``String`` column (one per row) or ``List(String)``."""
     return dispatch_reference(
         parse_into_expr(value, function=function, parameter=parameter),
-        on_string=lambda answers: answers,
-        on_list=lambda answers: answers,
+        build=lambda answers: answers,
         function=function,
         parameter=parameter,
     )

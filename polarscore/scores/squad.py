@@ -67,8 +67,7 @@ def _squad(function: str, response: IntoExpr, reference: IntoExpr) -> pl.Expr:
 
     return dispatch_reference(
         ref,
-        on_string=score,
-        on_list=score,
+        build=score,
         function=function,
         parameter="reference",
         also_reads=[resp],
