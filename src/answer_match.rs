@@ -26,6 +26,8 @@ use crate::pyunicode::{py_is_blank, Tables};
 /// characters of nonzero combining class, and all of them are marks, which are dropped (the
 /// Python side checks this over every code point before it builds the table).
 pub struct FoldTable {
+    /// One bit per code point: set for the keys (a quick "unchanged" for all the others).
+    present: Vec<u64>,
     keys: Vec<u32>,
     /// `ends[i]` is where the folding of `keys[i]` ends in `text` (it starts at `ends[i - 1]`).
     ends: Vec<usize>,
@@ -56,7 +58,14 @@ pub fn set_fold_table(code_points: &[u32], folded: &[String]) -> Result<(), Stri
         text.push_str(f);
         ends.push(text.len());
     }
+    let mut present = vec![0u64; (char::MAX as usize >> 6) + 1];
+    for &cp in code_points {
+        if let Some(word) = present.get_mut(cp as usize >> 6) {
+            *word |= 1 << (cp & 63);
+        }
+    }
     let _ = FOLD.set(FoldTable {
+        present,
         keys: code_points.to_vec(),
         ends,
         text,
@@ -77,6 +86,10 @@ impl FoldTable {
     /// The folding of `c`, or `None` when folding leaves it unchanged.
     #[inline]
     pub fn get(&self, c: char) -> Option<&str> {
+        let cp = c as u32;
+        if self.present.get(cp as usize >> 6)? & (1 << (cp & 63)) == 0 {
+            return None;
+        }
         let i = self.keys.binary_search(&(c as u32)).ok()?;
         let start = if i == 0 { 0 } else { *self.ends.get(i - 1)? };
         self.text.get(start..*self.ends.get(i)?)
@@ -182,19 +195,90 @@ fn is_digit(t: &Tables, c: char) -> bool {
     t.digit_value(c).is_some()
 }
 
+/// A text unit the normalisation steps run over: a `char` (any text, classified by the
+/// interpreter's tables) or a byte of an ASCII text (classified by ASCII rules, which agree with
+/// Python's on ASCII). The steps are written once, generic over both.
+trait Unit: Copy + PartialEq {
+    /// An ASCII character as a unit.
+    fn ascii(b: u8) -> Self;
+    fn is_letter(self, t: &Tables) -> bool;
+    fn is_digit(self, t: &Tables) -> bool;
+    fn is_word(self, t: &Tables) -> bool;
+    /// `'` or `’`.
+    fn is_apostrophe(self) -> bool;
+    fn to_char(self) -> char;
+}
+
+impl Unit for char {
+    #[inline]
+    fn ascii(b: u8) -> Self {
+        b as char
+    }
+    #[inline]
+    fn is_letter(self, t: &Tables) -> bool {
+        is_letter(t, self)
+    }
+    #[inline]
+    fn is_digit(self, t: &Tables) -> bool {
+        is_digit(t, self)
+    }
+    #[inline]
+    fn is_word(self, t: &Tables) -> bool {
+        t.is_word(self)
+    }
+    #[inline]
+    fn is_apostrophe(self) -> bool {
+        matches!(self, '\'' | '\u{2019}')
+    }
+    #[inline]
+    fn to_char(self) -> char {
+        self
+    }
+}
+
+impl Unit for u8 {
+    #[inline]
+    fn ascii(b: u8) -> Self {
+        b
+    }
+    #[inline]
+    fn is_letter(self, _: &Tables) -> bool {
+        self.is_ascii_alphabetic()
+    }
+    #[inline]
+    fn is_digit(self, _: &Tables) -> bool {
+        self.is_ascii_digit()
+    }
+    #[inline]
+    fn is_word(self, _: &Tables) -> bool {
+        self.is_ascii_alphanumeric() || self == b'_'
+    }
+    #[inline]
+    fn is_apostrophe(self) -> bool {
+        self == b'\''
+    }
+    #[inline]
+    fn to_char(self) -> char {
+        self as char
+    }
+}
+
 /// Reusable buffers of the normalisation.
 #[derive(Default)]
 pub struct Normalizer {
     folded: String,
     a: Vec<char>,
     b: Vec<char>,
+    ascii_a: Vec<u8>,
+    ascii_b: Vec<u8>,
 }
 
 impl Normalizer {
     /// Write the answer-match normalisation of `text` into `out` (cleared first): the words
     /// separated by one space, with one space on each side (`" "` when there is no word).
     ///
-    /// `fold` is the accent-folding table, or `None` for no folding.
+    /// `fold` is the accent-folding table, or `None` for no folding. An ASCII text stays bytes
+    /// throughout (folding and lowering cannot take it out of ASCII).
     pub fn normalize_into(
         &mut self,
         t: &Tables,
@@ -203,62 +287,77 @@ impl Normalizer {
         text: &str,
         out: &mut String,
     ) {
+        if text.is_ascii() {
+            let (a, b) = (&mut self.ascii_a, &mut self.ascii_b);
+            a.clear();
+            a.extend_from_slice(text.as_bytes());
+            a.make_ascii_lowercase();
+            steps(t, number_words, a, b, out);
+            return;
+        }
         // 1. NFKD without marks, then str.lower().
         self.a.clear();
-        if text.is_ascii() {
-            self.a
-                .extend(text.bytes().map(|b| b.to_ascii_lowercase() as char));
-        } else {
-            let source = match fold {
-                Some(fold) => {
-                    self.folded.clear();
-                    for c in text.chars() {
-                        match fold.get(c) {
-                            Some(f) => self.folded.push_str(f),
-                            None => self.folded.push(c),
-                        }
+        let source = match fold {
+            Some(fold) => {
+                self.folded.clear();
+                for c in text.chars() {
+                    match fold.get(c) {
+                        Some(f) => self.folded.push_str(f),
+                        None => self.folded.push(c),
                     }
-                    self.folded.as_str()
                 }
-                None => text,
-            };
-            let a = &mut self.a;
-            t.for_each_lower(source, |c| {
-                a.push(c);
-                true
-            });
-        }
-        // 2. After a letter: a possessive 's goes, and so does an apostrophe or a dot.
-        drop_inner_marks(t, &self.a, &mut self.b);
-        // 3. Thousands separators.
-        drop_thousands_separators(t, &self.b, &mut self.a);
-        // 4. A letter glued to a digit is split off; a decimal point becomes "_".
-        split_and_join_numbers(t, &self.a, &mut self.b);
-        // 5. Words, ordinal suffixes and number words, articles.
-        write_words(t, number_words, &self.b, out);
+                self.folded.as_str()
+            }
+            None => text,
+        };
+        let a = &mut self.a;
+        t.for_each_lower(source, |c| {
+            a.push(c);
+            true
+        });
+        steps(t, number_words, &mut self.a, &mut self.b, out);
     }
 }
 
+/// Steps 2-5 of the normalisation, from the lowered text in `a` (`b` is scratch).
+fn steps<U: Unit>(
+    t: &Tables,
+    number_words: bool,
+    a: &mut Vec<U>,
+    b: &mut Vec<U>,
+    out: &mut String,
+) {
+    // 2. After a letter: a possessive 's goes, and so does an apostrophe or a dot.
+    drop_inner_marks(t, a, b);
+    // 3. Thousands separators.
+    drop_thousands_separators(t, b, a);
+    // 4. A letter glued to a digit is split off; a decimal point becomes "_".
+    split_and_join_numbers(t, a, b);
+    // 5. Words, ordinal suffixes and number words, articles.
+    write_words(t, number_words, b, out);
+}
+
 /// `re.sub(r"([^\W\d_])(?:\.?['’]s\b|['’.])", r"\1", text)`.
-fn drop_inner_marks(t: &Tables, a: &[char], out: &mut Vec<char>) {
+fn drop_inner_marks<U: Unit>(t: &Tables, a: &[U], out: &mut Vec<U>) {
     out.clear();
+    let dot = U::ascii(b'.');
     let mut i = 0;
     while let Some(&c) = a.get(i) {
         out.push(c);
         i += 1;
-        if !is_letter(t, c) {
+        if !c.is_letter(t) {
             continue;
         }
         let mut k = i;
-        if a.get(k) == Some(&'.') {
+        if a.get(k) == Some(&dot) {
             k += 1;
         }
-        if matches!(a.get(k), Some('\'' | '\u{2019}'))
-            && a.get(k + 1) == Some(&'s')
-            && a.get(k + 2).is_none_or(|&c| !t.is_word(c))
+        if a.get(k).is_some_and(|x| x.is_apostrophe())
+            && a.get(k + 1) == Some(&U::ascii(b's'))
+            && a.get(k + 2).is_none_or(|&c| !c.is_word(t))
         {
             i = k + 2;
-        } else if matches!(a.get(i), Some('\'' | '\u{2019}' | '.')) {
+        } else if a.get(i).is_some_and(|&x| x.is_apostrophe() || x == dot) {
             i += 1;
         }
     }
@@ -266,19 +365,19 @@ fn drop_inner_marks(t: &Tables, a: &[char], out: &mut Vec<char>) {
 
 /// Whether `a[k..k + 4]` is `,` and three decimal digits.
 #[inline]
-fn group_at(t: &Tables, a: &[char], k: usize) -> bool {
-    a.get(k) == Some(&',')
+fn group_at<U: Unit>(t: &Tables, a: &[U], k: usize) -> bool {
+    a.get(k) == Some(&U::ascii(b','))
         && a.get(k + 1..k + 4)
-            .is_some_and(|g| g.iter().all(|&c| is_digit(t, c)))
+            .is_some_and(|g| g.iter().all(|&c| c.is_digit(t)))
 }
 
 /// Where `(\d),(\d{3})(?:,(\d{3}))?(?:,(\d{3}))?\b` matches from `i` (a digit), in the order a
 /// backtracking engine tries the optional groups.
-fn thousands_end(t: &Tables, a: &[char], i: usize) -> Option<usize> {
+fn thousands_end<U: Unit>(t: &Tables, a: &[U], i: usize) -> Option<usize> {
     if !group_at(t, a, i + 1) {
         return None;
     }
-    let boundary = |e: usize| a.get(e).is_none_or(|&c| !t.is_word(c));
+    let boundary = |e: usize| a.get(e).is_none_or(|&c| !c.is_word(t));
     let e1 = i + 5;
     if group_at(t, a, e1) {
         let e2 = e1 + 4;
@@ -293,13 +392,14 @@ fn thousands_end(t: &Tables, a: &[char], i: usize) -> Option<usize> {
 }
 
 /// `re.sub(r"(\d),(\d{3})(?:,(\d{3}))?(?:,(\d{3}))?\b", r"\1\2\3\4", text)`.
-fn drop_thousands_separators(t: &Tables, a: &[char], out: &mut Vec<char>) {
+fn drop_thousands_separators<U: Unit>(t: &Tables, a: &[U], out: &mut Vec<U>) {
     out.clear();
+    let comma = U::ascii(b',');
     let mut i = 0;
     while let Some(&c) = a.get(i) {
-        if is_digit(t, c) {
+        if c.is_digit(t) {
             if let Some(end) = thousands_end(t, a, i) {
-                out.extend(a.get(i..end).unwrap_or(&[]).iter().filter(|&&d| d != ','));
+                out.extend(a.get(i..end).unwrap_or(&[]).iter().filter(|&&d| d != comma));
                 i = end;
                 continue;
             }
@@ -313,20 +413,20 @@ fn drop_thousands_separators(t: &Tables, a: &[char], out: &mut Vec<char>) {
 ///
 /// One pass does both: the space goes between a letter and a digit, which neither creates nor
 /// breaks a digit-dot-digit match.
-fn split_and_join_numbers(t: &Tables, a: &[char], out: &mut Vec<char>) {
+fn split_and_join_numbers<U: Unit>(t: &Tables, a: &[U], out: &mut Vec<U>) {
     out.clear();
     let mut i = 0;
     while let Some(&c) = a.get(i) {
-        if is_digit(t, c) && a.get(i + 1) == Some(&'.') {
-            if let Some(&d) = a.get(i + 2).filter(|&&d| is_digit(t, d)) {
-                out.extend([c, '_', d]);
+        if c.is_digit(t) && a.get(i + 1) == Some(&U::ascii(b'.')) {
+            if let Some(&d) = a.get(i + 2).filter(|&&d| d.is_digit(t)) {
+                out.extend([c, U::ascii(b'_'), d]);
                 i += 3;
                 continue;
             }
         }
         out.push(c);
-        if is_letter(t, c) && a.get(i + 1).is_some_and(|&d| is_digit(t, d)) {
-            out.push(' ');
+        if c.is_letter(t) && a.get(i + 1).is_some_and(|&d| d.is_digit(t)) {
+            out.push(U::ascii(b' '));
         }
         i += 1;
     }
@@ -334,11 +434,15 @@ fn split_and_join_numbers(t: &Tables, a: &[char], out: &mut Vec<char>) {
 
 /// The ASCII spelling of `word`, in `buf`, when it is short enough to be a table word.
 #[inline]
-fn short_ascii<'b>(word: &[char], buf: &'b mut [u8; 16]) -> Option<&'b str> {
-    if word.len() > buf.len() || !word.iter().all(char::is_ascii) {
+fn short_ascii<'b, U: Unit>(word: &[U], buf: &'b mut [u8; 16]) -> Option<&'b str> {
+    if word.len() > buf.len() {
         return None;
     }
     for (slot, &c) in buf.iter_mut().zip(word) {
+        let c = c.to_char();
+        if !c.is_ascii() {
+            return None;
+        }
         *slot = c as u8;
     }
     std::str::from_utf8(buf.get(..word.len())?).ok()
@@ -346,14 +450,14 @@ fn short_ascii<'b>(word: &[char], buf: &'b mut [u8; 16]) -> Option<&'b str> {
 
 /// Split on runs of non-word characters; per word, drop an ordinal suffix and read a number
 /// word (with `number_words`), drop articles; join with spaces and pad both ends.
-fn write_words(t: &Tables, number_words: bool, a: &[char], out: &mut String) {
+fn write_words<U: Unit>(t: &Tables, number_words: bool, a: &[U], out: &mut String) {
     out.clear();
     out.push(' ');
     let mut buf = [0u8; 16];
     let mut i = 0;
     while i < a.len() {
         let start = i;
-        while a.get(i).is_some_and(|&c| t.is_word(c)) {
+        while a.get(i).is_some_and(|&c| c.is_word(t)) {
             i += 1;
         }
         let Some(mut word) = a.get(start..i).filter(|w| !w.is_empty()) else {
@@ -363,8 +467,10 @@ fn write_words(t: &Tables, number_words: bool, a: &[char], out: &mut String) {
         if number_words {
             // (\d)(?:st|nd|rd|th)$
             if let [.., d, x, y] = word {
-                if matches!((x, y), ('s', 't') | ('n', 'd') | ('r', 'd') | ('t', 'h'))
-                    && is_digit(t, *d)
+                if matches!(
+                    (x.to_char(), y.to_char()),
+                    ('s', 't') | ('n', 'd') | ('r', 'd') | ('t', 'h')
+                ) && d.is_digit(t)
                 {
                     word = word.get(..word.len() - 2).unwrap_or(word);
                 }
@@ -376,7 +482,7 @@ fn write_words(t: &Tables, number_words: bool, a: &[char], out: &mut String) {
                 Some(digits) => out.push_str(digits),
                 None => out.push_str(w),
             },
-            None => out.extend(word),
+            None => out.extend(word.iter().map(|c| c.to_char())),
         }
         out.push(' ');
     }
