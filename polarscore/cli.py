@@ -312,7 +312,8 @@ def _score_to_file(args: argparse.Namespace) -> int:
     target: Path = args.output
     kind = _io.output_format(target, args.format)
     _io.check_target(target, overwrite=args.overwrite, inputs=files)
-    frame = _io.scan_inputs(files)
+    schemas = {file: _io.read_schema(file) for file in files}
+    frame = _io.scan_inputs(files, schemas)
     schema = frame.collect_schema()
 
     selection = [parse_scorer(s) for s in args.scorers] if args.scorers else None
@@ -342,6 +343,14 @@ def _score_to_file(args: argparse.Namespace) -> int:
         for column in _option_columns(options):
             if column not in schema:
                 raise ColumnNotFoundError.from_missing(column, schema.names(), role="option")
+    needed = {args.response: "--response"}
+    if args.references is not None:
+        needed[args.references] = "--references"
+    else:
+        needed[args.reference] = "--reference"
+    for _, options in selection:
+        needed.update(dict.fromkeys(_option_columns(options), "a --scorer option"))
+    _io.check_columns_in_every_file(schemas, needed)
     missing_drop = [c for c in args.drop if c not in schema]
     if missing_drop:
         raise ColumnNotFoundError.from_missing(missing_drop[0], schema.names(), role="--drop")
@@ -609,6 +618,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except pl.exceptions.PolarsError as error:
         _error(f"cannot read the input: {_io.first_line(error)}")
         return EXIT_INPUT
+    except pl.exceptions.PanicException as error:
+        _error(f"internal error in Polars: {_io.first_line(error)}")
+        return EXIT_ERROR
     except OSError as error:
         _error(str(error))
         return EXIT_ERROR

@@ -154,6 +154,63 @@ def test_directory_and_glob_of_parquet(tmp_path: Path) -> None:
     assert_frame_equal(pl.read_parquet(glob_target).sort("id"), expected.head(4))
 
 
+def test_files_with_different_columns_are_unioned_by_name(tmp_path: Path) -> None:
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    LOG.head(3).drop("model").write_parquet(parts / "a.parquet")
+    LOG.tail(3).drop("mode").with_columns(extra=pl.lit(7)).write_parquet(parts / "b.parquet")
+    target = tmp_path / "scored.parquet"
+    common = ["--response", "answer", "--reference", "gold", "--scorer", "answer_correctness"]
+    result = run_cli("score", parts, "-o", target, *common)
+    assert result.returncode == 0, result.stderr
+    assert "panicked" not in result.stderr
+    unioned = pl.concat(
+        [LOG.head(3).drop("model"), LOG.tail(3).drop("mode").with_columns(extra=pl.lit(7))],
+        how="diagonal",
+    )
+    expected = expected_scores(unioned, scorers="answer_correctness")
+    assert_frame_equal(pl.read_parquet(target), expected)
+    # Print mode reads the same union.
+    result = run_cli("score", parts, "--response", "answer", "--reference", "gold")
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_file_lacking_a_needed_column_is_named(tmp_path: Path) -> None:
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    LOG.head(3).write_parquet(parts / "a.parquet")
+    LOG.tail(3).drop("gold").write_parquet(parts / "b.parquet")
+    target = tmp_path / "scored.parquet"
+    env = {**ENV, "RUST_BACKTRACE": "1"}
+    result = subprocess.run(
+        [*COMMAND, "score", str(parts), "-o", str(target), "--response", "answer"]
+        + ["--reference", "gold"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == cli.EXIT_DATA
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "b.parquet" in lines[0]
+    assert "'gold'" in lines[0]
+    assert "panicked" not in result.stderr
+    assert not target.exists()
+
+
+def test_files_disagreeing_on_a_column_type_are_refused(tmp_path: Path) -> None:
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    LOG.head(3).write_parquet(parts / "a.parquet")
+    LOG.tail(3).with_columns(pl.col("id").cast(pl.String)).write_parquet(parts / "b.parquet")
+    result = run_cli("score", parts, "-o", tmp_path / "out.parquet", "--response", "answer")
+    assert result.returncode == cli.EXIT_INPUT
+    assert "'id'" in result.stderr
+    assert "b.parquet" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
 def test_every_registered_scorer_by_default(tmp_path: Path) -> None:
     source, target = tmp_path / "log.parquet", tmp_path / "scored.parquet"
     LOG.write_parquet(source)
