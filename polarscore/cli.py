@@ -21,15 +21,18 @@ import argparse
 import json
 import math
 import os
+import re
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, TypeVar
 
 import polars as pl
+from polars._typing import PolarsDataType
 
 from polarscore import _io
 from polarscore.datasets import sample_path
@@ -55,6 +58,7 @@ EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
 
 _PROG = "polarscore"
+_T = TypeVar("_T")
 
 
 class _Terminated(BaseException):
@@ -90,8 +94,9 @@ def _add_score_parser(sub: Any) -> None:
             "With -o OUTPUT: score eval logs (Parquet, JSONL or CSV files, globs, or directories "
             "of Parquet files) and write them with the score columns added, as Parquet or CSV, "
             "streaming with bounded memory. The output appears only when complete. Without -o: "
-            "score with answer correctness and print rows, scored, inconclusive and mean score "
-            "per match mode."
+            "print rows, scored, inconclusive and mean score (and the pass rate with "
+            "--threshold) per scorer, by default answer correctness in every match mode; the "
+            "bundled sample is scored against its alias list, beside its human verdicts."
         ),
         epilog=(
             "scorer options: --scorer NAME:key=value,key=value; a value @COLUMN reads the option "
@@ -114,12 +119,15 @@ def _add_score_parser(sub: Any) -> None:
         "--response", default="response", help="response column (default: %(default)s)"
     )
     score.add_argument(
-        "--reference", default="reference", help="reference column (default: %(default)s)"
+        "--reference",
+        default=None,
+        help="reference column: text, or a list of acceptable answers (default: reference)",
     )
     score.add_argument(
         "--references",
         default=None,
-        help="list column of acceptable answers (aliases), for the scorers that accept a list",
+        help="list column of acceptable answers (aliases); every scorer then reads it instead "
+        "of --reference (default with --sample: references)",
     )
     score.add_argument(
         "--scorer",
@@ -247,6 +255,15 @@ def _parse_value(scorer: str, option: str, text: str, default: Any) -> Any:
         return text
 
 
+def _scorer_name(name: str, flag: str) -> str:
+    if name not in available_scorers():
+        raise InvalidParameterError(
+            f"{flag} names no registered scorer: {name!r}. The scorers: "
+            f"{', '.join(available_scorers())} (see 'polarscore scorers')."
+        )
+    return name
+
+
 def parse_scorer(text: str) -> tuple[str, dict[str, Any]]:
     """Parse ``NAME`` or ``NAME:key=value,key=value`` against the registry.
 
@@ -257,7 +274,7 @@ def parse_scorer(text: str) -> tuple[str, dict[str, Any]]:
     ('answer_correctness', {'match_mode': 'contains'})
     """
     name, _, rest = text.partition(":")
-    spec = get_scorer(name.strip())
+    spec = get_scorer(_scorer_name(name.strip(), "--scorer"))
     options: dict[str, Any] = {}
     for item in _split_options(rest):
         key, sep, value = item.partition("=")
@@ -289,7 +306,7 @@ def _parse_thresholds(items: Sequence[str] | None) -> float | dict[str, float] |
                 f"The --threshold value must be a number or NAME=number; got {item!r}."
             ) from None
         if sep:
-            named[get_scorer(name).name] = number
+            named[_scorer_name(name, "--threshold NAME=T")] = number
         else:
             single = number
     if single is not None and named:
@@ -307,7 +324,160 @@ def _option_columns(options: dict[str, Any]) -> list[str]:
     return columns
 
 
+#: The bundled sample's list of gold aliases and its human verdicts.
+SAMPLE_REFERENCES = "references"
+SAMPLE_VERDICT = "human_correct"
+
+#: Flags that shape the written file only; print mode refuses them.
+_OUTPUT_ONLY = {
+    "format": "--format",
+    "prefix": "--prefix",
+    "drop": "--drop",
+    "overwrite": "--overwrite",
+}
+
+
+def _reference_columns(args: argparse.Namespace) -> tuple[str, str | None]:
+    """Return the ``(reference, references)`` columns the scorers read.
+
+    Every scorer takes a list of acceptable answers, so ``--references`` replaces
+    ``--reference``; the bundled sample is scored against its alias list unless told otherwise.
+    """
+    if args.reference is not None and args.references is not None:
+        raise InvalidParameterError(
+            "Give --reference or --references, not both: every scorer reads the list column "
+            "of --references when it is given."
+        )
+    references = args.references
+    if references is None and args.reference is None and args.sample:
+        references = SAMPLE_REFERENCES
+    return args.reference or "reference", references
+
+
+def _selection(args: argparse.Namespace, *, printing: bool) -> list[tuple[str, dict[str, Any]]]:
+    """Return the ``(scorer, options)`` pairs to run, with the match-mode flags applied.
+
+    Printing, the default is answer correctness, and a scorer with a ``match_mode`` option
+    that neither ``--scorer`` nor a flag sets is listed once per mode.
+    """
+    chosen = [parse_scorer(s) for s in args.scorers] if args.scorers else None
+    if chosen is None:
+        names = ["answer_correctness"] if printing else available_scorers()
+        chosen = [(name, {}) for name in names]
+    mode: Any = None
+    if args.mode_column is not None:
+        mode = pl.col(args.mode_column)
+    elif args.match_mode not in (None, "all"):
+        mode = args.match_mode
+    elif args.match_mode == "all" and not printing:
+        raise InvalidParameterError(
+            "--match-mode all applies to the printed summary only; with -o choose one mode "
+            "(or give --mode-column)."
+        )
+    takers = [name for name, _ in chosen if "match_mode" in get_scorer(name).options]
+    if (args.mode_column is not None or args.match_mode is not None) and not takers:
+        raise InvalidParameterError(
+            "--match-mode/--mode-column apply to scorers with a 'match_mode' option, and "
+            "none was selected."
+        )
+    selection: list[tuple[str, dict[str, Any]]] = []
+    for name, options in chosen:
+        if name in takers and "match_mode" not in options:
+            if mode is not None:
+                options["match_mode"] = mode
+            elif printing:
+                selection += [(name, {**options, "match_mode": m}) for m in MATCH_MODES]
+                continue
+        selection.append((name, options))
+    return selection
+
+
+def _listing(schema: pl.Schema) -> str:
+    return ", ".join(repr(c) for c in schema.names()) or "(none)"
+
+
+def _check_input_columns(
+    schema: pl.Schema, schemas: dict[Path, pl.Schema], needed: dict[str, str]
+) -> None:
+    """Check the columns the flags name (``needed``: column -> flag), in the flags' words."""
+    for column, flag in needed.items():
+        if column not in schema:
+            raise ColumnNotFoundError(
+                f"The {flag} column {column!r} is not in the input. Its columns: "
+                f"{_listing(schema)}.\nHint: name one of them with {flag}."
+            )
+    _io.check_columns_in_every_file(schemas, needed)
+    for column, flag in needed.items():
+        dtype = schema[column]
+        if flag in ("--response", "--mode-column"):
+            fits = _is_text(dtype)
+            expected = "text (String)"
+        elif flag in ("--reference", "--references"):
+            fits = _is_text(dtype) or (isinstance(dtype, pl.List) and _is_text(dtype.inner))
+            expected = "text (String) or a list of text (List(String))"
+        else:
+            continue
+        if not fits:
+            raise ColumnTypeError(
+                f"The {flag} column {column!r} holds {dtype}, not {expected}.\n"
+                "Hint: the command line does not convert columns; write the log with the column "
+                f"as text (in Polars: pl.col({column!r}).cast(pl.String))."
+            )
+
+
+def _is_text(dtype: PolarsDataType) -> bool:
+    return dtype in (pl.String, pl.Null) or isinstance(dtype, pl.Categorical | pl.Enum)
+
+
+def _needed_columns(
+    args: argparse.Namespace,
+    selection: Sequence[tuple[str, dict[str, Any]]],
+    reference: str,
+    references: str | None,
+) -> dict[str, str]:
+    needed = {args.response: "--response"}
+    if references is not None:
+        needed[references] = "--references"
+    else:
+        needed[reference] = "--reference"
+    if args.mode_column is not None:
+        needed[args.mode_column] = "--mode-column"
+    for _, options in selection:
+        for column in _option_columns(options):
+            needed.setdefault(column, "--scorer option")
+    return needed
+
+
+def _check_thresholds(
+    thresholds: float | dict[str, float] | None, selection: Sequence[tuple[str, Any]]
+) -> None:
+    """Check ``--threshold`` values against the scores' range and the scorers being run."""
+    if thresholds is None:
+        return
+    values = thresholds.values() if isinstance(thresholds, dict) else [thresholds]
+    for value in values:
+        if not 0.0 <= value <= 1.0:
+            raise InvalidParameterError(
+                f"--threshold must be between 0 and 1 (every score lies in [0, 1]); got {value:g}."
+            )
+    if isinstance(thresholds, dict):
+        running = {name for name, _ in selection}
+        unused = sorted(set(thresholds) - running)
+        if unused:
+            raise InvalidParameterError(
+                f"--threshold {unused[0]}=... names a scorer that is not being run "
+                f"(running: {', '.join(sorted(running))})."
+            )
+
+
 def _score_to_file(args: argparse.Namespace) -> int:
+    # Every flag is checked before any file is looked at.
+    selection = _selection(args, printing=False)
+    thresholds = _parse_thresholds(args.threshold)
+    _check_thresholds(thresholds, selection)
+    reference, references = _reference_columns(args)
+    requests = resolve_scorers(selection, thresholds=thresholds, prefix=args.prefix)
+
     files = [sample_path()] if args.sample else _io.resolve_inputs(args.inputs)
     target: Path = args.output
     kind = _io.output_format(target, args.format)
@@ -315,55 +485,29 @@ def _score_to_file(args: argparse.Namespace) -> int:
     schemas = {file: _io.read_schema(file) for file in files}
     frame = _io.scan_inputs(files, schemas)
     schema = frame.collect_schema()
-
-    selection = [parse_scorer(s) for s in args.scorers] if args.scorers else None
-    if selection is None:
-        selection = [(name, {}) for name in available_scorers()]
-    mode: Any = None
-    if args.mode_column is not None:
-        mode = pl.col(args.mode_column)
-    elif args.match_mode not in (None, "all"):
-        mode = args.match_mode
-    elif args.match_mode == "all":
-        raise InvalidParameterError(
-            "--match-mode all applies to the printed summary only; with -o choose one mode "
-            "(or give --mode-column)."
-        )
-    if mode is not None:
-        takers = [name for name, _ in selection if "match_mode" in get_scorer(name).options]
-        if not takers:
-            raise InvalidParameterError(
-                "--match-mode/--mode-column apply to scorers with a 'match_mode' option, and "
-                "none was selected."
+    _check_input_columns(schema, schemas, _needed_columns(args, selection, reference, references))
+    for column in args.drop:
+        if column not in schema:
+            raise ColumnNotFoundError(
+                f"The --drop column {column!r} is not in the input. Its columns: "
+                f"{_listing(schema)}."
             )
-        for name, options in selection:
-            if name in takers:
-                options.setdefault("match_mode", mode)
-    for _, options in selection:
-        for column in _option_columns(options):
-            if column not in schema:
-                raise ColumnNotFoundError.from_missing(column, schema.names(), role="option")
-    needed = {args.response: "--response"}
-    if args.references is not None:
-        needed[args.references] = "--references"
-    else:
-        needed[args.reference] = "--reference"
-    for _, options in selection:
-        needed.update(dict.fromkeys(_option_columns(options), "a --scorer option"))
-    _io.check_columns_in_every_file(schemas, needed)
-    missing_drop = [c for c in args.drop if c not in schema]
-    if missing_drop:
-        raise ColumnNotFoundError.from_missing(missing_drop[0], schema.names(), role="--drop")
+    outputs = [r.column for r in requests] + [r.pass_column for r in requests if r.pass_column]
+    clashes = [name for name in outputs if name in schema]
+    if clashes:
+        raise ColumnCollisionError(
+            f"The output column {clashes[0]!r} is already in the input.\n"
+            "Hint: pass --prefix to name the score columns differently."
+        )
 
-    requests = resolve_scorers(
-        selection, thresholds=_parse_thresholds(args.threshold), prefix=args.prefix
-    )
-    exprs = score_exprs(
-        schema,
-        requests,
-        response=args.response,
-        reference=args.reference,
-        references=args.references,
+    exprs = _cli_words(
+        lambda: score_exprs(
+            schema,
+            requests,
+            response=args.response,
+            reference=reference,
+            references=references,
+        )
     )
     stream = _io.stderr_if_tty(quiet=args.quiet)
     total = _io.count_rows(files)
@@ -451,23 +595,106 @@ def summarize_correctness(
     return pl.concat([wide.select(pl.col(c).struct.unnest()) for c in wide.columns])
 
 
+def _mode_label(options: dict[str, Any]) -> str:
+    mode = options.get("match_mode")
+    if mode is None:
+        return "-"
+    if isinstance(mode, pl.Expr):
+        return "per row: " + ", ".join(mode.meta.root_names())
+    return str(mode)
+
+
 def _print_mode_summary(args: argparse.Namespace) -> int:
+    for attribute, flag in _OUTPUT_ONLY.items():
+        if getattr(args, attribute) not in (None, False, []):
+            raise InvalidParameterError(
+                f"{flag} shapes the written file and applies only with -o OUTPUT."
+            )
+    selection = _selection(args, printing=True)
+    thresholds = _parse_thresholds(args.threshold)
+    _check_thresholds(thresholds, selection)
+    reference, references = _reference_columns(args)
+    # Validate the selection as a whole (unknown options); each row is then built on its own.
+    resolve_scorers(list(dict(selection).items()), thresholds=thresholds)
+
     files = [sample_path()] if args.sample else _io.resolve_inputs(args.inputs)
-    modes = MATCH_MODES if args.match_mode in (None, "all") else (args.match_mode,)
-    summary = summarize_correctness(
-        _io.scan_inputs(files),
-        response=args.response,
-        reference=args.reference,
-        modes=modes,
-        mode_column=args.mode_column,
-    )
+    schemas = {file: _io.read_schema(file) for file in files}
+    frame = _io.scan_inputs(files, schemas)
+    schema = frame.collect_schema()
+    _check_input_columns(schema, schemas, _needed_columns(args, selection, reference, references))
+
+    labels: list[tuple[str, str]] = []
+    aggregates: list[pl.Expr] = []
+    for index, (name, options) in enumerate(selection):
+        threshold = thresholds.get(name) if isinstance(thresholds, dict) else thresholds
+        (request,) = resolve_scorers(
+            [(name, options)],
+            thresholds=None if threshold is None else {name: threshold},
+            prefix=f"__polarscore_{index}_",
+        )
+        score = _cli_words(
+            partial(
+                score_exprs,
+                schema,
+                [request],
+                response=args.response,
+                reference=reference,
+                references=references,
+            )
+        )[0]
+        labels.append((name, _mode_label(options)))
+        aggregates.append(_score_aggregate(score, request.threshold, f"__row_{index}"))
+    verdict = SAMPLE_VERDICT if args.sample and SAMPLE_VERDICT in schema else None
+    if verdict is not None:
+        labels.append((f"human verdict ({verdict})", "-"))
+        human = pl.col(verdict).cast(pl.Float64)
+        verdict_threshold = None if thresholds is None else 1.0
+        aggregates.append(_score_aggregate(human, verdict_threshold, f"__row_{len(labels) - 1}"))
+    wide = frame.select(aggregates).collect(engine="streaming")
+    rows = [wide[column].struct.unnest() for column in wide.columns]
+    table = pl.DataFrame(
+        {"scorer": [n for n, _ in labels], "match_mode": [m for _, m in labels]}
+    ).hstack(pl.concat(rows))
+    if thresholds is None:
+        table = table.drop("threshold", "pass_rate")
+    against = f"references {references!r}" if references else f"reference {reference!r}"
     label = files[0].name if len(files) == 1 else f"{len(files)} files"
-    print(f"answer_correctness on {label}")
+    print(f"{label}: response {args.response!r} against {against}")
     with pl.Config(
-        tbl_hide_dataframe_shape=True, float_precision=4, tbl_hide_column_data_types=True
+        tbl_hide_dataframe_shape=True,
+        float_precision=4,
+        tbl_hide_column_data_types=True,
+        tbl_rows=-1,
+        tbl_cols=-1,
+        tbl_width_chars=200,
     ):
-        print(summary)
+        print(table)
     return EXIT_OK
+
+
+def _score_aggregate(score: pl.Expr, threshold: float | None, name: str) -> pl.Expr:
+    """One summary row: rows, scored, inconclusive, mean score and, with a threshold, pass rate."""
+    passed = (score >= threshold).sum() / score.count() if threshold is not None else None
+    return pl.struct(
+        pl.len().alias("rows"),
+        score.count().alias("scored"),
+        score.null_count().alias("inconclusive"),
+        score.mean().alias("mean_score"),
+        pl.lit(threshold, dtype=pl.Float64).alias("threshold"),
+        (pl.lit(None, dtype=pl.Float64) if passed is None else passed).alias("pass_rate"),
+    ).alias(name)
+
+
+_PYTHON_PARAMETER = re.compile(r"^The '(\w+)' parameter of (\w+) ")
+
+
+def _cli_words(build: Callable[[], _T]) -> _T:
+    """Run ``build``; a scorer's bad option value is reported as a ``--scorer`` option."""
+    try:
+        return build()
+    except InvalidParameterError as error:
+        message = _PYTHON_PARAMETER.sub(r"The option \1 of --scorer \2 ", str(error))
+        raise InvalidParameterError(message) from error
 
 
 def _json_value(value: Any) -> Any:

@@ -37,16 +37,84 @@ def leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
 
 
-def test_sample_summary_per_mode() -> None:
+def _table_rows(stdout: str) -> dict[tuple[str, str], list[str]]:
+    """Read the printed summary table: (scorer, match_mode) -> the other cells."""
+    rows = {}
+    for line in stdout.splitlines():
+        cells = [c.strip() for c in line.strip("│ ").split("┆")]
+        if len(cells) > 2 and cells[0] != "scorer":
+            rows[cells[0], cells[1]] = cells[2:]
+    return rows
+
+
+def test_sample_summary_per_mode_against_the_alias_list() -> None:
     result = run_cli("score", "--sample")
     assert result.returncode == 0, result.stderr
     sample = load_sample()
-    assert "answer_correctness on triviaqa_sample.parquet" in result.stdout
+    assert "triviaqa_sample.parquet" in result.stdout
+    assert "against references 'references'" in result.stdout
+    rows = _table_rows(result.stdout)
     for mode in ("exact", "normalized", "contains"):
-        mean = sample.select(ps.answer_correctness("response", "reference", match_mode=mode).mean())
-        line = next(line for line in result.stdout.splitlines() if f" {mode} " in line)
-        assert f"{mean.item():.4f}" in line
-        assert "3000" in line
+        score = ps.answer_correctness("response", "references", match_mode=mode)
+        mean = sample.select(score.mean()).item()
+        cells = rows["answer_correctness", mode]
+        assert cells[0] == "3000"
+        assert cells[3] == f"{mean:.4f}"
+    human = sample["human_correct"]
+    cells = rows["human verdict (human_correct)", "-"]
+    assert cells[1:4] == [str(human.count()), str(human.null_count()), f"{human.mean():.4f}"]
+
+
+def test_print_mode_runs_the_chosen_scorers_and_thresholds(tmp_path: Path) -> None:
+    source = tmp_path / "log.parquet"
+    log = LOG.with_columns(golds=pl.concat_list("gold", pl.lit("Rome")))
+    log.write_parquet(source)
+    result = run_cli(
+        "score",
+        source,
+        "--response",
+        "answer",
+        "--references",
+        "golds",
+        "--scorer",
+        "answer_match",
+        "--scorer",
+        "squad_f1",
+        "--threshold",
+        "answer_match=0.5",
+    )
+    assert result.returncode == 0, result.stderr
+    rows = _table_rows(result.stdout)
+    assert set(rows) == {("answer_match", "-"), ("squad_f1", "-")}
+    match = log.select(ps.answer_match("answer", "golds")).to_series()
+    f1 = log.select(ps.squad_f1("answer", "golds")).to_series()
+    assert rows["answer_match", "-"][3:] == [
+        f"{match.mean():.4f}",
+        "0.5000",
+        f"{(match >= 0.5).sum() / match.count():.4f}",
+    ]
+    assert rows["squad_f1", "-"][3] == f"{f1.mean():.4f}"
+    assert rows["squad_f1", "-"][4:] == ["null", "null"]
+    # A list column given as --reference scores like --references, as it does with -o.
+    listed = run_cli(
+        "score", source, "--response", "answer", "--reference", "golds", "--scorer", "answer_match"
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert _table_rows(listed.stdout)["answer_match", "-"][3] == f"{match.mean():.4f}"
+
+
+@pytest.mark.parametrize(
+    "flags", [["--prefix", "x_"], ["--drop", "id"], ["--format", "csv"], ["--overwrite"]]
+)
+def test_print_mode_refuses_output_only_flags(tmp_path: Path, flags: list[str]) -> None:
+    source = tmp_path / "log.parquet"
+    LOG.write_parquet(source)
+    result = run_cli("score", source, "--response", "answer", "--reference", "gold", *flags)
+    assert result.returncode == cli.EXIT_USAGE
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1
+    assert flags[0] in result.stderr
+    assert "only with -o" in result.stderr
 
 
 def test_parquet_to_parquet(tmp_path: Path) -> None:
@@ -182,9 +250,9 @@ def test_a_file_lacking_a_needed_column_is_named(tmp_path: Path) -> None:
     LOG.tail(3).drop("gold").write_parquet(parts / "b.parquet")
     target = tmp_path / "scored.parquet"
     env = {**ENV, "RUST_BACKTRACE": "1"}
+    columns = ["--response", "answer", "--reference", "gold"]
     result = subprocess.run(
-        [*COMMAND, "score", str(parts), "-o", str(target), "--response", "answer"]
-        + ["--reference", "gold"],
+        [*COMMAND, "score", str(parts), "-o", str(target), *columns],
         env=env,
         capture_output=True,
         text=True,
@@ -247,14 +315,14 @@ def test_existing_output_needs_overwrite(tmp_path: Path) -> None:
         (
             ["log.parquet", "--response", "reply"],
             cli.EXIT_DATA,
-            "The response column 'reply' is not in the frame. Available columns: 'id', 'answer'",
+            "The --response column 'reply' is not in the input. Its columns: 'id', 'answer'",
         ),
         (
             ["log.parquet", "--response", "id"],
             cli.EXIT_DATA,
-            "The response column 'id' must hold text (String); it is Int64.",
+            "The --response column 'id' holds Int64, not text (String).\nHint: the command line",
         ),
-        (["log.parquet", "--mode-column", "nope"], cli.EXIT_DATA, "'nope' is not in the frame"),
+        (["log.parquet", "--mode-column", "nope"], cli.EXIT_DATA, "'nope' is not in the input"),
         (["log.parquet", "--scorer", "answer_corectness"], cli.EXIT_USAGE, "answer_correctness"),
         (
             ["log.parquet", "--scorer", "answer_correctness:mode=exact"],
@@ -267,7 +335,7 @@ def test_existing_output_needs_overwrite(tmp_path: Path) -> None:
             "Got 'exakt' instead",
         ),
         (["log.parquet", "--threshold", "high"], cli.EXIT_USAGE, "--threshold value"),
-        (["log.parquet", "--threshold", "2"], cli.EXIT_USAGE, "<= 1"),
+        (["log.parquet", "--threshold", "2"], cli.EXIT_USAGE, "between 0 and 1"),
         (["log.parquet", "-o", "out.json"], cli.EXIT_OUTPUT, "Cannot tell the output format"),
         (["log.parquet", "-o", "no/such/dir/out.parquet"], cli.EXIT_OUTPUT, "does not exist"),
         (["log.parquet", "-o", "nested.csv"], cli.EXIT_DATA, "CSV cannot hold"),
@@ -290,6 +358,9 @@ def test_errors(tmp_path: Path, args: list[str], code: int, message: str) -> Non
     result = run_cli("score", *args, "--reference", "gold", cwd=tmp_path)
     assert result.returncode == code, result.stderr
     assert message in result.stderr
+    # The command line speaks of flags and files, not of Python parameters.
+    assert "parameter" not in result.stderr
+    assert "frame" not in result.stderr
     assert result.stderr.startswith("polarscore: error:") or code == cli.EXIT_USAGE
     assert not (tmp_path / "out.parquet").exists()
     assert leftovers(tmp_path) == []
