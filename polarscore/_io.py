@@ -503,10 +503,19 @@ def stderr_if_tty(*, quiet: bool) -> TextIO | None:
     return sys.stderr
 
 
-def sink(frame: pl.LazyFrame, path: Path, kind: OutputFormat) -> pl.LazyFrame:
-    """Return the lazy sink query writing ``frame`` to ``path`` as ``kind``."""
+def sink(
+    frame: pl.LazyFrame,
+    path: Path,
+    kind: OutputFormat,
+    *,
+    metadata: Mapping[str, str] | None = None,
+) -> pl.LazyFrame:
+    """Return the lazy sink query writing ``frame`` to ``path`` as ``kind``.
+
+    ``metadata`` goes into a Parquet file's key-value metadata (CSV has none).
+    """
     if kind == "parquet":
-        return frame.sink_parquet(path, lazy=True)
+        return frame.sink_parquet(path, lazy=True, metadata=dict(metadata or {}))
     return frame.sink_csv(path, lazy=True)
 
 
@@ -523,6 +532,7 @@ def write_in_slices(
     progress: Progress,
     slice_rows: int = SLICE_ROWS,
     interval: float = 0.2,
+    metadata: Mapping[str, str] | None = None,
 ) -> None:
     """Score and write ``frame`` (``total`` rows) to ``path``, ``slice_rows`` rows at a time.
 
@@ -535,6 +545,7 @@ def write_in_slices(
     row count up front, which Parquet metadata gives for free; Parquet's slice pushdown reads only
     the row groups a slice needs. Each slice runs as :func:`collect_with_progress`: Ctrl-C and
     SIGTERM are handled promptly, and the running query is cancelled and waited for.
+    ``metadata`` goes into a Parquet file's key-value metadata (CSV has none).
     """
     import pyarrow.parquet as pq
 
@@ -547,7 +558,12 @@ def write_in_slices(
                 if kind == "parquet":
                     table = part.to_arrow()
                     if writer is None:
-                        writer = pq.ParquetWriter(out, table.schema, compression="zstd")
+                        schema = table.schema
+                        if metadata:
+                            schema = schema.with_metadata(
+                                {**(schema.metadata or {}), **dict(metadata)}
+                            )
+                        writer = pq.ParquetWriter(out, schema, compression="zstd")
                     writer.write_table(table)
                 else:
                     part.write_csv(out, include_header=offset == 0)

@@ -35,6 +35,7 @@ import polars as pl
 from polars._typing import PolarsDataType
 
 from polarscore import _io
+from polarscore._defaults import DEFAULT_THRESHOLD
 from polarscore.datasets import sample_path
 from polarscore.exceptions import (
     ColumnCollisionError,
@@ -44,9 +45,15 @@ from polarscore.exceptions import (
     PolarscoreError,
 )
 from polarscore.frame import resolve_scorers, score_exprs
+from polarscore.provenance import (
+    PROVENANCE_KEY,
+    read_provenance,
+    record_for_requests,
+    recorded_thresholds,
+)
 from polarscore.registry import available_scorers, get_scorer
 from polarscore.scores.correctness import MATCH_MODES, answer_correctness
-from polarscore.summary import summarize
+from polarscore.summary import _default_scores, summarize
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -184,7 +191,11 @@ def _add_summary_parser(sub: Any) -> None:
         "--by", action="append", default=None, metavar="COLUMN", help="group by, repeatable"
     )
     summary.add_argument(
-        "--threshold", type=float, default=0.5, help="pass threshold (default: %(default)s)"
+        "--threshold",
+        type=float,
+        default=None,
+        help="pass threshold of every score column (default: the threshold each column was "
+        f"scored with, as recorded in the file by 'polarscore score', else {DEFAULT_THRESHOLD})",
     )
     summary.add_argument(
         "--expected-behavior", default=None, metavar="COLUMN", help="column of good/bad labels"
@@ -534,12 +545,24 @@ def _score_to_file(args: argparse.Namespace) -> int:
                 f"CSV cannot hold the nested column(s) {', '.join(repr(c) for c in nested)}.\n"
                 "Hint: write Parquet, or leave them out with --drop."
             )
+    record = record_for_requests(
+        requests,
+        response=args.response,
+        reference=reference,
+        references=references,
+        inputs={str(file): rows for file, rows in _io.file_rows(files).items()},
+    )
+    metadata = {PROVENANCE_KEY: json.dumps(record, ensure_ascii=False)}
     with _io.atomic_target(target) as temporary:
         try:
             if total:
-                _io.write_in_slices(scored, temporary, kind, total=total, progress=progress)
+                _io.write_in_slices(
+                    scored, temporary, kind, total=total, progress=progress, metadata=metadata
+                )
             else:
-                _io.run_with_progress(_io.sink(scored, temporary, kind), progress)
+                _io.run_with_progress(
+                    _io.sink(scored, temporary, kind, metadata=metadata), progress
+                )
         except pl.exceptions.PolarsError as error:
             raise _io.InputFileError(
                 f"Scoring stopped while reading or scoring the input: {_io.first_line(error)}"
@@ -703,13 +726,118 @@ def _json_value(value: Any) -> Any:
     return value
 
 
+def _records(files: Sequence[Path]) -> dict[Path, dict[str, Any]]:
+    """Return the provenance records of the scored Parquet files that carry one."""
+    records = {}
+    for file in files:
+        if _io.input_format(file) == "parquet":
+            record = read_provenance(file)
+            if record is not None:
+                records[file] = record
+    return records
+
+
+def _summary_thresholds(
+    args: argparse.Namespace, scores: Sequence[str], records: dict[Path, dict[str, Any]]
+) -> dict[str, float]:
+    """``--threshold`` when given; else each score's recorded threshold, else the default."""
+    if args.threshold is not None:
+        if not 0.0 <= args.threshold <= 1.0:
+            raise InvalidParameterError(
+                f"--threshold must be between 0 and 1 (every score lies in [0, 1]); "
+                f"got {args.threshold:g}."
+            )
+        return dict.fromkeys(scores, args.threshold)
+    recorded: dict[str, tuple[float, Path]] = {}
+    for file, record in records.items():
+        for column, value in recorded_thresholds(record).items():
+            if column in recorded and recorded[column][0] != value:
+                first, where = recorded[column]
+                raise InvalidParameterError(
+                    f"The score column {column!r} was scored with threshold {first:g} in "
+                    f"{str(where)!r} but {value:g} in {str(file)!r}.\n"
+                    "Hint: pass --threshold to summarise them at one threshold."
+                )
+            recorded[column] = (value, file)
+    return {s: recorded[s][0] if s in recorded else DEFAULT_THRESHOLD for s in scores}
+
+
+def _check_summary_flags(args: argparse.Namespace, schema: pl.Schema) -> list[str]:
+    """Check the summary's flags in their own words; return the score columns."""
+    scores = list(args.scores) if args.scores else _default_scores(schema)
+    if not scores:
+        raise ColumnNotFoundError(
+            "No score column to summarise: no float column is named after a scorer. The "
+            f"columns: {_listing(schema)}.\nHint: name the score columns with --scores."
+        )
+    flags = [("--scores", c) for c in scores] + [("--by", c) for c in args.by or []]
+    if args.expected_behavior is not None:
+        flags.append(("--expected-behavior", args.expected_behavior))
+    for flag, column in flags:
+        if column not in schema:
+            raise ColumnNotFoundError(
+                f"The {flag} column {column!r} is not in the input. Its columns: "
+                f"{_listing(schema)}.\nHint: name one of them with {flag}."
+            )
+    for column in scores:
+        if not schema[column].is_numeric():
+            raise ColumnTypeError(
+                f"The --scores column {column!r} holds {schema[column]}, not numbers.\n"
+                "Hint: the command line does not convert columns; name a numeric score column."
+            )
+    if not 0.0 < args.confidence < 1.0:
+        raise InvalidParameterError(
+            f"--confidence must be between 0 and 1 (exclusive); got {args.confidence:g}."
+        )
+    if args.n_bootstrap < 0:
+        raise InvalidParameterError(f"--n-bootstrap must be 0 or more; got {args.n_bootstrap}.")
+    if args.seed < 0:
+        raise InvalidParameterError(f"--seed must be 0 or more; got {args.seed}.")
+    return scores
+
+
+def _describe_record(record: dict[str, Any]) -> list[str]:
+    """Return a few lines saying how a scored log was scored."""
+    response = record.get("response")
+    if record.get("references") is not None:
+        against = f"references {record['references']!r}"
+    else:
+        against = f"reference {record.get('reference')!r}"
+    lines = [
+        f"scored by polarscore {record.get('polarscore_version', '?')}: response "
+        f"{response!r} against {against}"
+    ]
+    for entry in record.get("scorers", []):
+        options = ", ".join(f"{k}={v!r}" for k, v in entry.get("options", {}).items())
+        threshold = entry.get("threshold")
+        passed = "no threshold" if threshold is None else f"threshold {threshold:g}"
+        lines.append(f"  {entry.get('column')}: {entry.get('name')}({options}), {passed}")
+    inputs = record.get("inputs", [])
+    shown = [
+        f"{item.get('path')} ({'?' if item.get('rows') is None else format(item['rows'], ',')} "
+        "rows)"
+        for item in inputs[:3]
+    ]
+    if len(inputs) > 3:
+        shown.append(f"and {len(inputs) - 3} more")
+    if shown:
+        lines.append("  inputs: " + ", ".join(shown))
+    return lines
+
+
 def _summary(args: argparse.Namespace) -> int:
     files = _io.resolve_inputs(args.inputs)
+    schemas = {file: _io.read_schema(file) for file in files}
+    frame = _io.scan_inputs(files, schemas)
+    schema = frame.collect_schema()
+    scores = _check_summary_flags(args, schema)
+    records = _records(files)
+    thresholds = _summary_thresholds(args, scores, records)
     table = summarize(
-        _io.scan_inputs(files),
-        args.scores,
+        frame,
+        scores,
         by=args.by,
-        threshold=args.threshold,
+        threshold=thresholds,
         expected_behavior=args.expected_behavior,
         confidence=args.confidence,
         n_bootstrap=args.n_bootstrap,
@@ -719,6 +847,14 @@ def _summary(args: argparse.Namespace) -> int:
         rows = [{k: _json_value(v) for k, v in row.items()} for row in table.to_dicts()]
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return EXIT_OK
+    shown: list[dict[str, Any]] = []
+    for file, record in records.items():
+        if record in shown:
+            continue
+        shown.append(record)
+        if len(files) > 1:
+            print(f"{file}:")
+        print("\n".join(_describe_record(record)))
     with pl.Config(
         tbl_hide_dataframe_shape=True,
         tbl_hide_column_data_types=True,

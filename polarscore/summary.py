@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from polarscore._defaults import DEFAULT_THRESHOLD
 from polarscore._typing import FrameT
 from polarscore._validation import check_number, invalid_parameter
 from polarscore.exceptions import ColumnNotFoundError, ColumnTypeError
@@ -183,7 +184,7 @@ def summarize(
     scores: str | Sequence[str] | None = None,
     *,
     by: str | Sequence[str] | None = None,
-    threshold: float | Mapping[str, float] = 0.5,
+    threshold: float | Mapping[str, float] = DEFAULT_THRESHOLD,
     expected_behavior: str | None = None,
     confidence: float = 0.95,
     n_bootstrap: int = 2000,
@@ -202,9 +203,11 @@ def summarize(
     by
         Optional grouping column(s): one summary row per group and score column.
     threshold
-        A score passes when it is at least this (default 0.5, as DataRobot's eval pipeline), or
+        A score passes when it is at least this (default 0.5, polarscore's one default
+        :data:`polarscore.DEFAULT_THRESHOLD`, as DataRobot's eval pipeline), or
         ``{score column: threshold}`` with one entry per score column; in [0, 1], where every
-        polarscore score lies.
+        polarscore score lies. For a file written by ``polarscore score``, the thresholds it was
+        scored with are ``recorded_thresholds(read_provenance(path))``.
     expected_behavior
         Optional column of ``"good"`` / ``"bad"`` labels; adds the pass rates of each kind of
         case (other values and nulls count in neither).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import pty
@@ -458,14 +459,123 @@ def test_summary_options_and_errors(tmp_path: Path) -> None:
     )
     missing = run_cli("summary", path, "--by", "team")
     assert missing.returncode == cli.EXIT_DATA
-    assert "'team' is not in the frame. Available columns: 'answer_correctness', 'kind'" in (
+    assert "--by column 'team' is not in the input. Its columns: 'answer_correctness', 'kind'" in (
         missing.stderr
     )
+    assert "parameter" not in missing.stderr
     bad = run_cli("summary", path, "--confidence", "2")
     assert bad.returncode == cli.EXIT_USAGE
     assert "confidence" in bad.stderr
     absent = run_cli("summary", tmp_path / "nope.parquet")
     assert absent.returncode == cli.EXIT_INPUT
+
+
+def test_one_default_threshold() -> None:
+    def default(function: object) -> object:
+        return inspect.signature(function).parameters["threshold"].default  # type: ignore[arg-type]
+
+    assert default(ps.is_passing) == default(ps.summarize) == ps.DEFAULT_THRESHOLD
+    assert cli._build_parser().parse_args(["summary", "x.parquet"]).threshold is None
+    help_text = " ".join(run_cli("summary", "--help").stdout.split())
+    assert f"recorded in the file by 'polarscore score', else {ps.DEFAULT_THRESHOLD})" in help_text
+
+
+@pytest.mark.parametrize("suffix", ["parquet", "jsonl"])
+def test_scored_file_records_how_it_was_scored(tmp_path: Path, suffix: str) -> None:
+    source, target = tmp_path / f"log.{suffix}", tmp_path / "scored.parquet"
+    if suffix == "parquet":
+        LOG.write_parquet(source)
+    else:
+        LOG.write_ndjson(source)
+    result = run_cli(
+        "score",
+        source,
+        "-o",
+        target,
+        "--response",
+        "answer",
+        "--reference",
+        "gold",
+        "--scorer",
+        "answer_correctness:match_mode=contains",
+        "--scorer",
+        "squad_f1",
+        "--threshold",
+        "answer_correctness=0.8",
+    )
+    assert result.returncode == 0, result.stderr
+    record = ps.read_provenance(target)
+    assert record is not None
+    assert record["polarscore_version"] == ps.__version__
+    assert (record["response"], record["reference"], record["references"]) == (
+        "answer",
+        "gold",
+        None,
+    )
+    correctness, f1 = record["scorers"]
+    assert correctness == {
+        "name": "answer_correctness",
+        "column": "answer_correctness",
+        "options": {"match_mode": "contains"},
+        "threshold": 0.8,
+        "pass_column": "answer_correctness_passed",
+    }
+    assert (f1["name"], f1["threshold"], f1["pass_column"]) == ("squad_f1", None, None)
+    rows = LOG.height if suffix == "parquet" else None
+    assert record["inputs"] == [{"path": str(source), "rows": rows}]
+    assert ps.recorded_thresholds(record) == {"answer_correctness": 0.8}
+    # The Python API builds the same scorer entries.
+    same = ps.scoring_record(
+        response="answer",
+        reference="gold",
+        scorers={"answer_correctness": {"match_mode": "contains"}, "squad_f1": None},
+        thresholds={"answer_correctness": 0.8},
+    )
+    assert same["scorers"] == record["scorers"]
+
+
+def test_summary_uses_and_shows_the_recorded_thresholds(tmp_path: Path) -> None:
+    source, target = tmp_path / "log.parquet", tmp_path / "scored.parquet"
+    LOG.write_parquet(source)
+    result = run_cli(
+        "score",
+        source,
+        "-o",
+        target,
+        "--response",
+        "answer",
+        "--reference",
+        "gold",
+        "--scorer",
+        "answer_correctness",
+        "--scorer",
+        "squad_f1",
+        "--threshold",
+        "answer_correctness=0.8",
+    )
+    assert result.returncode == 0, result.stderr
+    as_json = run_cli("summary", target, "--json")
+    assert as_json.returncode == 0, as_json.stderr
+    thresholds = {row["score"]: row["threshold"] for row in json.loads(as_json.stdout)}
+    assert thresholds == {"answer_correctness": 0.8, "squad_f1": ps.DEFAULT_THRESHOLD}
+    table = run_cli("summary", target)
+    assert table.returncode == 0, table.stderr
+    assert "answer_correctness: answer_correctness(match_mode='normalized'), threshold 0.8" in (
+        table.stdout
+    )
+    assert f"{source} (6 rows)" in table.stdout
+    told = run_cli("summary", target, "--json", "--threshold", "0.3")
+    assert {row["threshold"] for row in json.loads(told.stdout)} == {0.3}
+    # Two files scored at different thresholds need --threshold.
+    other = tmp_path / "other.parquet"
+    result = run_cli(
+        "score", source, "-o", other, "--response", "answer", "--reference", "gold",
+        "--scorer", "answer_correctness", "--threshold", "0.6",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    mixed = run_cli("summary", target, other)
+    assert mixed.returncode == cli.EXIT_USAGE
+    assert "pass --threshold" in mixed.stderr
 
 
 def test_scorers_lists_the_registry() -> None:
