@@ -291,11 +291,14 @@ def summarize(
     for role, names in (("score", score_columns), ("by", by_columns)):
         for name in names:
             if name not in schema:
-                raise ColumnNotFoundError.from_missing(name, schema.names(), role=role)
+                raise ColumnNotFoundError.from_missing(
+                    name, schema.names(), role=role, parameter="scores" if role == "score" else role
+                )
     for name in score_columns:
         if not schema[name].is_numeric():
             raise ColumnTypeError(
-                f"The score column {name!r} must be numeric; it is {schema[name]}."
+                f"The score column {name!r} must be numeric; it is {schema[name]}.\n"
+                f"Hint: cast it first, e.g. pl.col({name!r}).cast(pl.Float64)."
             )
     if len(set(score_columns)) != len(score_columns):
         raise invalid_parameter(_FUNCTION, "scores", "distinct column names", score_columns)

@@ -470,6 +470,23 @@ def test_summary_options_and_errors(tmp_path: Path) -> None:
     assert absent.returncode == cli.EXIT_INPUT
 
 
+def test_summary_errors_name_flags(tmp_path: Path) -> None:
+    path = tmp_path / "log.parquet"
+    LOG.write_parquet(path)
+    cases = {
+        (): "Hint: name the score columns with --scores.",
+        ("--scores", "id", "--threshold", "2"): "--threshold must be between 0 and 1",
+        ("--scores", "answer"): "The --scores column 'answer' holds String, not numbers.",
+        ("--scores", "id", "--n-bootstrap", "-1"): "--n-bootstrap must be 0 or more",
+    }
+    for flags, message in cases.items():
+        result = run_cli("summary", path, *flags)
+        assert result.returncode in (cli.EXIT_USAGE, cli.EXIT_DATA), result.stderr
+        assert message in result.stderr
+        assert "parameter" not in result.stderr
+        assert "Got None" not in result.stderr
+
+
 def test_one_default_threshold() -> None:
     def default(function: object) -> object:
         return inspect.signature(function).parameters["threshold"].default  # type: ignore[arg-type]
