@@ -536,8 +536,10 @@ def write_in_slices(
 ) -> None:
     """Score and write ``frame`` (``total`` rows) to ``path``, ``slice_rows`` rows at a time.
 
-    Each slice is its own streaming query, and its result is appended to one Parquet (or CSV)
-    file before the next starts, so at most one slice is in memory at any time. One query over
+    ``frame`` should pass one column through :meth:`Progress.counter`, so that the progress
+    line moves while a slice runs. Each slice is its own streaming query, and its result is
+    appended to one Parquet (or CSV) file before the next starts, so at most one slice is in
+    memory at any time. One query over
     the whole log would be simpler, but Polars' Parquet source decodes row groups ahead of a
     slower consumer without bound (pola-rs/polars#28569), and scoring is much slower than
     decoding: the peak memory then grows with the log (1.4 GiB at 1M rows, 2.2 GiB at 3M, with
@@ -567,7 +569,9 @@ def write_in_slices(
                     writer.write_table(table)
                 else:
                     part.write_csv(out, include_header=offset == 0)
-                progress.rows += part.height
+                # The query's counter (Progress.counter) shows rows while a slice runs; the
+                # slice's own height is the exact count once it is done.
+                progress.rows = offset + part.height
         finally:  # on failure too: the file is then a temporary that is thrown away
             if writer is not None:
                 writer.close()

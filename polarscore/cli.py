@@ -524,15 +524,15 @@ def _score_to_file(args: argparse.Namespace) -> int:
     total = _io.count_rows(files)
     progress = _io.Progress(total, stream=stream)
     # With the row count known (Parquet), the log is scored slice by slice, which keeps memory
-    # flat and counts rows as slices finish. Otherwise (CSV, JSON Lines) one streaming query
-    # runs, and a pass-through batch function on the first score column counts the rows.
-    if not total:
-        first = requests[0]
-        exprs[0] = (
-            exprs[0]
-            .map_batches(progress.counter, return_dtype=first.spec.dtype, is_elementwise=True)
-            .alias(first.column)
-        )
+    # flat. Otherwise (CSV, JSON Lines) one streaming query runs. Either way a pass-through batch
+    # function on the first score column counts the rows as they are scored (one Python call
+    # per batch of rows), so the progress line moves while a slice runs.
+    first = requests[0]
+    exprs[0] = (
+        exprs[0]
+        .map_batches(progress.counter, return_dtype=first.spec.dtype, is_elementwise=True)
+        .alias(first.column)
+    )
     scored = frame.with_columns(exprs[: len(requests)])
     if len(exprs) > len(requests):
         scored = scored.with_columns(exprs[len(requests) :])

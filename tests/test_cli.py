@@ -7,6 +7,7 @@ import json
 import os
 import pty
 import subprocess
+import time
 from pathlib import Path
 
 import polars as pl
@@ -653,3 +654,53 @@ def test_slices_join_into_the_one_query_result(tmp_path: Path, kind: str) -> Non
         want = expected if slice_rows > 1 else expected.head(20)
         assert_frame_equal(got, want, check_dtypes=kind == "parquet")
         assert progress.rows == want.height
+
+
+def test_progress_moves_while_a_slice_runs(tmp_path: Path) -> None:
+    """The CLI's query counts rows as batches are scored, not only when a slice ends."""
+
+    class Lines(list[str]):
+        def write(self, text: str) -> None:
+            self.append(text)
+
+        def flush(self) -> None:
+            pass
+
+    def slow(series: pl.Series) -> pl.Series:
+        time.sleep(0.3)
+        return series
+
+    source = tmp_path / "log.parquet"
+    rows = 400_000
+    pl.DataFrame({"x": range(rows)}).write_parquet(source, row_group_size=50_000)
+    lines = Lines()
+    progress = _io.Progress(rows, stream=lines)  # type: ignore[arg-type]
+    counted = pl.col("x").map_batches(slow, is_elementwise=True, return_dtype=pl.Int64)
+    counted = counted.map_batches(progress.counter, is_elementwise=True, return_dtype=pl.Int64)
+    frame = pl.scan_parquet(source).with_columns(counted.alias("y"))
+    _io.write_in_slices(
+        frame, tmp_path / "out.parquet", "parquet", total=rows, progress=progress, interval=0.05
+    )
+    drawn = [int(line.split("]")[1].split("/")[0].replace(",", "")) for line in lines]
+    assert any(0 < n < rows for n in drawn), drawn
+    assert drawn[-1] == rows
+    assert progress.rows == rows
+    assert "rows/s" in lines[-1]
+
+
+def test_the_cli_query_carries_the_row_counter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[int] = []
+    original = _io.Progress.counter
+
+    def spy(self: _io.Progress, series: pl.Series) -> pl.Series:
+        calls.append(len(series))
+        return original(self, series)
+
+    monkeypatch.setattr(_io.Progress, "counter", spy)
+    source = tmp_path / "log.parquet"
+    LOG.write_parquet(source)
+    args = ["score", str(source), "-o", str(tmp_path / "out.parquet"), "--response", "answer"]
+    assert cli.main([*args, "--reference", "gold", "--scorer", "answer_correctness", "-q"]) == 0
+    assert sum(calls) >= LOG.height
