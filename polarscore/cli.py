@@ -481,6 +481,17 @@ def _check_thresholds(
             )
 
 
+def _check_option_values(selection: Sequence[tuple[str, dict[str, Any]]]) -> None:
+    """Build each scorer's expression once on placeholder columns: its options are checked then.
+
+    A scorer checks its option values when its expression is built, before any data is read,
+    so a bad value is reported before the input or output files are looked at.
+    """
+    for name, options in selection:
+        spec = get_scorer(name)
+        _cli_words(partial(spec.expr, pl.col("response"), pl.col("reference"), **options))
+
+
 def _score_to_file(args: argparse.Namespace) -> int:
     # Every flag is checked before any file is looked at.
     selection = _selection(args, printing=False)
@@ -488,6 +499,7 @@ def _score_to_file(args: argparse.Namespace) -> int:
     _check_thresholds(thresholds, selection)
     reference, references = _reference_columns(args)
     requests = resolve_scorers(selection, thresholds=thresholds, prefix=args.prefix)
+    _check_option_values(selection)
 
     files = [sample_path()] if args.sample else _io.resolve_inputs(args.inputs)
     target: Path = args.output
@@ -639,6 +651,7 @@ def _print_mode_summary(args: argparse.Namespace) -> int:
     reference, references = _reference_columns(args)
     # Validate the selection as a whole (unknown options); each row is then built on its own.
     resolve_scorers(list(dict(selection).items()), thresholds=thresholds)
+    _check_option_values(selection)
 
     files = [sample_path()] if args.sample else _io.resolve_inputs(args.inputs)
     schemas = {file: _io.read_schema(file) for file in files}

@@ -704,3 +704,23 @@ def test_the_cli_query_carries_the_row_counter(
     args = ["score", str(source), "-o", str(tmp_path / "out.parquet"), "--response", "answer"]
     assert cli.main([*args, "--reference", "gold", "--scorer", "answer_correctness", "-q"]) == 0
     assert sum(calls) >= LOG.height
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["--scorer", "answer_correctness:match_mode=exakt"],
+        ["--scorer", "answer_correctness:mode=exact"],
+        ["--scorer", "no_such_scorer"],
+        ["--threshold", "2"],
+        ["--match-mode", "all"],
+    ],
+)
+def test_flags_are_checked_before_the_files(tmp_path: Path, flags: list[str]) -> None:
+    source, target = tmp_path / "log.parquet", tmp_path / "scored.parquet"
+    LOG.write_parquet(source)
+    target.write_bytes(b"an earlier result")
+    result = run_cli("score", source, "-o", target, "--response", "answer", *flags)
+    assert result.returncode == cli.EXIT_USAGE, result.stderr
+    assert "already exists" not in result.stderr
+    assert target.read_bytes() == b"an earlier result"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
@@ -69,3 +70,36 @@ def test_ci_test_without_a_venv_says_how_to_make_one(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert "python3 -m venv" in result.stderr
+
+
+def _python_block(title: str) -> str:
+    block = re.search(r"```python\n(.*?)```", _section(title), flags=re.DOTALL)
+    assert block is not None
+    return block.group(1)
+
+
+def test_quick_start_runs_as_a_script_and_prints_its_result(tmp_path: Path) -> None:
+    import sys
+
+    script = tmp_path / "quickstart.py"
+    script.write_text(_python_block("Quick start"))
+    result = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert result.returncode == 0, result.stderr
+    assert "answer_correctness" in result.stdout
+    assert "contains" in result.stdout
+
+
+def test_readme_lists_every_exit_code_of_the_cli() -> None:
+    from polarscore import cli
+
+    codes = sorted(v for k, v in vars(cli).items() if k.startswith("EXIT_"))
+    listed = re.search(r"\* Exit codes: (.*?)never a traceback", README, flags=re.DOTALL)
+    assert listed is not None
+    numbers = [int(n) for n in re.findall(r"(?<![\w.])(\d+)\s", listed.group(1))]
+    assert sorted(numbers) == codes
