@@ -1,13 +1,15 @@
 """The ``polarscore`` command line.
 
-* ``polarscore score --sample`` scores the bundled TriviaQA sample with answer correctness in every
-  match mode and prints a per-mode summary (``polarscore score LOG.parquet`` does the same for
-  your own log).
+* ``polarscore score --sample`` scores the bundled TriviaQA sample against its alias lists with
+  answer correctness in every match mode and prints a per-mode summary beside the sample's human
+  verdicts (``polarscore score LOG.parquet`` does the same for your own log; ``--scorer``,
+  ``--references`` and ``--threshold`` choose what is printed).
 * ``polarscore score INPUT... -o OUTPUT`` adds score columns to eval logs (Parquet, JSON Lines or
   CSV; globs and directories of Parquet files) and writes Parquet or CSV, streaming with bounded
   memory, atomically (a temporary file renamed at the end), with a progress bar on a terminal.
 * ``polarscore summary SCORED...`` prints scored and inconclusive counts, the mean and the pass
-  rate with confidence intervals, as a table or as JSON.
+  rate with confidence intervals, as a table or as JSON, at the thresholds recorded in the
+  scored file (:mod:`polarscore.provenance`) unless ``--threshold`` is given.
 * ``polarscore scorers`` lists the registered scorers and their options.
 
 Exit codes: 0 success, 1 unexpected error, 2 bad usage or options, 3 a column is missing, of the
