@@ -8,6 +8,7 @@ package also registers the ``.score`` expression namespace.
 from __future__ import annotations
 
 from polarscore import namespace as _namespace  # noqa: F401  (registers pl.Expr.score)
+from polarscore._defaults import DEFAULT_THRESHOLD
 from polarscore.exceptions import (
     ColumnCollisionError,
     ColumnNotFoundError,
@@ -16,6 +17,12 @@ from polarscore.exceptions import (
     PolarscoreError,
 )
 from polarscore.frame import score_frame
+from polarscore.provenance import (
+    PROVENANCE_KEY,
+    read_provenance,
+    recorded_thresholds,
+    scoring_record,
+)
 from polarscore.registry import ScorerSpec, available_scorers, get_scorer
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
 from polarscore.scores.match import answer_match, answer_match_details
@@ -32,6 +39,8 @@ from polarscore.summary import summarize
 __version__ = "0.1.0"
 
 __all__ = [
+    "DEFAULT_THRESHOLD",
+    "PROVENANCE_KEY",
     "ColumnCollisionError",
     "ColumnNotFoundError",
     "ColumnTypeError",
@@ -49,9 +58,12 @@ __all__ = [
     "available_scorers",
     "get_scorer",
     "is_passing",
+    "read_provenance",
+    "recorded_thresholds",
     "response_similarity",
     "response_similarity_details",
     "score_frame",
+    "scoring_record",
     "squad_exact_match",
     "squad_f1",
     "summarize",

@@ -17,13 +17,13 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Literal, TextIO
 
 import polars as pl
 
-from polarscore.exceptions import PolarscoreError
+from polarscore.exceptions import ColumnNotFoundError, PolarscoreError
 
 InputFormat = Literal["parquet", "ndjson", "csv"]
 OutputFormat = Literal["parquet", "csv"]
@@ -122,56 +122,131 @@ def first_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-def scan_inputs(files: Sequence[Path]) -> pl.LazyFrame:
-    """Scan ``files`` lazily into one frame, and read their schema to fail early if corrupt."""
+def read_schema(file: Path) -> pl.Schema:
+    """Return the schema of one input file, reading only its footer or first rows.
+
+    Raises
+    ------
+    InputFileError
+        When the file cannot be read as its kind, naming the file.
+    """
+    kind = input_format(file)
+    try:
+        if kind == "parquet":
+            return pl.Schema(pl.read_parquet_schema(file))
+        if kind == "ndjson":
+            return pl.scan_ndjson(file).collect_schema()
+        return pl.scan_csv(file).collect_schema()
+    except (pl.exceptions.PolarsError, OSError) as error:
+        raise InputFileError(
+            f"Cannot read {str(file)!r}: it is not a valid file of its kind ({first_line(error)})."
+        ) from error
+
+
+def union_schema(schemas: Mapping[Path, pl.Schema]) -> pl.Schema:
+    """Return the columns of all ``schemas`` by name, in order of first appearance.
+
+    A column that is all-null (``Null``) in some files takes its type from the others.
+
+    Raises
+    ------
+    InputFileError
+        When two files give one column different types, naming the column and both files.
+    """
+    union: dict[str, pl.DataType] = {}
+    origin: dict[str, Path] = {}
+    for file, schema in schemas.items():
+        for name, dtype in schema.items():
+            known = union.get(name)
+            if known is None or known == pl.Null:
+                union[name] = dtype
+                origin[name] = file
+            elif dtype != known and dtype != pl.Null:
+                raise InputFileError(
+                    f"The column {name!r} is {known} in {str(origin[name])!r} but {dtype} in "
+                    f"{str(file)!r}; the input files must agree on each column's type."
+                )
+    return pl.Schema(union)
+
+
+def scan_inputs(
+    files: Sequence[Path], schemas: Mapping[Path, pl.Schema] | None = None
+) -> pl.LazyFrame:
+    """Scan ``files`` lazily into one frame whose columns are the union of theirs, by name.
+
+    A column absent from a file is null on that file's rows. ``schemas`` (from
+    :func:`read_schema`, one per file) is read here when not given; reading it fails early, naming
+    the file, when one is corrupt.
+    """
+    if schemas is None:
+        schemas = {file: read_schema(file) for file in files}
+    union = union_schema(schemas)
     parts: list[pl.LazyFrame] = []
     parquet = [f for f in files if input_format(f) == "parquet"]
     if parquet:
-        parts.append(pl.scan_parquet(parquet))
+        parts.append(
+            pl.scan_parquet(
+                parquet,
+                schema=union_schema({f: schemas[f] for f in parquet}),
+                missing_columns="insert",
+            )
+        )
     for file in files:
         kind = input_format(file)
         if kind == "ndjson":
-            parts.append(pl.scan_ndjson(file))
+            parts.append(pl.scan_ndjson(file, schema=schemas[file]))
         elif kind == "csv":
-            parts.append(pl.scan_csv(file))
-    for part, label in zip(parts, _labels(files), strict=False):
-        try:
-            part.collect_schema()
-        except (pl.exceptions.PolarsError, OSError) as error:
-            raise InputFileError(
-                f"Cannot read {label}: it is not a valid file of its kind ({first_line(error)})."
-            ) from error
+            parts.append(pl.scan_csv(file, schema=schemas[file]))
     if len(parts) == 1:
         return parts[0]
-    try:
-        frame = pl.concat(parts, how="vertical")
-        frame.collect_schema()
-    except (pl.exceptions.PolarsError, OSError) as error:
-        raise InputFileError(
-            f"The input files do not share one schema ({first_line(error)})."
-        ) from error
-    return frame
+    frame = pl.concat(parts, how="diagonal")
+    return frame.select(union.names())
 
 
-def _labels(files: Sequence[Path]) -> list[str]:
-    parquet = [f for f in files if input_format(f) == "parquet"]
-    labels = []
-    if parquet:
-        labels.append(
-            repr(str(parquet[0])) if len(parquet) == 1 else f"{len(parquet)} Parquet files"
-        )
-    labels += [repr(str(f)) for f in files if input_format(f) != "parquet"]
-    return labels
+def check_columns_in_every_file(
+    schemas: Mapping[Path, pl.Schema], columns: Mapping[str, str]
+) -> None:
+    """Fail when an input file lacks a column that the scoring needs.
+
+    ``columns`` maps each needed column to its role in the message (for example ``--response``).
+    Columns missing from *every* file are left to the caller (its message lists the columns).
+
+    Raises
+    ------
+    polarscore.exceptions.ColumnNotFoundError
+        Naming the first file that lacks a needed column that others have.
+    """
+    if len(schemas) < 2:
+        return
+    for name, role in columns.items():
+        lacking = [file for file, schema in schemas.items() if name not in schema]
+        if lacking and len(lacking) < len(schemas):
+            others = "" if len(lacking) == 1 else f" (and {len(lacking) - 1} other file(s))"
+            raise ColumnNotFoundError(
+                f"The input file {str(lacking[0])!r}{others} has no column {name!r} ({role}), "
+                "which the other files have and the scorers need."
+            )
+
+
+def file_rows(files: Sequence[Path]) -> dict[Path, int | None]:
+    """Return each file's row count where its metadata gives it for free (Parquet), else None."""
+    import pyarrow.parquet as pq
+
+    rows: dict[Path, int | None] = {}
+    for file in files:
+        rows[file] = None
+        if input_format(file) == "parquet":
+            with contextlib.suppress(Exception):
+                rows[file] = int(pq.ParquetFile(file).metadata.num_rows)
+    return rows
 
 
 def count_rows(files: Sequence[Path]) -> int | None:
     """Return the total number of rows when it is cheap to know (Parquet metadata), else None."""
-    if not files or any(input_format(f) != "parquet" for f in files):
+    counts = file_rows(files)
+    if not counts or any(n is None for n in counts.values()):
         return None
-    try:
-        return int(pl.scan_parquet(list(files)).select(pl.len()).collect().item())
-    except (pl.exceptions.PolarsError, OSError):
-        return None
+    return sum(n for n in counts.values() if n is not None)
 
 
 def check_target(target: Path, *, overwrite: bool, inputs: Sequence[Path] = ()) -> None:
@@ -398,18 +473,26 @@ def collect_with_progress(
     for before the exception propagates, so no writer is left running.
     """
     handle = query.collect(engine="streaming", background=True)
+    ended = False
     try:
         while True:
-            result = handle.fetch()
+            try:
+                result = handle.fetch()
+            except (Exception, pl.exceptions.PanicException):
+                # The query failed and handed over its error: it has ended. Waiting for it
+                # again would make Polars panic (its result channel is closed).
+                ended = True
+                raise
             if result is not None:
                 return result
             progress.render()
             time.sleep(interval)
     except BaseException:
-        progress.cancel()
-        handle.cancel()
-        with contextlib.suppress(BaseException):
-            handle.fetch_blocking()
+        if not ended:
+            progress.cancel()
+            handle.cancel()
+            with contextlib.suppress(BaseException):
+                handle.fetch_blocking()
         raise
 
 
@@ -420,10 +503,19 @@ def stderr_if_tty(*, quiet: bool) -> TextIO | None:
     return sys.stderr
 
 
-def sink(frame: pl.LazyFrame, path: Path, kind: OutputFormat) -> pl.LazyFrame:
-    """Return the lazy sink query writing ``frame`` to ``path`` as ``kind``."""
+def sink(
+    frame: pl.LazyFrame,
+    path: Path,
+    kind: OutputFormat,
+    *,
+    metadata: Mapping[str, str] | None = None,
+) -> pl.LazyFrame:
+    """Return the lazy sink query writing ``frame`` to ``path`` as ``kind``.
+
+    ``metadata`` goes into a Parquet file's key-value metadata (CSV has none).
+    """
     if kind == "parquet":
-        return frame.sink_parquet(path, lazy=True)
+        return frame.sink_parquet(path, lazy=True, metadata=dict(metadata or {}))
     return frame.sink_csv(path, lazy=True)
 
 
@@ -440,11 +532,14 @@ def write_in_slices(
     progress: Progress,
     slice_rows: int = SLICE_ROWS,
     interval: float = 0.2,
+    metadata: Mapping[str, str] | None = None,
 ) -> None:
     """Score and write ``frame`` (``total`` rows) to ``path``, ``slice_rows`` rows at a time.
 
-    Each slice is its own streaming query, and its result is appended to one Parquet (or CSV)
-    file before the next starts, so at most one slice is in memory at any time. One query over
+    ``frame`` should pass one column through :meth:`Progress.counter`, so that the progress
+    line moves while a slice runs. Each slice is its own streaming query, and its result is
+    appended to one Parquet (or CSV) file before the next starts, so at most one slice is in
+    memory at any time. One query over
     the whole log would be simpler, but Polars' Parquet source decodes row groups ahead of a
     slower consumer without bound (pola-rs/polars#28569), and scoring is much slower than
     decoding: the peak memory then grows with the log (1.4 GiB at 1M rows, 2.2 GiB at 3M, with
@@ -452,6 +547,7 @@ def write_in_slices(
     row count up front, which Parquet metadata gives for free; Parquet's slice pushdown reads only
     the row groups a slice needs. Each slice runs as :func:`collect_with_progress`: Ctrl-C and
     SIGTERM are handled promptly, and the running query is cancelled and waited for.
+    ``metadata`` goes into a Parquet file's key-value metadata (CSV has none).
     """
     import pyarrow.parquet as pq
 
@@ -464,11 +560,18 @@ def write_in_slices(
                 if kind == "parquet":
                     table = part.to_arrow()
                     if writer is None:
-                        writer = pq.ParquetWriter(out, table.schema, compression="zstd")
+                        schema = table.schema
+                        if metadata:
+                            schema = schema.with_metadata(
+                                {**(schema.metadata or {}), **dict(metadata)}
+                            )
+                        writer = pq.ParquetWriter(out, schema, compression="zstd")
                     writer.write_table(table)
                 else:
                     part.write_csv(out, include_header=offset == 0)
-                progress.rows += part.height
+                # The query's counter (Progress.counter) shows rows while a slice runs; the
+                # slice's own height is the exact count once it is done.
+                progress.rows = offset + part.height
         finally:  # on failure too: the file is then a temporary that is thrown away
             if writer is not None:
                 writer.close()
@@ -486,17 +589,21 @@ __all__ = [
     "OutputFileError",
     "Progress",
     "atomic_target",
+    "check_columns_in_every_file",
     "check_target",
     "collect_with_progress",
     "count_rows",
+    "file_rows",
     "first_line",
     "input_format",
     "leaves_nothing_when_killed",
     "nested_columns",
     "output_format",
+    "read_schema",
     "resolve_inputs",
     "run_with_progress",
     "scan_inputs",
     "sink",
+    "union_schema",
     "write_in_slices",
 ]

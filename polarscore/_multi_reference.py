@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 import polars as pl
 
-from polarscore._utils import _describe_input
+from polarscore._utils import _describe_input, cast_hint
 from polarscore.exceptions import ColumnTypeError
 
 #: The dtype of every ``reference_index`` field: the 0-based position in the row's list.
@@ -53,7 +53,7 @@ def dispatch_reference(
         msg = (
             f"The {parameter!r} argument of {function} must be a String column (one reference "
             f"per row) or a List(String) column (several references per row). Got the "
-            f"{_describe_input(expr)} of type {dtype} instead."
+            f"{_describe_input(expr)} of type {dtype} instead.{cast_hint(expr, dtype)}"
         )
         raise ColumnTypeError(msg)
 

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import polars as pl
+from polars._typing import PolarsDataType
 
 from polarscore._typing import IntoExpr
 from polarscore._validation import invalid_parameter
@@ -48,8 +49,17 @@ def _text_type_error(
 ) -> ColumnTypeError:
     return ColumnTypeError(
         f"The {parameter!r} parameter of {function} must be {expected}. "
-        f"Got the {_describe_input(expr)} of type {dtype} instead."
+        f"Got the {_describe_input(expr)} of type {dtype} instead.{cast_hint(expr, dtype)}"
     )
+
+
+def cast_hint(expr: pl.Expr, dtype: PolarsDataType) -> str:
+    """Return a ``Hint:`` line saying how to cast a non-text input to text ("" if one cannot)."""
+    if dtype.is_nested():
+        return ""
+    name = expr.meta.output_name(raise_if_undetermined=False)
+    source = f"pl.col({name!r})" if name is not None else "the expression"
+    return f"\nHint: cast it to text first: {source}.cast(pl.String)."
 
 
 def parse_text_expr(value: IntoExpr, *, function: str, parameter: str) -> pl.Expr:
@@ -71,6 +81,7 @@ def parse_text_expr(value: IntoExpr, *, function: str, parameter: str) -> pl.Exp
     ...
     polarscore.exceptions.ColumnTypeError: The 'response' parameter of f must be a text column \
 (String, Categorical, Enum or Null). Got the column 'answer' of type Int64 instead.
+    Hint: cast it to text first: pl.col('answer').cast(pl.String).
     """
     return _checked_text(
         value,
@@ -167,6 +178,7 @@ def check_same_length(function: str, **values: Any) -> None:
 
 
 __all__ = [
+    "cast_hint",
     "check_same_length",
     "is_text_dtype",
     "parse_into_expr",

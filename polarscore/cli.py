@@ -1,13 +1,15 @@
 """The ``polarscore`` command line.
 
-* ``polarscore score --sample`` scores the bundled TriviaQA sample with answer correctness in every
-  match mode and prints a per-mode summary (``polarscore score LOG.parquet`` does the same for
-  your own log).
+* ``polarscore score --sample`` scores the bundled TriviaQA sample against its alias lists with
+  answer correctness in every match mode and prints a per-mode summary beside the sample's human
+  verdicts (``polarscore score LOG.parquet`` does the same for your own log; ``--scorer``,
+  ``--references`` and ``--threshold`` choose what is printed).
 * ``polarscore score INPUT... -o OUTPUT`` adds score columns to eval logs (Parquet, JSON Lines or
   CSV; globs and directories of Parquet files) and writes Parquet or CSV, streaming with bounded
   memory, atomically (a temporary file renamed at the end), with a progress bar on a terminal.
 * ``polarscore summary SCORED...`` prints scored and inconclusive counts, the mean and the pass
-  rate with confidence intervals, as a table or as JSON.
+  rate with confidence intervals, as a table or as JSON, at the thresholds recorded in the
+  scored file (:mod:`polarscore.provenance`) unless ``--threshold`` is given.
 * ``polarscore scorers`` lists the registered scorers and their options.
 
 Exit codes: 0 success, 1 unexpected error, 2 bad usage or options, 3 a column is missing, of the
@@ -21,17 +23,21 @@ import argparse
 import json
 import math
 import os
+import re
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, TypeVar
 
 import polars as pl
+from polars._typing import PolarsDataType
 
 from polarscore import _io
+from polarscore._defaults import DEFAULT_THRESHOLD
 from polarscore.datasets import sample_path
 from polarscore.exceptions import (
     ColumnCollisionError,
@@ -41,9 +47,15 @@ from polarscore.exceptions import (
     PolarscoreError,
 )
 from polarscore.frame import resolve_scorers, score_exprs
+from polarscore.provenance import (
+    PROVENANCE_KEY,
+    read_provenance,
+    record_for_requests,
+    recorded_thresholds,
+)
 from polarscore.registry import available_scorers, get_scorer
 from polarscore.scores.correctness import MATCH_MODES, answer_correctness
-from polarscore.summary import summarize
+from polarscore.summary import _default_scores, summarize
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -55,6 +67,7 @@ EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
 
 _PROG = "polarscore"
+_T = TypeVar("_T")
 
 
 class _Terminated(BaseException):
@@ -90,8 +103,9 @@ def _add_score_parser(sub: Any) -> None:
             "With -o OUTPUT: score eval logs (Parquet, JSONL or CSV files, globs, or directories "
             "of Parquet files) and write them with the score columns added, as Parquet or CSV, "
             "streaming with bounded memory. The output appears only when complete. Without -o: "
-            "score with answer correctness and print rows, scored, inconclusive and mean score "
-            "per match mode."
+            "print rows, scored, inconclusive and mean score (and the pass rate with "
+            "--threshold) per scorer, by default answer correctness in every match mode; the "
+            "bundled sample is scored against its alias list, beside its human verdicts."
         ),
         epilog=(
             "scorer options: --scorer NAME:key=value,key=value; a value @COLUMN reads the option "
@@ -114,12 +128,15 @@ def _add_score_parser(sub: Any) -> None:
         "--response", default="response", help="response column (default: %(default)s)"
     )
     score.add_argument(
-        "--reference", default="reference", help="reference column (default: %(default)s)"
+        "--reference",
+        default=None,
+        help="reference column: text, or a list of acceptable answers (default: reference)",
     )
     score.add_argument(
         "--references",
         default=None,
-        help="list column of acceptable answers (aliases), for the scorers that accept a list",
+        help="list column of acceptable answers (aliases); every scorer then reads it instead "
+        "of --reference (default with --sample: references)",
     )
     score.add_argument(
         "--scorer",
@@ -176,7 +193,11 @@ def _add_summary_parser(sub: Any) -> None:
         "--by", action="append", default=None, metavar="COLUMN", help="group by, repeatable"
     )
     summary.add_argument(
-        "--threshold", type=float, default=0.5, help="pass threshold (default: %(default)s)"
+        "--threshold",
+        type=float,
+        default=None,
+        help="pass threshold of every score column (default: the threshold each column was "
+        f"scored with, as recorded in the file by 'polarscore score', else {DEFAULT_THRESHOLD})",
     )
     summary.add_argument(
         "--expected-behavior", default=None, metavar="COLUMN", help="column of good/bad labels"
@@ -247,6 +268,15 @@ def _parse_value(scorer: str, option: str, text: str, default: Any) -> Any:
         return text
 
 
+def _scorer_name(name: str, flag: str) -> str:
+    if name not in available_scorers():
+        raise InvalidParameterError(
+            f"{flag} names no registered scorer: {name!r}. The scorers: "
+            f"{', '.join(available_scorers())} (see 'polarscore scorers')."
+        )
+    return name
+
+
 def parse_scorer(text: str) -> tuple[str, dict[str, Any]]:
     """Parse ``NAME`` or ``NAME:key=value,key=value`` against the registry.
 
@@ -257,7 +287,7 @@ def parse_scorer(text: str) -> tuple[str, dict[str, Any]]:
     ('answer_correctness', {'match_mode': 'contains'})
     """
     name, _, rest = text.partition(":")
-    spec = get_scorer(name.strip())
+    spec = get_scorer(_scorer_name(name.strip(), "--scorer"))
     options: dict[str, Any] = {}
     for item in _split_options(rest):
         key, sep, value = item.partition("=")
@@ -289,7 +319,7 @@ def _parse_thresholds(items: Sequence[str] | None) -> float | dict[str, float] |
                 f"The --threshold value must be a number or NAME=number; got {item!r}."
             ) from None
         if sep:
-            named[get_scorer(name).name] = number
+            named[_scorer_name(name, "--threshold NAME=T")] = number
         else:
             single = number
     if single is not None and named:
@@ -307,68 +337,216 @@ def _option_columns(options: dict[str, Any]) -> list[str]:
     return columns
 
 
-def _score_to_file(args: argparse.Namespace) -> int:
-    files = [sample_path()] if args.sample else _io.resolve_inputs(args.inputs)
-    target: Path = args.output
-    kind = _io.output_format(target, args.format)
-    _io.check_target(target, overwrite=args.overwrite, inputs=files)
-    frame = _io.scan_inputs(files)
-    schema = frame.collect_schema()
+#: The bundled sample's list of gold aliases and its human verdicts.
+SAMPLE_REFERENCES = "references"
+SAMPLE_VERDICT = "human_correct"
 
-    selection = [parse_scorer(s) for s in args.scorers] if args.scorers else None
-    if selection is None:
-        selection = [(name, {}) for name in available_scorers()]
+#: Flags that shape the written file only; print mode refuses them.
+_OUTPUT_ONLY = {
+    "format": "--format",
+    "prefix": "--prefix",
+    "drop": "--drop",
+    "overwrite": "--overwrite",
+}
+
+
+def _reference_columns(args: argparse.Namespace) -> tuple[str, str | None]:
+    """Return the ``(reference, references)`` columns the scorers read.
+
+    Every scorer takes a list of acceptable answers, so ``--references`` replaces
+    ``--reference``; the bundled sample is scored against its alias list unless told otherwise.
+    """
+    if args.reference is not None and args.references is not None:
+        raise InvalidParameterError(
+            "Give --reference or --references, not both: every scorer reads the list column "
+            "of --references when it is given."
+        )
+    references = args.references
+    if references is None and args.reference is None and args.sample:
+        references = SAMPLE_REFERENCES
+    return args.reference or "reference", references
+
+
+def _selection(args: argparse.Namespace, *, printing: bool) -> list[tuple[str, dict[str, Any]]]:
+    """Return the ``(scorer, options)`` pairs to run, with the match-mode flags applied.
+
+    Printing, the default is answer correctness, and a scorer with a ``match_mode`` option
+    that neither ``--scorer`` nor a flag sets is listed once per mode.
+    """
+    chosen = [parse_scorer(s) for s in args.scorers] if args.scorers else None
+    if chosen is None:
+        names = ["answer_correctness"] if printing else available_scorers()
+        chosen = [(name, {}) for name in names]
     mode: Any = None
     if args.mode_column is not None:
         mode = pl.col(args.mode_column)
     elif args.match_mode not in (None, "all"):
         mode = args.match_mode
-    elif args.match_mode == "all":
+    elif args.match_mode == "all" and not printing:
         raise InvalidParameterError(
             "--match-mode all applies to the printed summary only; with -o choose one mode "
             "(or give --mode-column)."
         )
-    if mode is not None:
-        takers = [name for name, _ in selection if "match_mode" in get_scorer(name).options]
-        if not takers:
-            raise InvalidParameterError(
-                "--match-mode/--mode-column apply to scorers with a 'match_mode' option, and "
-                "none was selected."
+    takers = [name for name, _ in chosen if "match_mode" in get_scorer(name).options]
+    if (args.mode_column is not None or args.match_mode is not None) and not takers:
+        raise InvalidParameterError(
+            "--match-mode/--mode-column apply to scorers with a 'match_mode' option, and "
+            "none was selected."
+        )
+    selection: list[tuple[str, dict[str, Any]]] = []
+    for name, options in chosen:
+        if name in takers and "match_mode" not in options:
+            if mode is not None:
+                options["match_mode"] = mode
+            elif printing:
+                selection += [(name, {**options, "match_mode": m}) for m in MATCH_MODES]
+                continue
+        selection.append((name, options))
+    return selection
+
+
+def _listing(schema: pl.Schema) -> str:
+    return ", ".join(repr(c) for c in schema.names()) or "(none)"
+
+
+def _check_input_columns(
+    schema: pl.Schema, schemas: dict[Path, pl.Schema], needed: dict[str, str]
+) -> None:
+    """Check the columns the flags name (``needed``: column -> flag), in the flags' words."""
+    for column, flag in needed.items():
+        if column not in schema:
+            raise ColumnNotFoundError(
+                f"The {flag} column {column!r} is not in the input. Its columns: "
+                f"{_listing(schema)}.\nHint: name one of them with {flag}."
             )
-        for name, options in selection:
-            if name in takers:
-                options.setdefault("match_mode", mode)
+    _io.check_columns_in_every_file(schemas, needed)
+    for column, flag in needed.items():
+        dtype = schema[column]
+        if flag in ("--response", "--mode-column"):
+            fits = _is_text(dtype)
+            expected = "text (String)"
+        elif flag in ("--reference", "--references"):
+            fits = _is_text(dtype) or (isinstance(dtype, pl.List) and _is_text(dtype.inner))
+            expected = "text (String) or a list of text (List(String))"
+        else:
+            continue
+        if not fits:
+            raise ColumnTypeError(
+                f"The {flag} column {column!r} holds {dtype}, not {expected}.\n"
+                "Hint: the command line does not convert columns; write the log with the column "
+                f"as text (in Polars: pl.col({column!r}).cast(pl.String))."
+            )
+
+
+def _is_text(dtype: PolarsDataType) -> bool:
+    return dtype in (pl.String, pl.Null) or isinstance(dtype, pl.Categorical | pl.Enum)
+
+
+def _needed_columns(
+    args: argparse.Namespace,
+    selection: Sequence[tuple[str, dict[str, Any]]],
+    reference: str,
+    references: str | None,
+) -> dict[str, str]:
+    needed = {args.response: "--response"}
+    if references is not None:
+        needed[references] = "--references"
+    else:
+        needed[reference] = "--reference"
+    if args.mode_column is not None:
+        needed[args.mode_column] = "--mode-column"
     for _, options in selection:
         for column in _option_columns(options):
-            if column not in schema:
-                raise ColumnNotFoundError.from_missing(column, schema.names(), role="option")
-    missing_drop = [c for c in args.drop if c not in schema]
-    if missing_drop:
-        raise ColumnNotFoundError.from_missing(missing_drop[0], schema.names(), role="--drop")
+            needed.setdefault(column, "--scorer option")
+    return needed
 
-    requests = resolve_scorers(
-        selection, thresholds=_parse_thresholds(args.threshold), prefix=args.prefix
-    )
-    exprs = score_exprs(
-        schema,
-        requests,
-        response=args.response,
-        reference=args.reference,
-        references=args.references,
+
+def _check_thresholds(
+    thresholds: float | dict[str, float] | None, selection: Sequence[tuple[str, Any]]
+) -> None:
+    """Check ``--threshold`` values against the scores' range and the scorers being run."""
+    if thresholds is None:
+        return
+    values = thresholds.values() if isinstance(thresholds, dict) else [thresholds]
+    for value in values:
+        if not 0.0 <= value <= 1.0:
+            raise InvalidParameterError(
+                f"--threshold must be between 0 and 1 (every score lies in [0, 1]); got {value:g}."
+            )
+    if isinstance(thresholds, dict):
+        running = {name for name, _ in selection}
+        unused = sorted(set(thresholds) - running)
+        if unused:
+            raise InvalidParameterError(
+                f"--threshold {unused[0]}=... names a scorer that is not being run "
+                f"(running: {', '.join(sorted(running))})."
+            )
+
+
+def _check_option_values(selection: Sequence[tuple[str, dict[str, Any]]]) -> None:
+    """Build each scorer's expression once on placeholder columns: its options are checked then.
+
+    A scorer checks its option values when its expression is built, before any data is read,
+    so a bad value is reported before the input or output files are looked at.
+    """
+    for name, options in selection:
+        spec = get_scorer(name)
+        _cli_words(partial(spec.expr, pl.col("response"), pl.col("reference"), **options))
+
+
+def _score_to_file(args: argparse.Namespace) -> int:
+    # Every flag is checked before any file is looked at.
+    selection = _selection(args, printing=False)
+    thresholds = _parse_thresholds(args.threshold)
+    _check_thresholds(thresholds, selection)
+    reference, references = _reference_columns(args)
+    requests = resolve_scorers(selection, thresholds=thresholds, prefix=args.prefix)
+    _check_option_values(selection)
+
+    files = [sample_path()] if args.sample else _io.resolve_inputs(args.inputs)
+    target: Path = args.output
+    kind = _io.output_format(target, args.format)
+    _io.check_target(target, overwrite=args.overwrite, inputs=files)
+    schemas = {file: _io.read_schema(file) for file in files}
+    frame = _io.scan_inputs(files, schemas)
+    schema = frame.collect_schema()
+    _check_input_columns(schema, schemas, _needed_columns(args, selection, reference, references))
+    for column in args.drop:
+        if column not in schema:
+            raise ColumnNotFoundError(
+                f"The --drop column {column!r} is not in the input. Its columns: "
+                f"{_listing(schema)}."
+            )
+    outputs = [r.column for r in requests] + [r.pass_column for r in requests if r.pass_column]
+    clashes = [name for name in outputs if name in schema]
+    if clashes:
+        raise ColumnCollisionError(
+            f"The output column {clashes[0]!r} is already in the input.\n"
+            "Hint: pass --prefix to name the score columns differently."
+        )
+
+    exprs = _cli_words(
+        lambda: score_exprs(
+            schema,
+            requests,
+            response=args.response,
+            reference=reference,
+            references=references,
+        )
     )
     stream = _io.stderr_if_tty(quiet=args.quiet)
     total = _io.count_rows(files)
     progress = _io.Progress(total, stream=stream)
     # With the row count known (Parquet), the log is scored slice by slice, which keeps memory
-    # flat and counts rows as slices finish. Otherwise (CSV, JSON Lines) one streaming query
-    # runs, and a pass-through batch function on the first score column counts the rows.
-    if not total:
-        first = requests[0]
-        exprs[0] = (
-            exprs[0]
-            .map_batches(progress.counter, return_dtype=first.spec.dtype, is_elementwise=True)
-            .alias(first.column)
-        )
+    # flat. Otherwise (CSV, JSON Lines) one streaming query runs. Either way a pass-through batch
+    # function on the first score column counts the rows as they are scored (one Python call
+    # per batch of rows), so the progress line moves while a slice runs.
+    first = requests[0]
+    exprs[0] = (
+        exprs[0]
+        .map_batches(progress.counter, return_dtype=first.spec.dtype, is_elementwise=True)
+        .alias(first.column)
+    )
     scored = frame.with_columns(exprs[: len(requests)])
     if len(exprs) > len(requests):
         scored = scored.with_columns(exprs[len(requests) :])
@@ -381,12 +559,24 @@ def _score_to_file(args: argparse.Namespace) -> int:
                 f"CSV cannot hold the nested column(s) {', '.join(repr(c) for c in nested)}.\n"
                 "Hint: write Parquet, or leave them out with --drop."
             )
+    record = record_for_requests(
+        requests,
+        response=args.response,
+        reference=reference,
+        references=references,
+        inputs={str(file): rows for file, rows in _io.file_rows(files).items()},
+    )
+    metadata = {PROVENANCE_KEY: json.dumps(record, ensure_ascii=False)}
     with _io.atomic_target(target) as temporary:
         try:
             if total:
-                _io.write_in_slices(scored, temporary, kind, total=total, progress=progress)
+                _io.write_in_slices(
+                    scored, temporary, kind, total=total, progress=progress, metadata=metadata
+                )
             else:
-                _io.run_with_progress(_io.sink(scored, temporary, kind), progress)
+                _io.run_with_progress(
+                    _io.sink(scored, temporary, kind, metadata=metadata), progress
+                )
         except pl.exceptions.PolarsError as error:
             raise _io.InputFileError(
                 f"Scoring stopped while reading or scoring the input: {_io.first_line(error)}"
@@ -442,23 +632,107 @@ def summarize_correctness(
     return pl.concat([wide.select(pl.col(c).struct.unnest()) for c in wide.columns])
 
 
+def _mode_label(options: dict[str, Any]) -> str:
+    mode = options.get("match_mode")
+    if mode is None:
+        return "-"
+    if isinstance(mode, pl.Expr):
+        return "per row: " + ", ".join(mode.meta.root_names())
+    return str(mode)
+
+
 def _print_mode_summary(args: argparse.Namespace) -> int:
+    for attribute, flag in _OUTPUT_ONLY.items():
+        if getattr(args, attribute) not in (None, False, []):
+            raise InvalidParameterError(
+                f"{flag} shapes the written file and applies only with -o OUTPUT."
+            )
+    selection = _selection(args, printing=True)
+    thresholds = _parse_thresholds(args.threshold)
+    _check_thresholds(thresholds, selection)
+    reference, references = _reference_columns(args)
+    # Validate the selection as a whole (unknown options); each row is then built on its own.
+    resolve_scorers(list(dict(selection).items()), thresholds=thresholds)
+    _check_option_values(selection)
+
     files = [sample_path()] if args.sample else _io.resolve_inputs(args.inputs)
-    modes = MATCH_MODES if args.match_mode in (None, "all") else (args.match_mode,)
-    summary = summarize_correctness(
-        _io.scan_inputs(files),
-        response=args.response,
-        reference=args.reference,
-        modes=modes,
-        mode_column=args.mode_column,
-    )
+    schemas = {file: _io.read_schema(file) for file in files}
+    frame = _io.scan_inputs(files, schemas)
+    schema = frame.collect_schema()
+    _check_input_columns(schema, schemas, _needed_columns(args, selection, reference, references))
+
+    labels: list[tuple[str, str]] = []
+    aggregates: list[pl.Expr] = []
+    for index, (name, options) in enumerate(selection):
+        threshold = thresholds.get(name) if isinstance(thresholds, dict) else thresholds
+        (request,) = resolve_scorers(
+            [(name, options)],
+            thresholds=None if threshold is None else {name: threshold},
+            prefix=f"__polarscore_{index}_",
+        )
+        score = _cli_words(
+            partial(
+                score_exprs,
+                schema,
+                [request],
+                response=args.response,
+                reference=reference,
+                references=references,
+            )
+        )[0]
+        labels.append((name, _mode_label(options)))
+        aggregates.append(_score_aggregate(score, request.threshold, f"__row_{index}"))
+    verdict = SAMPLE_VERDICT if args.sample and SAMPLE_VERDICT in schema else None
+    if verdict is not None:
+        labels.append((f"human verdict ({verdict})", "-"))
+        human = pl.col(verdict).cast(pl.Float64)
+        verdict_threshold = None if thresholds is None else 1.0
+        aggregates.append(_score_aggregate(human, verdict_threshold, f"__row_{len(labels) - 1}"))
+    wide = frame.select(aggregates).collect(engine="streaming")
+    rows = [wide[column].struct.unnest() for column in wide.columns]
+    table = pl.DataFrame(
+        {"scorer": [n for n, _ in labels], "match_mode": [m for _, m in labels]}
+    ).hstack(pl.concat(rows))
+    if thresholds is None:
+        table = table.drop("threshold", "pass_rate")
+    against = f"references {references!r}" if references else f"reference {reference!r}"
     label = files[0].name if len(files) == 1 else f"{len(files)} files"
-    print(f"answer_correctness on {label}")
+    print(f"{label}: response {args.response!r} against {against}")
     with pl.Config(
-        tbl_hide_dataframe_shape=True, float_precision=4, tbl_hide_column_data_types=True
+        tbl_hide_dataframe_shape=True,
+        float_precision=4,
+        tbl_hide_column_data_types=True,
+        tbl_rows=-1,
+        tbl_cols=-1,
+        tbl_width_chars=200,
     ):
-        print(summary)
+        print(table)
     return EXIT_OK
+
+
+def _score_aggregate(score: pl.Expr, threshold: float | None, name: str) -> pl.Expr:
+    """One summary row: rows, scored, inconclusive, mean score and, with a threshold, pass rate."""
+    passed = (score >= threshold).sum() / score.count() if threshold is not None else None
+    return pl.struct(
+        pl.len().alias("rows"),
+        score.count().alias("scored"),
+        score.null_count().alias("inconclusive"),
+        score.mean().alias("mean_score"),
+        pl.lit(threshold, dtype=pl.Float64).alias("threshold"),
+        (pl.lit(None, dtype=pl.Float64) if passed is None else passed).alias("pass_rate"),
+    ).alias(name)
+
+
+_PYTHON_PARAMETER = re.compile(r"^The '(\w+)' parameter of (\w+) ")
+
+
+def _cli_words(build: Callable[[], _T]) -> _T:
+    """Run ``build``; a scorer's bad option value is reported as a ``--scorer`` option."""
+    try:
+        return build()
+    except InvalidParameterError as error:
+        message = _PYTHON_PARAMETER.sub(r"The option \1 of --scorer \2 ", str(error))
+        raise InvalidParameterError(message) from error
 
 
 def _json_value(value: Any) -> Any:
@@ -467,13 +741,118 @@ def _json_value(value: Any) -> Any:
     return value
 
 
+def _records(files: Sequence[Path]) -> dict[Path, dict[str, Any]]:
+    """Return the provenance records of the scored Parquet files that carry one."""
+    records = {}
+    for file in files:
+        if _io.input_format(file) == "parquet":
+            record = read_provenance(file)
+            if record is not None:
+                records[file] = record
+    return records
+
+
+def _summary_thresholds(
+    args: argparse.Namespace, scores: Sequence[str], records: dict[Path, dict[str, Any]]
+) -> dict[str, float]:
+    """``--threshold`` when given; else each score's recorded threshold, else the default."""
+    if args.threshold is not None:
+        if not 0.0 <= args.threshold <= 1.0:
+            raise InvalidParameterError(
+                f"--threshold must be between 0 and 1 (every score lies in [0, 1]); "
+                f"got {args.threshold:g}."
+            )
+        return dict.fromkeys(scores, args.threshold)
+    recorded: dict[str, tuple[float, Path]] = {}
+    for file, record in records.items():
+        for column, value in recorded_thresholds(record).items():
+            if column in recorded and recorded[column][0] != value:
+                first, where = recorded[column]
+                raise InvalidParameterError(
+                    f"The score column {column!r} was scored with threshold {first:g} in "
+                    f"{str(where)!r} but {value:g} in {str(file)!r}.\n"
+                    "Hint: pass --threshold to summarise them at one threshold."
+                )
+            recorded[column] = (value, file)
+    return {s: recorded[s][0] if s in recorded else DEFAULT_THRESHOLD for s in scores}
+
+
+def _check_summary_flags(args: argparse.Namespace, schema: pl.Schema) -> list[str]:
+    """Check the summary's flags in their own words; return the score columns."""
+    scores = list(args.scores) if args.scores else _default_scores(schema)
+    if not scores:
+        raise ColumnNotFoundError(
+            "No score column to summarise: no float column is named after a scorer. The "
+            f"columns: {_listing(schema)}.\nHint: name the score columns with --scores."
+        )
+    flags = [("--scores", c) for c in scores] + [("--by", c) for c in args.by or []]
+    if args.expected_behavior is not None:
+        flags.append(("--expected-behavior", args.expected_behavior))
+    for flag, column in flags:
+        if column not in schema:
+            raise ColumnNotFoundError(
+                f"The {flag} column {column!r} is not in the input. Its columns: "
+                f"{_listing(schema)}.\nHint: name one of them with {flag}."
+            )
+    for column in scores:
+        if not schema[column].is_numeric():
+            raise ColumnTypeError(
+                f"The --scores column {column!r} holds {schema[column]}, not numbers.\n"
+                "Hint: the command line does not convert columns; name a numeric score column."
+            )
+    if not 0.0 < args.confidence < 1.0:
+        raise InvalidParameterError(
+            f"--confidence must be between 0 and 1 (exclusive); got {args.confidence:g}."
+        )
+    if args.n_bootstrap < 0:
+        raise InvalidParameterError(f"--n-bootstrap must be 0 or more; got {args.n_bootstrap}.")
+    if args.seed < 0:
+        raise InvalidParameterError(f"--seed must be 0 or more; got {args.seed}.")
+    return scores
+
+
+def _describe_record(record: dict[str, Any]) -> list[str]:
+    """Return a few lines saying how a scored log was scored."""
+    response = record.get("response")
+    if record.get("references") is not None:
+        against = f"references {record['references']!r}"
+    else:
+        against = f"reference {record.get('reference')!r}"
+    lines = [
+        f"scored by polarscore {record.get('polarscore_version', '?')}: response "
+        f"{response!r} against {against}"
+    ]
+    for entry in record.get("scorers", []):
+        options = ", ".join(f"{k}={v!r}" for k, v in entry.get("options", {}).items())
+        threshold = entry.get("threshold")
+        passed = "no threshold" if threshold is None else f"threshold {threshold:g}"
+        lines.append(f"  {entry.get('column')}: {entry.get('name')}({options}), {passed}")
+    inputs = record.get("inputs", [])
+    shown = [
+        f"{item.get('path')} ({'?' if item.get('rows') is None else format(item['rows'], ',')} "
+        "rows)"
+        for item in inputs[:3]
+    ]
+    if len(inputs) > 3:
+        shown.append(f"and {len(inputs) - 3} more")
+    if shown:
+        lines.append("  inputs: " + ", ".join(shown))
+    return lines
+
+
 def _summary(args: argparse.Namespace) -> int:
     files = _io.resolve_inputs(args.inputs)
+    schemas = {file: _io.read_schema(file) for file in files}
+    frame = _io.scan_inputs(files, schemas)
+    schema = frame.collect_schema()
+    scores = _check_summary_flags(args, schema)
+    records = _records(files)
+    thresholds = _summary_thresholds(args, scores, records)
     table = summarize(
-        _io.scan_inputs(files),
-        args.scores,
+        frame,
+        scores,
         by=args.by,
-        threshold=args.threshold,
+        threshold=thresholds,
         expected_behavior=args.expected_behavior,
         confidence=args.confidence,
         n_bootstrap=args.n_bootstrap,
@@ -483,6 +862,14 @@ def _summary(args: argparse.Namespace) -> int:
         rows = [{k: _json_value(v) for k, v in row.items()} for row in table.to_dicts()]
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return EXIT_OK
+    shown: list[dict[str, Any]] = []
+    for file, record in records.items():
+        if record in shown:
+            continue
+        shown.append(record)
+        if len(files) > 1:
+            print(f"{file}:")
+        print("\n".join(_describe_record(record)))
     with pl.Config(
         tbl_hide_dataframe_shape=True,
         tbl_hide_column_data_types=True,
@@ -609,6 +996,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except pl.exceptions.PolarsError as error:
         _error(f"cannot read the input: {_io.first_line(error)}")
         return EXIT_INPUT
+    except pl.exceptions.PanicException as error:
+        _error(f"internal error in Polars: {_io.first_line(error)}")
+        return EXIT_ERROR
     except OSError as error:
         _error(str(error))
         return EXIT_ERROR

@@ -23,15 +23,23 @@ class ColumnNotFoundError(PolarscoreError):
 
     @classmethod
     def from_missing(
-        cls, column: str, available: Iterable[str], *, role: str | None = None
+        cls,
+        column: str,
+        available: Iterable[str],
+        *,
+        role: str | None = None,
+        parameter: str | None = None,
     ) -> ColumnNotFoundError:
-        """Build the error for ``column`` missing from a frame with ``available`` columns."""
+        """Build the error for ``column`` missing from a frame with ``available`` columns.
+
+        ``role`` says what the column is for; ``parameter`` (default: ``role``) is the keyword
+        argument that names it, which the hint points to.
+        """
         what = f"{role} column" if role else "column"
         names = ", ".join(repr(c) for c in available) or "(none)"
-        return cls(
-            f"The {what} {column!r} is not in the frame. Available columns: {names}.\n"
-            "Hint: pass the column name with the matching option (for example --response)."
-        )
+        parameter = parameter or role
+        hint = f"\nHint: pass one of them as {parameter}=." if parameter else ""
+        return cls(f"The {what} {column!r} is not in the frame. Available columns: {names}.{hint}")
 
 
 class ColumnTypeError(PolarscoreError):

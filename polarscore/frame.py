@@ -61,6 +61,12 @@ def _text(name: str, dtype: pl.DataType) -> pl.Expr:
     return pl.col(name) if dtype == pl.String else pl.col(name).cast(pl.String)
 
 
+def _cast_hint(name: str, dtype: PolarsDataType) -> str:
+    if dtype.is_nested():
+        return ""
+    return f"\nHint: cast it to text first, e.g. pl.col({name!r}).cast(pl.String)."
+
+
 def _check_column(schema: pl.Schema, name: str, role: str) -> pl.DataType:
     if not isinstance(name, str):
         raise invalid_parameter(_FUNCTION, role, "a column name (str)", name)
@@ -224,10 +230,12 @@ def _reference_expr(
         "string_or_list": "text (String) or a list of text (List(String))",
     }[kind]
     hint = (
-        "\nHint: pass the list column of acceptable answers as references= (--references)."
+        "\nHint: pass the list column of acceptable answers as references=."
         if kind == "string" and _is_text_list(dtype)
         else ""
     )
+    if not hint and not dtype.is_nested():
+        hint = f"\nHint: cast it to text first, e.g. pl.col({name!r}).cast(pl.String)."
     raise ColumnTypeError(
         f"The {role} column {name!r} must hold {expected} for {spec.name}; it is {dtype}.{hint}"
     )
@@ -266,6 +274,7 @@ def score_exprs(
     if not _is_text(dtype):
         raise ColumnTypeError(
             f"The response column {response!r} must hold text (String); it is {dtype}."
+            + _cast_hint(response, dtype)
         )
     resp = _text(response, dtype)
     outputs = [r.column for r in requests] + [r.pass_column for r in requests if r.pass_column]
@@ -274,7 +283,7 @@ def score_exprs(
         raise ColumnCollisionError(
             f"The output column {clashes[0]!r} is already in the frame. Available columns: "
             f"{', '.join(repr(c) for c in schema.names())}.\n"
-            "Hint: pass prefix= (--prefix) to name the score columns differently."
+            "Hint: pass prefix= to name the score columns differently."
         )
     scores = [
         r.spec.expr(resp, _reference_expr(r.spec, schema, reference, references), **r.options)

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from polarscore._defaults import DEFAULT_THRESHOLD
 from polarscore._typing import FrameT
 from polarscore._validation import check_number, invalid_parameter
 from polarscore.exceptions import ColumnNotFoundError, ColumnTypeError
@@ -183,7 +184,7 @@ def summarize(
     scores: str | Sequence[str] | None = None,
     *,
     by: str | Sequence[str] | None = None,
-    threshold: float | Mapping[str, float] = 0.5,
+    threshold: float | Mapping[str, float] = DEFAULT_THRESHOLD,
     expected_behavior: str | None = None,
     confidence: float = 0.95,
     n_bootstrap: int = 2000,
@@ -202,9 +203,11 @@ def summarize(
     by
         Optional grouping column(s): one summary row per group and score column.
     threshold
-        A score passes when it is at least this (default 0.5, as DataRobot's eval pipeline), or
+        A score passes when it is at least this (default 0.5, polarscore's one default
+        :data:`polarscore.DEFAULT_THRESHOLD`, as DataRobot's eval pipeline), or
         ``{score column: threshold}`` with one entry per score column; in [0, 1], where every
-        polarscore score lies.
+        polarscore score lies. For a file written by ``polarscore score``, the thresholds it was
+        scored with are ``recorded_thresholds(read_provenance(path))``.
     expected_behavior
         Optional column of ``"good"`` / ``"bad"`` labels; adds the pass rates of each kind of
         case (other values and nulls count in neither).
@@ -288,11 +291,14 @@ def summarize(
     for role, names in (("score", score_columns), ("by", by_columns)):
         for name in names:
             if name not in schema:
-                raise ColumnNotFoundError.from_missing(name, schema.names(), role=role)
+                raise ColumnNotFoundError.from_missing(
+                    name, schema.names(), role=role, parameter="scores" if role == "score" else role
+                )
     for name in score_columns:
         if not schema[name].is_numeric():
             raise ColumnTypeError(
-                f"The score column {name!r} must be numeric; it is {schema[name]}."
+                f"The score column {name!r} must be numeric; it is {schema[name]}.\n"
+                f"Hint: cast it first, e.g. pl.col({name!r}).cast(pl.Float64)."
             )
     if len(set(score_columns)) != len(score_columns):
         raise invalid_parameter(_FUNCTION, "scores", "distinct column names", score_columns)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import pty
 import subprocess
+import time
 from pathlib import Path
 
 import polars as pl
@@ -37,16 +39,84 @@ def leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
 
 
-def test_sample_summary_per_mode() -> None:
+def _table_rows(stdout: str) -> dict[tuple[str, str], list[str]]:
+    """Read the printed summary table: (scorer, match_mode) -> the other cells."""
+    rows = {}
+    for line in stdout.splitlines():
+        cells = [c.strip() for c in line.strip("│ ").split("┆")]
+        if len(cells) > 2 and cells[0] != "scorer":
+            rows[cells[0], cells[1]] = cells[2:]
+    return rows
+
+
+def test_sample_summary_per_mode_against_the_alias_list() -> None:
     result = run_cli("score", "--sample")
     assert result.returncode == 0, result.stderr
     sample = load_sample()
-    assert "answer_correctness on triviaqa_sample.parquet" in result.stdout
+    assert "triviaqa_sample.parquet" in result.stdout
+    assert "against references 'references'" in result.stdout
+    rows = _table_rows(result.stdout)
     for mode in ("exact", "normalized", "contains"):
-        mean = sample.select(ps.answer_correctness("response", "reference", match_mode=mode).mean())
-        line = next(line for line in result.stdout.splitlines() if f" {mode} " in line)
-        assert f"{mean.item():.4f}" in line
-        assert "3000" in line
+        score = ps.answer_correctness("response", "references", match_mode=mode)
+        mean = sample.select(score.mean()).item()
+        cells = rows["answer_correctness", mode]
+        assert cells[0] == "3000"
+        assert cells[3] == f"{mean:.4f}"
+    human = sample["human_correct"]
+    cells = rows["human verdict (human_correct)", "-"]
+    assert cells[1:4] == [str(human.count()), str(human.null_count()), f"{human.mean():.4f}"]
+
+
+def test_print_mode_runs_the_chosen_scorers_and_thresholds(tmp_path: Path) -> None:
+    source = tmp_path / "log.parquet"
+    log = LOG.with_columns(golds=pl.concat_list("gold", pl.lit("Rome")))
+    log.write_parquet(source)
+    result = run_cli(
+        "score",
+        source,
+        "--response",
+        "answer",
+        "--references",
+        "golds",
+        "--scorer",
+        "answer_match",
+        "--scorer",
+        "squad_f1",
+        "--threshold",
+        "answer_match=0.5",
+    )
+    assert result.returncode == 0, result.stderr
+    rows = _table_rows(result.stdout)
+    assert set(rows) == {("answer_match", "-"), ("squad_f1", "-")}
+    match = log.select(ps.answer_match("answer", "golds")).to_series()
+    f1 = log.select(ps.squad_f1("answer", "golds")).to_series()
+    assert rows["answer_match", "-"][3:] == [
+        f"{match.mean():.4f}",
+        "0.5000",
+        f"{(match >= 0.5).sum() / match.count():.4f}",
+    ]
+    assert rows["squad_f1", "-"][3] == f"{f1.mean():.4f}"
+    assert rows["squad_f1", "-"][4:] == ["null", "null"]
+    # A list column given as --reference scores like --references, as it does with -o.
+    listed = run_cli(
+        "score", source, "--response", "answer", "--reference", "golds", "--scorer", "answer_match"
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert _table_rows(listed.stdout)["answer_match", "-"][3] == f"{match.mean():.4f}"
+
+
+@pytest.mark.parametrize(
+    "flags", [["--prefix", "x_"], ["--drop", "id"], ["--format", "csv"], ["--overwrite"]]
+)
+def test_print_mode_refuses_output_only_flags(tmp_path: Path, flags: list[str]) -> None:
+    source = tmp_path / "log.parquet"
+    LOG.write_parquet(source)
+    result = run_cli("score", source, "--response", "answer", "--reference", "gold", *flags)
+    assert result.returncode == cli.EXIT_USAGE
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1
+    assert flags[0] in result.stderr
+    assert "only with -o" in result.stderr
 
 
 def test_parquet_to_parquet(tmp_path: Path) -> None:
@@ -154,6 +224,63 @@ def test_directory_and_glob_of_parquet(tmp_path: Path) -> None:
     assert_frame_equal(pl.read_parquet(glob_target).sort("id"), expected.head(4))
 
 
+def test_files_with_different_columns_are_unioned_by_name(tmp_path: Path) -> None:
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    LOG.head(3).drop("model").write_parquet(parts / "a.parquet")
+    LOG.tail(3).drop("mode").with_columns(extra=pl.lit(7)).write_parquet(parts / "b.parquet")
+    target = tmp_path / "scored.parquet"
+    common = ["--response", "answer", "--reference", "gold", "--scorer", "answer_correctness"]
+    result = run_cli("score", parts, "-o", target, *common)
+    assert result.returncode == 0, result.stderr
+    assert "panicked" not in result.stderr
+    unioned = pl.concat(
+        [LOG.head(3).drop("model"), LOG.tail(3).drop("mode").with_columns(extra=pl.lit(7))],
+        how="diagonal",
+    )
+    expected = expected_scores(unioned, scorers="answer_correctness")
+    assert_frame_equal(pl.read_parquet(target), expected)
+    # Print mode reads the same union.
+    result = run_cli("score", parts, "--response", "answer", "--reference", "gold")
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_file_lacking_a_needed_column_is_named(tmp_path: Path) -> None:
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    LOG.head(3).write_parquet(parts / "a.parquet")
+    LOG.tail(3).drop("gold").write_parquet(parts / "b.parquet")
+    target = tmp_path / "scored.parquet"
+    env = {**ENV, "RUST_BACKTRACE": "1"}
+    columns = ["--response", "answer", "--reference", "gold"]
+    result = subprocess.run(
+        [*COMMAND, "score", str(parts), "-o", str(target), *columns],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == cli.EXIT_DATA
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "b.parquet" in lines[0]
+    assert "'gold'" in lines[0]
+    assert "panicked" not in result.stderr
+    assert not target.exists()
+
+
+def test_files_disagreeing_on_a_column_type_are_refused(tmp_path: Path) -> None:
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    LOG.head(3).write_parquet(parts / "a.parquet")
+    LOG.tail(3).with_columns(pl.col("id").cast(pl.String)).write_parquet(parts / "b.parquet")
+    result = run_cli("score", parts, "-o", tmp_path / "out.parquet", "--response", "answer")
+    assert result.returncode == cli.EXIT_INPUT
+    assert "'id'" in result.stderr
+    assert "b.parquet" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
 def test_every_registered_scorer_by_default(tmp_path: Path) -> None:
     source, target = tmp_path / "log.parquet", tmp_path / "scored.parquet"
     LOG.write_parquet(source)
@@ -190,14 +317,14 @@ def test_existing_output_needs_overwrite(tmp_path: Path) -> None:
         (
             ["log.parquet", "--response", "reply"],
             cli.EXIT_DATA,
-            "The response column 'reply' is not in the frame. Available columns: 'id', 'answer'",
+            "The --response column 'reply' is not in the input. Its columns: 'id', 'answer'",
         ),
         (
             ["log.parquet", "--response", "id"],
             cli.EXIT_DATA,
-            "The response column 'id' must hold text (String); it is Int64.",
+            "The --response column 'id' holds Int64, not text (String).\nHint: the command line",
         ),
-        (["log.parquet", "--mode-column", "nope"], cli.EXIT_DATA, "'nope' is not in the frame"),
+        (["log.parquet", "--mode-column", "nope"], cli.EXIT_DATA, "'nope' is not in the input"),
         (["log.parquet", "--scorer", "answer_corectness"], cli.EXIT_USAGE, "answer_correctness"),
         (
             ["log.parquet", "--scorer", "answer_correctness:mode=exact"],
@@ -210,7 +337,7 @@ def test_existing_output_needs_overwrite(tmp_path: Path) -> None:
             "Got 'exakt' instead",
         ),
         (["log.parquet", "--threshold", "high"], cli.EXIT_USAGE, "--threshold value"),
-        (["log.parquet", "--threshold", "2"], cli.EXIT_USAGE, "<= 1"),
+        (["log.parquet", "--threshold", "2"], cli.EXIT_USAGE, "between 0 and 1"),
         (["log.parquet", "-o", "out.json"], cli.EXIT_OUTPUT, "Cannot tell the output format"),
         (["log.parquet", "-o", "no/such/dir/out.parquet"], cli.EXIT_OUTPUT, "does not exist"),
         (["log.parquet", "-o", "nested.csv"], cli.EXIT_DATA, "CSV cannot hold"),
@@ -233,6 +360,9 @@ def test_errors(tmp_path: Path, args: list[str], code: int, message: str) -> Non
     result = run_cli("score", *args, "--reference", "gold", cwd=tmp_path)
     assert result.returncode == code, result.stderr
     assert message in result.stderr
+    # The command line speaks of flags and files, not of Python parameters.
+    assert "parameter" not in result.stderr
+    assert "frame" not in result.stderr
     assert result.stderr.startswith("polarscore: error:") or code == cli.EXIT_USAGE
     assert not (tmp_path / "out.parquet").exists()
     assert leftovers(tmp_path) == []
@@ -330,14 +460,140 @@ def test_summary_options_and_errors(tmp_path: Path) -> None:
     )
     missing = run_cli("summary", path, "--by", "team")
     assert missing.returncode == cli.EXIT_DATA
-    assert "'team' is not in the frame. Available columns: 'answer_correctness', 'kind'" in (
+    assert "--by column 'team' is not in the input. Its columns: 'answer_correctness', 'kind'" in (
         missing.stderr
     )
+    assert "parameter" not in missing.stderr
     bad = run_cli("summary", path, "--confidence", "2")
     assert bad.returncode == cli.EXIT_USAGE
     assert "confidence" in bad.stderr
     absent = run_cli("summary", tmp_path / "nope.parquet")
     assert absent.returncode == cli.EXIT_INPUT
+
+
+def test_summary_errors_name_flags(tmp_path: Path) -> None:
+    path = tmp_path / "log.parquet"
+    LOG.write_parquet(path)
+    cases = {
+        (): "Hint: name the score columns with --scores.",
+        ("--scores", "id", "--threshold", "2"): "--threshold must be between 0 and 1",
+        ("--scores", "answer"): "The --scores column 'answer' holds String, not numbers.",
+        ("--scores", "id", "--n-bootstrap", "-1"): "--n-bootstrap must be 0 or more",
+    }
+    for flags, message in cases.items():
+        result = run_cli("summary", path, *flags)
+        assert result.returncode in (cli.EXIT_USAGE, cli.EXIT_DATA), result.stderr
+        assert message in result.stderr
+        assert "parameter" not in result.stderr
+        assert "Got None" not in result.stderr
+
+
+def test_one_default_threshold() -> None:
+    def default(function: object) -> object:
+        return inspect.signature(function).parameters["threshold"].default  # type: ignore[arg-type]
+
+    assert default(ps.is_passing) == default(ps.summarize) == ps.DEFAULT_THRESHOLD
+    assert cli._build_parser().parse_args(["summary", "x.parquet"]).threshold is None
+    help_text = " ".join(run_cli("summary", "--help").stdout.split())
+    assert f"recorded in the file by 'polarscore score', else {ps.DEFAULT_THRESHOLD})" in help_text
+
+
+@pytest.mark.parametrize("suffix", ["parquet", "jsonl"])
+def test_scored_file_records_how_it_was_scored(tmp_path: Path, suffix: str) -> None:
+    source, target = tmp_path / f"log.{suffix}", tmp_path / "scored.parquet"
+    if suffix == "parquet":
+        LOG.write_parquet(source)
+    else:
+        LOG.write_ndjson(source)
+    result = run_cli(
+        "score",
+        source,
+        "-o",
+        target,
+        "--response",
+        "answer",
+        "--reference",
+        "gold",
+        "--scorer",
+        "answer_correctness:match_mode=contains",
+        "--scorer",
+        "squad_f1",
+        "--threshold",
+        "answer_correctness=0.8",
+    )
+    assert result.returncode == 0, result.stderr
+    record = ps.read_provenance(target)
+    assert record is not None
+    assert record["polarscore_version"] == ps.__version__
+    assert (record["response"], record["reference"], record["references"]) == (
+        "answer",
+        "gold",
+        None,
+    )
+    correctness, f1 = record["scorers"]
+    assert correctness == {
+        "name": "answer_correctness",
+        "column": "answer_correctness",
+        "options": {"match_mode": "contains"},
+        "threshold": 0.8,
+        "pass_column": "answer_correctness_passed",
+    }
+    assert (f1["name"], f1["threshold"], f1["pass_column"]) == ("squad_f1", None, None)
+    rows = LOG.height if suffix == "parquet" else None
+    assert record["inputs"] == [{"path": str(source), "rows": rows}]
+    assert ps.recorded_thresholds(record) == {"answer_correctness": 0.8}
+    # The Python API builds the same scorer entries.
+    same = ps.scoring_record(
+        response="answer",
+        reference="gold",
+        scorers={"answer_correctness": {"match_mode": "contains"}, "squad_f1": None},
+        thresholds={"answer_correctness": 0.8},
+    )
+    assert same["scorers"] == record["scorers"]
+
+
+def test_summary_uses_and_shows_the_recorded_thresholds(tmp_path: Path) -> None:
+    source, target = tmp_path / "log.parquet", tmp_path / "scored.parquet"
+    LOG.write_parquet(source)
+    result = run_cli(
+        "score",
+        source,
+        "-o",
+        target,
+        "--response",
+        "answer",
+        "--reference",
+        "gold",
+        "--scorer",
+        "answer_correctness",
+        "--scorer",
+        "squad_f1",
+        "--threshold",
+        "answer_correctness=0.8",
+    )
+    assert result.returncode == 0, result.stderr
+    as_json = run_cli("summary", target, "--json")
+    assert as_json.returncode == 0, as_json.stderr
+    thresholds = {row["score"]: row["threshold"] for row in json.loads(as_json.stdout)}
+    assert thresholds == {"answer_correctness": 0.8, "squad_f1": ps.DEFAULT_THRESHOLD}
+    table = run_cli("summary", target)
+    assert table.returncode == 0, table.stderr
+    assert "answer_correctness: answer_correctness(match_mode='normalized'), threshold 0.8" in (
+        table.stdout
+    )
+    assert f"{source} (6 rows)" in table.stdout
+    told = run_cli("summary", target, "--json", "--threshold", "0.3")
+    assert {row["threshold"] for row in json.loads(told.stdout)} == {0.3}
+    # Two files scored at different thresholds need --threshold.
+    other = tmp_path / "other.parquet"
+    result = run_cli(
+        "score", source, "-o", other, "--response", "answer", "--reference", "gold",
+        "--scorer", "answer_correctness", "--threshold", "0.6",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    mixed = run_cli("summary", target, other)
+    assert mixed.returncode == cli.EXIT_USAGE
+    assert "pass --threshold" in mixed.stderr
 
 
 def test_scorers_lists_the_registry() -> None:
@@ -398,3 +654,73 @@ def test_slices_join_into_the_one_query_result(tmp_path: Path, kind: str) -> Non
         want = expected if slice_rows > 1 else expected.head(20)
         assert_frame_equal(got, want, check_dtypes=kind == "parquet")
         assert progress.rows == want.height
+
+
+def test_progress_moves_while_a_slice_runs(tmp_path: Path) -> None:
+    """The CLI's query counts rows as batches are scored, not only when a slice ends."""
+
+    class Lines(list[str]):
+        def write(self, text: str) -> None:
+            self.append(text)
+
+        def flush(self) -> None:
+            pass
+
+    def slow(series: pl.Series) -> pl.Series:
+        time.sleep(0.3)
+        return series
+
+    source = tmp_path / "log.parquet"
+    rows = 400_000
+    pl.DataFrame({"x": range(rows)}).write_parquet(source, row_group_size=50_000)
+    lines = Lines()
+    progress = _io.Progress(rows, stream=lines)  # type: ignore[arg-type]
+    counted = pl.col("x").map_batches(slow, is_elementwise=True, return_dtype=pl.Int64)
+    counted = counted.map_batches(progress.counter, is_elementwise=True, return_dtype=pl.Int64)
+    frame = pl.scan_parquet(source).with_columns(counted.alias("y"))
+    _io.write_in_slices(
+        frame, tmp_path / "out.parquet", "parquet", total=rows, progress=progress, interval=0.05
+    )
+    drawn = [int(line.split("]")[1].split("/")[0].replace(",", "")) for line in lines]
+    assert any(0 < n < rows for n in drawn), drawn
+    assert drawn[-1] == rows
+    assert progress.rows == rows
+    assert "rows/s" in lines[-1]
+
+
+def test_the_cli_query_carries_the_row_counter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[int] = []
+    original = _io.Progress.counter
+
+    def spy(self: _io.Progress, series: pl.Series) -> pl.Series:
+        calls.append(len(series))
+        return original(self, series)
+
+    monkeypatch.setattr(_io.Progress, "counter", spy)
+    source = tmp_path / "log.parquet"
+    LOG.write_parquet(source)
+    args = ["score", str(source), "-o", str(tmp_path / "out.parquet"), "--response", "answer"]
+    assert cli.main([*args, "--reference", "gold", "--scorer", "answer_correctness", "-q"]) == 0
+    assert sum(calls) >= LOG.height
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["--scorer", "answer_correctness:match_mode=exakt"],
+        ["--scorer", "answer_correctness:mode=exact"],
+        ["--scorer", "no_such_scorer"],
+        ["--threshold", "2"],
+        ["--match-mode", "all"],
+    ],
+)
+def test_flags_are_checked_before_the_files(tmp_path: Path, flags: list[str]) -> None:
+    source, target = tmp_path / "log.parquet", tmp_path / "scored.parquet"
+    LOG.write_parquet(source)
+    target.write_bytes(b"an earlier result")
+    result = run_cli("score", source, "-o", target, "--response", "answer", *flags)
+    assert result.returncode == cli.EXIT_USAGE, result.stderr
+    assert "already exists" not in result.stderr
+    assert target.read_bytes() == b"an earlier result"

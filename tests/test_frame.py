@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
@@ -255,3 +257,35 @@ def test_resolve_scorers_names() -> None:
     assert [(r.column, r.pass_column, r.threshold) for r in requests] == [
         ("p_answer_correctness", "p_answer_correctness_passed", 0.25)
     ]
+
+
+# --- errors speak the caller's language -------------------------------------------------------
+
+
+def test_python_errors_name_parameters_not_flags() -> None:
+    df = pl.DataFrame({"answer": ["Paris"], "gold": ["paris"], "model": ["a"], "n": [1]})
+    with pytest.raises(ps.ColumnNotFoundError) as missing:
+        ps.score_frame(df, reference="gold")
+    assert "--" not in str(missing.value)
+    assert "Hint: pass one of them as response=." in str(missing.value)
+    scored = ps.score_frame(df, response="answer", reference="gold", scorers="answer_correctness")
+    with pytest.raises(ps.ColumnNotFoundError) as by:
+        ps.summarize(scored, by="modle")
+    assert "--" not in str(by.value)
+    assert "Hint: pass one of them as by=." in str(by.value)
+    with pytest.raises(ps.ColumnCollisionError) as clash:
+        ps.score_frame(scored, response="answer", reference="gold", scorers="answer_correctness")
+    assert "--" not in str(clash.value)
+
+
+def test_a_non_text_column_error_says_how_to_cast() -> None:
+    df = pl.DataFrame({"answer": [42], "gold": ["42"]})
+    cast = "pl.col('answer').cast(pl.String)"
+    with pytest.raises(ps.ColumnTypeError, match=re.escape(cast)):
+        ps.score_frame(df, response="answer", reference="gold", scorers="answer_correctness")
+    with pytest.raises(ps.ColumnTypeError, match=re.escape(cast)):
+        df.select(ps.answer_correctness("answer", "gold"))
+    with pytest.raises(ps.ColumnTypeError, match=re.escape("pl.col('answer').cast(pl.String)")):
+        df.select(ps.answer_match("gold", "answer"))
+    fixed = df.with_columns(pl.col("answer").cast(pl.String))
+    assert fixed.select(ps.answer_correctness("answer", "gold")).item() == 1.0

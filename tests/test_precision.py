@@ -619,7 +619,7 @@ def test_non_string_column_is_a_clear_error() -> None:
 
 
 def test_is_passing() -> None:
-    df = pl.DataFrame({"s": [0.79, 0.8, 1.0, None]})
+    df = pl.DataFrame({"s": [0.49, 0.5, 1.0, None]})
     assert df.select(ps.is_passing("s")).to_series().to_list() == [False, True, True, None]
     assert df.select(ps.is_passing("s", threshold=0.9)).columns == ["s_passed"]
     scored = FRAME.select(ps.is_passing(ps.answer_precision("response", "reference")))

@@ -21,6 +21,7 @@ from typing import Any, Literal, TypeAlias
 
 import polars as pl
 
+from polarscore._defaults import DEFAULT_THRESHOLD
 from polarscore._multi_reference import dispatch_reference
 from polarscore._typing import IntoExpr, IntoNumber
 from polarscore._utils import check_same_length, parse_into_expr, parse_text_expr
@@ -63,8 +64,9 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {
     "numeric": 0.35,
 }
 
-#: The reference's default pass threshold (``AnswerPrecisionMetric(threshold=0.8)``).
-DEFAULT_THRESHOLD = 0.8
+#: The reference's own pass threshold (``AnswerPrecisionMetric(threshold=0.8)``); polarscore's
+#: default is the package-wide :data:`polarscore.DEFAULT_THRESHOLD` (0.5).
+REFERENCE_THRESHOLD = 0.8
 
 #: Reason texts of the rows the reference does not score, in its words.
 EMPTY_ACTUAL_REASON = (
@@ -265,7 +267,7 @@ def answer_precision(
     --------
     answer_precision_components : every component, as a struct.
     answer_precision_diagnostics : missing and extra terms, numeric mismatches, reason text.
-    is_passing : score >= threshold (0.8 is the reference's default).
+    is_passing : score >= threshold (0.5 by default; the reference passes at 0.8).
 
     Examples
     --------
@@ -469,8 +471,10 @@ numeric_tolerance_rel, power_p, weights, stopwords
 def is_passing(score: IntoExpr, *, threshold: float = DEFAULT_THRESHOLD) -> pl.Expr:
     """Return whether each score reaches the threshold: ``score >= threshold``; null stays null.
 
-    Works on any score column in [0, 1] (answer_precision's reference threshold 0.8 is the
-    default).
+    Works on any score column in [0, 1]. The default is polarscore's one default threshold,
+    0.5 (:data:`polarscore.DEFAULT_THRESHOLD`, as :func:`polarscore.summarize` and the command
+    line); eval-ai-library's ``AnswerPrecisionMetric`` passes at ``threshold=0.8``
+    (``REFERENCE_THRESHOLD``).
 
     Parameters
     ----------
@@ -478,7 +482,7 @@ def is_passing(score: IntoExpr, *, threshold: float = DEFAULT_THRESHOLD) -> pl.E
         A score column name, expression or Series.
     threshold
         A number in [0, 1] (every polarscore score lies there); a score passes when it is greater
-        than or equal to it.
+        than or equal to it. Default 0.5.
 
     Returns
     -------
@@ -519,6 +523,7 @@ __all__ = [
     "EMPTY_ACTUAL_REASON",
     "INVALID_TOLERANCE_REASON",
     "NO_EXPECTED_REASON",
+    "REFERENCE_THRESHOLD",
     "WEIGHTABLE",
     "CharSimilarity",
     "MissingExpected",
