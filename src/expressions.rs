@@ -554,7 +554,7 @@ fn precision_inputs<'a>(
         zero_missing: kwargs.missing_expected == "zero",
         power_p: kwargs.power_p,
         weights,
-        stopwords: kwargs.stopwords.iter().cloned().collect(),
+        stopwords: precision::stopword_table(&kwargs.stopwords),
     };
     polars_ensure!(inputs.len() >= 2, ComputeError: "answer_precision needs two inputs");
     let response = Texts::new(&inputs[0], "response")?;

@@ -142,7 +142,11 @@ impl Tables {
     /// Append `text.lower()` to `out`, exactly as Python computes it (full mappings, final sigma).
     pub fn push_lower(&self, text: &str, out: &mut String) {
         if text.is_ascii() {
-            out.extend(text.bytes().map(|b| b.to_ascii_lowercase() as char));
+            let start = out.len();
+            out.push_str(text);
+            if let Some(added) = out.get_mut(start..) {
+                added.make_ascii_lowercase();
+            }
             return;
         }
         self.for_each_lower(text, |c| {

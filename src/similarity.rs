@@ -100,34 +100,39 @@ impl Words {
     pub fn fill(&mut self, t: &Tables, text: &str) {
         self.buf.clear();
         self.words.clear();
-        self.n_content = 0;
-        let mut start = 0;
-        let mut in_word = false;
-        let mut step = |c: char, buf: &mut String, words: &mut Vec<(usize, bool)>| {
-            if t.is_word(c) {
-                if !in_word {
-                    start = buf.len();
-                    in_word = true;
-                }
-                buf.push(c);
-            } else if in_word {
-                in_word = false;
-                words.push((buf.len(), is_stopword(&buf[start..])));
-            }
-        };
         let (buf, words) = (&mut self.buf, &mut self.words);
         if text.is_ascii() {
-            for b in text.bytes() {
-                step(b.to_ascii_lowercase() as char, buf, words);
+            // Python's `\w` on ASCII is `[A-Za-z0-9_]`; a run is copied and lowered whole.
+            let bytes = text.as_bytes();
+            let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+            let mut i = 0;
+            while i < bytes.len() {
+                while bytes.get(i).is_some_and(|&b| !is_word(b)) {
+                    i += 1;
+                }
+                let run = i;
+                while bytes.get(i).is_some_and(|&b| is_word(b)) {
+                    i += 1;
+                }
+                if let Some(word) = text.get(run..i).filter(|w| !w.is_empty()) {
+                    let start = buf.len();
+                    buf.push_str(word);
+                    if let Some(lowered) = buf.get_mut(start..) {
+                        lowered.make_ascii_lowercase();
+                        let stop = is_stopword(lowered);
+                        words.push((buf.len(), stop));
+                    }
+                }
             }
         } else {
+            let mut run = WordRun::default();
             t.for_each_lower(text, |c| {
-                step(c, buf, words);
+                run.step(t, c, buf, words);
                 true
             });
+            // A final non-word character closes the last word.
+            run.step(t, ' ', buf, words);
         }
-        // A final non-word character closes the last word.
-        step(' ', buf, words);
         self.n_content = self.words.iter().filter(|(_, stop)| !stop).count();
     }
 
@@ -140,6 +145,29 @@ impl Words {
             start = end;
             (all || !stop).then_some(w)
         })
+    }
+}
+
+/// The word being read, character by character.
+#[derive(Default)]
+struct WordRun {
+    start: usize,
+    in_word: bool,
+}
+
+impl WordRun {
+    #[inline(always)]
+    fn step(&mut self, t: &Tables, c: char, buf: &mut String, words: &mut Vec<(usize, bool)>) {
+        if t.is_word(c) {
+            if !self.in_word {
+                self.start = buf.len();
+                self.in_word = true;
+            }
+            buf.push(c);
+        } else if self.in_word {
+            self.in_word = false;
+            words.push((buf.len(), is_stopword(buf.get(self.start..).unwrap_or(""))));
+        }
     }
 }
 

@@ -5,76 +5,192 @@
 //! On the ids: [`Vocab::overlap`] is the multiset intersection size (`Counter` `&`), and
 //! [`BitLcs`] the longest common subsequence by Hyyrö's bit-parallel algorithm.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 /// The id of a reference token that the response does not have.
 pub const ABSENT: u32 = u32::MAX;
 
-/// A fast, non-cryptographic hasher for tokens (FxHash-style over 8-byte words).
-#[derive(Default)]
-pub struct TokenHasher(u64);
-
-impl Hasher for TokenHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut h = self.0;
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut word = [0u8; 8];
-            word[..rest.len()].copy_from_slice(rest);
-            h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
-        }
-        self.0 = h;
+/// A fast, non-cryptographic hash of a token (FxHash-style over 8-byte words; the high bits
+/// are the well-mixed ones).
+#[inline]
+pub fn token_hash(token: &str) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let bytes = token.as_bytes();
+    let mut h = bytes.len() as u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
     }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut word = [0u8; 8];
+        word[..rest.len()].copy_from_slice(rest);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
     }
+    h
 }
 
 /// The distinct tokens of one text, each with a dense id and its number of occurrences.
 ///
-/// Reused from row to row: [`Vocab::clear`] keeps the allocations.
+/// An open-addressing table over an arena of the token bytes: interning a token allocates
+/// nothing once the buffers have grown to the largest row, and [`Vocab::clear`] costs the
+/// number of distinct tokens, not the table's size (so one huge row does not slow the rows
+/// after it).
 #[derive(Default)]
 pub struct Vocab {
-    ids: HashMap<String, u32, BuildHasherDefault<TokenHasher>>,
+    /// The distinct tokens, concatenated; `spans[id]` is where each lies.
+    arena: String,
+    spans: Vec<(usize, usize)>,
+    hashes: Vec<u64>,
     counts: Vec<u32>,
+    /// `slot_of[id]`: the slot holding `id`.
+    slot_of: Vec<usize>,
+    /// A power-of-two number of slots, each [`ABSENT`] or an id.
+    slots: Vec<u32>,
     used: Vec<u32>,
 }
 
 impl Vocab {
     pub fn clear(&mut self) {
-        self.ids.clear();
+        for &slot in &self.slot_of {
+            if let Some(s) = self.slots.get_mut(slot) {
+                *s = ABSENT;
+            }
+        }
+        self.arena.clear();
+        self.spans.clear();
+        self.hashes.clear();
         self.counts.clear();
+        self.slot_of.clear();
+    }
+
+    /// The number of distinct tokens.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.counts.len()
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+
+    /// The token of `id`.
+    #[inline]
+    pub fn token(&self, id: u32) -> &str {
+        self.spans
+            .get(id as usize)
+            .and_then(|&(s, e)| self.arena.get(s..e))
+            .unwrap_or("")
+    }
+
+    /// The distinct tokens, in the order they were first interned.
+    pub fn tokens(&self) -> impl Iterator<Item = &str> + '_ {
+        self.spans
+            .iter()
+            .map(|&(s, e)| self.arena.get(s..e).unwrap_or(""))
+    }
+
+    #[inline]
+    fn home(&self, hash: u64) -> usize {
+        // The table has at least 2 slots once anything is in it.
+        let bits = self.slots.len().trailing_zeros();
+        if bits == 0 {
+            0
+        } else {
+            (hash >> (64 - bits)) as usize
+        }
+    }
+
+    /// The slot of `token` (hash `hash`), or the empty slot where it would go.
+    #[inline]
+    fn find(&self, token: &str, hash: u64) -> (usize, u32) {
+        let mask = self.slots.len().wrapping_sub(1);
+        let mut i = self.home(hash);
+        loop {
+            let id = self.slots.get(i).copied().unwrap_or(ABSENT);
+            if id == ABSENT
+                || (self.hashes.get(id as usize) == Some(&hash) && self.token(id) == token)
+            {
+                return (i, id);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let size = (self.slots.len() * 2).max(64);
+        self.slots.clear();
+        self.slots.resize(size, ABSENT);
+        let mask = size - 1;
+        for (id, &hash) in self.hashes.iter().enumerate() {
+            let mut i = self.home(hash);
+            while self.slots.get(i).is_some_and(|&s| s != ABSENT) {
+                i = (i + 1) & mask;
+            }
+            if let (Some(s), Some(at)) = (self.slots.get_mut(i), self.slot_of.get_mut(id)) {
+                *s = id as u32;
+                *at = i;
+            }
+        }
     }
 
     /// Add one occurrence of `token`; returns its id.
+    #[inline]
     pub fn intern(&mut self, token: &str) -> u32 {
-        if let Some(&id) = self.ids.get(token) {
+        self.intern_hashed(token, token_hash(token))
+    }
+
+    /// [`Vocab::intern`] with the token's [`token_hash`] already computed.
+    pub fn intern_hashed(&mut self, token: &str, hash: u64) -> u32 {
+        if (self.counts.len() + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let (slot, id) = self.find(token, hash);
+        if id != ABSENT {
             if let Some(c) = self.counts.get_mut(id as usize) {
                 *c += 1;
             }
             return id;
         }
         let id = self.counts.len() as u32;
-        self.ids.insert(token.to_owned(), id);
+        let start = self.arena.len();
+        self.arena.push_str(token);
+        self.spans.push((start, self.arena.len()));
+        self.hashes.push(hash);
         self.counts.push(1);
+        self.slot_of.push(slot);
+        if let Some(s) = self.slots.get_mut(slot) {
+            *s = id;
+        }
         id
+    }
+
+    /// How many of `other`'s distinct tokens this vocabulary holds.
+    pub fn count_shared(&self, other: &Vocab) -> usize {
+        if self.is_empty() {
+            return 0;
+        }
+        other
+            .tokens()
+            .zip(&other.hashes)
+            .filter(|&(token, &hash)| self.get_hashed(token, hash) != ABSENT)
+            .count()
     }
 
     /// The id of `token`, or [`ABSENT`].
     #[inline]
     pub fn get(&self, token: &str) -> u32 {
-        self.ids.get(token).copied().unwrap_or(ABSENT)
+        self.get_hashed(token, token_hash(token))
+    }
+
+    /// [`Vocab::get`] with the token's [`token_hash`] already computed.
+    #[inline]
+    pub fn get_hashed(&self, token: &str, hash: u64) -> u32 {
+        if self.counts.is_empty() {
+            return ABSENT;
+        }
+        self.find(token, hash).1
     }
 
     /// The multiset intersection size of the interned text and `ids` (looked up with
@@ -191,6 +307,35 @@ impl BitLcs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn vocab_interns_counts_and_clears() {
+        let mut v = Vocab::default();
+        assert_eq!(v.get("x"), ABSENT);
+        // A big row first, then small rows reuse the table.
+        let big: Vec<String> = (0..5000).map(|i| format!("t{}", i % 3000)).collect();
+        for w in &big {
+            v.intern(w);
+        }
+        assert_eq!(v.len(), 3000);
+        assert_eq!(v.counts.get(v.get("t7") as usize), Some(&2));
+        assert_eq!(v.counts.get(v.get("t2999") as usize), Some(&1));
+        assert_eq!(v.get("t3000"), ABSENT);
+        v.clear();
+        assert!(v.is_empty());
+        assert_eq!(v.get("t7"), ABSENT);
+        for w in ["a", "b", "a", "", "é", "a"] {
+            v.intern(w);
+        }
+        let toks: Vec<&str> = v.tokens().collect();
+        assert_eq!(toks, ["a", "b", "", "é"]);
+        assert_eq!(v.counts, [3, 1, 1, 1]);
+        assert_eq!(v.token(v.get("é")), "é");
+        assert_eq!(
+            v.overlap(&[v.get("a"), v.get("a"), v.get("zz"), v.get("a"), v.get("a")]),
+            3
+        );
+    }
 
     fn lcs_dp(a: &[u32], b: &[u32]) -> usize {
         let mut prev = vec![0usize; b.len() + 1];

@@ -34,32 +34,30 @@ pub struct RatioScratch {
     queue: Vec<(usize, usize, usize, usize)>,
 }
 
-/// The length of the longest common subsequence of `s.a` and `s.b`.
+/// The length of the longest common subsequence of `a` and `b` (characters, or the bytes of
+/// ASCII texts, which are the same thing there).
 ///
 /// A common prefix and suffix belong to every longest common subsequence, so they are counted
 /// and cut off first (long, nearly equal texts then cost next to nothing).
-fn lcs(s: &mut RatioScratch) -> usize {
-    let a = std::mem::take(&mut s.a);
-    let b = std::mem::take(&mut s.b);
-    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let suffix = a[prefix..]
+fn lcs<T: Copy + Eq + Into<char>>(a: &[T], b: &[T], s: &mut RatioScratch) -> usize {
+    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let (a, b) = (
+        a.get(prefix..).unwrap_or(&[]),
+        b.get(prefix..).unwrap_or(&[]),
+    );
+    let suffix = a
         .iter()
         .rev()
-        .zip(b[prefix..].iter().rev())
+        .zip(b.iter().rev())
         .take_while(|(x, y)| x == y)
         .count();
-    let middle = lcs_bit_parallel(
-        &a[prefix..a.len() - suffix],
-        &b[prefix..b.len() - suffix],
-        s,
-    );
-    s.a = a;
-    s.b = b;
-    prefix + suffix + middle
+    let a = a.get(..a.len() - suffix).unwrap_or(&[]);
+    let b = b.get(..b.len() - suffix).unwrap_or(&[]);
+    prefix + suffix + lcs_bit_parallel(a, b, s)
 }
 
 /// The LCS length by Hyyrö's bit-parallel recurrence, the shorter string as the pattern.
-fn lcs_bit_parallel(a: &[char], b: &[char], s: &mut RatioScratch) -> usize {
+fn lcs_bit_parallel<T: Copy + Into<char>>(a: &[T], b: &[T], s: &mut RatioScratch) -> usize {
     let (pattern, text) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     let m = pattern.len();
     if m == 0 {
@@ -71,6 +69,7 @@ fn lcs_bit_parallel(a: &[char], b: &[char], s: &mut RatioScratch) -> usize {
     s.other.clear();
     s.other_masks.clear();
     for (i, &c) in pattern.iter().enumerate() {
+        let c: char = c.into();
         let (w, bit) = (i / 64, 1u64 << (i % 64));
         if c.is_ascii() {
             s.ascii[c as usize * words + w] |= bit;
@@ -86,6 +85,7 @@ fn lcs_bit_parallel(a: &[char], b: &[char], s: &mut RatioScratch) -> usize {
     s.state.clear();
     s.state.resize(words, u64::MAX);
     for &c in text.iter() {
+        let c: char = c.into();
         let masks: &[u64] = if c.is_ascii() {
             &s.ascii[c as usize * words..(c as usize + 1) * words]
         } else {
@@ -117,15 +117,25 @@ fn lcs_bit_parallel(a: &[char], b: &[char], s: &mut RatioScratch) -> usize {
 
 /// RapidFuzz's `Indel.normalized_similarity(a, b)`.
 pub fn indel(a: &str, b: &str, s: &mut RatioScratch) -> f64 {
-    s.a.clear();
-    s.a.extend(a.chars());
-    s.b.clear();
-    s.b.extend(b.chars());
-    let total = s.a.len() + s.b.len();
+    let (total, common) = if a.is_ascii() && b.is_ascii() {
+        (a.len() + b.len(), lcs(a.as_bytes(), b.as_bytes(), s))
+    } else {
+        let mut ac = std::mem::take(&mut s.a);
+        let mut bc = std::mem::take(&mut s.b);
+        ac.clear();
+        ac.extend(a.chars());
+        bc.clear();
+        bc.extend(b.chars());
+        let common = lcs(&ac, &bc, s);
+        let total = ac.len() + bc.len();
+        s.a = ac;
+        s.b = bc;
+        (total, common)
+    };
     if total == 0 {
         return 1.0;
     }
-    let distance = total - 2 * lcs(s);
+    let distance = total - 2 * common;
     1.0 - distance as f64 / total as f64
 }
 
@@ -300,15 +310,24 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (seed >> 33) as usize
         };
-        let alphabet = ['a', 'b', 'c', 'é', '😀', ' '];
-        for _ in 0..200 {
-            let a: String = (0..next() % 200).map(|_| alphabet[next() % 6]).collect();
-            let b: String = (0..next() % 200).map(|_| alphabet[next() % 6]).collect();
-            let ac: Vec<char> = a.chars().collect();
-            let bc: Vec<char> = b.chars().collect();
-            s.a = ac.clone();
-            s.b = bc.clone();
-            assert_eq!(lcs(&mut s), lcs_dp(&ac, &bc), "{a} / {b}");
+        for alphabet in [
+            ['a', 'b', 'c', 'é', '😀', ' '],
+            ['a', 'b', 'c', 'd', 'e', ' '],
+        ] {
+            for _ in 0..200 {
+                let a: String = (0..next() % 200).map(|_| alphabet[next() % 6]).collect();
+                let b: String = (0..next() % 200).map(|_| alphabet[next() % 6]).collect();
+                let ac: Vec<char> = a.chars().collect();
+                let bc: Vec<char> = b.chars().collect();
+                let expected = lcs_dp(&ac, &bc);
+                assert_eq!(lcs(&ac, &bc, &mut s), expected, "{a} / {b}");
+                if a.is_ascii() && b.is_ascii() {
+                    assert_eq!(lcs(a.as_bytes(), b.as_bytes(), &mut s), expected);
+                }
+                let total = (ac.len() + bc.len()).max(1) as f64;
+                let want = 1.0 - (ac.len() + bc.len() - 2 * expected) as f64 / total;
+                assert_eq!(indel(&a, &b, &mut s), want);
+            }
         }
     }
 

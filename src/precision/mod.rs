@@ -9,10 +9,10 @@ pub mod char_ratio;
 pub mod normalize;
 pub mod numbers;
 
-use std::collections::HashSet;
 use std::fmt::Write;
 
 use crate::pyunicode::{py_is_blank, Tables};
+use crate::tokens::{token_hash, Vocab, ABSENT};
 use char_ratio::RatioScratch;
 use normalize::NormScratch;
 use numbers::MatchScratch;
@@ -53,7 +53,17 @@ pub struct Options {
     pub power_p: f64,
     /// In summation order.
     pub weights: Vec<(Comp, f64)>,
-    pub stopwords: HashSet<String>,
+    /// The stopwords, as a token table.
+    pub stopwords: Vocab,
+}
+
+/// The stopword table of [`Options`].
+pub fn stopword_table<S: AsRef<str>>(words: impl IntoIterator<Item = S>) -> Vocab {
+    let mut table = Vocab::default();
+    for w in words {
+        table.intern(w.as_ref());
+    }
+    table
 }
 
 /// Which way a row went.
@@ -121,8 +131,8 @@ pub struct Scratch {
     norm: NormScratch,
     a_norm: String,
     e_norm: String,
-    a_tok: Vec<(usize, usize)>,
-    e_tok: Vec<(usize, usize)>,
+    a_set: Vocab,
+    e_set: Vocab,
     chars: Vec<char>,
     digits: String,
     a_num: Vec<f64>,
@@ -142,30 +152,16 @@ fn clip(x: f64) -> f64 {
     x.clamp(0.0, 1.0)
 }
 
-/// Sort token ranges by their text, drop duplicates and stopwords: the token set.
-fn token_set(text: &str, toks: &mut Vec<(usize, usize)>, stopwords: &HashSet<String>) {
-    toks.clear();
-    normalize::token_ranges(text, toks);
-    toks.sort_unstable_by(|x, y| text[x.0..x.1].cmp(&text[y.0..y.1]));
-    toks.dedup_by(|x, y| text[x.0..x.1] == text[y.0..y.1]);
-    toks.retain(|r| !stopwords.contains(&text[r.0..r.1]));
-}
-
-/// `|A ∩ E|` of two sorted token sets.
-fn intersection(a: &str, at: &[(usize, usize)], e: &str, et: &[(usize, usize)]) -> usize {
-    let (mut i, mut j, mut n) = (0, 0, 0);
-    while i < at.len() && j < et.len() {
-        match a[at[i].0..at[i].1].cmp(&e[et[j].0..et[j].1]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                n += 1;
-                i += 1;
-                j += 1;
-            }
+/// The token set of a normalised text (ASCII punctuation and the space split it), stopwords
+/// left out.
+fn token_set(text: &str, set: &mut Vocab, stopwords: &Vocab) {
+    set.clear();
+    normalize::for_each_token(text, |token| {
+        let hash = token_hash(token);
+        if stopwords.get_hashed(token, hash) == ABSENT {
+            set.intern_hashed(token, hash);
         }
-    }
-    n
+    });
 }
 
 /// Score one pair, guards included.
@@ -212,10 +208,10 @@ pub fn score_pair(
     };
     normalize::basic_normalize(t, actual, &mut s.norm, &mut s.a_norm);
     normalize::basic_normalize(t, expected, &mut s.norm, &mut s.e_norm);
-    token_set(&s.a_norm, &mut s.a_tok, &o.stopwords);
-    token_set(&s.e_norm, &mut s.e_tok, &o.stopwords);
-    let inter = intersection(&s.a_norm, &s.a_tok, &s.e_norm, &s.e_tok);
-    let (a_n, e_n) = (s.a_tok.len(), s.e_tok.len());
+    token_set(&s.a_norm, &mut s.a_set, &o.stopwords);
+    token_set(&s.e_norm, &mut s.e_set, &o.stopwords);
+    let inter = s.e_set.count_shared(&s.a_set);
+    let (a_n, e_n) = (s.a_set.len(), s.e_set.len());
     let contains = if a_n == 0 && e_n == 0 {
         1.0
     } else if a_n == 0 || e_n == 0 {
@@ -367,8 +363,10 @@ pub fn details<'s>(
     extra.clear();
     mismatches.clear();
     reason.clear();
-    let a_set: Vec<&str> = s.a_tok.iter().map(|r| &s.a_norm[r.0..r.1]).collect();
-    let e_set: Vec<&str> = s.e_tok.iter().map(|r| &s.e_norm[r.0..r.1]).collect();
+    let mut a_set: Vec<&str> = s.a_set.tokens().collect();
+    let mut e_set: Vec<&str> = s.e_set.tokens().collect();
+    a_set.sort_unstable();
+    e_set.sort_unstable();
     missing.extend(e_set.iter().filter(|x| a_set.binary_search(x).is_err()));
     extra.extend(a_set.iter().filter(|x| e_set.binary_search(x).is_err()));
     if s.e_num.is_empty() {
@@ -436,7 +434,7 @@ mod tests {
                 (Comp::TokenPrecision, 0.15),
                 (Comp::Numeric, 0.35),
             ],
-            stopwords: words.iter().map(|w| w.to_string()).collect(),
+            stopwords: stopword_table(words),
         }
     }
 

@@ -6,7 +6,10 @@
 //! by segment between them.
 
 use memchr::{memchr, memmem};
-use unicode_normalization::UnicodeNormalization;
+use std::sync::OnceLock;
+
+use unicode_normalization::char::canonical_combining_class;
+use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
 use crate::pyunicode::{is_py_space, Tables};
 
@@ -108,20 +111,69 @@ fn remove_urls(text: &str, out: &mut String) {
 }
 
 /// `unicodedata.normalize("NFKC", text)` of the running Python, appended to `out`.
+///
+/// Only the stretches around characters NFKC may change are normalised: a character that is
+/// [`nfkc_inert`] starts a stretch that normalises on its own (it neither composes with what
+/// precedes it nor reorders with it), so the text between two such boundaries is copied as it
+/// is unless it holds a character that is not inert. A character the interpreter does not
+/// assign is inert for Python's NFKC and splits the text outright.
 pub fn push_nfkc(t: &Tables, text: &str, out: &mut String) {
     if text.is_ascii() {
         out.push_str(text);
         return;
     }
-    let mut start = 0;
+    let slice = |a: usize, b: usize| text.get(a..b).unwrap_or("");
+    // `text[..copied]` is written; `boundary` is where the last stretch began; `dirty` says
+    // the stretch from `boundary` holds a character NFKC may change.
+    let (mut copied, mut boundary, mut dirty) = (0, 0, false);
     for (i, c) in text.char_indices() {
-        if t.is_unassigned(c) {
-            out.extend(text[start..i].nfkc());
-            out.push(c);
-            start = i + c.len_utf8();
+        let unassigned = t.is_unassigned(c);
+        if unassigned || nfkc_inert(c) {
+            if dirty {
+                out.extend(slice(boundary, i).nfkc());
+                copied = i;
+                dirty = false;
+            }
+            boundary = i;
+            if unassigned {
+                out.push_str(slice(copied, i));
+                out.push(c);
+                copied = i + c.len_utf8();
+                boundary = copied;
+            }
+        } else if !dirty {
+            out.push_str(slice(copied, boundary));
+            copied = boundary;
+            dirty = true;
         }
     }
-    out.extend(text[start..].nfkc());
+    if dirty {
+        out.extend(slice(boundary, text.len()).nfkc());
+    } else {
+        out.push_str(slice(copied, text.len()));
+    }
+}
+
+/// One bit per code point: set when NFKC leaves the character alone wherever it stands (its
+/// NFKC quick-check value is "yes" and its canonical combining class 0). A text of such
+/// characters is its own NFKC; computed once, from the same data as the normalisation itself.
+fn nfkc_inert(c: char) -> bool {
+    static INERT: OnceLock<Vec<u64>> = OnceLock::new();
+    let bits = INERT.get_or_init(|| {
+        let mut bits = vec![0u64; (char::MAX as usize >> 6) + 1];
+        for c in (0..=char::MAX as u32).filter_map(char::from_u32) {
+            if canonical_combining_class(c) == 0
+                && is_nfkc_quick(std::iter::once(c)) == IsNormalized::Yes
+            {
+                if let Some(word) = bits.get_mut(c as usize >> 6) {
+                    *word |= 1 << (c as u32 & 63);
+                }
+            }
+        }
+        bits
+    });
+    bits.get(c as usize >> 6)
+        .is_some_and(|w| w & (1 << (c as u32 & 63)) != 0)
 }
 
 /// Python `strip()` then `re.sub(r"\s+", " ", ...)`, appended to `out`.
@@ -164,23 +216,25 @@ pub fn basic_normalize(t: &Tables, text: &str, s: &mut NormScratch, out: &mut St
     push_collapsed(&s.lowered, out);
 }
 
-/// the byte ranges of the tokens of a normalised text (ASCII punctuation and the space
-/// split it), appended to `out` in text order; duplicates kept.
-pub fn token_ranges(norm: &str, out: &mut Vec<(usize, usize)>) {
-    let mut start = None;
-    for (i, &b) in norm.as_bytes().iter().enumerate() {
-        let split = b == b' ' || b.is_ascii_punctuation();
-        match (split, start) {
-            (true, Some(s)) => {
-                out.push((s, i));
-                start = None;
-            }
-            (false, None) => start = Some(i),
-            _ => {}
+/// Call `f` on each token of a normalised text (ASCII punctuation and the space split it), in
+/// text order; duplicates kept.
+#[inline]
+pub fn for_each_token<'a>(norm: &'a str, mut f: impl FnMut(&'a str)) {
+    let bytes = norm.as_bytes();
+    let split = |b: u8| b == b' ' || b.is_ascii_punctuation();
+    let mut i = 0;
+    while i < bytes.len() {
+        while bytes.get(i).is_some_and(|&b| split(b)) {
+            i += 1;
         }
-    }
-    if let Some(s) = start {
-        out.push((s, norm.len()));
+        let start = i;
+        while bytes.get(i).is_some_and(|&b| !split(b)) {
+            i += 1;
+        }
+        // Splitting at ASCII bytes keeps every token on character boundaries.
+        if let Some(token) = norm.get(start..i).filter(|t| !t.is_empty()) {
+            f(token);
+        }
     }
 }
 
@@ -220,10 +274,8 @@ mod tests {
 
     #[test]
     fn tokens_split_on_ascii_punctuation_only() {
-        let mut r = Vec::new();
-        let text = "a,b «paris» c-d";
-        token_ranges(text, &mut r);
-        let toks: Vec<&str> = r.iter().map(|&(s, e)| &text[s..e]).collect();
+        let mut toks = Vec::new();
+        for_each_token("a,b «paris» c-d", |t| toks.push(t));
         assert_eq!(toks, ["a", "b", "«paris»", "c", "d"]);
     }
 }

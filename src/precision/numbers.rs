@@ -13,23 +13,32 @@ pub fn numbers(
     digits: &mut String,
     out: &mut Vec<f64>,
 ) {
-    if !text.bytes().any(|b| b.is_ascii_digit()) && text.is_ascii() {
+    if text.is_ascii() {
+        // An ASCII text is scanned as bytes, which are its characters.
+        if text.bytes().any(|b| b.is_ascii_digit()) {
+            scan(t, text.as_bytes(), digits, out);
+        }
         return;
     }
     chars.clear();
     chars.extend(text.chars());
-    let c = chars.as_slice();
+    scan(t, chars, digits, out);
+}
+
+/// [`numbers`] over the characters of a text (`char`s, or the bytes of an ASCII text).
+fn scan<T: Copy + Into<char>>(t: &Tables, c: &[T], digits: &mut String, out: &mut Vec<f64>) {
     let n = c.len();
-    let digit = |j: usize| j < n && t.digit_value(c[j]).is_some();
-    let sign = |j: usize| j < n && (c[j] == '+' || c[j] == '-');
+    let at = |j: usize| c.get(j).map(|&x| x.into());
+    let digit = |j: usize| at(j).is_some_and(|x| t.digit_value(x).is_some());
+    let sign = |j: usize| matches!(at(j), Some('+' | '-'));
     let mut i = 0;
     while i < n {
-        let Some(end) = match_at(c, i, &digit, &sign) else {
+        let Some(end) = match_at(&at, i, &digit, &sign) else {
             i += 1;
             continue;
         };
         digits.clear();
-        for &ch in &c[i..end] {
+        for ch in (i..end).filter_map(at) {
             match t.digit_value(ch) {
                 Some(d) => digits.push((b'0' + d) as char),
                 None => digits.push(ch),
@@ -43,7 +52,7 @@ pub fn numbers(
 
 /// The end of the match starting at `i`, as `re`'s backtracking finds it.
 fn match_at(
-    c: &[char],
+    at: &impl Fn(usize) -> Option<char>,
     i: usize,
     digit: &impl Fn(usize) -> bool,
     sign: &impl Fn(usize) -> bool,
@@ -54,7 +63,7 @@ fn match_at(
     while digit(j) {
         j += 1;
     }
-    if j < c.len() && c[j] == '.' && digit(j + 1) {
+    if at(j) == Some('.') && digit(j + 1) {
         j += 1;
         while digit(j) {
             j += 1;
@@ -63,7 +72,7 @@ fn match_at(
         return None;
     }
     // `\d*\.?\d+` without a fraction backtracks to the same digits: the exponent follows them.
-    if j < c.len() && (c[j] == 'e' || c[j] == 'E') {
+    if matches!(at(j), Some('e' | 'E')) {
         let mut q = j + 1;
         if sign(q) {
             q += 1;
