@@ -23,12 +23,12 @@ struct Collapse<F: FnMut(char)> {
 }
 
 impl<F: FnMut(char)> Collapse<F> {
-    #[inline]
+    #[inline(always)]
     fn space(&mut self) {
         self.pending_space = self.any;
     }
 
-    #[inline]
+    #[inline(always)]
     fn char(&mut self, c: char) {
         if self.pending_space {
             (self.emit)(' ');
@@ -60,66 +60,79 @@ pub fn for_each_normalized(t: &Tables, text: &str, emit: impl FnMut(char)) {
         pending_space: false,
         any: false,
     };
-    // The current `\w` run, while it may still be an article.
-    let mut held = ['\0'; 3];
-    let mut n_held = 0usize;
-    // Whether we are inside a `\w` run that is already known not to be an article.
-    let mut in_plain_run = false;
-    let mut step = |c: char, out: &mut Collapse<_>| {
+    let mut run = ArticleRun::default();
+    if text.is_ascii() {
+        for b in text.bytes() {
+            run.step(t, b.to_ascii_lowercase() as char, &mut out);
+        }
+    } else {
+        t.for_each_lower(text, |c| {
+            run.step(t, c, &mut out);
+            true
+        });
+    }
+    // The end of the text ends the last run; a space is inert at the end.
+    run.step(t, ' ', &mut out);
+}
+
+/// The `\w` run being read, held back while it may still be an article.
+#[derive(Default)]
+struct ArticleRun {
+    /// The run so far, while it is a prefix of an article (at most three characters).
+    held: [char; 3],
+    n_held: usize,
+    /// Inside a `\w` run already known not to be an article.
+    in_plain_run: bool,
+}
+
+impl ArticleRun {
+    #[inline(always)]
+    fn step<F: FnMut(char)>(&mut self, t: &Tables, c: char, out: &mut Collapse<F>) {
         if is_ascii_punctuation(c) {
             return;
         }
         if t.is_word(c) {
-            if in_plain_run {
+            if self.in_plain_run {
                 out.char(c);
                 return;
             }
-            if n_held < 3 {
-                held[n_held] = c;
-                if article_prefix(&held[..n_held + 1]) {
-                    n_held += 1;
+            if let Some(slot) = self.held.get_mut(self.n_held) {
+                *slot = c;
+                if article_prefix(self.held.get(..=self.n_held).unwrap_or(&[])) {
+                    self.n_held += 1;
                     return;
                 }
             }
             // Not an article: release what was held, then this character.
-            for &h in &held[..n_held] {
-                out.char(h);
-            }
-            n_held = 0;
-            in_plain_run = true;
+            self.release(out);
+            self.in_plain_run = true;
             out.char(c);
             return;
         }
         // A `\W` character ends the run.
-        if n_held > 0 {
-            if is_article(&held[..n_held]) {
+        if self.n_held > 0 {
+            if is_article(self.held.get(..self.n_held).unwrap_or(&[])) {
+                self.n_held = 0;
                 out.space();
             } else {
-                for &h in &held[..n_held] {
-                    out.char(h);
-                }
+                self.release(out);
             }
-            n_held = 0;
         }
-        in_plain_run = false;
+        self.in_plain_run = false;
         if t.is_space(c) {
             out.space();
         } else {
             out.char(c);
         }
-    };
-    if text.is_ascii() {
-        for b in text.bytes() {
-            step(b.to_ascii_lowercase() as char, &mut out);
-        }
-    } else {
-        t.for_each_lower(text, |c| {
-            step(c, &mut out);
-            true
-        });
     }
-    // The end of the text ends the last run; a space is inert at the end.
-    step(' ', &mut out);
+
+    #[inline(always)]
+    fn release<F: FnMut(char)>(&mut self, out: &mut Collapse<F>) {
+        for &h in self.held.get(..self.n_held).unwrap_or(&[]) {
+            out.char(h);
+        }
+        self.n_held = 0;
+    }
 }
 
 /// The SQuAD normalisation of `text`, written into `out` (cleared first).

@@ -194,6 +194,29 @@ fn push_collapsed(text: &str, out: &mut String) {
     }
 }
 
+/// [`push_collapsed`] of an ASCII text, whole runs at a time.
+fn push_collapsed_ascii(text: &str, out: &mut String) {
+    let bytes = text.as_bytes();
+    let space = |b: u8| matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | 0x1c..=0x1f | b' ');
+    let mut i = 0;
+    loop {
+        while bytes.get(i).is_some_and(|&b| space(b)) {
+            i += 1;
+        }
+        let start = i;
+        while bytes.get(i).is_some_and(|&b| !space(b)) {
+            i += 1;
+        }
+        let Some(word) = text.get(start..i).filter(|w| !w.is_empty()) else {
+            return;
+        };
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+}
+
 /// the normalised form of `text`, written into `out` (cleared first).
 pub fn basic_normalize(t: &Tables, text: &str, s: &mut NormScratch, out: &mut String) {
     out.clear();
@@ -205,14 +228,15 @@ pub fn basic_normalize(t: &Tables, text: &str, s: &mut NormScratch, out: &mut St
         remove_urls(&s.nfkc, &mut s.cleaned);
         source = &s.cleaned;
     }
-    s.lowered.clear();
     if source.is_ascii() {
-        t.push_lower(source, &mut s.lowered);
-    } else {
-        s.nfkc.clear();
-        push_nfkc(t, source, &mut s.nfkc);
-        t.push_lower(&s.nfkc, &mut s.lowered);
+        push_collapsed_ascii(source, out);
+        out.make_ascii_lowercase();
+        return;
     }
+    s.nfkc.clear();
+    push_nfkc(t, source, &mut s.nfkc);
+    s.lowered.clear();
+    t.push_lower(&s.nfkc, &mut s.lowered);
     push_collapsed(&s.lowered, out);
 }
 
