@@ -207,6 +207,12 @@ trait Unit: Copy + PartialEq {
     /// `'` or `’`.
     fn is_apostrophe(self) -> bool;
     fn to_char(self) -> char;
+    /// Whether `a` holds an apostrophe or a dot (step 2 can change nothing without one).
+    fn any_mark(a: &[Self]) -> bool;
+    /// Whether `a` holds a comma (step 3 can change nothing without one).
+    fn any_comma(a: &[Self]) -> bool;
+    /// Whether `a` holds a decimal digit (step 4 can change nothing without one).
+    fn any_digit(a: &[Self], t: &Tables) -> bool;
 }
 
 impl Unit for char {
@@ -234,6 +240,15 @@ impl Unit for char {
     fn to_char(self) -> char {
         self
     }
+    fn any_mark(a: &[Self]) -> bool {
+        a.iter().any(|&c| c == '.' || c.is_apostrophe())
+    }
+    fn any_comma(a: &[Self]) -> bool {
+        a.contains(&',')
+    }
+    fn any_digit(a: &[Self], t: &Tables) -> bool {
+        a.iter().any(|&c| is_digit(t, c))
+    }
 }
 
 impl Unit for u8 {
@@ -260,6 +275,15 @@ impl Unit for u8 {
     #[inline]
     fn to_char(self) -> char {
         self as char
+    }
+    fn any_mark(a: &[Self]) -> bool {
+        memchr::memchr2(b'.', b'\'', a).is_some()
+    }
+    fn any_comma(a: &[Self]) -> bool {
+        memchr::memchr(b',', a).is_some()
+    }
+    fn any_digit(a: &[Self], _: &Tables) -> bool {
+        a.iter().any(u8::is_ascii_digit)
     }
 }
 
@@ -319,7 +343,8 @@ impl Normalizer {
     }
 }
 
-/// Steps 2-5 of the normalisation, from the lowered text in `a` (`b` is scratch).
+/// Steps 2-5 of the normalisation, from the lowered text in `a` (`b` is scratch). A step
+/// that cannot change the text (it holds none of the characters the step acts on) is skipped.
 fn steps<U: Unit>(
     t: &Tables,
     number_words: bool,
@@ -328,13 +353,22 @@ fn steps<U: Unit>(
     out: &mut String,
 ) {
     // 2. After a letter: a possessive 's goes, and so does an apostrophe or a dot.
-    drop_inner_marks(t, a, b);
+    if U::any_mark(a) {
+        drop_inner_marks(t, a, b);
+        std::mem::swap(a, b);
+    }
     // 3. Thousands separators.
-    drop_thousands_separators(t, b, a);
+    if U::any_comma(a) {
+        drop_thousands_separators(t, a, b);
+        std::mem::swap(a, b);
+    }
     // 4. A letter glued to a digit is split off; a decimal point becomes "_".
-    split_and_join_numbers(t, a, b);
+    if U::any_digit(a, t) {
+        split_and_join_numbers(t, a, b);
+        std::mem::swap(a, b);
+    }
     // 5. Words, ordinal suffixes and number words, articles.
-    write_words(t, number_words, b, out);
+    write_words(t, number_words, a, out);
 }
 
 /// `re.sub(r"([^\W\d_])(?:\.?['’]s\b|['’.])", r"\1", text)`.
