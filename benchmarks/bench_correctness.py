@@ -10,7 +10,8 @@ same run and on the same data:
 * ``reference loop``: the reference behaviour as a plain Python loop (``str.strip``, ``re.sub``),
   the way the reference library scores a row, on the first ``--loop-rows`` rows;
 * ``naive port``: the straightforward Polars translation (Rust ``\\w``/``\\s``, a replace for every
-  whitespace run), which is also *wrong* on the SPEC A traps, for comparison only;
+  whitespace run), which is also *wrong* on the Unicode traps (Python-only whitespace and word
+  characters), for comparison only;
 * ``polarscore``: each match mode and the per-row mode column, with the in-memory engine and with
   the streaming engine.
 
@@ -46,7 +47,7 @@ def _normalize(text: str) -> str:
 
 
 def reference_loop(responses: list[str | None], references: list[str | None], mode: str) -> list:
-    """Score rows one by one with the reference semantics (SPEC section B)."""
+    """Score rows one by one with the reference semantics (DataRobot's answer correctness)."""
     out: list[float | None] = []
     for response, reference in zip(responses, references, strict=True):
         if reference is None or not reference.strip():

@@ -7,10 +7,10 @@ Usage::
 Generates (or reuses) the synthetic eval log of ``benchmarks/synthetic.py``, then measures, in the
 same run and on the same data:
 
-* ``reference loop``: SPEC section C as a plain per-row Python loop (``tests/oracles_precision.py``:
-  ``re``, ``unicodedata``, ``difflib``, the greedy number loop), the way eval-ai-library scores a
-  row, on a random sample of ``--loop-rows`` rows (measured twice, around the polarscore runs,
-  keeping the faster rate, since the machine may be busy);
+* ``reference loop``: eval-ai-library's AnswerPrecisionMetric as a plain per-row Python loop
+  (``tests/oracles_precision.py``: ``re``, ``unicodedata``, ``difflib``, the greedy number loop),
+  the way eval-ai-library scores a row, on a random sample of ``--loop-rows`` rows (measured
+  twice, around the polarscore runs, keeping the faster rate, since the machine may be busy);
 * ``polarscore``: ``answer_precision`` with ``char_similarity="indel"`` and
   ``"sequence_matcher"``, with the in-memory engine and with the streaming engine.
 
@@ -39,7 +39,7 @@ from tests.oracles_precision import answer_precision as reference_row  # noqa: E
 
 
 def reference_loop(responses: list[str | None], references: list[str | None]) -> list:
-    """Score rows one by one with the reference semantics (SPEC section C, difflib)."""
+    """Score rows one by one with the reference semantics (AnswerPrecisionMetric, difflib)."""
     return [
         reference_row(a, e, char_similarity="sequence_matcher", missing_expected="zero").score
         for a, e in zip(responses, references, strict=True)

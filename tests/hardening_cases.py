@@ -183,7 +183,7 @@ def option_sets(spec: ps.ScorerSpec) -> list[dict[str, Any]]:
 ORACLE_TOLERANCE: dict[str, float] = {
     # Float sums in another order than the oracle's; the scorer's own suite uses 1e-12 too.
     "answer_precision": 1e-12,
-    # The reference rounds to 4 digits; Polars' round differs from Python's on near-ties (SPEC A7).
+    # The reference rounds to 4 digits; Polars' round differs from Python's on near-ties.
     "response_similarity": 1e-4,
 }
 

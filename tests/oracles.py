@@ -1,7 +1,8 @@
 """Slow, obviously-correct pure-Python versions of the reference behaviours (tests only).
 
-Each oracle is written from SPEC.md in plain Python, with Python's own ``str`` and ``re``
-semantics, so it shares none of the Polars implementation's code or its Rust character classes.
+Each oracle is written from the reference behaviour in plain Python, with Python's own ``str`` and
+``re`` semantics, so it shares none of the Polars implementation's code or its Rust character
+classes.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ def datarobot_normalize(text: str) -> str:
 def answer_correctness(
     response: str | None, reference: str | None, match_mode: str | None
 ) -> tuple[float | None, str]:
-    """SPEC section B: (score or None, reason)."""
+    """DataRobot's answer correctness: (score or None, reason)."""
     if reference is None or not str(reference).strip():
         return None, INCONCLUSIVE
     mode = str(match_mode or "normalized").lower()

@@ -1,4 +1,6 @@
-"""A slow, obviously-correct pure-Python answer precision, written from SPEC section C (tests only).
+"""A slow, obviously-correct pure-Python answer precision (tests only).
+
+Written from eval-ai-library's ``AnswerPrecisionMetric``.
 
 Plain Python throughout: ``re`` with ``str`` patterns (Python's own ``\\s``/``\\d``),
 ``unicodedata.normalize``, ``str.lower``, ``float()`` and ``difflib``. It shares no code with the
@@ -15,7 +17,7 @@ import unicodedata
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
-#: SPEC C6: the 26 words of the reference's module-level STOPWORDS.
+#: The 26 words of the reference's module-level STOPWORDS.
 REFERENCE_STOPWORDS = frozenset(
     [
         "the",
@@ -46,7 +48,7 @@ REFERENCE_STOPWORDS = frozenset(
         "were",
     ]
 )
-#: SPEC C12: the default weights, in the reference's summation order.
+#: The default weights, in the reference's summation order.
 DEFAULT_WEIGHTS = {"contains": 0.48, "char_ratio": 0.32, "token_precision": 0.15, "numeric": 0.35}
 #: The order in which components enter the power mean (the reference's four first).
 ORDER = (
@@ -65,7 +67,7 @@ _NUMBER = re.compile(r"[-+]?\d*\.?\d+(?:[eE][-+]?\d+)?")
 
 
 def basic_normalize(text: str) -> str:
-    """SPEC C4: links to labels, URLs removed (raw text), NFKC, lower, strip, collapse."""
+    """The basic normalisation: links to labels, URLs removed, NFKC, lower, strip, collapse."""
     text = _LINK.sub(r"\1", text)
     text = _URL.sub("", text)
     text = unicodedata.normalize("NFKC", text).lower().strip()
@@ -73,7 +75,7 @@ def basic_normalize(text: str) -> str:
 
 
 def tokens(text: str, stopwords: Collection[str] = REFERENCE_STOPWORDS) -> list[str]:
-    """SPEC C5/C6: ASCII punctuation becomes a space, split on spaces, stopwords dropped."""
+    """Token sets: ASCII punctuation becomes a space, split on spaces, stopwords dropped."""
     norm = basic_normalize(text)
     norm = "".join(" " if c in string.punctuation else c for c in norm)
     norm = re.sub(r"\s+", " ", norm).strip()
@@ -81,12 +83,12 @@ def tokens(text: str, stopwords: Collection[str] = REFERENCE_STOPWORDS) -> list[
 
 
 def numbers(text: str) -> list[float]:
-    """SPEC C10: the number regex on the raw text, each match through ``float()``."""
+    """Numbers: the number regex on the raw text, each match through ``float()``."""
     return [float(m) for m in _NUMBER.findall(text)]
 
 
 def sequence_matcher_ratio(a: str, b: str) -> float:
-    """SPEC C9: difflib with autojunk on b (the expected side)."""
+    """Character similarity: difflib with autojunk on b (the expected side)."""
     if not a and not b:
         return 1.0
     return difflib.SequenceMatcher(None, a, b).ratio()
@@ -117,7 +119,7 @@ class NumericResult:
 def numeric_agreement(
     actual: list[float], expected: list[float], tol_abs: float, tol_rel: float
 ) -> NumericResult:
-    """SPEC C11: greedy nearest unused actual number per expected number, in text order."""
+    """Numeric agreement: greedy nearest unused actual number per expected number, in text order."""
     if not expected:
         if not actual:
             return NumericResult(1.0, actual, expected)
@@ -173,7 +175,7 @@ def answer_precision(
     weights: Mapping[str, float] | None = None,
     stopwords: Collection[str] = REFERENCE_STOPWORDS,
 ) -> Precision:
-    """SPEC C1-C12 for one row, with polarscore's options."""
+    """AnswerPrecisionMetric for one row, with polarscore's options."""
     if missing_expected == "null" and (expected is None or not expected.strip()):
         return Precision("no_expected", None, reason="No expected output provided.")
     if actual is None or not actual.strip():

@@ -1,7 +1,7 @@
 """Pure-Python oracles for response similarity and SQuAD EM/F1 (tests only).
 
-Written from SPEC.md section D and from the definition of the official SQuAD v1.1 evaluation
-script (``normalize_answer``, ``exact_match_score``, ``f1_score``,
+Written from DataRobot's response-similarity behaviour and from the definition of the official
+SQuAD v1.1 evaluation script (``normalize_answer``, ``exact_match_score``, ``f1_score``,
 ``metric_max_over_ground_truths``), with Python's own ``str`` and ``re``, so they share no code or
 character classes with the Polars implementation.
 """
@@ -13,7 +13,7 @@ import string
 from collections import Counter
 from collections.abc import Sequence
 
-# SPEC D2 enumerates these words (and calls them 34; they are 36, as in the reference's code).
+# The reference's stopwords: its docs call them 34; its code has these 36.
 STOPWORDS = {
     *("a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "am"),
     *("of", "to", "in", "on", "at", "for", "and", "or", "but"),
@@ -39,7 +39,7 @@ def lcs_length(left: Sequence[object], right: Sequence[object]) -> int:
     return previous[-1]
 
 
-# --- response similarity (SPEC D) ---------------------------------------------------------------
+# --- response similarity (DataRobot) -----------------------------------------------------------
 
 
 def words(text: str) -> list[str]:

@@ -6,9 +6,9 @@ import unicodedata
 
 from hypothesis import strategies as st
 
-# Characters where Python and Rust/Polars disagree, or that normalisation treats specially
-# (SPEC section A): Python-only whitespace, blank-looking non-whitespace, combining marks,
-# numbers that are \w only in Python, case-mapping traps, NFKC traps, punctuation.
+# Characters where Python and Rust/Polars disagree, or that normalisation treats specially:
+# Python-only whitespace, blank-looking non-whitespace, combining marks, numbers that are \w only
+# in Python, case-mapping traps, NFKC traps, punctuation.
 TRAP_CHARS = (
     "\x1c\x1d\x1e\x1f\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u200a\u2028\u2029\u202f\u205f\u3000"
     "\u200b\u200c\u200d\u2060\ufeff\u180e"
@@ -22,7 +22,7 @@ TRAP_CHARS = (
 
 def _assigned_in_python(c: str) -> bool:
     # Python's tables are Unicode 14.0 (3.11), Rust's are newer: only draw characters that
-    # both assign, as the parity files do (SPEC A5).
+    # both assign, as the parity files do (Python's Unicode tables are older than Rust's).
     return unicodedata.category(c) not in ("Cn", "Cs")
 
 

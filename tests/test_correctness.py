@@ -14,7 +14,7 @@ from tests.strategies import optional_text, text
 
 
 def _reference_mode(mode: str | None) -> str:
-    """How the reference reads a per-row mode (SPEC B2)."""
+    """How the reference reads a per-row mode (DataRobot's benchmark)."""
     resolved = str(mode or "normalized").lower()
     return resolved if resolved in MATCH_MODES else "normalized"
 
@@ -54,7 +54,7 @@ def test_parity_inconclusive_is_null_never_zero(parity: pl.DataFrame) -> None:
     assert out["answer_correctness"].is_null().to_list() == inconclusive.to_list()
 
 
-# --- SPEC examples, one line each --------------------------------------------------------------
+# --- the reference's documented examples, one line each --------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ DATA = pl.DataFrame(
         "model": ["a", "a", "b", "b", "b"],
     }
 )
-# Hand-derived from SPEC section B.
+# Hand-derived from DataRobot's answer-correctness rules.
 NORMALIZED = [1.0, 0.0, 0.0, None, 0.0]
 CONTAINS = [1.0, 1.0, 0.0, None, 0.0]
 PER_ROW = [0.0, 1.0, 0.0, None, 0.0]  # "Paris." vs "paris" is 0.0 in exact mode

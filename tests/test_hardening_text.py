@@ -43,7 +43,7 @@ CONTROLS = "".join(chr(c) for c in [*range(0x20), *range(0x7F, 0xA0)])
 def category_samples(per_category: int = 400) -> dict[str, str]:
     """Up to ``per_category`` code points of every assigned Unicode general category, spread
     evenly over the category (surrogates cannot be in a UTF-8 string; unassigned code points
-    differ between Python's Unicode 14 and Rust's newer tables, SPEC A5)."""
+    differ between Python's Unicode 14 and Rust's newer tables)."""
     found: dict[str, list[str]] = defaultdict(list)
     for code in range(0x110000):
         char = chr(code)

@@ -74,7 +74,7 @@ def _native_ratio(a: str, b: str, char_similarity: str) -> float:
 def test_parity_every_row(parity: pl.DataFrame) -> None:
     out = _components(parity, **PARITY_OPTIONS)
     _assert_parity(out, parity)
-    # Not required by the SPEC, but true: the unrounded score is bit-identical.
+    # Not required for parity, but true: the unrounded score is bit-identical.
     assert_series_equal(out["score"], parity["ap_unrounded_score"], check_names=False)
 
 
@@ -134,7 +134,7 @@ def _assert_mismatches(
                 assert a == b or (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b)
 
 
-# --- SPEC examples, one line each ---------------------------------------------------------------
+# --- the reference's documented examples, one line each --------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -215,7 +215,7 @@ def test_spec_numbers(
     assert out["numeric"].item() == numeric
 
 
-# --- hypothesis: the oracle of SPEC C --------------------------------------------------------
+# --- hypothesis: the pure-Python oracle of AnswerPrecisionMetric -----------------------------
 
 
 def _assert_row_matches_oracle(
@@ -307,7 +307,7 @@ def test_indel_score_is_in_range(response: str, reference: str) -> None:
 
 @given(value=text.filter(lambda s: s.strip() != ""))
 def test_identity(value: str) -> None:
-    # SPEC C11: overflowing numbers (inf) never match, not even themselves.
+    # As in the reference: overflowing numbers (inf) never match, not even themselves.
     assume(all(math.isfinite(x) for x in oracle.numbers(value)))
     df = pl.DataFrame({"a": [value]})
     assert df.select(ps.answer_precision("a", "a")).item() == 1.0
@@ -535,7 +535,7 @@ def test_missing_expected_modes() -> None:
     ).to_series()
     assert null_mode == [None, None, None, None]
     assert zero_mode.to_list()[:3] == [0.0, 0.0, 0.0]
-    assert round(zero_mode[3], 4) == 0.0126  # whitespace-only reference is scored (SPEC C2)
+    assert round(zero_mode[3], 4) == 0.0126  # a whitespace-only reference is scored
     reasons = (
         df.select(ps.answer_precision_diagnostics("response", "reference", missing_expected="zero"))
         .to_series()

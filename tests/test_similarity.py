@@ -80,7 +80,7 @@ def test_score_agrees_with_details(parity: pl.DataFrame, engine: Engine) -> None
     assert out["response_similarity"].equals(out["score"], check_names=False)
 
 
-# --- SPEC D examples ----------------------------------------------------------------------------
+# --- examples of DataRobot's response similarity --------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -126,7 +126,7 @@ def test_token_f1_and_rouge_l_examples() -> None:
 
 
 def test_stopwords_are_the_references() -> None:
-    # SPEC D2 says "34 stopwords" but lists 36 words; the reference's code has the 36.
+    # The reference's docs speak of "34 stopwords"; its code has these 36.
     assert len(STOPWORDS) == 36
     assert STOPWORDS == oracle.STOPWORDS
 
