@@ -207,12 +207,12 @@ trait Unit: Copy + PartialEq {
     /// `'` or `’`.
     fn is_apostrophe(self) -> bool;
     fn to_char(self) -> char;
-    /// Whether `a` holds an apostrophe or a dot (step 2 can change nothing without one).
-    fn any_mark(a: &[Self]) -> bool;
-    /// Whether `a` holds a comma (step 3 can change nothing without one).
-    fn any_comma(a: &[Self]) -> bool;
-    /// Whether `a` holds a decimal digit (step 4 can change nothing without one).
-    fn any_digit(a: &[Self], t: &Tables) -> bool;
+    /// The first apostrophe or dot in `a` from `from` on (what step 2 acts on).
+    fn find_mark(a: &[Self], from: usize) -> Option<usize>;
+    /// The first comma in `a` from `from` on (what step 3 acts on).
+    fn find_comma(a: &[Self], from: usize) -> Option<usize>;
+    /// The first decimal digit in `a` from `from` on (what step 4 acts on).
+    fn find_digit(a: &[Self], from: usize, t: &Tables) -> Option<usize>;
 }
 
 impl Unit for char {
@@ -240,14 +240,15 @@ impl Unit for char {
     fn to_char(self) -> char {
         self
     }
-    fn any_mark(a: &[Self]) -> bool {
-        a.iter().any(|&c| c == '.' || c.is_apostrophe())
+    fn find_mark(a: &[Self], from: usize) -> Option<usize> {
+        let rest = a.get(from..)?;
+        Some(from + rest.iter().position(|&c| c == '.' || c.is_apostrophe())?)
     }
-    fn any_comma(a: &[Self]) -> bool {
-        a.contains(&',')
+    fn find_comma(a: &[Self], from: usize) -> Option<usize> {
+        Some(from + a.get(from..)?.iter().position(|&c| c == ',')?)
     }
-    fn any_digit(a: &[Self], t: &Tables) -> bool {
-        a.iter().any(|&c| is_digit(t, c))
+    fn find_digit(a: &[Self], from: usize, t: &Tables) -> Option<usize> {
+        Some(from + a.get(from..)?.iter().position(|&c| is_digit(t, c))?)
     }
 }
 
@@ -276,14 +277,14 @@ impl Unit for u8 {
     fn to_char(self) -> char {
         self as char
     }
-    fn any_mark(a: &[Self]) -> bool {
-        memchr::memchr2(b'.', b'\'', a).is_some()
+    fn find_mark(a: &[Self], from: usize) -> Option<usize> {
+        Some(from + memchr::memchr2(b'.', b'\'', a.get(from..)?)?)
     }
-    fn any_comma(a: &[Self]) -> bool {
-        memchr::memchr(b',', a).is_some()
+    fn find_comma(a: &[Self], from: usize) -> Option<usize> {
+        Some(from + memchr::memchr(b',', a.get(from..)?)?)
     }
-    fn any_digit(a: &[Self], _: &Tables) -> bool {
-        a.iter().any(u8::is_ascii_digit)
+    fn find_digit(a: &[Self], from: usize, _: &Tables) -> Option<usize> {
+        Some(from + a.get(from..)?.iter().position(u8::is_ascii_digit)?)
     }
 }
 
@@ -343,8 +344,12 @@ impl Normalizer {
     }
 }
 
-/// Steps 2-5 of the normalisation, from the lowered text in `a` (`b` is scratch). A step
-/// that cannot change the text (it holds none of the characters the step acts on) is skipped.
+/// Steps 2-5 of the normalisation, from the lowered text in `a` (`b` is scratch).
+///
+/// Steps 2-4 each copy the text in bulk between the characters they act on (apostrophes and
+/// dots, commas, digits), which they find with a search; what a backtracking pass would do at
+/// each such character depends only on its neighbours and on whether the character before it
+/// was read as itself (not dropped or consumed by the previous rewrite), which each step tracks.
 fn steps<U: Unit>(
     t: &Tables,
     number_words: bool,
@@ -353,48 +358,43 @@ fn steps<U: Unit>(
     out: &mut String,
 ) {
     // 2. After a letter: a possessive 's goes, and so does an apostrophe or a dot.
-    if U::any_mark(a) {
-        drop_inner_marks(t, a, b);
-        std::mem::swap(a, b);
-    }
+    drop_inner_marks(t, a, b);
     // 3. Thousands separators.
-    if U::any_comma(a) {
-        drop_thousands_separators(t, a, b);
-        std::mem::swap(a, b);
-    }
+    drop_thousands_separators(t, b, a);
     // 4. A letter glued to a digit is split off; a decimal point becomes "_".
-    if U::any_digit(a, t) {
-        split_and_join_numbers(t, a, b);
-        std::mem::swap(a, b);
-    }
+    split_and_join_numbers(t, a, b);
     // 5. Words, ordinal suffixes and number words, articles.
-    write_words(t, number_words, a, out);
+    write_words(t, number_words, b, out);
 }
 
 /// `re.sub(r"([^\W\d_])(?:\.?['’]s\b|['’.])", r"\1", text)`.
 fn drop_inner_marks<U: Unit>(t: &Tables, a: &[U], out: &mut Vec<U>) {
     out.clear();
     let dot = U::ascii(b'.');
-    let mut i = 0;
-    while let Some(&c) = a.get(i) {
-        out.push(c);
-        i += 1;
-        if !c.is_letter(t) {
+    // `a[..copied]` is handled; `a[fresh]` follows a dropped stretch (or starts the text), so
+    // no letter before it was read.
+    let (mut copied, mut fresh, mut from) = (0, 0, 0);
+    while let Some(p) = U::find_mark(a, from) {
+        from = p + 1;
+        if p == fresh || !a.get(p - 1).is_some_and(|c| c.is_letter(t)) {
             continue;
         }
-        let mut k = i;
+        let mut k = p;
         if a.get(k) == Some(&dot) {
             k += 1;
         }
-        if a.get(k).is_some_and(|x| x.is_apostrophe())
+        let end = if a.get(k).is_some_and(|x| x.is_apostrophe())
             && a.get(k + 1) == Some(&U::ascii(b's'))
             && a.get(k + 2).is_none_or(|&c| !c.is_word(t))
         {
-            i = k + 2;
-        } else if a.get(i).is_some_and(|&x| x.is_apostrophe() || x == dot) {
-            i += 1;
-        }
+            k + 2
+        } else {
+            p + 1
+        };
+        out.extend_from_slice(a.get(copied..p).unwrap_or(&[]));
+        (copied, fresh, from) = (end, end, end);
     }
+    out.extend_from_slice(a.get(copied..).unwrap_or(&[]));
 }
 
 /// Whether `a[k..k + 4]` is `,` and three decimal digits.
@@ -429,18 +429,29 @@ fn thousands_end<U: Unit>(t: &Tables, a: &[U], i: usize) -> Option<usize> {
 fn drop_thousands_separators<U: Unit>(t: &Tables, a: &[U], out: &mut Vec<U>) {
     out.clear();
     let comma = U::ascii(b',');
-    let mut i = 0;
-    while let Some(&c) = a.get(i) {
-        if c.is_digit(t) {
-            if let Some(end) = thousands_end(t, a, i) {
-                out.extend(a.get(i..end).unwrap_or(&[]).iter().filter(|&&d| d != comma));
-                i = end;
-                continue;
-            }
+    // `a[..copied]` is handled (a match consumed up to `copied`).
+    let (mut copied, mut from) = (0, 0);
+    while let Some(p) = U::find_comma(a, from) {
+        from = p + 1;
+        // A match starts at the digit just before a comma, if no match consumed that digit.
+        let Some(start) = p.checked_sub(1).filter(|&i| i >= copied) else {
+            continue;
+        };
+        if !a.get(start).is_some_and(|c| c.is_digit(t)) {
+            continue;
         }
-        out.push(c);
-        i += 1;
+        if let Some(end) = thousands_end(t, a, start) {
+            out.extend_from_slice(a.get(copied..start).unwrap_or(&[]));
+            out.extend(
+                a.get(start..end)
+                    .unwrap_or(&[])
+                    .iter()
+                    .filter(|&&d| d != comma),
+            );
+            (copied, from) = (end, end);
+        }
     }
+    out.extend_from_slice(a.get(copied..).unwrap_or(&[]));
 }
 
 /// `re.sub(r"([^\W\d_])(\d)", r"\1 \2", text)`, then `re.sub(r"(\d)\.(\d)", r"\1_\2", text)`.
@@ -449,21 +460,32 @@ fn drop_thousands_separators<U: Unit>(t: &Tables, a: &[U], out: &mut Vec<U>) {
 /// breaks a digit-dot-digit match.
 fn split_and_join_numbers<U: Unit>(t: &Tables, a: &[U], out: &mut Vec<U>) {
     out.clear();
-    let mut i = 0;
-    while let Some(&c) = a.get(i) {
-        if c.is_digit(t) && a.get(i + 1) == Some(&U::ascii(b'.')) {
-            if let Some(&d) = a.get(i + 2).filter(|&&d| d.is_digit(t)) {
-                out.extend([c, U::ascii(b'_'), d]);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(c);
-        if c.is_letter(t) && a.get(i + 1).is_some_and(|&d| d.is_digit(t)) {
+    let mut copied = 0;
+    while let Some(p) = U::find_digit(a, copied, t) {
+        out.extend_from_slice(a.get(copied..p).unwrap_or(&[]));
+        // A letter before a digit is always read as itself (a rewrite consumes only a dot
+        // and a digit).
+        if p.checked_sub(1)
+            .and_then(|i| a.get(i))
+            .is_some_and(|c| c.is_letter(t))
+        {
             out.push(U::ascii(b' '));
         }
-        i += 1;
+        let (Some(&c), next) = (a.get(p), a.get(p + 2)) else {
+            break;
+        };
+        match next.filter(|&&d| a.get(p + 1) == Some(&U::ascii(b'.')) && d.is_digit(t)) {
+            Some(&d) => {
+                out.extend([c, U::ascii(b'_'), d]);
+                copied = p + 3;
+            }
+            None => {
+                out.push(c);
+                copied = p + 1;
+            }
+        }
     }
+    out.extend_from_slice(a.get(copied..).unwrap_or(&[]));
 }
 
 /// The ASCII spelling of `word`, in `buf`, when it is short enough to be a table word.
