@@ -11,8 +11,10 @@ never leaves a half-written file behind.
 from __future__ import annotations
 
 import contextlib
+import errno
 import glob
 import os
+import re
 import sys
 import tempfile
 import threading
@@ -314,6 +316,33 @@ def leaves_nothing_when_killed(folder: Path) -> bool:
     return True
 
 
+#: The errors of a write that ran out of room: a full disk, a full quota, or the file-size limit
+#: (``ulimit -f``). Reading never fails this way, so they always mean the output.
+_NO_ROOM = frozenset(
+    code for code in (errno.ENOSPC, getattr(errno, "EDQUOT", None), errno.EFBIG) if code
+)
+#: How Polars' writers end the message of an operating-system error (they set no ``errno``).
+_OS_ERROR = re.compile(r"\(os error (\d+)\)")
+
+
+def out_of_room(target: Path, error: BaseException) -> OutputFileError | None:
+    """Return the one-line error naming ``target`` when ``error`` is a write out of room, else None.
+
+    ``error`` is an ``OSError`` from Python's own writes (or the sync and rename), or a Polars
+    error whose message carries the operating-system error as ``(os error N)``.
+    """
+    code = error.errno if isinstance(error, OSError) else None
+    if code is None:
+        found = _OS_ERROR.search(str(error))
+        code = int(found.group(1)) if found else None
+    if code is None or code not in _NO_ROOM:
+        return None
+    return OutputFileError(
+        f"Cannot write the output {str(target)!r}: {os.strerror(code)} "
+        "(the disk, the quota or the file-size limit is full); any previous output is unchanged."
+    )
+
+
 def _write_failure(folder: Path, error: OSError) -> OutputFileError:
     reason = error.strerror or type(error).__name__
     return OutputFileError(f"Cannot write in the output folder {str(folder)!r}: {reason}.")
@@ -598,6 +627,7 @@ __all__ = [
     "input_format",
     "leaves_nothing_when_killed",
     "nested_columns",
+    "out_of_room",
     "output_format",
     "read_schema",
     "resolve_inputs",

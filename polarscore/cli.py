@@ -80,8 +80,9 @@ def _build_parser() -> argparse.ArgumentParser:
         description="Judge-free scoring of LLM answers against reference answers.",
         epilog=(
             "exit codes: 0 ok, 1 unexpected error, 2 bad usage or options, 3 column missing, of "
-            "the wrong type or colliding, 4 input missing or unreadable, 5 output not writable, "
-            "130 interrupted, 143 terminated"
+            "the wrong type or colliding, 4 input missing or unreadable, 5 output not writable "
+            "(also a full disk mid-write: the previous output is kept), 130 interrupted, "
+            "143 terminated"
         ),
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -567,8 +568,8 @@ def _score_to_file(args: argparse.Namespace) -> int:
         inputs={str(file): rows for file, rows in _io.file_rows(files).items()},
     )
     metadata = {PROVENANCE_KEY: json.dumps(record, ensure_ascii=False)}
-    with _io.atomic_target(target) as temporary:
-        try:
+    try:
+        with _io.atomic_target(target) as temporary:
             if total:
                 _io.write_in_slices(
                     scored, temporary, kind, total=total, progress=progress, metadata=metadata
@@ -577,10 +578,17 @@ def _score_to_file(args: argparse.Namespace) -> int:
                 _io.run_with_progress(
                     _io.sink(scored, temporary, kind, metadata=metadata), progress
                 )
-        except pl.exceptions.PolarsError as error:
-            raise _io.InputFileError(
-                f"Scoring stopped while reading or scoring the input: {_io.first_line(error)}"
-            ) from error
+    except (OSError, pl.exceptions.PolarsError) as error:
+        # A full disk fails the write, the sync or the rename; Polars' writers report it as
+        # their own error, so it is told apart from an input failure by its errno.
+        full = _io.out_of_room(target, error)
+        if full is not None:
+            raise full from error
+        if isinstance(error, OSError):
+            raise
+        raise _io.InputFileError(
+            f"Scoring stopped while reading or scoring the input: {_io.first_line(error)}"
+        ) from error
     if not args.quiet:
         columns = ", ".join(r.column for r in requests)
         print(f"wrote {progress.rows:,} rows to {str(target)!r} ({columns})", file=sys.stderr)

@@ -234,3 +234,25 @@ def test_on_scored_sample() -> None:
         .sort("model")
     )
     assert out["mean"].to_list() == pytest.approx(expected["m"].to_list())
+
+
+@pytest.mark.parametrize("confidence", [0.5, 0.8, 0.99])
+def test_confidence_is_passed_on_to_both_intervals(confidence: float) -> None:
+    """A confidence other than the default moves both intervals exactly as the interval functions
+    compute them at that confidence (checking only that bad values are refused would let
+    ``summarize`` drop the parameter unnoticed)."""
+    values = [0.0, 0.25, 0.5, 0.5, 0.75, 1.0, 1.0, 1.0, 0.25, 1.0, 0.0, None]
+    frame = pl.DataFrame({"answer_correctness": values})
+    row = ps.summarize(frame, confidence=confidence, n_bootstrap=500, seed=7).row(0, named=True)
+    assert (row["passed"], row["scored"]) == (7, 11)  # the default threshold 0.5
+    wilson = wilson_interval(7, 11, confidence=confidence)
+    assert (row["pass_rate_low"], row["pass_rate_high"]) == pytest.approx(wilson, abs=1e-15)
+    assert wilson != pytest.approx(wilson_interval(7, 11))
+    distinct, counts = np.unique([v for v in values if v is not None], return_counts=True)
+    bootstrap = bootstrap_mean_interval(
+        distinct, counts, confidence=confidence, n_bootstrap=500, seed=7
+    )
+    assert (row["mean_low"], row["mean_high"]) == pytest.approx(bootstrap, abs=1e-12)
+    assert bootstrap != pytest.approx(
+        bootstrap_mean_interval(distinct, counts, n_bootstrap=500, seed=7)
+    )
