@@ -41,7 +41,7 @@ from polarscore.exceptions import (
     PolarscoreError,
 )
 from polarscore.frame import resolve_scorers, score_exprs
-from polarscore.registry import available_scorers, get_scorer
+from polarscore.registry import available_scorers, default_scorers, get_scorer
 from polarscore.scores.correctness import MATCH_MODES, answer_correctness
 from polarscore.summary import summarize
 
@@ -126,8 +126,8 @@ def _add_score_parser(sub: Any) -> None:
         action="append",
         dest="scorers",
         metavar="NAME[:OPTIONS]",
-        help="scorer to run, repeatable (default: answer_correctness without -o, every "
-        "registered scorer with -o)",
+        help="scorer to run, repeatable (default: answer_correctness without -o, the default "
+        "scorers with -o; checks such as contains run only when named)",
     )
     score.add_argument(
         "--match-mode",
@@ -317,7 +317,7 @@ def _score_to_file(args: argparse.Namespace) -> int:
 
     selection = [parse_scorer(s) for s in args.scorers] if args.scorers else None
     if selection is None:
-        selection = [(name, {}) for name in available_scorers()]
+        selection = [(name, {}) for name in default_scorers()]
     mode: Any = None
     if args.mode_column is not None:
         mode = pl.col(args.mode_column)

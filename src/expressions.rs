@@ -1018,3 +1018,105 @@ fn precision_numeric_match(inputs: &[Series]) -> PolarsResult<Series> {
 fn numbers_scratch() -> precision::numbers::MatchScratch {
     precision::numbers::MatchScratch::default()
 }
+
+// --- deterministic checks ---------------------------------------------------------------------------
+
+use crate::deterministic;
+
+#[derive(Deserialize)]
+struct KeywordsKwargs {
+    case_sensitive: bool,
+}
+
+fn keywords_found_type(_: &[Field]) -> PolarsResult<Field> {
+    Ok(Field::new(
+        "keywords_found".into(),
+        DataType::Struct(vec![
+            Field::new("found".into(), DataType::UInt32),
+            Field::new("total".into(), DataType::UInt32),
+        ]),
+    ))
+}
+
+/// Per row: how many keywords of the row's list occur in the text, and how many there are.
+#[polars_expr(output_type_func=keywords_found_type)]
+fn keywords_found(
+    inputs: &[Series],
+    context: CallerContext,
+    kwargs: KeywordsKwargs,
+) -> PolarsResult<Series> {
+    let t = tables()?;
+    let text = Texts::new(&inputs[0], "response")?;
+    let keywords = References::new(&inputs[1], "keywords")?;
+    // An empty batch scores no rows, even against a literal (one-row) keyword list.
+    let n = if text.len() == 0 || keywords.len() == 0 {
+        0
+    } else {
+        output_len(&[text.len(), keywords.len()])?
+    };
+    let rows = map_row_ranges(n, !context.parallel(), |rows| {
+        let mut scratch = deterministic::Scratch::default();
+        rows.map(|row| {
+            let resp = text.get(row).unwrap_or("");
+            match keywords.row(row) {
+                RowRefs::One(k) => deterministic::keywords_found(
+                    t,
+                    resp,
+                    std::iter::once(k),
+                    kwargs.case_sensitive,
+                    &mut scratch,
+                ),
+                RowRefs::Many(list) => deterministic::keywords_found(
+                    t,
+                    resp,
+                    list.iter(),
+                    kwargs.case_sensitive,
+                    &mut scratch,
+                ),
+                RowRefs::Null => (0, 0),
+            }
+        })
+        .collect::<Vec<_>>()
+    });
+    let found: UInt32Chunked = rows.iter().map(|r| Some(r.0)).collect();
+    let total: UInt32Chunked = rows.iter().map(|r| Some(r.1)).collect();
+    let fields = [
+        found.with_name("found".into()).into_series(),
+        total.with_name("total".into()).into_series(),
+    ];
+    let out = StructChunked::from_series("keywords_found".into(), n, fields.iter())?;
+    Ok(out.into_series())
+}
+
+// --- final-answer extraction ------------------------------------------------------------------------
+
+use crate::extract::{self, ChoiceRules};
+
+#[derive(Deserialize)]
+struct ChoiceKwargs {
+    /// `"mmlu_pro"` (the three rules) or `"answer_is"` (the first rule alone).
+    rules: String,
+}
+
+/// Per row: the MMLU-Pro harness's extracted letter, or null.
+#[polars_expr(output_type=String)]
+fn mmlu_pro_choice(inputs: &[Series], kwargs: ChoiceKwargs) -> PolarsResult<Series> {
+    let t = tables()?;
+    let rules = match kwargs.rules.as_str() {
+        "mmlu_pro" => ChoiceRules::Full,
+        "answer_is" => ChoiceRules::AnswerIs,
+        other => polars_bail!(ComputeError: "unknown choice rules {other:?}"),
+    };
+    const LETTERS: [&str; 10] = ["A", "B", "C", "D", "E", "F", "G", "H", "I", "J"];
+    let ca = inputs[0].str()?;
+    let out: StringChunked = ca
+        .iter()
+        .map(|text| {
+            let letter = text.and_then(|s| extract::mmlu_pro_choice(t, s, rules))?;
+            LETTERS
+                .get((letter as usize).checked_sub('A' as usize)?)
+                .copied()
+        })
+        .collect();
+    Ok(out.with_name(ca.name().clone()).into_series())
+}
