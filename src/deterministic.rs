@@ -4,7 +4,7 @@
 //! text and, separately, of each keyword (eval-ai-library 0.8.2's `ContainsMetric`). The keyword
 //! list may differ per row, so it arrives as a `List(String)` column (a literal list broadcasts).
 
-use crate::pyunicode::Tables;
+use crate::pyunicode::{is_py_space, Tables};
 
 /// How many of `keywords` occur in `text`, and how many keywords there are (null items skipped).
 ///
@@ -41,6 +41,36 @@ pub fn keywords_found<'a>(
         }
     }
     (found, total)
+}
+
+/// The number of items of Python's `text.split()`: runs of Python whitespace separate words.
+pub fn py_word_count(text: &str) -> u32 {
+    let mut count = 0u32;
+    let mut in_word = false;
+    for c in text.chars() {
+        let space = is_py_space(c);
+        if !space && !in_word {
+            count = count.saturating_add(1);
+        }
+        in_word = !space;
+    }
+    count
+}
+
+/// Python's `text.lower().startswith(prefix)`, for a `prefix` already lowered, stopping at the
+/// first character that differs instead of lowering the whole text.
+pub fn lower_starts_with(t: &Tables, text: &str, prefix: &str) -> bool {
+    let mut wanted = prefix.chars();
+    let mut matched = true;
+    t.for_each_lower(text, |c| match wanted.next() {
+        Some(w) if w == c => true,
+        Some(_) => {
+            matched = false;
+            false
+        }
+        None => false,
+    });
+    matched && wanted.next().is_none()
 }
 
 /// Reusable buffers for [`keywords_found`].
@@ -88,6 +118,26 @@ mod tests {
         assert_eq!(count("ΟΔΟΣΑ", &["ΟΔΟΣ"], false), (0, 1));
         assert_eq!(count("ΟΔΟΣΑ", &["ΟΔΟΣ"], true), (1, 1));
         assert_eq!(count("Straße", &["STRASSE"], false), (0, 1));
+    }
+
+    #[test]
+    fn words_split_on_python_whitespace() {
+        assert_eq!(py_word_count(""), 0);
+        assert_eq!(py_word_count(" \x1c "), 0);
+        assert_eq!(py_word_count("a\x1cb\u{a0}c"), 3);
+        assert_eq!(py_word_count("a\u{200b}b  c\n"), 2);
+    }
+
+    #[test]
+    fn lowered_prefix_stops_early_and_keeps_final_sigma() {
+        let t = test_tables::install();
+        assert!(lower_starts_with(t, "The Answer is", "the answer"));
+        assert!(!lower_starts_with(t, "The", "the answer"));
+        assert!(lower_starts_with(t, "anything", ""));
+        // "ΟΔΟΣΑ".lower() is "οδοσα": the lowered prefix "οδος" (final sigma) does not match.
+        assert!(!lower_starts_with(t, "ΟΔΟΣΑ", "οδος"));
+        assert!(lower_starts_with(t, "ΟΔΟΣ ΑΒ", "οδος"));
+        assert!(lower_starts_with(t, "İx", "i\u{307}"));
     }
 
     #[test]

@@ -1088,6 +1088,37 @@ fn keywords_found(
     Ok(out.into_series())
 }
 
+/// Per row: the number of items of Python's `str.split()` (null text: 0).
+#[polars_expr(output_type=UInt32)]
+fn py_word_count(inputs: &[Series]) -> PolarsResult<Series> {
+    let ca = inputs[0].str()?;
+    let out: UInt32Chunked = ca
+        .iter()
+        .map(|text| Some(deterministic::py_word_count(text.unwrap_or(""))))
+        .collect();
+    Ok(out.with_name(ca.name().clone()).into_series())
+}
+
+/// Per row: `text.lower().startswith(prefix)` with Python's `lower()`, the prefix already lowered.
+#[polars_expr(output_type=Boolean)]
+fn lower_starts_with(inputs: &[Series]) -> PolarsResult<Series> {
+    let t = tables()?;
+    let text = Texts::new(&inputs[0], "response")?;
+    let prefix = Texts::new(&inputs[1], "prefix")?;
+    let n = if text.len() == 0 || prefix.len() == 0 {
+        0
+    } else {
+        output_len(&[text.len(), prefix.len()])?
+    };
+    let out: BooleanChunked = (0..n)
+        .map(|row| {
+            let (s, p) = (text.get(row).unwrap_or(""), prefix.get(row).unwrap_or(""));
+            Some(deterministic::lower_starts_with(t, s, p))
+        })
+        .collect();
+    Ok(out.with_name("starts_with".into()).into_series())
+}
+
 // --- final-answer extraction ------------------------------------------------------------------------
 
 use crate::extract::{self, ChoiceRules};

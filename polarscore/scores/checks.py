@@ -263,11 +263,14 @@ def _affix(
     text = _response(response, function)
     given = _text_option(affix, function, parameter)
     if case_sensitive:
-        wanted: pl.Expr | str = given
+        test = text.str.starts_with(given) if start else text.str.ends_with(given)
     else:
-        text = py_lower(text)
-        wanted = given.lower() if isinstance(given, str) else py_lower(given)
-    test = text.str.starts_with(wanted) if start else text.str.ends_with(wanted)
+        wanted = pl.lit(given.lower()) if isinstance(given, str) else py_lower(given)
+        if start:
+            # Lowers the text only as far as the prefix needs (Python's lower(), final sigma kept).
+            test = plugin_call("lower_starts_with", text, wanted)
+        else:
+            test = py_lower(text).str.ends_with(wanted)
     verb = "start" if start else "end"
     shown = _as_expr(given)
     reason = _choose(
@@ -586,7 +589,7 @@ def _length(
         )
     text = _response(response, function)
     if unit == "words":
-        length = text.str.count_matches(f"[^{PY_WS_CLASS}]+").cast(pl.Int64)
+        length = plugin_call("py_word_count", text).cast(pl.Int64)
     else:
         length = text.str.len_chars().cast(pl.Int64)
     low_e = pl.lit(low, dtype=pl.Int64) if isinstance(low, int) else low
@@ -814,19 +817,55 @@ _REPEAT = re.compile(r"\{(\d+)(,(\d*))?\}")
 _MAX_NATIVE_REPEAT = 100
 
 
-def native_pattern(pattern: str) -> str | None:
+def _top_level_alternation(pattern: str) -> bool:
+    """Whether ``pattern`` has a ``|`` outside every group and class (escapes skipped)."""
+    depth, i, in_class = 0, 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if pattern[i + 1 : i + 2] == "^":
+                i += 1
+            if pattern[i + 1 : i + 2] == "]":
+                i += 1
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            return True
+        i += 1
+    return False
+
+
+def native_pattern(pattern: str, *, full_match: bool = False) -> str | None:
     r"""Translate a Python pattern for the Rust engine, or return None when it may differ.
 
     Only a conservative subset is translated: literals, ``.``, ``^``, groups ``(...)`` and
     ``(?:...)``, ``|``, the quantifiers ``* + ? {m} {m,n} {m,}`` (greedy or lazy), classes
     without nesting or set operations, the escapes of punctuation, ``\n \t \r``, and ``\d \D
-    \s \S`` mapped to Python's own classes. Anything else (``$``, ``\b``, ``\w``, flags,
-    look-arounds, back-references, possessive quantifiers, ``{,n}``) stays with Python's ``re``.
+    \s \S`` mapped to Python's own classes, and a final ``$`` (Python's: the end, or just before
+    a final newline) when the pattern has no top-level ``|``. Anything else (another ``$``, ``\b``,
+    ``\w``, flags, look-arounds, back-references, possessive quantifiers, ``{,n}``) stays with
+    Python's ``re``. The result is for ``str.contains`` (search), or, with ``full_match``, for
+    wrapping in ``^(?:...)$`` (fullmatch).
     """
     digit = py_digit_class()
     space = PY_WS_CLASS
     out: list[str] = []
     i, n = 0, len(pattern)
+    escapes = len(pattern[:-1]) - len(pattern[:-1].rstrip("\\"))
+    if pattern.endswith("$") and escapes % 2 == 0:
+        # A final "$" (no MULTILINE): the end, or just before a final newline.
+        body = native_pattern(pattern[:-1], full_match=full_match)
+        if body is None or _top_level_alternation(pattern[:-1]):
+            return None
+        return body + (r"\z" if full_match else r"\n?\z")
     while i < n:
         c = pattern[i]
         if c == "\\":
@@ -921,7 +960,7 @@ def _compile(pattern: str, function: str) -> re.Pattern[str]:
 
 def _regex_literal(text: pl.Expr, pattern: str, full_match: bool, function: str) -> pl.Expr:
     compiled = _compile(pattern, function)
-    translated = native_pattern(pattern)
+    translated = native_pattern(pattern, full_match=full_match)
     if translated is not None:
         return text.str.contains(f"^(?:{translated})$" if full_match else translated)
     test = compiled.fullmatch if full_match else compiled.search
