@@ -196,7 +196,8 @@ def test_format_check_oracle(response: str | None) -> None:
 # Patterns from a small grammar: literals (hostile ones included), classes, groups and
 # quantifiers, so that both the native translation and the Python fallback are exercised.
 ATOMS = st.sampled_from(
-    ["a|b", "\\$", "a", "b", "ς", "İ", "ß", ".", r"\d", r"\s", r"\S", r"\D", "[a-c]", "[^a]", r"[\d\s]", r"\.",
+    ["a|b", "\\$",
+     "a", "b", "ς", "İ", "ß", ".", r"\d", r"\s", r"\S", r"\D", "[a-c]", "[^a]", r"[\d\s]", r"\.",
      r"\w", r"\b", "$", "^", "(?i)", "x{,2}", "(a|ab)", "(?:b)", r"\n", "[[:alpha:]]"]
 )  # fmt: skip
 QUANTIFIERS = st.sampled_from(["", "", "*", "+", "?", "{2}", "{1,3}", "*?", "+?"])

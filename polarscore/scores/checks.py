@@ -862,10 +862,10 @@ def native_pattern(pattern: str, *, full_match: bool = False) -> str | None:
     escapes = len(pattern[:-1]) - len(pattern[:-1].rstrip("\\"))
     if pattern.endswith("$") and escapes % 2 == 0:
         # A final "$" (no MULTILINE): the end, or just before a final newline.
-        body = native_pattern(pattern[:-1], full_match=full_match)
-        if body is None or _top_level_alternation(pattern[:-1]):
+        head = native_pattern(pattern[:-1], full_match=full_match)
+        if head is None or _top_level_alternation(pattern[:-1]):
             return None
-        return body + (r"\z" if full_match else r"\n?\z")
+        return head + (r"\z" if full_match else r"\n?\z")
     while i < n:
         c = pattern[i]
         if c == "\\":
