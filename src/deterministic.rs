@@ -45,6 +45,17 @@ pub fn keywords_found<'a>(
 
 /// The number of items of Python's `text.split()`: runs of Python whitespace separate words.
 pub fn py_word_count(text: &str) -> u32 {
+    if text.is_ascii() {
+        // ASCII: whitespace is \t..\r, U+001C..U+001F and the space; one byte per character.
+        let mut count = 0u32;
+        let mut in_word = false;
+        for &b in text.as_bytes() {
+            let space = matches!(b, 0x09..=0x0d | 0x1c..=0x20);
+            count = count.saturating_add(u32::from(!space && !in_word));
+            in_word = !space;
+        }
+        return count;
+    }
     let mut count = 0u32;
     let mut in_word = false;
     for c in text.chars() {

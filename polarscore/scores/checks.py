@@ -123,8 +123,8 @@ def _contains(
     _check_bool(case_sensitive, function, "case_sensitive")
     text = _response(response, function)
     if isinstance(keywords, pl.Expr | pl.Series):
-        per_row = parse_text_or_list_expr(keywords, function=function, parameter="keywords")
-        counts = plugin_call("keywords_found", text, per_row, case_sensitive=case_sensitive)
+        counted = parse_text_or_list_expr(keywords, function=function, parameter="keywords")
+        counts = plugin_call("keywords_found", text, counted, case_sensitive=case_sensitive)
         found = counts.struct.field("found").cast(pl.Int64)
         total = counts.struct.field("total").cast(pl.Int64)
     else:
@@ -140,16 +140,12 @@ def _contains(
         for item in items:
             if not isinstance(item, str):
                 raise invalid_parameter(function, "keywords", "a list of strings", keywords)
-        literal = pl.lit(items, dtype=pl.List(pl.String))
-        counts = plugin_call("keywords_found", text, literal, case_sensitive=case_sensitive)
+        counted = pl.lit(items, dtype=pl.List(pl.String))
+        counts = plugin_call("keywords_found", text, counted, case_sensitive=case_sensitive)
         found = counts.struct.field("found").cast(pl.Int64)
         total = counts.struct.field("total").cast(pl.Int64)
-    by_mode = {
-        "any": (found > 0).cast(pl.Float64),
-        "all": found.cast(pl.Float64) / total.cast(pl.Float64),
-        "none": (found == 0).cast(pl.Float64),
-    }[mode]
-    score = pl.when(total == 0).then(pl.lit(1.0)).otherwise(by_mode)
+    # The score alone in one kernel pass (a plugin's output is not shared between expressions).
+    score = plugin_call("keywords_score", text, counted, case_sensitive=case_sensitive, mode=mode)
     reason = pl.format("Found {}/{} keywords (mode={})", found, total, pl.lit(mode))
     return score, reason
 
@@ -594,7 +590,7 @@ def _length(
         length = text.str.len_chars().cast(pl.Int64)
     low_e = pl.lit(low, dtype=pl.Int64) if isinstance(low, int) else low
     high_e = pl.lit(high, dtype=pl.Int64) if isinstance(high, int) else high
-    inside = (length >= low_e) & (length <= high_e)
+    inside = length.is_between(low_e, high_e, closed="both")
     reason = pl.format(
         "Length {} {} is {} range [{}, {}]",
         length,
