@@ -53,7 +53,7 @@ from polarscore.provenance import (
     record_for_requests,
     recorded_thresholds,
 )
-from polarscore.registry import available_scorers, get_scorer
+from polarscore.registry import available_scorers, default_scorers, get_scorer
 from polarscore.scores.correctness import MATCH_MODES, answer_correctness
 from polarscore.summary import _default_scores, summarize
 
@@ -144,8 +144,8 @@ def _add_score_parser(sub: Any) -> None:
         action="append",
         dest="scorers",
         metavar="NAME[:OPTIONS]",
-        help="scorer to run, repeatable (default: answer_correctness without -o, every "
-        "registered scorer with -o)",
+        help="scorer to run, repeatable (default: answer_correctness without -o, the default "
+        "scorers with -o; checks such as contains run only when named)",
     )
     score.add_argument(
         "--match-mode",
@@ -376,7 +376,7 @@ def _selection(args: argparse.Namespace, *, printing: bool) -> list[tuple[str, d
     """
     chosen = [parse_scorer(s) for s in args.scorers] if args.scorers else None
     if chosen is None:
-        names = ["answer_correctness"] if printing else available_scorers()
+        names = ["answer_correctness"] if printing else default_scorers()
         chosen = [(name, {}) for name in names]
     mode: Any = None
     if args.mode_column is not None:

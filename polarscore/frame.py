@@ -16,7 +16,7 @@ from polars._typing import PolarsDataType
 
 from polarscore._validation import check_choice, check_number, invalid_parameter
 from polarscore.exceptions import ColumnCollisionError, ColumnNotFoundError, ColumnTypeError
-from polarscore.registry import ScorerSpec, available_scorers, get_scorer
+from polarscore.registry import ScorerSpec, available_scorers, default_scorers, get_scorer
 
 #: How scorers are chosen: one name, a sequence of names or ``(name, options)`` pairs, or a
 #: mapping from name to options (``None`` meaning the defaults).
@@ -77,7 +77,7 @@ def _check_column(schema: pl.Schema, name: str, role: str) -> pl.DataType:
 
 def _normalize_scorers(scorers: IntoScorers | None) -> list[tuple[str, dict[str, Any]]]:
     if scorers is None:
-        return [(name, {}) for name in available_scorers()]
+        return [(name, {}) for name in default_scorers()]
     if isinstance(scorers, str):
         return [(scorers, {})]
     pairs: list[tuple[str, dict[str, Any]]] = []
@@ -209,6 +209,8 @@ def _reference_expr(
 ) -> pl.Expr:
     """Return the reference argument for ``spec``, checking the column type fits its kind."""
     kind = spec.reference_kind
+    if kind == "none":
+        return pl.lit(None, dtype=pl.String)  # a check of the response alone
     if kind in ("list", "string_or_list") and references is not None:
         name, role = references, "references"
     else:
@@ -330,7 +332,8 @@ def score_frame(
         Which registered scorers to run (see :func:`polarscore.available_scorers`): a name, a
         sequence of names or ``(name, options)`` pairs, or a mapping ``{name: options}``. The
         options are the scorer's own keyword options, checked when the expressions are built.
-        ``None`` (default) runs every registered scorer with its default options.
+        ``None`` (default) runs every scorer of :func:`polarscore.default_scorers` with its
+        default options (the judge-free checks, such as ``contains``, run only when named).
     thresholds
         Optional pass thresholds: one number for every scorer, or ``{name: threshold}``. Each
         adds a ``Boolean`` column ``<column>_passed``, true where the score is at least the

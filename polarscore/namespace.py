@@ -8,12 +8,17 @@ signatures equal to the functions'.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
 
 import polars as pl
 
 from polarscore._typing import IntoExpr, IntoMatchMode, IntoNumber, SimilarityMetric
+from polarscore.scores import checks as _checks
+from polarscore.scores import extraction as _extraction
+from polarscore.scores.checks import DEFAULT_MAX_LENGTH, ContainsMode, FormatType, LengthUnit
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
+from polarscore.scores.extraction import ChoiceRules, NumberMethod
 from polarscore.scores.match import (
     DEFAULT_MIN_TOKEN_RECALL,
     DEFAULT_STEM_PREFIX,
@@ -248,6 +253,169 @@ class ScoreNamespace:
     def squad_f1(self, reference: IntoExpr) -> pl.Expr:
         """See :func:`polarscore.squad_f1`."""
         return squad_f1(self._expr, reference)
+
+    def contains(
+        self,
+        *,
+        keywords: Sequence[str] | pl.Expr | pl.Series = (),
+        mode: ContainsMode = "any",
+        case_sensitive: bool = False,
+    ) -> pl.Expr:
+        """See :func:`polarscore.contains`."""
+        return _checks.contains(
+            self._expr, keywords=keywords, mode=mode, case_sensitive=case_sensitive
+        )
+
+    def contains_details(
+        self,
+        *,
+        keywords: Sequence[str] | pl.Expr | pl.Series = (),
+        mode: ContainsMode = "any",
+        case_sensitive: bool = False,
+    ) -> pl.Expr:
+        """See :func:`polarscore.contains_details`."""
+        return _checks.contains_details(
+            self._expr, keywords=keywords, mode=mode, case_sensitive=case_sensitive
+        )
+
+    def starts_with(
+        self, *, prefix: str | pl.Expr | pl.Series = "", case_sensitive: bool = True
+    ) -> pl.Expr:
+        """See :func:`polarscore.starts_with`."""
+        return _checks.starts_with(self._expr, prefix=prefix, case_sensitive=case_sensitive)
+
+    def starts_with_details(
+        self, *, prefix: str | pl.Expr | pl.Series = "", case_sensitive: bool = True
+    ) -> pl.Expr:
+        """See :func:`polarscore.starts_with_details`."""
+        return _checks.starts_with_details(self._expr, prefix=prefix, case_sensitive=case_sensitive)
+
+    def ends_with(
+        self, *, suffix: str | pl.Expr | pl.Series = "", case_sensitive: bool = True
+    ) -> pl.Expr:
+        """See :func:`polarscore.ends_with`."""
+        return _checks.ends_with(self._expr, suffix=suffix, case_sensitive=case_sensitive)
+
+    def ends_with_details(
+        self, *, suffix: str | pl.Expr | pl.Series = "", case_sensitive: bool = True
+    ) -> pl.Expr:
+        """See :func:`polarscore.ends_with_details`."""
+        return _checks.ends_with_details(self._expr, suffix=suffix, case_sensitive=case_sensitive)
+
+    def exact_match(
+        self, reference: IntoExpr, *, case_sensitive: bool = True, strip_whitespace: bool = True
+    ) -> pl.Expr:
+        """See :func:`polarscore.exact_match`."""
+        return _checks.exact_match(
+            self._expr, reference, case_sensitive=case_sensitive, strip_whitespace=strip_whitespace
+        )
+
+    def exact_match_details(
+        self, reference: IntoExpr, *, case_sensitive: bool = True, strip_whitespace: bool = True
+    ) -> pl.Expr:
+        """See :func:`polarscore.exact_match_details`."""
+        return _checks.exact_match_details(
+            self._expr, reference, case_sensitive=case_sensitive, strip_whitespace=strip_whitespace
+        )
+
+    def non_empty(self) -> pl.Expr:
+        """See :func:`polarscore.non_empty`."""
+        return _checks.non_empty(self._expr)
+
+    def non_empty_details(self) -> pl.Expr:
+        """See :func:`polarscore.non_empty_details`."""
+        return _checks.non_empty_details(self._expr)
+
+    def length_check(
+        self,
+        *,
+        min_length: IntoNumber = 0,
+        max_length: IntoNumber = DEFAULT_MAX_LENGTH,
+        unit: LengthUnit = "chars",
+    ) -> pl.Expr:
+        """See :func:`polarscore.length_check`."""
+        return _checks.length_check(
+            self._expr, min_length=min_length, max_length=max_length, unit=unit
+        )
+
+    def length_check_details(
+        self,
+        *,
+        min_length: IntoNumber = 0,
+        max_length: IntoNumber = DEFAULT_MAX_LENGTH,
+        unit: LengthUnit = "chars",
+    ) -> pl.Expr:
+        """See :func:`polarscore.length_check_details`."""
+        return _checks.length_check_details(
+            self._expr, min_length=min_length, max_length=max_length, unit=unit
+        )
+
+    def format_check(self, *, format_type: FormatType = "email") -> pl.Expr:
+        """See :func:`polarscore.format_check`."""
+        return _checks.format_check(self._expr, format_type=format_type)
+
+    def format_check_details(self, *, format_type: FormatType = "email") -> pl.Expr:
+        """See :func:`polarscore.format_check_details`."""
+        return _checks.format_check_details(self._expr, format_type=format_type)
+
+    def regex_match(
+        self, *, pattern: str | pl.Expr | pl.Series = "", full_match: bool = False
+    ) -> pl.Expr:
+        """See :func:`polarscore.regex_match`."""
+        return _checks.regex_match(self._expr, pattern=pattern, full_match=full_match)
+
+    def regex_match_details(
+        self, *, pattern: str | pl.Expr | pl.Series = "", full_match: bool = False
+    ) -> pl.Expr:
+        """See :func:`polarscore.regex_match_details`."""
+        return _checks.regex_match_details(self._expr, pattern=pattern, full_match=full_match)
+
+    def json_schema(self, *, schema: Mapping[str, Any] | None = None) -> pl.Expr:
+        """See :func:`polarscore.json_schema`."""
+        return _checks.json_schema(self._expr, schema=schema)
+
+    def json_schema_details(self, *, schema: Mapping[str, Any] | None = None) -> pl.Expr:
+        """See :func:`polarscore.json_schema_details`."""
+        return _checks.json_schema_details(self._expr, schema=schema)
+
+    def language_detection(self, *, expected_language: str | pl.Expr | pl.Series = "en") -> pl.Expr:
+        """See :func:`polarscore.language_detection`."""
+        return _checks.language_detection(self._expr, expected_language=expected_language)
+
+    def language_detection_details(
+        self, *, expected_language: str | pl.Expr | pl.Series = "en"
+    ) -> pl.Expr:
+        """See :func:`polarscore.language_detection_details`."""
+        return _checks.language_detection_details(self._expr, expected_language=expected_language)
+
+    def extract_choice(self, *, rules: ChoiceRules = "mmlu_pro") -> pl.Expr:
+        """See :func:`polarscore.extract_choice`."""
+        return _extraction.extract_choice(self._expr, rules=rules)
+
+    def choice_match(self, reference: IntoExpr, *, rules: ChoiceRules = "mmlu_pro") -> pl.Expr:
+        """See :func:`polarscore.choice_match`."""
+        return _extraction.choice_match(self._expr, reference, rules=rules)
+
+    def extract_number(self, *, method: NumberMethod = "flexible") -> pl.Expr:
+        """See :func:`polarscore.extract_number`."""
+        return _extraction.extract_number(self._expr, method=method)
+
+    def numeric_match(
+        self,
+        reference: IntoExpr,
+        *,
+        method: NumberMethod = "flexible",
+        numeric_tolerance_abs: IntoNumber = 0.0,
+        numeric_tolerance_rel: IntoNumber = 0.0,
+    ) -> pl.Expr:
+        """See :func:`polarscore.numeric_match`."""
+        return _extraction.numeric_match(
+            self._expr,
+            reference,
+            method=method,
+            numeric_tolerance_abs=numeric_tolerance_abs,
+            numeric_tolerance_rel=numeric_tolerance_rel,
+        )
 
 
 __all__ = ["ScoreNamespace"]

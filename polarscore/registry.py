@@ -15,6 +15,7 @@ import pyarrow as pa
 
 from polarscore._typing import IntoExpr
 from polarscore._validation import check_choice, invalid_parameter
+from polarscore.scores import checks
 from polarscore.scores.correctness import answer_correctness
 from polarscore.scores.match import (
     DEFAULT_MIN_TOKEN_RECALL,
@@ -25,7 +26,7 @@ from polarscore.scores.precision import answer_precision
 from polarscore.scores.similarity import response_similarity
 from polarscore.scores.squad import squad_exact_match, squad_f1
 
-ReferenceKind = Literal["string", "list", "string_or_list"]
+ReferenceKind = Literal["string", "list", "string_or_list", "none"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -52,9 +53,17 @@ class ScorerSpec:
     null_rule
         When the score is null (inconclusive), in words.
     reference_kind
-        Which reference columns it takes: a string column, a list of strings, or either.
+        Which reference columns it takes: a string column, a list of strings, either, or
+        ``"none"`` for a check of the response alone (its :attr:`function` still takes a
+        ``reference`` argument, and ignores it, so every scorer is called the same way).
     options
         The keyword options it takes, with their defaults.
+    nullable
+        Whether the score can be null (inconclusive); the judge-free checks never are.
+    default
+        Whether it runs when no scorer is chosen (``score_frame`` without ``scorers``, the CLI
+        without ``--scorer``). Checks that need options to mean anything, or an optional
+        dependency, do not.
     """
 
     name: str
@@ -68,6 +77,8 @@ class ScorerSpec:
     null_rule: str = ""
     reference_kind: ReferenceKind = "string"
     options: Mapping[str, Any] = field(default_factory=dict)
+    nullable: bool = True
+    default: bool = True
 
     @property
     def arrow_type(self) -> pa.DataType:
@@ -92,6 +103,69 @@ class ScorerSpec:
         """
         self.check_options(options)
         return self.function(response, reference, **options).alias(self.name)
+
+
+def _response_only(function: Callable[..., pl.Expr]) -> Callable[..., pl.Expr]:
+    """Give a check of the response alone the registry's ``f(response, reference, **options)``."""
+
+    def scorer(response: IntoExpr, reference: IntoExpr, **options: Any) -> pl.Expr:
+        return function(response, **options)
+
+    scorer.__name__ = function.__name__
+    scorer.__qualname__ = function.__qualname__
+    scorer.__doc__ = function.__doc__
+    return scorer
+
+
+def _check(
+    function: Callable[..., pl.Expr],
+    *,
+    options: Mapping[str, Any],
+    identity: bool = False,
+    default: bool = False,
+) -> ScorerSpec:
+    return ScorerSpec(
+        name=function.__name__,
+        function=_response_only(function),
+        family="checks",
+        identity=identity,
+        null_rule="never null (a null response is read as the empty string)",
+        reference_kind="none",
+        options=options,
+        nullable=False,
+        default=default,
+    )
+
+
+_CHECKS: tuple[ScorerSpec, ...] = (
+    _check(
+        checks.contains,
+        options={"keywords": (), "mode": "any", "case_sensitive": False},
+        identity=True,  # no keywords: 1.0
+    ),
+    _check(checks.starts_with, options={"prefix": "", "case_sensitive": True}, identity=True),
+    _check(checks.ends_with, options={"suffix": "", "case_sensitive": True}, identity=True),
+    ScorerSpec(
+        name="exact_match",
+        function=checks.exact_match,
+        family="checks",
+        symmetric=True,  # both sides stripped and lowered alike, then compared
+        null_rule="never null (a null response or reference is read as the empty string)",
+        reference_kind="string",
+        options={"case_sensitive": True, "strip_whitespace": True},
+        nullable=False,
+        default=False,
+    ),
+    _check(checks.non_empty, options={}, identity=True),
+    _check(
+        checks.length_check,
+        options={"min_length": 0, "max_length": checks.DEFAULT_MAX_LENGTH, "unit": "chars"},
+    ),
+    _check(checks.format_check, options={"format_type": "email"}),
+    _check(checks.regex_match, options={"pattern": "", "full_match": False}, identity=True),
+    _check(checks.json_schema, options={"schema": None}),
+    _check(checks.language_detection, options={"expected_language": "en"}),
+)
 
 
 _SCORERS: dict[str, ScorerSpec] = {
@@ -162,6 +236,7 @@ _SCORERS: dict[str, ScorerSpec] = {
             null_rule="no reference, or every reference null or blank by Python whitespace",
             reference_kind="string_or_list",
         ),
+        *_CHECKS,
         ScorerSpec(
             name="squad_f1",
             function=squad_f1,
@@ -187,6 +262,21 @@ def available_scorers() -> list[str]:
     return sorted(_SCORERS)
 
 
+def default_scorers() -> list[str]:
+    """Return the names of the scorers run when none is chosen, sorted.
+
+    The judge-free checks (``contains``, ``regex_match``, ...) are left out: without options
+    most of them score every row alike, and two need optional dependencies.
+
+    Examples
+    --------
+    >>> import polarscore as ps
+    >>> "contains" in ps.available_scorers(), "contains" in ps.default_scorers()
+    (True, False)
+    """
+    return sorted(name for name, spec in _SCORERS.items() if spec.default)
+
+
 def get_scorer(name: str) -> ScorerSpec:
     """Return the registered :class:`ScorerSpec` called ``name``.
 
@@ -199,4 +289,10 @@ def get_scorer(name: str) -> ScorerSpec:
     return _SCORERS[name]
 
 
-__all__ = ["ReferenceKind", "ScorerSpec", "available_scorers", "get_scorer"]
+__all__ = [
+    "ReferenceKind",
+    "ScorerSpec",
+    "available_scorers",
+    "default_scorers",
+    "get_scorer",
+]

@@ -1018,3 +1018,183 @@ fn precision_numeric_match(inputs: &[Series]) -> PolarsResult<Series> {
 fn numbers_scratch() -> precision::numbers::MatchScratch {
     precision::numbers::MatchScratch::default()
 }
+
+// --- deterministic checks ---------------------------------------------------------------------------
+
+use crate::deterministic;
+
+#[derive(Deserialize)]
+struct KeywordsKwargs {
+    case_sensitive: bool,
+    /// contains's mode (`any`, `all`, `none`), for the score kernel.
+    #[serde(default)]
+    mode: Option<String>,
+}
+
+fn keywords_found_type(_: &[Field]) -> PolarsResult<Field> {
+    Ok(Field::new(
+        "keywords_found".into(),
+        DataType::Struct(vec![
+            Field::new("found".into(), DataType::UInt32),
+            Field::new("total".into(), DataType::UInt32),
+        ]),
+    ))
+}
+
+/// Per row: `(found, total)` keywords of the row's list in the text.
+fn keywords_rows(
+    inputs: &[Series],
+    context: CallerContext,
+    kwargs: &KeywordsKwargs,
+) -> PolarsResult<Vec<(u32, u32)>> {
+    let t = tables()?;
+    let text = Texts::new(&inputs[0], "response")?;
+    let keywords = References::new(&inputs[1], "keywords")?;
+    // An empty batch scores no rows, even against a literal (one-row) keyword list.
+    let n = if text.len() == 0 || keywords.len() == 0 {
+        0
+    } else {
+        output_len(&[text.len(), keywords.len()])?
+    };
+    let rows = map_row_ranges(n, !context.parallel(), |rows| {
+        let mut scratch = deterministic::Scratch::default();
+        rows.map(|row| {
+            let resp = text.get(row).unwrap_or("");
+            match keywords.row(row) {
+                RowRefs::One(k) => deterministic::keywords_found(
+                    t,
+                    resp,
+                    std::iter::once(k),
+                    kwargs.case_sensitive,
+                    &mut scratch,
+                ),
+                RowRefs::Many(list) => deterministic::keywords_found(
+                    t,
+                    resp,
+                    list.iter(),
+                    kwargs.case_sensitive,
+                    &mut scratch,
+                ),
+                RowRefs::Null => (0, 0),
+            }
+        })
+        .collect::<Vec<_>>()
+    });
+    Ok(rows)
+}
+
+/// Per row: how many keywords of the row's list occur in the text, and how many there are.
+#[polars_expr(output_type_func=keywords_found_type)]
+fn keywords_found(
+    inputs: &[Series],
+    context: CallerContext,
+    kwargs: KeywordsKwargs,
+) -> PolarsResult<Series> {
+    let rows = keywords_rows(inputs, context, &kwargs)?;
+    let n = rows.len();
+    let found: UInt32Chunked = rows.iter().map(|r| Some(r.0)).collect();
+    let total: UInt32Chunked = rows.iter().map(|r| Some(r.1)).collect();
+    let fields = [
+        found.with_name("found".into()).into_series(),
+        total.with_name("total".into()).into_series(),
+    ];
+    let out = StructChunked::from_series("keywords_found".into(), n, fields.iter())?;
+    Ok(out.into_series())
+}
+
+/// Per row: contains's score in one pass (1.0 without keywords; `any`, `all` or `none`).
+#[polars_expr(output_type=Float64)]
+fn keywords_score(
+    inputs: &[Series],
+    context: CallerContext,
+    kwargs: KeywordsKwargs,
+) -> PolarsResult<Series> {
+    let rows = keywords_rows(inputs, context, &kwargs)?;
+    let mode = kwargs.mode.as_deref().unwrap_or("any");
+    let out: Float64Chunked = rows
+        .iter()
+        .map(|&(found, total)| {
+            Some(match (total, mode) {
+                (0, _) => 1.0,
+                (_, "all") => f64::from(found) / f64::from(total),
+                (_, "none") => f64::from(u8::from(found == 0)),
+                _ => f64::from(u8::from(found > 0)),
+            })
+        })
+        .collect();
+    Ok(out.with_name("contains".into()).into_series())
+}
+
+/// Per row: the number of items of Python's `str.split()` (null text: 0).
+#[polars_expr(output_type=UInt32)]
+fn py_word_count(inputs: &[Series], context: CallerContext) -> PolarsResult<Series> {
+    let text = Texts::new(&inputs[0], "response")?;
+    let counts: Vec<Option<u32>> = map_row_ranges(text.len(), !context.parallel(), |rows| {
+        rows.map(|row| Some(deterministic::py_word_count(text.get(row).unwrap_or(""))))
+            .collect()
+    });
+    let out: UInt32Chunked = counts.into_iter().collect();
+    Ok(out.with_name(inputs[0].name().clone()).into_series())
+}
+
+/// Per row: `text.lower().startswith(prefix)` with Python's `lower()`, the prefix already lowered.
+#[polars_expr(output_type=Boolean)]
+fn lower_starts_with(inputs: &[Series], context: CallerContext) -> PolarsResult<Series> {
+    let t = tables()?;
+    let text = Texts::new(&inputs[0], "response")?;
+    let prefix = Texts::new(&inputs[1], "prefix")?;
+    let n = if text.len() == 0 || prefix.len() == 0 {
+        0
+    } else {
+        output_len(&[text.len(), prefix.len()])?
+    };
+    let flags: Vec<Option<bool>> = map_row_ranges(n, !context.parallel(), |rows| {
+        rows.map(|row| {
+            let (s, p) = (text.get(row).unwrap_or(""), prefix.get(row).unwrap_or(""));
+            Some(deterministic::lower_starts_with(t, s, p))
+        })
+        .collect()
+    });
+    let out: BooleanChunked = flags.into_iter().collect();
+    Ok(out.with_name("starts_with".into()).into_series())
+}
+
+// --- final-answer extraction ------------------------------------------------------------------------
+
+use crate::extract::{self, ChoiceRules};
+
+#[derive(Deserialize)]
+struct ChoiceKwargs {
+    /// `"mmlu_pro"` (the three rules) or `"answer_is"` (the first rule alone).
+    rules: String,
+}
+
+/// Per row: the MMLU-Pro harness's extracted letter, or null.
+#[polars_expr(output_type=String)]
+fn mmlu_pro_choice(
+    inputs: &[Series],
+    context: CallerContext,
+    kwargs: ChoiceKwargs,
+) -> PolarsResult<Series> {
+    let t = tables()?;
+    let rules = match kwargs.rules.as_str() {
+        "mmlu_pro" => ChoiceRules::Full,
+        "answer_is" => ChoiceRules::AnswerIs,
+        other => polars_bail!(ComputeError: "unknown choice rules {other:?}"),
+    };
+    const LETTERS: [&str; 10] = ["A", "B", "C", "D", "E", "F", "G", "H", "I", "J"];
+    let text = Texts::new(&inputs[0], "response")?;
+    let letters: Vec<Option<&str>> = map_row_ranges(text.len(), !context.parallel(), |rows| {
+        rows.map(|row| {
+            let letter = text
+                .get(row)
+                .and_then(|s| extract::mmlu_pro_choice(t, s, rules))?;
+            LETTERS
+                .get((letter as usize).checked_sub('A' as usize)?)
+                .copied()
+        })
+        .collect()
+    });
+    let out: StringChunked = letters.into_iter().collect();
+    Ok(out.with_name(inputs[0].name().clone()).into_series())
+}

@@ -14,7 +14,7 @@ from typing import Any
 import polars as pl
 
 import polarscore as ps
-from tests import oracles, oracles_match, oracles_precision, oracles_similarity
+from tests import oracles, oracles_checks, oracles_match, oracles_precision, oracles_similarity
 
 SCORERS = [ps.get_scorer(name) for name in ps.available_scorers()]
 IDS = [spec.name for spec in SCORERS]
@@ -70,7 +70,21 @@ def _squad(pair: str) -> Oracle:
     return oracle
 
 
+def _check(name: str) -> Oracle:
+    """A judge-free check's oracle: the response alone, or (exact_match) with the reference."""
+    check = oracles_checks.ORACLES[name]
+
+    def oracle(response: str | None, reference: str | None, **options: Any) -> float | None:
+        options = {option: _literal(value) for option, value in options.items()}
+        if name == "exact_match":
+            return float(check(response, reference, **options)[0])
+        return float(check(response, **options)[0])
+
+    return oracle
+
+
 ORACLES: dict[str, Oracle] = {
+    **{name: _check(name) for name in oracles_checks.ORACLES},
     "answer_correctness": _correctness,
     "answer_match": _match,
     "answer_precision": _precision,
@@ -90,7 +104,80 @@ class OptionCases:
         self.invalid = invalid
 
 
+_BOOL = OptionCases(valid=(True, False), invalid=(1, "yes", None))
+# "__no_such_choice__" is the generic invalid string of the option suite; as a prefix or a
+# pattern it is an ordinary valid value.
+_AFFIX = OptionCases(
+    valid=("", "Par", "PARIS", "ΟΔΟΣ", " ", "\x1c", "__no_such_choice__"),
+    invalid=(None, 1, ["Par"]),
+)
+
 OPTION_CASES: dict[str, Mapping[str, OptionCases]] = {
+    "contains": {
+        "keywords": OptionCases(
+            valid=((), ["paris"], ["Paris", "42", ""], ("ß", "İ", "Σ", "ς"), ["a", "a"]),
+            invalid=("Paris", [1], 42, None, ["a", None]),
+        ),
+        "mode": OptionCases(
+            valid=("any", "all", "none"), invalid=("ALL", "Any", " all", "", "some", None, 1)
+        ),
+        "case_sensitive": _BOOL,
+    },
+    "starts_with": {"prefix": _AFFIX, "case_sensitive": _BOOL},
+    "ends_with": {"suffix": _AFFIX, "case_sensitive": _BOOL},
+    "exact_match": {"case_sensitive": _BOOL, "strip_whitespace": _BOOL},
+    "length_check": {
+        "min_length": OptionCases(valid=(0, 1, 5), invalid=(-1, 1.5, "3", True, None)),
+        "max_length": OptionCases(valid=(10000, 5, 100), invalid=(-1, 2.5, "10", False, None)),
+        "unit": OptionCases(
+            valid=("chars", "words"), invalid=("WORDS", "word", "tokens", "", None)
+        ),
+    },
+    "format_check": {
+        "format_type": OptionCases(
+            valid=("email", "url", "phone", "date"),
+            invalid=("Email", "uri", "", "telephone", None),
+        )
+    },
+    "regex_match": {
+        "pattern": OptionCases(
+            valid=(
+                "",
+                "__no_such_choice__",
+                r"\d+$",
+                "(?i)paris",
+                r"^\w+$",
+                r"(?<=\$)\d+",
+                "a|ab",
+                r"\bcafe\b",
+                "[0-9]+",
+                r"\s\S",
+                "(?a)\\w+",
+                "ς|ß",
+            ),
+            invalid=("(", r"\p{L}", "[", "a**", r"\z", None, 1),
+        ),
+        "full_match": _BOOL,
+    },
+    "json_schema": {
+        "schema": OptionCases(
+            valid=(
+                None,
+                {},
+                {"type": "object"},
+                {"type": "integer"},
+                {"$schema": "http://json-schema.org/draft-04/schema#", "type": "integer"},
+                {"type": "string", "pattern": "^\\d+$"},
+            ),
+            invalid=(False, True, [], "x", {"type": "strin"}, {"minLength": -1}),
+        )
+    },
+    "language_detection": {
+        "expected_language": OptionCases(
+            valid=("en", "fr", "zh-cn"),
+            invalid=("EN", "english", "zh", "", " en", "unknown", None),
+        )
+    },
     "answer_correctness": {
         "match_mode": OptionCases(
             valid=("exact", "normalized", "contains", "EXACT", "Contains"),
@@ -148,9 +235,12 @@ OPTION_CASES: dict[str, Mapping[str, OptionCases]] = {
 
 def reference_forms(spec: ps.ScorerSpec) -> list[str]:
     """The reference shapes a scorer takes: ``"string"``, ``"list"`` or both."""
-    return {"string": ["string"], "list": ["list"], "string_or_list": ["string", "list"]}[
-        spec.reference_kind
-    ]
+    return {
+        "string": ["string"],
+        "list": ["list"],
+        "string_or_list": ["string", "list"],
+        "none": ["string"],  # a check of the response alone: the reference is not read
+    }[spec.reference_kind]
 
 
 def as_form(reference: pl.Expr, form: str) -> pl.Expr:

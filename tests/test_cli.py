@@ -18,6 +18,7 @@ import polarscore as ps
 from polarscore import _io, cli
 from polarscore.datasets import load_sample
 from polarscore.summary import wilson_interval
+from tests import oracles_checks
 from tests.cli_process import COMMAND, ENV, run_cli
 
 LOG = pl.DataFrame(
@@ -281,12 +282,45 @@ def test_files_disagreeing_on_a_column_type_are_refused(tmp_path: Path) -> None:
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-def test_every_registered_scorer_by_default(tmp_path: Path) -> None:
+def test_every_default_scorer_by_default(tmp_path: Path) -> None:
     source, target = tmp_path / "log.parquet", tmp_path / "scored.parquet"
     LOG.write_parquet(source)
     result = run_cli("score", source, "-o", target, "--response", "answer", "--reference", "gold")
     assert result.returncode == 0, result.stderr
-    assert pl.read_parquet(target).columns == [*LOG.columns, *ps.available_scorers()]
+    assert pl.read_parquet(target).columns == [*LOG.columns, *ps.default_scorers()]
+
+
+def test_checks_with_options(tmp_path: Path) -> None:
+    source, target = tmp_path / "log.parquet", tmp_path / "scored.parquet"
+    LOG.write_parquet(source)
+    result = run_cli(
+        "score",
+        source,
+        "-o",
+        target,
+        "--response",
+        "answer",
+        "--reference",
+        "gold",
+        "--scorer",
+        'contains:keywords=["paris","42"],mode=all',
+        "--scorer",
+        "regex_match:pattern=\\d+$",
+        "--scorer",
+        "length_check:min_length=2,unit=words",
+    )
+    assert result.returncode == 0, result.stderr
+    scored = pl.read_parquet(target)
+    answers = LOG["answer"].to_list()
+    assert scored["contains"].to_list() == [
+        oracles_checks.contains(a, ["paris", "42"], "all")[0] for a in answers
+    ]
+    assert scored["regex_match"].to_list() == [
+        oracles_checks.regex_match(a, r"\d+$")[0] for a in answers
+    ]
+    assert scored["length_check"].to_list() == [
+        oracles_checks.length_check(a, 2, unit="words")[0] for a in answers
+    ]
 
 
 def test_existing_output_needs_overwrite(tmp_path: Path) -> None:

@@ -44,11 +44,17 @@ def test_dtype_and_range(spec: ps.ScorerSpec, engine: Engine) -> None:
     assert values.max() <= spec.upper  # type: ignore[operator]
 
 
-@pytest.mark.parametrize("spec", SCORERS, ids=IDS)
+@pytest.mark.parametrize("spec", [s for s in SCORERS if s.nullable], ids=lambda s: s.name)
 def test_missing_reference_is_inconclusive(spec: ps.ScorerSpec) -> None:
     out = FRAME.select(spec.expr("response", _reference_column(spec)))
     assert out[spec.name][6] is None  # reference null
     assert out[spec.name][7] is None  # reference blank
+
+
+@pytest.mark.parametrize("spec", [s for s in SCORERS if not s.nullable], ids=lambda s: s.name)
+def test_never_null(spec: ps.ScorerSpec) -> None:
+    out = FRAME.select(spec.expr("response", _reference_column(spec)))
+    assert out[spec.name].null_count() == 0
 
 
 @pytest.mark.parametrize("spec", SCORERS, ids=IDS)

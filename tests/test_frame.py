@@ -93,9 +93,9 @@ def test_lazy_in_lazy_out_and_equal() -> None:
     assert_frame_equal(lazy.collect(engine="streaming"), eager)
 
 
-def test_every_registered_scorer_by_default(engine: Engine) -> None:
+def test_every_default_scorer_by_default(engine: Engine) -> None:
     exprs = ps.score_frame(DATA.lazy(), thresholds=0.5).collect_schema()
-    names = ps.available_scorers()
+    names = ps.default_scorers()
     assert [c for c in exprs.names() if c not in DATA.columns] == [
         *names,
         *[n + "_passed" for n in names],
@@ -116,6 +116,18 @@ def test_every_registered_scorer_by_default(engine: Engine) -> None:
         ),
     )
     assert_frame_equal(scored.select(names), direct, check_dtypes=False)
+
+
+def test_checks_run_when_named_without_a_reference_column() -> None:
+    """A check of the response alone needs no reference column."""
+    df = pl.DataFrame({"response": ["Paris", "", None]})
+    scored = ps.score_frame(
+        df, scorers={"non_empty": None, "contains": {"keywords": ["paris"]}}, thresholds=0.5
+    )
+    assert scored["non_empty"].to_list() == [1.0, 0.0, 0.0]
+    assert scored["contains"].to_list() == [1.0, 0.0, 0.0]
+    assert scored["contains_passed"].to_list() == [True, False, False]
+    assert "contains" not in ps.default_scorers()
 
 
 def test_thresholds_add_pass_columns_with_null_for_inconclusive() -> None:

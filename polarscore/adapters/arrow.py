@@ -174,9 +174,12 @@ def _check_column(
 
 
 def _reference_kinds(spec: ScorerSpec) -> set[str]:
-    return {"string": {"string"}, "list": {"list"}, "string_or_list": {"string", "list"}}[
-        spec.reference_kind
-    ]
+    return {
+        "string": {"string"},
+        "list": {"list"},
+        "string_or_list": {"string", "list"},
+        "none": {"string", "list"},  # a check of the response alone: any reference column
+    }[spec.reference_kind]
 
 
 class ArrowScorer:

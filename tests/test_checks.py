@@ -1,0 +1,377 @@
+"""The ten judge-free checks: parity with eval-ai-library 0.8.2, oracles, per-row options, errors.
+
+``tests/data/deterministic_cases.parquet`` holds 3,000 rows scored by the reference itself
+(score, success at the row's threshold, reason). Where the reference silently misreads an option
+(``options_valid`` false), polarscore must raise instead.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import polars as pl
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import polarscore as ps
+from polarscore.scores.checks import LANGUAGES, native_pattern
+from tests import oracles_checks
+from tests.conftest import DATA, Engine
+from tests.strategies import TRAP_CHARS, text
+
+CASES = pl.read_parquet(DATA / "deterministic_cases.parquet")
+METRICS = sorted(CASES["metric"].unique())
+
+
+def _build(metric: str, options: dict[str, Any]) -> pl.Expr:
+    details = getattr(ps, f"{metric}_details")
+    if metric == "exact_match":
+        return details("response", "reference", **options)
+    return details("response", **options)
+
+
+def _groups(metric: str) -> list[tuple[str, pl.DataFrame]]:
+    rows = CASES.filter(pl.col("metric") == metric)
+    return [(key[0], group) for key, group in rows.group_by("options", maintain_order=True)]  # type: ignore[misc]
+
+
+def _raises(metric: str, options: dict[str, Any]) -> bool:
+    try:
+        _build(metric, options)
+    except ps.InvalidParameterError:
+        return True
+    return False
+
+
+def test_every_metric_has_parity_rows() -> None:
+    assert (
+        sorted(n for n in ps.available_scorers() if ps.get_scorer(n).family == "checks") == METRICS
+    )
+    assert CASES.height == 3000
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_parity(metric: str, engine: Engine) -> None:
+    """Score, success at the row's threshold and reason equal the reference's on every row."""
+    checked = raised = 0
+    for options_json, group in _groups(metric):
+        options = json.loads(options_json)
+        threshold = options.pop("threshold", 0.5)
+        valid = group["options_valid"].all()
+        assert valid == group["options_valid"].any()  # one verdict per option set
+        if not 0 <= threshold <= 1:
+            assert not valid
+            with pytest.raises(ps.InvalidParameterError, match="threshold"):
+                ps.is_passing(pl.col("score"), threshold=threshold)
+        if not valid and _raises(metric, options):
+            raised += group.height
+            continue
+        expr = _build(metric, options)
+        out = engine(group, expr.struct.unnest())
+        scored = group.with_columns(got_score=out["score"], got_reason=out["reason"])
+        if 0 <= threshold <= 1:
+            scored = scored.with_columns(
+                got_success=ps.is_passing(pl.col("got_score"), threshold=threshold)
+            )
+        else:
+            scored = scored.with_columns(got_success=pl.col("got_score") >= threshold)
+        bad = scored.filter(
+            (pl.col("got_score") != pl.col("score"))
+            | (pl.col("got_reason") != pl.col("reason"))
+            | (pl.col("got_success") != pl.col("success"))
+        )
+        assert bad.is_empty(), bad.select("id", "response", "options", "reason", "got_reason")
+        checked += group.height
+    total = CASES.filter(pl.col("metric") == metric).height
+    assert checked + raised == total
+    invalid_rows = CASES.filter((pl.col("metric") == metric) & ~pl.col("options_valid")).height
+    assert raised <= invalid_rows
+
+
+def test_parity_counts() -> None:
+    """Every row with valid options is scored; the invalid-option rows raise or are thresholds."""
+    scored = raised = 0
+    for metric in METRICS:
+        for options_json, group in _groups(metric):
+            options = json.loads(options_json)
+            options.pop("threshold", None)
+            try:
+                _build(metric, options)
+                scored += group.height
+            except ps.InvalidParameterError:
+                raised += group.height
+    assert scored + raised == 3000
+    assert scored >= CASES["options_valid"].sum()
+
+
+# --- oracles on hostile Unicode -------------------------------------------------------------
+
+HOSTILE = "ΟΔΟΣΑςσΣİiIıßẞSSſsKkKµμΜﬁ\x1c\x1d\x1e\x1f\u200b\u3000\x85 \n\t٣５𝟓²éé"
+hostile_text = st.text(st.sampled_from(HOSTILE + TRAP_CHARS), max_size=12)
+hostile = st.one_of(st.none(), hostile_text, text)
+
+
+def _one(expr: pl.Expr, response: str | None, reference: str | None = None) -> Any:
+    df = pl.DataFrame(
+        {"response": [response], "reference": [reference]},
+        schema={"response": pl.String, "reference": pl.String},
+    )
+    return df.select(expr.struct.unnest()).row(0)
+
+
+@given(
+    response=hostile,
+    keywords=st.lists(hostile_text, max_size=4),
+    mode=st.sampled_from(["any", "all", "none"]),
+    case_sensitive=st.booleans(),
+)
+def test_contains_oracle(
+    response: str | None, keywords: list[str], mode: str, case_sensitive: bool
+) -> None:
+    expr = ps.contains_details(
+        "response", keywords=keywords, mode=mode, case_sensitive=case_sensitive
+    )  # type: ignore[arg-type]
+    assert _one(expr, response) == oracles_checks.contains(response, keywords, mode, case_sensitive)
+
+
+@given(response=hostile, affix=hostile_text, case_sensitive=st.booleans())
+def test_starts_and_ends_with_oracle(
+    response: str | None, affix: str, case_sensitive: bool
+) -> None:
+    start = ps.starts_with_details("response", prefix=affix, case_sensitive=case_sensitive)
+    end = ps.ends_with_details("response", suffix=affix, case_sensitive=case_sensitive)
+    assert _one(start, response) == oracles_checks.starts_with(response, affix, case_sensitive)
+    assert _one(end, response) == oracles_checks.ends_with(response, affix, case_sensitive)
+
+
+@given(response=hostile, reference=hostile, case_sensitive=st.booleans(), strip=st.booleans())
+def test_exact_match_oracle(
+    response: str | None, reference: str | None, case_sensitive: bool, strip: bool
+) -> None:
+    expr = ps.exact_match_details(
+        "response", "reference", case_sensitive=case_sensitive, strip_whitespace=strip
+    )
+    assert _one(expr, response, reference) == oracles_checks.exact_match(
+        response, reference, case_sensitive, strip
+    )
+
+
+@given(response=hostile, low=st.integers(0, 6), span=st.integers(0, 6), words=st.booleans())
+def test_length_and_non_empty_oracle(
+    response: str | None, low: int, span: int, words: bool
+) -> None:
+    unit = "words" if words else "chars"
+    expr = ps.length_check_details("response", min_length=low, max_length=low + span, unit=unit)
+    assert _one(expr, response) == oracles_checks.length_check(response, low, low + span, unit)
+    assert _one(ps.non_empty_details("response"), response) == oracles_checks.non_empty(response)
+
+
+URLISH = st.lists(
+    st.sampled_from(
+        ["http", "https", "://", ":", "//", "/", "?", "#", "@", "[", "]", "::1", "x.com", "ex℀",
+         "a+b", "1", " ", "\t", "\n", "\x00", "\x1c", "é", "％", "www.", "mailto:", "."]
+    ),
+    max_size=6,
+).map("".join)  # fmt: skip
+FORMATISH = st.lists(
+    st.sampled_from(
+        ["a", "Z", "0", "9", "٣", "５", "@", ".", "-", "/", "+", "(", ")", " ", "\x1c", "co",
+         "2024", "01", "15", "%", "_", "å", "\n"]
+    ),
+    max_size=8,
+).map("".join)  # fmt: skip
+
+
+@given(response=st.one_of(URLISH, FORMATISH, hostile))
+def test_format_check_oracle(response: str | None) -> None:
+    for format_type in ("email", "url", "phone", "date"):
+        expr = ps.format_check_details("response", format_type=format_type)  # type: ignore[arg-type]
+        assert _one(expr, response) == oracles_checks.format_check(response, format_type), (
+            format_type
+        )
+
+
+# Patterns from a small grammar: literals (hostile ones included), classes, groups and
+# quantifiers, so that both the native translation and the Python fallback are exercised.
+ATOMS = st.sampled_from(
+    ["a|b", "\\$",
+     "a", "b", "ς", "İ", "ß", ".", r"\d", r"\s", r"\S", r"\D", "[a-c]", "[^a]", r"[\d\s]", r"\.",
+     r"\w", r"\b", "$", "^", "(?i)", "x{,2}", "(a|ab)", "(?:b)", r"\n", "[[:alpha:]]"]
+)  # fmt: skip
+QUANTIFIERS = st.sampled_from(["", "", "*", "+", "?", "{2}", "{1,3}", "*?", "+?"])
+patterns = st.lists(st.tuples(ATOMS, QUANTIFIERS), max_size=4).map(
+    lambda parts: "".join(a + (q if a not in ("^", "$", "(?i)", r"\b") else "") for a, q in parts)
+)
+regex_text = st.text(st.sampled_from("abAB ς σΣİiß\n\t٣5._x\x1c"), max_size=10)
+
+
+@given(pattern=patterns, response=st.one_of(st.none(), regex_text), full=st.booleans())
+def test_regex_match_oracle(pattern: str, response: str | None, full: bool) -> None:
+    try:
+        expr = ps.regex_match_details("response", pattern=pattern, full_match=full)
+    except ps.InvalidParameterError:
+        assert oracles_checks.regex_match("", pattern)[0] == 0.0  # Python cannot compile it
+        return
+    assert _one(expr, response) == oracles_checks.regex_match(response, pattern, full)
+
+
+@given(pattern=patterns)
+def test_native_translation_only_where_it_is_safe(pattern: str) -> None:
+    translated = native_pattern(pattern)
+    if translated is None:
+        return
+    for unsafe in (r"\b", r"\w", "(?i", "{,"):
+        assert unsafe not in pattern
+    unescaped = pattern.replace("\\$", "")
+    assert "$" not in unescaped.rstrip("$")  # only a final "$" is translated
+
+
+JSONISH = st.sampled_from(
+    ['{"answer": 42}', '{"answer": "42"}', "[1, 1.0]", "[1, true]", "NaN", "1.0", "true",
+     '{"a": 1, "a": "x"}', "```json\n{}\n```", "\ufeff{}", " {} ", "\xa0{}", '"\\ud800"', "",
+     '{"answer": "١٢"}', '{"answer": 1e400}', "{'a': 1}", "[1,]", "{} {}"]
+)  # fmt: skip
+SCHEMAS = [
+    {},
+    {"type": "object", "required": ["answer"], "properties": {"answer": {"type": "integer"}}},
+    {"type": "array", "uniqueItems": True},
+    {"properties": {"answer": {"type": "string", "pattern": "^\\d+$"}}},
+    {"$schema": "http://json-schema.org/draft-04/schema#", "type": "integer"},
+    {"type": "integer"},
+    {"enum": [1, "x"]},
+]
+
+
+@given(response=JSONISH, schema=st.sampled_from(SCHEMAS))
+def test_json_schema_oracle(response: str, schema: dict[str, Any]) -> None:
+    expr = ps.json_schema_details("response", schema=schema)
+    assert _one(expr, response) == oracles_checks.json_schema(response, schema)
+
+
+@given(response=st.one_of(hostile, st.sampled_from(["Yes", "ok", "I", "A: 42", "Bonjour à tous"])))
+def test_language_detection_oracle(response: str | None) -> None:
+    expr = ps.language_detection_details("response", expected_language="en")
+    assert _one(expr, response) == oracles_checks.language_detection(response, "en")
+
+
+# --- per-row options ------------------------------------------------------------------------
+
+ROWS = pl.DataFrame(
+    {
+        "response": ["Paris, France", "ΟΔΟΣΑ", "42\n", None, '{"a": 1}'],
+        "keywords": [["paris", "lyon"], ["ΟΔΟΣ"], [], None, ["a", None, "b"]],
+        "prefix": ["paris", "ΟΔΟΣ", "4", None, "{"],
+        "pattern": [r"\bFrance$", "Σ", r"^\d+$", "(", "a"],
+        "low": [1, 2, 3, 0, 1],
+        "language": ["en", "fr", "de", "en", "en"],
+    }
+)
+
+
+def test_per_row_keywords(engine: Engine) -> None:
+    out = engine(ROWS, ps.contains_details("response", keywords=pl.col("keywords"), mode="all"))
+    got = out.to_series().to_list()
+    expected = [
+        oracles_checks.contains(r, [k for k in (kw or []) if k is not None], "all")
+        for r, kw in zip(ROWS["response"], ROWS["keywords"].to_list(), strict=True)
+    ]
+    assert [(g["score"], g["reason"]) for g in got] == expected
+
+
+def test_per_row_prefix_and_pattern(engine: Engine) -> None:
+    out = engine(
+        ROWS,
+        ps.starts_with("response", prefix=pl.col("prefix"), case_sensitive=False),
+        ps.regex_match("response", pattern=pl.col("pattern")),
+        ps.length_check("response", min_length=pl.col("low")),
+    )
+    rows = ROWS.to_dicts()
+    assert out["starts_with"].to_list() == [
+        oracles_checks.starts_with(r["response"], r["prefix"] or "", False)[0] for r in rows
+    ]
+    assert out["regex_match"].to_list() == [
+        oracles_checks.regex_match(r["response"], r["pattern"])[0] for r in rows
+    ]
+    assert out["length_check"].to_list() == [
+        oracles_checks.length_check(r["response"], r["low"])[0] for r in rows
+    ]
+
+
+def test_per_row_language() -> None:
+    df = pl.DataFrame(
+        {
+            "response": [
+                "The capital of France is Paris, a large city.",
+                "Bonjour à tous les amis",
+            ],
+            "language": ["en", "fr"],
+        }
+    )
+    got = df.select(ps.language_detection("response", expected_language=pl.col("language")))
+    assert got.to_series().to_list() == [
+        oracles_checks.language_detection(r, lang)[0]
+        for r, lang in zip(df["response"], df["language"], strict=True)
+    ]
+
+
+def test_namespace_and_score_frame() -> None:
+    df = pl.DataFrame({"response": ["The answer is (B).", "no"], "reference": ["x", "no"]})
+    direct = df.select(ps.regex_match("response", pattern=r"\(([A-J])\)"))
+    spaced = df.select(pl.col("response").score.regex_match(pattern=r"\(([A-J])\)"))
+    framed = ps.score_frame(df, scorers={"regex_match": {"pattern": r"\(([A-J])\)"}})
+    assert direct.equals(spaced)
+    assert framed["regex_match"].equals(direct["regex_match"])
+    assert direct["regex_match"].to_list() == [1.0, 0.0]
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+INVALID_OPTIONS = [
+    ("contains", {"mode": "ALL"}, "mode"),
+    ("contains", {"mode": ""}, "mode"),
+    ("contains", {"keywords": "Paris"}, "keywords"),
+    ("contains", {"keywords": ["a", 1]}, "keywords"),
+    ("contains", {"case_sensitive": "no"}, "case_sensitive"),
+    ("starts_with", {"prefix": None}, "prefix"),
+    ("ends_with", {"suffix": 3}, "suffix"),
+    ("length_check", {"unit": "WORDS"}, "unit"),
+    ("length_check", {"unit": "tokens"}, "unit"),
+    ("length_check", {"min_length": -1}, "min_length"),
+    ("length_check", {"min_length": 10, "max_length": 5}, "min_length"),
+    ("length_check", {"max_length": 2.5}, "max_length"),
+    ("format_check", {"format_type": "Email"}, "format_type"),
+    ("format_check", {"format_type": "uri"}, "format_type"),
+    ("regex_match", {"pattern": "("}, "pattern"),
+    ("regex_match", {"pattern": r"\p{L}+"}, "pattern"),
+    ("regex_match", {"pattern": "(?<name>x)"}, "pattern"),
+    ("regex_match", {"full_match": 1}, "full_match"),
+    ("json_schema", {"schema": False}, "schema"),
+    ("json_schema", {"schema": {"type": "strin"}}, "schema"),
+    ("json_schema", {"schema": {"items": [{"type": "integer"}]}}, "schema"),
+    ("json_schema", {"schema": {"required": "answer"}}, "schema"),
+    ("language_detection", {"expected_language": "english"}, "expected_language"),
+    ("language_detection", {"expected_language": "pt-BR"}, "expected_language"),
+    ("language_detection", {"expected_language": "unknown"}, "expected_language"),
+]
+
+
+@pytest.mark.parametrize(("metric", "options", "parameter"), INVALID_OPTIONS)
+def test_invalid_option_names_function_and_parameter(
+    metric: str, options: dict[str, Any], parameter: str
+) -> None:
+    spec = ps.get_scorer(metric)
+    with pytest.raises(ps.InvalidParameterError) as info:
+        spec.function("response", "reference", **options)
+    message = str(info.value)
+    assert f"'{parameter}' parameter of {metric} must be" in message, message
+
+
+def test_languages_are_langdetects() -> None:
+    from pathlib import Path
+
+    import langdetect
+
+    profiles = Path(langdetect.__file__).parent / "profiles"
+    assert sorted(p.name for p in profiles.iterdir()) == list(LANGUAGES)
