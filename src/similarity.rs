@@ -104,7 +104,7 @@ impl Words {
         if text.is_ascii() {
             // Python's `\w` on ASCII is `[A-Za-z0-9_]`; a run is copied and lowered whole.
             let bytes = text.as_bytes();
-            let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+            let is_word = |b: u8| t.is_word(b as char);
             let mut i = 0;
             while i < bytes.len() {
                 while bytes.get(i).is_some_and(|&b| !is_word(b)) {

@@ -197,7 +197,7 @@ fn push_collapsed(text: &str, out: &mut String) {
 /// [`push_collapsed`] of an ASCII text, whole runs at a time.
 fn push_collapsed_ascii(text: &str, out: &mut String) {
     let bytes = text.as_bytes();
-    let space = |b: u8| matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | 0x1c..=0x1f | b' ');
+    let space = |b: u8| is_py_space(b as char);
     let mut i = 0;
     loop {
         while bytes.get(i).is_some_and(|&b| space(b)) {
