@@ -16,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import polarscore as ps
+from polarscore.kernels._plugin import plugin_call
 from tests.conftest import DATA, Engine
 
 MMLU = pl.read_parquet(DATA / "mmlu_pro_extraction.parquet")
@@ -145,31 +146,53 @@ def test_openai_accuracy_per_system() -> None:
     }
 
 
+_NUMBER = r"-?\$?[0-9][0-9,]*(?:\.[0-9]+)?"
+
+
 def _lm_eval(text: str, method: str) -> str | None:
-    """lm-eval-harness's GSM8K filters, then its metric's ignore rules (",", "$", a final ".")."""
-    if method == "strict":
+    """lm-eval-harness's GSM8K filters and OpenAI's answer line, with Python's ``re``, then
+    lm-eval's ignore rules (",", "$", a final "."). ``gold`` reads a reference: its ``#### n``
+    line, else the whole stripped text when it is one number."""
+    found: str | None = None
+    if method in ("strict", "gold"):
         match = re.search(r"#### (\-?[0-9\.\,]+)", text)
         found = match.group(1) if match else None
-    else:
+        if found is None and method == "gold":
+            whole = re.fullmatch(_NUMBER, text.strip())
+            found = whole.group(0) if whole else None
+    elif method == "flexible":
         matches = re.findall(r"(-?[$0-9.,]{2,})|(-?[0-9]+)", text)
         found = next((g for g in matches[-1] if g), None) if matches else None
+    else:  # answer_line: the line's `$` is the end of the text only (\Z), as in Polars
+        line = re.search(r"A:\s*([^\n]*?)\s*\Z", text)
+        number = re.search(_NUMBER, line.group(1)) if line else None
+        found = number.group(0) if number else None
     if found is None:
         return None
     return re.sub(r"\.$", "", re.sub(r"[,$]", "", found))
 
 
 NUMBER_PIECES = st.sampled_from(
-    ["####", " ", "#### ", "-", "$", ",", ".", "1", "23", "4,567", "8.9", "x", "\n", "A: ", "٣"]
-)
-number_text = st.lists(NUMBER_PIECES, max_size=10).map("".join)
+    ["####", " ", "#### ", "-", "$", ",", ".", "1", "23", "4,567", "8.9", "x", "\n", "A: ", "٣",
+     "A:", "QA:", "\x1c", "\u3000", "\u2028", "\r", "é", "A"]
+)  # fmt: skip
+number_text = st.lists(NUMBER_PIECES, max_size=12).map("".join)
 
 
 @given(texts=st.lists(number_text, min_size=1, max_size=5))
 def test_extract_number_matches_lm_eval(texts: list[str]) -> None:
     df = pl.DataFrame({"response": texts})
-    for method in ("strict", "flexible"):
+    for method in ("strict", "flexible", "answer_line"):
         got = df.select(ps.extract_number("response", method=method)).to_series().to_list()  # type: ignore[arg-type]
         assert got == [_lm_eval(t, method) for t in texts], method
+
+
+@given(golds=st.lists(number_text, min_size=1, max_size=5))
+def test_gold_numbers_match_the_reference_rule(golds: list[str]) -> None:
+    # numeric_match reads the gold's number with the kernel's "gold" method.
+    df = pl.DataFrame({"gold": golds})
+    got = df.select(plugin_call("extract_number", pl.col("gold"), method="gold")).to_series()
+    assert got.to_list() == [_lm_eval(g, "gold") for g in golds]
 
 
 def test_tolerance_and_missing_gold() -> None:
@@ -199,3 +222,66 @@ def test_tolerance_and_missing_gold() -> None:
 def test_invalid_options(call: object, parameter: str) -> None:
     with pytest.raises(ps.InvalidParameterError, match=f"'{parameter}' parameter"):
         call()  # type: ignore[operator]
+
+
+def _as_float(text: str | None) -> float | None:
+    try:
+        return None if text is None else float(text)
+    except ValueError:
+        return None
+
+
+def _numeric_oracle(
+    response: str, gold: str, method: str, tol_abs: float, tol_rel: float
+) -> float | None:
+    g = _as_float(_lm_eval(gold, "gold"))
+    if g is None:
+        return None
+    a = _as_float(_lm_eval(response, method))
+    if a is None:
+        return 0.0
+    error = abs(a - g)
+    return float(error <= tol_abs or error / (abs(g) + 1e-12) <= tol_rel)
+
+
+@given(
+    rows=st.lists(st.tuples(number_text, number_text), min_size=1, max_size=5),
+    method=st.sampled_from(["strict", "flexible", "answer_line"]),
+    tol_abs=st.sampled_from([0.0, 0.5, 10.0]),
+    tol_rel=st.sampled_from([0.0, 0.01]),
+)
+def test_numeric_match_matches_the_reference_rule(
+    rows: list[tuple[str, str]], method: str, tol_abs: float, tol_rel: float
+) -> None:
+    df = pl.DataFrame(rows, schema=["response", "gold"], orient="row")
+    got = df.select(
+        ps.numeric_match(
+            "response",
+            "gold",
+            method=method,  # type: ignore[arg-type]
+            numeric_tolerance_abs=tol_abs,
+            numeric_tolerance_rel=tol_rel,
+        )
+    ).to_series()
+    assert got.to_list() == [_numeric_oracle(r, g, method, tol_abs, tol_rel) for r, g in rows]
+
+
+def test_numeric_match_per_row_tolerances() -> None:
+    df = pl.DataFrame(
+        {
+            "response": ["#### 101", "#### 101", "#### 101", "#### 90"],
+            "gold": ["100", "100", "100", "100"],
+            "tol": [2.0, None, 0.5, None],
+        }
+    )
+    got = df.select(
+        ps.numeric_match(
+            "response",
+            "gold",
+            method="strict",
+            numeric_tolerance_abs=pl.col("tol"),
+            numeric_tolerance_rel=pl.Series([0.0, 0.05, 0.0, None]),
+        )
+    ).to_series()
+    # A null tolerance passes nothing on its own; the other tolerance still can.
+    assert got.to_list() == [1.0, 1.0, 0.0, 0.0]

@@ -22,7 +22,7 @@ from polarscore._typing import IntoExpr, IntoNumber
 from polarscore._utils import check_same_length, parse_text_expr
 from polarscore._validation import check_choice, check_number
 from polarscore.kernels._plugin import plugin_call
-from polarscore.normalize import PY_WS_CLASS, py_strip
+from polarscore.normalize import py_strip
 
 ChoiceRules: TypeAlias = Literal["mmlu_pro", "answer_is"]
 NumberMethod: TypeAlias = Literal["strict", "flexible", "answer_line"]
@@ -31,12 +31,6 @@ NumberMethod: TypeAlias = Literal["strict", "flexible", "answer_line"]
 CHOICE_RULES: tuple[str, ...] = ("mmlu_pro", "answer_is")
 #: The number-extraction methods of :func:`extract_number`.
 NUMBER_METHODS: tuple[str, ...] = ("strict", "flexible", "answer_line")
-
-# lm-eval-harness's GSM8K filters (gsm8k-cot and gsm8k tasks) and OpenAI's answer format.
-_STRICT = r"#### (\-?[0-9\.\,]+)"
-_FLEXIBLE = r"(-?[$0-9.,]{2,})|(-?[0-9]+)"
-_ANSWER_LINE = rf"A:[{PY_WS_CLASS}]*([^\n]*?)[{PY_WS_CLASS}]*$"
-_NUMBER = r"-?\$?[0-9][0-9,]*(?:\.[0-9]+)?"
 
 
 def extract_choice(response: IntoExpr, *, rules: ChoiceRules = "mmlu_pro") -> pl.Expr:
@@ -123,11 +117,6 @@ def choice_match(
     return pl.when(usable).then(score).alias("choice_match")
 
 
-def _clean_number(text: pl.Expr) -> pl.Expr:
-    """Drop thousands separators and ``$``, and one trailing ``.`` (lm-eval's ignore rules)."""
-    return text.str.replace_all(r"[,$]", "").str.strip_suffix(".")
-
-
 def extract_number(response: IntoExpr, *, method: NumberMethod = "flexible") -> pl.Expr:
     r"""Extract a final numeric answer as text (``"1234.5"``, ``"-3"``), or null.
 
@@ -165,16 +154,7 @@ def extract_number(response: IntoExpr, *, method: NumberMethod = "flexible") -> 
         method, function="extract_number", parameter="method", allowed=NUMBER_METHODS
     )  # type: ignore[assignment]
     text = parse_text_expr(response, function="extract_number", parameter="response")
-    return _clean_number(_raw_number(text, method)).alias("extract_number")
-
-
-def _raw_number(text: pl.Expr, method: str) -> pl.Expr:
-    if method == "strict":
-        return text.str.extract(_STRICT, 1)
-    if method == "flexible":
-        return text.str.extract_all(_FLEXIBLE).list.last()
-    line = text.str.extract(_ANSWER_LINE, 1)
-    return line.str.extract(f"({_NUMBER})", 1)
+    return plugin_call("extract_number", text, method=method).alias("extract_number")
 
 
 def numeric_match(
@@ -232,15 +212,11 @@ def numeric_match(
     tol_abs, tol_rel = tolerances
     text = parse_text_expr(response, function=function, parameter="response")
     gold_text = parse_text_expr(reference, function=function, parameter="reference")
-    gold_strict = gold_text.str.extract(_STRICT, 1)
-    gold = _clean_number(
-        pl.coalesce(gold_strict, py_strip(gold_text).str.extract(f"^({_NUMBER})$", 1))
-    ).cast(pl.Float64, strict=False)
-    answer = _clean_number(_raw_number(text, method)).cast(pl.Float64, strict=False)
-    error = (answer - gold).abs()
-    matched = (error <= tol_abs) | (error / (gold.abs() + 1e-12) <= tol_rel)
-    score = matched.fill_null(False).cast(pl.Float64)
-    return pl.when(gold.is_not_null()).then(score).alias("numeric_match")
+    # One pass: the gold's number (its `#### n` line, else the whole stripped text when it is
+    # one number) and the answer's, compared with the tolerances.
+    return plugin_call("numeric_match", text, gold_text, tol_abs, tol_rel, method=method).alias(
+        "numeric_match"
+    )
 
 
 __all__ = [
