@@ -137,9 +137,9 @@ def _value(score: str) -> pl.Expr:
 
 
 def _fine_bin(value: pl.Expr) -> pl.Expr:
-    # A hair above the product so that a score equal to a grid threshold (0.35) lands in its bin
-    # although 0.35 * 10000 may be 3499.9999...; scores lie in [0, 1].
-    return (value * FINE_BINS + 1e-6).floor().clip(0, FINE_BINS).cast(pl.Int32)
+    # For every threshold t of the sweep, t * 10000 rounds to the integer t * 10000 or above, so
+    # a score v >= t always lands in a bin >= t * 10000 (0.35 * 10000 is 3500.0000000000005).
+    return (value * FINE_BINS).floor().clip(0, FINE_BINS).cast(pl.Int32)
 
 
 def _sweep(bins: pl.DataFrame, score: str) -> list[tuple[float, float | None, float | None]]:
