@@ -9,9 +9,9 @@ network requests while the page loads.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -88,8 +88,7 @@ class Browser:
                 "about:blank",
             ],
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
+            stderr=subprocess.DEVNULL,
         )
         self.timeout = timeout
         url = self._devtools_url(timeout)
@@ -102,21 +101,17 @@ class Browser:
         ]
 
     def _devtools_url(self, timeout: float) -> str:
-        assert self._process.stderr is not None
+        """Read the browser's DevTools address from the file it writes in its profile."""
+        written = Path(self._profile) / "DevToolsActivePort"
         deadline = time.monotonic() + timeout
-        lines = []
-        while time.monotonic() < deadline:
-            line = self._process.stderr.readline()
-            if not line:
-                if self._process.poll() is not None:
-                    break
-                continue
-            lines.append(line)
-            found = re.search(r"DevTools listening on (ws://\S+)", line)
-            if found:
-                return found.group(1)
+        while time.monotonic() < deadline and self._process.poll() is None:
+            lines = written.read_text().splitlines() if written.exists() else []
+            if len(lines) >= 2:
+                return f"ws://127.0.0.1:{lines[0]}{lines[1]}"
+            time.sleep(0.05)
+        code = self._process.poll()
         self.close()
-        raise RuntimeError("Chromium did not start its DevTools server:\n" + "".join(lines))
+        raise RuntimeError(f"Chromium did not start its DevTools server (exit code {code}).")
 
     def call(
         self, method: str, params: dict[str, Any] | None = None, *, session: bool = False
@@ -211,10 +206,8 @@ class Browser:
         """Stop the browser and remove its profile."""
         socket = getattr(self, "_socket", None)
         if socket is not None:
-            try:
+            with contextlib.suppress(Exception):
                 socket.close()
-            except Exception:  # noqa: BLE001  (closing a socket the browser already closed)
-                pass
         if self._process.poll() is None:
             self._process.terminate()
             try:

@@ -253,7 +253,7 @@ def test_recorded_thresholds_and_scores_are_used(tmp_path: Path) -> None:
 
 
 def test_escape_helpers() -> None:
-    assert esc("<a href=\"x\">'&") == "&lt;a href=&quot;x&quot;&gt;&#x27;&amp;"
+    assert esc('<a href="x">\'&') == "&lt;a href=&quot;x&quot;&gt;&#x27;&amp;"
     assert esc("a\x00b\x1bc\x9f") == "a\\x00b\\x1bc\\x9f"
     assert esc("tab\tnew\nline") == "tab\tnew\nline"
     long = "x" * 5000
@@ -314,7 +314,7 @@ def test_log_text_is_escaped_everywhere() -> None:
 
 def test_errors_name_the_parameter() -> None:
     frame = pl.DataFrame({"answer_match": [1.0], "model": ["a"], "text": ["x"]})
-    with pytest.raises(ps.ColumnNotFoundError, match="'nope'.*Available columns"):
+    with pytest.raises(ps.ColumnNotFoundError, match=r"'nope'.*Available columns"):
         ps.report(frame, verdict="nope")
     with pytest.raises(ps.ColumnNotFoundError, match="by column 'nope'"):
         ps.report(frame, by="nope")
@@ -370,7 +370,8 @@ def test_cli_report_of_the_bundled_sample(sample_log: Path, tmp_path: Path) -> N
     for model, rate in rates.iter_rows():
         assert f"{esc(model)}</td>" in page
         assert f"{rate:.1%}" in page
-    assert "McNemar" in page and "kappa" in page
+    assert "McNemar" in page
+    assert "kappa" in page
     # the same command again: exit 5 without --overwrite, and the page is unchanged
     again = run_cli(*args)
     assert again.returncode == 5
@@ -451,4 +452,5 @@ def test_real_logs_render_with_their_verdicts(log, tmp_path: Path) -> None:  # t
     assert data.paired, "models answered the same questions"
     assert data.groups_total == frame.select(data.by).unique().height
     page = ps.report(path, n_bootstrap=200, **options)  # type: ignore[arg-type]
-    assert "<script" not in page and "http://" not in page.replace("http://www.w3.org/", "")
+    assert "<script" not in page
+    assert "http://" not in page.replace("http://www.w3.org/", "")
