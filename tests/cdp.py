@@ -222,3 +222,26 @@ class Browser:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def main() -> None:
+    """Save a screenshot of a page: ``python tests/cdp.py PAGE.html OUT.png [HEIGHT]``.
+
+    The README's ``docs/images/report.png`` is made this way from the bundled sample's report.
+    """
+    import sys
+
+    page, out = Path(sys.argv[1]), Path(sys.argv[2])
+    height = int(sys.argv[3]) if len(sys.argv) > 3 else 1400
+    executable = find_browser()
+    if executable is None:
+        raise SystemExit("no Chromium executable found")
+    with Browser(executable) as browser:
+        load = browser.load(page.resolve().as_uri())
+        if load.errors():
+            raise SystemExit(f"the page logged errors: {load.errors()}")
+        browser.screenshot(out, height=height)
+
+
+if __name__ == "__main__":
+    main()

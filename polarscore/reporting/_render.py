@@ -33,6 +33,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-sp
 td.text { white-space: pre-wrap; overflow-wrap: anywhere; max-width: 420px; }
 table.rows { width: 100%; table-layout: fixed; }
 table.rows td { font-size: 12.5px; }
+table.overview td:first-child { white-space: nowrap; }
 .cut { color: #b7322c; font-style: italic; }
 .null { color: #8a94a3; font-style: italic; }
 .sig { color: #b7322c; font-weight: 600; }
@@ -108,7 +109,8 @@ def _overview(data: ReportData) -> str:
     return (
         "<h2>Overview</h2><p class='how'>Pass rate per group and score column (hover a cell "
         "for its interval); details below.</p>"
-        f"<section class='card'><table><tr><th>group</th>{head}</tr>{''.join(body)}</table>"
+        f"<section class='card'><table class='overview'><tr><th>group</th>{head}</tr>"
+        f"{''.join(body)}</table>"
         "</section>"
     )
 
