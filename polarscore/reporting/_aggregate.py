@@ -181,35 +181,43 @@ def _paired(
     seed: int,
 ) -> list[Paired]:
     """Compare every two of ``groups`` on the ``pair_on`` questions both have a score for."""
-    per_question = (
-        lazy.select(*pair_on, group_label(by).alias(_GROUP), *[_value(s).alias(s) for s in scores])
-        .filter(pl.col(_GROUP).is_in(list(groups)))
-        .group_by([*pair_on, _GROUP])
-        .agg([pl.col(s).mean() for s in scores])
-        .unpivot(on=list(scores), index=[*pair_on, _GROUP], variable_name=_SCORE, value_name=_VALUE)
-        .drop_nulls(_VALUE)
-    )
-    other = {_GROUP: _GROUP + "_b", _VALUE: _VALUE + "_b"}
-    joined = per_question.join(
-        per_question.rename(other), on=[*pair_on, _SCORE], how="inner", nulls_equal=True
-    ).filter(pl.col(_GROUP) < pl.col(_GROUP + "_b"))
-    cut = pl.col(_SCORE).replace_strict(dict(thresholds), return_dtype=pl.Float64)
-    first_passes = pl.col(_VALUE) >= cut
-    second_passes = pl.col(_VALUE + "_b") >= cut
-    difference = pl.col(_VALUE) - pl.col(_VALUE + "_b")
+    # One query per score column, its threshold a literal: Polars streams these, not a long
+    # frame whose threshold is looked up from the score name per row.
+    stats_queries, bins_queries = [], []
     keys = [_GROUP, _GROUP + "_b", _SCORE]
-    stats_q = joined.group_by(keys).agg(
-        pl.len().alias("questions"),
-        difference.mean().alias("mean"),
-        first_passes.mean().alias("first_rate"),
-        second_passes.mean().alias("second_rate"),
-        (first_passes & ~second_passes).sum().alias("only_first"),
-        (~first_passes & second_passes).sum().alias("only_second"),
-    )
-    bins_q = joined.group_by(
-        [*keys, (difference * PAIRED_BINS).round().cast(pl.Int32).alias(_BIN)]
-    ).agg(pl.len().alias(_COUNT))
-    stats, bins = pl.collect_all([stats_q, bins_q], engine="streaming")
+    for score in scores:
+        per_question = (
+            lazy.select(*pair_on, group_label(by).alias(_GROUP), _value(score).alias(_VALUE))
+            .filter(pl.col(_GROUP).is_in(list(groups)) & pl.col(_VALUE).is_not_null())
+            .group_by([*pair_on, _GROUP])
+            .agg(pl.col(_VALUE).mean())
+        )
+        other = {_GROUP: _GROUP + "_b", _VALUE: _VALUE + "_b"}
+        joined = (
+            per_question.join(
+                per_question.rename(other), on=list(pair_on), how="inner", nulls_equal=True
+            )
+            .filter(pl.col(_GROUP) < pl.col(_GROUP + "_b"))
+            .with_columns(pl.lit(score, dtype=pl.String).alias(_SCORE))
+        )
+        first_passes = pl.col(_VALUE) >= thresholds[score]
+        second_passes = pl.col(_VALUE + "_b") >= thresholds[score]
+        difference = pl.col(_VALUE) - pl.col(_VALUE + "_b")
+        stats_queries.append(
+            joined.group_by(keys).agg(
+                pl.len().alias("questions"),
+                difference.mean().alias("mean"),
+                first_passes.mean().alias("first_rate"),
+                second_passes.mean().alias("second_rate"),
+                (first_passes & ~second_passes).sum().alias("only_first"),
+                (~first_passes & second_passes).sum().alias("only_second"),
+            )
+        )
+        binned = (difference * PAIRED_BINS).round().cast(pl.Int32).alias(_BIN)
+        bins_queries.append(joined.group_by([*keys, binned]).agg(pl.len().alias(_COUNT)))
+    collected = pl.collect_all([*stats_queries, *bins_queries], engine="streaming")
+    stats = pl.concat(collected[: len(scores)])
+    bins = pl.concat(collected[len(scores) :])
     grouped = {
         (a, b, s): (np.asarray(v, dtype=np.float64) / PAIRED_BINS, np.asarray(c, dtype=np.int64))
         for a, b, s, v, c in bins.sort([*keys, _BIN])
@@ -271,19 +279,24 @@ def _agreements(
     verdict: pl.Expr,
     thresholds: Mapping[str, float],
 ) -> list[VerdictAgreement]:
-    long = (
-        lazy.select(verdict.alias(_VERDICT), *[_value(s).alias(s) for s in scores])
-        .unpivot(on=list(scores), index=_VERDICT, variable_name=_SCORE, value_name=_VALUE)
-        .drop_nulls([_VERDICT, _VALUE])
-    )
-    cut = pl.col(_SCORE).replace_strict(dict(thresholds), return_dtype=pl.Float64)
-    at_threshold_q = long.group_by(_SCORE, _VERDICT, (pl.col(_VALUE) >= cut).alias("passed")).agg(
-        pl.len().alias(_COUNT)
-    )
-    bins_q = long.group_by(_SCORE, _VERDICT, _fine_bin(pl.col(_VALUE)).alias(_BIN)).agg(
-        pl.len().alias(_COUNT)
-    )
-    at_threshold, bins = pl.collect_all([at_threshold_q, bins_q], engine="streaming")
+    # One pair of queries per score column, its threshold a literal (so that Polars streams them).
+    queries = []
+    for score in scores:
+        both = (
+            lazy.select(verdict.alias(_VERDICT), _value(score).alias(_VALUE))
+            .drop_nulls()
+            .with_columns(pl.lit(score, dtype=pl.String).alias(_SCORE))
+        )
+        passed = (pl.col(_VALUE) >= thresholds[score]).alias("passed")
+        queries.append(both.group_by(_SCORE, _VERDICT, passed).agg(pl.len().alias(_COUNT)))
+        queries.append(
+            both.group_by(_SCORE, _VERDICT, _fine_bin(pl.col(_VALUE)).alias(_BIN)).agg(
+                pl.len().alias(_COUNT)
+            )
+        )
+    collected = pl.collect_all(queries, engine="streaming")
+    at_threshold = pl.concat(collected[0::2])
+    bins = pl.concat(collected[1::2])
     results = []
     for score in scores:
         cells = {

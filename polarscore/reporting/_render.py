@@ -343,7 +343,10 @@ def _rows_section(data: ReportData) -> str:
             cells.append(f"<td class='num'>{cell(row.get(sample.score))}</td>")
             if data.verdict:
                 cells.append(f"<td>{cell(row.get(data.verdict))}</td>")
-            cells.append(f"<td class='text'>{cell(row.get(f'{sample.score}_details'))}</td>")
+            reason = row.get(f"{sample.score}_details")
+            if isinstance(reason, dict):  # the score is in its own column already
+                reason = {k: v for k, v in reason.items() if k != "score"}
+            cells.append(f"<td class='text'>{cell(reason)}</td>")
             body.append(f"<tr>{''.join(cells)}</tr>")
         out.append(
             f'<section class="card"><h3>{esc(sample.score)}: {esc(sample.kind)} '
