@@ -100,3 +100,14 @@ def test_page_prints(browser: Browser, tmp_path: Path) -> None:
     assert browser.load(url).errors() == []
     pdf = base64.b64decode(browser.call("Page.printToPDF", {}, session=True)["data"])
     assert pdf.startswith(b"%PDF")
+    # On paper the folded tables of numbers are printed (nothing can unfold them there).
+    shown = "getComputedStyle(document.querySelector('.print-only')).display"
+    assert browser.evaluate(shown) == "none"
+    browser.call("Emulation.setEmulatedMedia", {"media": "print"}, session=True)
+    try:
+        assert browser.evaluate(shown) == "block"
+        assert browser.evaluate("getComputedStyle(document.querySelector('details')).display") == (
+            "none"
+        )
+    finally:
+        browser.call("Emulation.setEmulatedMedia", {"media": ""}, session=True)

@@ -43,8 +43,11 @@ ul.list { margin: 0; padding-left: 16px; }
 code { font-size: 12.5px; background: #f0f2f5; padding: 0 3px; border-radius: 3px; }
 svg { max-width: 100%; height: auto; }
 footer { color: #8a94a3; margin-top: 30px; font-size: 12px; }
+.print-only { display: none; }
 @media print {
   body { background: #fff; font-size: 11px; }
+  details { display: none; }
+  .print-only { display: block; }
   main { max-width: none; padding: 0; }
   section.card { border: none; padding: 0; margin: 6px 0; overflow: visible;
     break-inside: avoid; page-break-inside: avoid; }
@@ -152,14 +155,19 @@ def _summary_section(data: ReportData) -> str:
             f"<td class='num'>{_interval(r['mean_low'], r['mean_high'])}</td></tr>"
             for r in rows
         )
-        out.append(
-            f'<section class="card"><h3>{esc(name)} <small>(pass: score ≥ {threshold:g})</small>'
-            f"</h3>{_svg.interval_chart(labels, passes, means, notes, title=title)}"
-            "<details><summary>numbers</summary><table><tr><th>group</th>"
+        numbers = (
+            "<table><tr><th>group</th>"
             "<th class='num'>rows</th><th class='num'>scored</th>"
             "<th class='num'>inconclusive</th><th class='num'>pass rate</th>"
             "<th class='num'>interval</th><th class='num'>mean</th><th class='num'>interval</th>"
-            f"</tr>{table}</table></details></section>"
+            f"</tr>{table}</table>"
+        )
+        # On screen the table folds away; on paper (where nothing unfolds) it is printed.
+        out.append(
+            f'<section class="card"><h3>{esc(name)} <small>(pass: score ≥ {threshold:g})</small>'
+            f"</h3>{_svg.interval_chart(labels, passes, means, notes, title=title)}"
+            f"<details><summary>numbers</summary>{numbers}</details>"
+            f'<div class="print-only">{numbers}</div></section>'
         )
     return "".join(out)
 
