@@ -454,3 +454,19 @@ def test_real_logs_render_with_their_verdicts(log, tmp_path: Path) -> None:  # t
     page = ps.report(path, n_bootstrap=200, **options)  # type: ignore[arg-type]
     assert "<script" not in page
     assert "http://" not in page.replace("http://www.w3.org/", "")
+
+
+def test_sampled_rows_read_one_by_one_or_in_one_pass_agree(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import polarscore.reporting._aggregate as aggregate
+
+    frame = _paired_frame().with_columns(response=pl.format("answer {}", pl.col("question")))
+    one_by_one = build_report_data(frame.lazy(), verdict="human", sample=6, n_bootstrap=0)
+    monkeypatch.setattr(aggregate, "MAX_ROW_READS", 0)
+    one_pass = build_report_data(frame.lazy(), verdict="human", sample=6, n_bootstrap=0)
+    assert [s.rows for s in one_by_one.samples] == [s.rows for s in one_pass.samples]
+    for sample in one_pass.samples:
+        for row in sample.rows:
+            assert row["response"] == f"answer {row['question']}"
+            assert frame.row(row["__polarscore_row"], named=True)["response"] == row["response"]

@@ -20,6 +20,8 @@ from polarscore.exceptions import PolarscoreError
 from polarscore.reporting._stats import Confusion, mcnemar_p_value
 from polarscore.summary import bootstrap_mean_interval, summarize
 
+#: Above this many sampled rows, they are read in one pass over the log instead of one by one.
+MAX_ROW_READS = 400
 #: Bins of the score histograms on [0, 1].
 HISTOGRAM_BINS = 20
 #: Groups drawn in the charts (the largest groups by rows when there are more).
@@ -180,90 +182,72 @@ def _paired(
     n_bootstrap: int,
     seed: int,
 ) -> list[Paired]:
-    """Compare every two of ``groups`` on the ``pair_on`` questions both have a score for."""
-    # One query per score column, its threshold a literal: Polars streams these, not a long
-    # frame whose threshold is looked up from the score name per row.
-    stats_queries, bins_queries = [], []
-    keys = [_GROUP, _GROUP + "_b", _SCORE]
+    """Compare every two of ``groups`` on the ``pair_on`` questions both have a score for.
+
+    For each score column, one streaming aggregation gives each question's mean score in each
+    group (a question's repeated rows are averaged): a table of questions x groups (8 bytes a
+    cell; it grows with the questions, not the rows). The pairs are then compared with NumPy.
+    """
+    label = group_label(by).alias(_GROUP)
+    results = []
     for score in scores:
         per_question = (
-            lazy.select(*pair_on, group_label(by).alias(_GROUP), _value(score).alias(_VALUE))
-            .filter(pl.col(_GROUP).is_in(list(groups)) & pl.col(_VALUE).is_not_null())
-            .group_by([*pair_on, _GROUP])
-            .agg(pl.col(_VALUE).mean())
-        )
-        other = {_GROUP: _GROUP + "_b", _VALUE: _VALUE + "_b"}
-        joined = (
-            per_question.join(
-                per_question.rename(other), on=list(pair_on), how="inner", nulls_equal=True
+            lazy.select(*pair_on, label, _value(score).alias(_VALUE))
+            .filter(
+                pl.col(_VALUE).is_not_null()
+                & pl.all_horizontal(pl.col(c).is_not_null() for c in pair_on)
             )
-            .filter(pl.col(_GROUP) < pl.col(_GROUP + "_b"))
-            .with_columns(pl.lit(score, dtype=pl.String).alias(_SCORE))
-        )
-        first_passes = pl.col(_VALUE) >= thresholds[score]
-        second_passes = pl.col(_VALUE + "_b") >= thresholds[score]
-        difference = pl.col(_VALUE) - pl.col(_VALUE + "_b")
-        stats_queries.append(
-            joined.group_by(keys).agg(
-                pl.len().alias("questions"),
-                difference.mean().alias("mean"),
-                first_passes.mean().alias("first_rate"),
-                second_passes.mean().alias("second_rate"),
-                (first_passes & ~second_passes).sum().alias("only_first"),
-                (~first_passes & second_passes).sum().alias("only_second"),
+            .group_by(list(pair_on))
+            .agg(
+                pl.col(_VALUE).filter(pl.col(_GROUP) == group).mean().alias(str(index))
+                for index, group in enumerate(groups)
             )
+            .drop(pair_on)
+            .collect(engine="streaming")
         )
-        binned = (difference * PAIRED_BINS).round().cast(pl.Int32).alias(_BIN)
-        bins_queries.append(joined.group_by([*keys, binned]).agg(pl.len().alias(_COUNT)))
-    collected = pl.collect_all([*stats_queries, *bins_queries], engine="streaming")
-    stats = pl.concat(collected[: len(scores)])
-    bins = pl.concat(collected[len(scores) :])
-    grouped = {
-        (a, b, s): (np.asarray(v, dtype=np.float64) / PAIRED_BINS, np.asarray(c, dtype=np.int64))
-        for a, b, s, v, c in bins.sort([*keys, _BIN])
-        .group_by(keys, maintain_order=True)
-        .agg(pl.col(_BIN), pl.col(_COUNT))
-        .iter_rows()
-    }
-    order = {s: i for i, s in enumerate(scores)}
-    rank = {g: i for i, g in enumerate(groups)}
-    results = []
-    for row in stats.iter_rows(named=True):
-        a, b, score = row[_GROUP], row[_GROUP + "_b"], row[_SCORE]
-        low = high = None
-        if n_bootstrap > 0 and (a, b, score) in grouped:
-            values, counts = grouped[(a, b, score)]
-            low, high = bootstrap_mean_interval(
-                values, counts, confidence=confidence, n_bootstrap=n_bootstrap, seed=seed
-            )
-            shift = row["mean"] - float(values @ counts) / float(counts.sum())
-            low, high = low + shift, high + shift
-        thresholded = score in thresholds
-        first, second = (a, b) if rank[a] <= rank[b] else (b, a)
-        sign = 1.0 if first == a else -1.0
-        if sign < 0 and low is not None and high is not None:
-            low, high = -high, -low
-        rates = (row["first_rate"], row["second_rate"])
-        discordant = (row["only_first"], row["only_second"])
-        if sign < 0:
-            rates, discordant = rates[::-1], discordant[::-1]
-        results.append(
-            Paired(
-                score=score,
-                first=first,
-                second=second,
-                questions=row["questions"],
-                mean_difference=sign * row["mean"],
-                low=low,
-                high=high,
-                first_pass_rate=rates[0] if thresholded else None,
-                second_pass_rate=rates[1] if thresholded else None,
-                only_first=discordant[0] if thresholded else None,
-                only_second=discordant[1] if thresholded else None,
-                p_value=mcnemar_p_value(*discordant) if thresholded else None,
-            )
-        )
-    results.sort(key=lambda p: (order[p.score], rank[p.first], rank[p.second]))
+        columns = {
+            group: per_question[str(index)].to_numpy().astype(np.float64)
+            for index, group in enumerate(groups)
+        }
+        threshold = thresholds[score]
+        for i, first in enumerate(groups):
+            for second in groups[i + 1 :]:
+                a, b = columns[first], columns[second]
+                both = ~np.isnan(a) & ~np.isnan(b)
+                n = int(both.sum())
+                if n == 0:
+                    continue
+                a, b = a[both], b[both]
+                difference = a - b
+                mean = float(difference.mean())
+                low = high = None
+                if n_bootstrap > 0:
+                    bins, counts = np.unique(np.round(difference * PAIRED_BINS), return_counts=True)
+                    values = bins / PAIRED_BINS
+                    low, high = bootstrap_mean_interval(
+                        values, counts, confidence=confidence, n_bootstrap=n_bootstrap, seed=seed
+                    )
+                    shift = mean - float(values @ counts) / n
+                    low, high = low + shift, high + shift
+                first_passes, second_passes = a >= threshold, b >= threshold
+                only_first = int((first_passes & ~second_passes).sum())
+                only_second = int((~first_passes & second_passes).sum())
+                results.append(
+                    Paired(
+                        score=score,
+                        first=first,
+                        second=second,
+                        questions=n,
+                        mean_difference=mean,
+                        low=low,
+                        high=high,
+                        first_pass_rate=float(first_passes.mean()),
+                        second_pass_rate=float(second_passes.mean()),
+                        only_first=only_first,
+                        only_second=only_second,
+                        p_value=mcnemar_p_value(only_first, only_second),
+                    )
+                )
     return results
 
 
@@ -370,13 +354,26 @@ def _samples(
     )
     *picked, counted = pl.collect_all([*picks, counts], engine="streaming")
     wanted = sorted({int(r) for frame in picked for r in frame[_ROW]})
-    rows = (
-        indexed.filter(pl.col(_ROW).is_in(wanted))
-        .select(_ROW, *columns)
-        .collect(engine="streaming")
-        if wanted
-        else pl.DataFrame()
-    )
+    rows = pl.DataFrame()
+    if len(wanted) > MAX_ROW_READS:
+        rows = (
+            indexed.filter(pl.col(_ROW).is_in(wanted))
+            .select(_ROW, *columns)
+            .collect(engine="streaming")
+        )
+    elif wanted:
+        # One slice per row: a Parquet scan then decodes only the row group holding it, instead
+        # of every row's text (on a 10M-row log: 0.7 s and 0.2 GB instead of 19 s and 0.8 GB).
+        rows = pl.concat(
+            pl.collect_all(
+                [
+                    lazy.slice(row, 1)
+                    .select(*columns)
+                    .with_columns(pl.lit(row, dtype=pl.Int64).alias(_ROW))
+                    for row in wanted
+                ]
+            )
+        )
     for score, expr in details.items():
         if not wanted:
             break
