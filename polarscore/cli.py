@@ -272,6 +272,9 @@ def _add_report_parser(sub: Any) -> None:
     )
     report.add_argument("--response", default=None, help="response column shown in the rows")
     report.add_argument("--reference", default=None, help="reference column shown in the rows")
+    report.add_argument(
+        "--question", default=None, help="question column shown in the rows (default: input)"
+    )
     report.add_argument("--title", default=None, help="title of the page")
     report.add_argument(
         "--confidence", type=float, default=0.95, help="interval level (default: %(default)s)"
@@ -952,6 +955,7 @@ def _report(args: argparse.Namespace) -> int:
             threshold=args.threshold,
             response=args.response,
             reference=args.reference,
+            question=args.question,
             sample=DEFAULT_SAMPLE if args.sample is None else args.sample,
             seed=args.seed,
             confidence=args.confidence,

@@ -294,7 +294,7 @@ def test_log_text_is_escaped_everywhere() -> None:
     assert set(tags.tags) <= {
         "html", "head", "meta", "title", "style", "body", "main", "h1", "h2", "h3", "div",
         "span", "p", "section", "table", "tr", "th", "td", "small", "details", "summary",
-        "svg", "text", "line", "rect", "circle", "polyline", "ul", "li", "b", "br", "code",
+        "svg", "g", "text", "line", "rect", "circle", "polyline", "ul", "li", "b", "br", "code",
         "footer", "pre",
     }  # fmt: skip
     assert not {a for a in tags.attributes if a.startswith("on")}

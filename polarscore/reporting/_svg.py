@@ -50,6 +50,13 @@ def _short(text: str, limit: int = 28) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _group_label(x: float, y: float, text: str, *, limit: int = 28) -> str:
+    """Draw a right-aligned row label cut to ``limit`` characters, whole on hover."""
+    if len(text) <= limit:
+        return _label(x, y, text, anchor="end")
+    return f"<g><title>{esc(text)}</title>{_label(x, y, _short(text, limit), anchor='end')}</g>"
+
+
 def _whisker(
     scale: Callable[[float], float], interval: Interval, y: float, colour: str, *, bar: bool
 ) -> list[str]:
@@ -124,7 +131,7 @@ def interval_chart(
             parts += _whisker(scale, interval, top + row_height * (i + 0.5), colour, bar=bar)
     for i, (label, note) in enumerate(zip(labels, notes, strict=True)):
         y = top + row_height * (i + 0.5)
-        parts.append(_label(label_width - 8, y, _short(label), anchor="end"))
+        parts.append(_group_label(label_width - 8, y, label))
         parts.append(_label(label_width + 2 * panel + gap + 8, y, note, fill="#4a5568"))
     parts.append("</svg>")
     return "".join(parts)
@@ -143,7 +150,7 @@ def histogram_rows(labels: Sequence[str], counts: Sequence[Sequence[int]], *, ti
         tallest = max(bins) if bins and max(bins) > 0 else 1
         n = len(bins)
         step = plot / n
-        parts.append(_label(label_width - 8, y0 + row_height / 2, _short(label), anchor="end"))
+        parts.append(_group_label(label_width - 8, y0 + row_height / 2, label))
         parts.append(
             f'<line x1="{label_width}" y1="{_f(y0 + row_height - 4)}" x2="{label_width + plot}" '
             f'y2="{_f(y0 + row_height - 4)}" stroke="{GRID}"/>'
@@ -203,7 +210,7 @@ def difference_chart(
     for i, (label, diff, sig) in enumerate(zip(labels, differences, significant, strict=True)):
         y = top + row_height * (i + 0.5)
         colour = SIGNIFICANT if sig else MUTED
-        parts.append(_label(label_width - 8, y, _short(label, 44), anchor="end"))
+        parts.append(_group_label(label_width - 8, y, label, limit=44))
         parts += _whisker(scale, diff, y, colour, bar=False)
     parts.append("</svg>")
     return "".join(parts)
