@@ -24,6 +24,7 @@ from polarscore.provenance import (
     scoring_record,
 )
 from polarscore.registry import ScorerSpec, available_scorers, default_scorers, get_scorer
+from polarscore.reporting import report, write_report
 from polarscore.scores.checks import (
     contains,
     contains_details,
@@ -111,6 +112,7 @@ __all__ = [
     "recorded_thresholds",
     "regex_match",
     "regex_match_details",
+    "report",
     "response_similarity",
     "response_similarity_details",
     "score_frame",
@@ -120,4 +122,5 @@ __all__ = [
     "starts_with",
     "starts_with_details",
     "summarize",
+    "write_report",
 ]

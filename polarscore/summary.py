@@ -35,7 +35,6 @@ _BOOTSTRAP_BLOCK = 2_000_000
 _FUNCTION = "summarize"
 _SCORE = "score"
 _VALUE = "__polarscore_value"
-_BEHAVIOR = "__polarscore_behavior"
 _WEIGHT = "__polarscore_count"
 
 
@@ -328,59 +327,69 @@ def summarize(
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise invalid_parameter(_FUNCTION, "seed", "an integer >= 0", seed)
 
-    # One long frame: (by..., behaviour, score name, value), values cast to Float64.
-    index = list(by_columns)
-    keep: list[str | pl.Expr] = [*by_columns]
-    if expected_behavior is not None:
-        keep.append(pl.col(expected_behavior).cast(pl.String).alias(_BEHAVIOR))
-        index.append(_BEHAVIOR)
-    long = lazy.select(
-        *keep,
-        *[pl.col(s).cast(pl.Float64).fill_nan(None).alias(s) for s in score_columns],
-    ).unpivot(on=score_columns, index=index, variable_name=_SCORE, value_name=_VALUE)
-    value = pl.col(_VALUE)
-    cut = pl.col(_SCORE).replace_strict(thresholds, return_dtype=pl.Float64)
-    passed = value >= cut
-    aggregates = [
-        pl.len().alias("rows"),
-        value.count().alias("scored"),
-        value.null_count().alias("inconclusive"),
-        value.mean().alias("mean"),
-        cut.first().alias("threshold"),
-        passed.sum().alias("passed"),
-    ]
-    if expected_behavior is not None:
-        behavior = pl.col(_BEHAVIOR)
-        for kind in ("good", "bad"):
-            is_kind = (behavior == kind).fill_null(False)
-            aggregates += [
-                value.filter(is_kind).count().alias(f"{kind}_scored"),
-                passed.filter(is_kind).sum().alias(f"{kind}_passed"),
-            ]
-    keys = [*by_columns, _SCORE]
-    order = pl.DataFrame(
-        {_SCORE: score_columns, "__order": list(range(len(score_columns)))},
-        schema={_SCORE: pl.String, "__order": pl.Int64},
-    ).lazy()
-    summary_q = long.group_by(keys).agg(aggregates)
-    queries = [summary_q]
+    # One wide aggregation per group: every statistic of every score column side by side, with
+    # the thresholds as literals. (A long frame with a per-row threshold looked up from the score
+    # name is not streamed by Polars: it held the whole unpivoted log in memory.)
+    values = {s: pl.col(s).cast(pl.Float64).fill_nan(None) for s in score_columns}
+    behavior = pl.col(expected_behavior).cast(pl.String) if expected_behavior is not None else None
+    aggregates: list[pl.Expr] = [pl.len().alias("rows")]
+    for index, name in enumerate(score_columns):
+        value = values[name]
+        passed = value >= thresholds[name]
+        aggregates += [
+            value.count().alias(f"{index}:scored"),
+            value.null_count().alias(f"{index}:inconclusive"),
+            value.mean().alias(f"{index}:mean"),
+            passed.sum().alias(f"{index}:passed"),
+        ]
+        if behavior is not None:
+            for kind in ("good", "bad"):
+                is_kind = (behavior == kind).fill_null(False)
+                aggregates += [
+                    value.filter(is_kind).count().alias(f"{index}:{kind}_scored"),
+                    passed.filter(is_kind).sum().alias(f"{index}:{kind}_passed"),
+                ]
+    wide_q = lazy.group_by(by_columns).agg(aggregates) if by_columns else lazy.select(aggregates)
+    queries = [wide_q]
     if n_bootstrap > 0:
-        bins_q = (
-            long.filter(value.is_not_null())
-            .group_by([*keys, value.round(BOOTSTRAP_DECIMALS).alias(_VALUE)])
+        # Each group's distribution of each score, as (value binned to 4 decimals, count).
+        queries += [
+            lazy.select(*by_columns, values[name].alias(_VALUE))
+            .filter(pl.col(_VALUE).is_not_null())
+            .group_by([*by_columns, pl.col(_VALUE).round(BOOTSTRAP_DECIMALS)])
             .agg(pl.len().alias(_WEIGHT))
-        )
-        queries.append(bins_q)
+            .with_columns(pl.lit(name, dtype=pl.String).alias(_SCORE))
+            for name in score_columns
+        ]
     collected = pl.collect_all(queries, engine="streaming")
+    # Without groups the aggregation has one row even for an empty frame; grouped, none.
+    wide = collected[0] if by_columns else collected[0].filter(pl.col("rows") > 0)
+    kinds = ("good", "bad") if behavior is not None else ()
+    fields = ["scored", "inconclusive", "mean", "passed"]
+    fields += [f"{kind}_{what}" for kind in kinds for what in ("scored", "passed")]
+    parts = [
+        wide.select(
+            *by_columns,
+            pl.lit(name, dtype=pl.String).alias(_SCORE),
+            "rows",
+            *[pl.col(f"{index}:{field}").alias(field) for field in fields],
+            pl.lit(thresholds[name], dtype=pl.Float64).alias("threshold"),
+            pl.lit(index, dtype=pl.Int64).alias("__order"),
+        )
+        for index, name in enumerate(score_columns)
+    ]
+    counts = ["rows", "scored", "inconclusive", "passed"]
+    counts += [f"{kind}_{what}" for kind in kinds for what in ("scored", "passed")]
     summary = (
-        collected[0]
-        .join(order.collect(), on=_SCORE, how="left")
+        pl.concat(parts)
+        .with_columns(pl.col(counts).cast(pl.UInt32))
         .sort([*by_columns, "__order"], nulls_last=True, maintain_order=True)
         .drop("__order")
     )
+    keys = [*by_columns, _SCORE]
     mean_low, mean_high = _bootstrap_bounds(
         summary,
-        collected[1] if n_bootstrap > 0 else None,
+        pl.concat(collected[1:]) if n_bootstrap > 0 else None,
         keys,
         confidence=confidence,
         n_bootstrap=n_bootstrap,

@@ -256,3 +256,10 @@ def test_confidence_is_passed_on_to_both_intervals(confidence: float) -> None:
     assert bootstrap != pytest.approx(
         bootstrap_mean_interval(distinct, counts, n_bootstrap=500, seed=7)
     )
+
+
+@pytest.mark.parametrize("by", [None, "model"])
+def test_empty_frame_has_no_summary_rows(by: str | None) -> None:
+    empty = FRAME.clear()
+    assert ps.summarize(empty, "answer_correctness", by=by).height == 0
+    assert ps.summarize(empty.lazy(), "answer_correctness", by=by, n_bootstrap=0).height == 0

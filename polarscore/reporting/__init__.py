@@ -1,0 +1,464 @@
+"""One self-contained HTML page from a scored eval log: :func:`report` and :func:`write_report`.
+
+The page shows, per group (model by default): the pass rate with its Wilson interval and the mean
+score with its bootstrap interval, the score distributions, paired differences between groups
+answering the same questions, agreement with a verdict column (Cohen's kappa, confusion matrix,
+threshold sweep), a seeded sample of the rows behind the numbers, and the provenance record of
+the log. All aggregation is lazy Polars (:mod:`polarscore.reporting._aggregate`); the page
+(:mod:`polarscore.reporting._render`) holds aggregates and a bounded sample, inline CSS and inline
+SVG, no script and nothing fetched from the network. Every string from the log is escaped.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Mapping, Sequence
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from polarscore import _io
+from polarscore._defaults import DEFAULT_THRESHOLD
+from polarscore._validation import check_number, invalid_parameter
+from polarscore.exceptions import ColumnNotFoundError, ColumnTypeError, PolarscoreError
+from polarscore.provenance import read_provenance, recorded_thresholds
+from polarscore.reporting._aggregate import ReportData, aggregate
+from polarscore.reporting._render import render
+from polarscore.summary import _default_scores
+
+_FUNCTION = "report"
+
+#: Rows shown per score column and kind of row (failures, disagreements...), by default.
+DEFAULT_SAMPLE = 5
+#: The most rows a page shows per score column and kind.
+MAX_SAMPLE = 200
+
+Source = pl.DataFrame | pl.LazyFrame | str | PathLike[str] | Sequence[str | PathLike[str]]
+
+
+def _names(value: str | Sequence[str] | None, parameter: str) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise invalid_parameter(_FUNCTION, parameter, "a column name or a list of column names", value)
+
+
+def _load(source: Source) -> tuple[pl.LazyFrame, str, dict[str, Any] | None, dict[str, Any]]:
+    """Return the frame, a label for it, its provenance record and facts about its file."""
+    if isinstance(source, pl.DataFrame | pl.LazyFrame):
+        return source.lazy(), "a Polars frame", None, {}
+    if isinstance(source, str | PathLike):
+        items: list[str | PathLike[str]] = [source]
+    elif isinstance(source, Sequence) and all(isinstance(s, str | PathLike) for s in source):
+        items = list(source)
+    else:
+        raise invalid_parameter(
+            _FUNCTION, "source", "a DataFrame, a LazyFrame, or the path(s) of scored logs", source
+        )
+    if not items:
+        raise invalid_parameter(_FUNCTION, "source", "at least one path", source)
+    files = _io.resolve_inputs([str(Path(i)) for i in items])
+    schemas = {file: _io.read_schema(file) for file in files}
+    frame = _io.scan_inputs(files, schemas)
+    record = None
+    for file in files:
+        if _io.input_format(file) == "parquet":
+            record = read_provenance(file)
+            if record is not None:
+                break
+    label = str(files[0]) if len(files) == 1 else f"{files[0]} and {len(files) - 1} more files"
+    info: dict[str, Any] = {}
+    if len(files) == 1:
+        stat = files[0].stat()
+        written = dt.datetime.fromtimestamp(stat.st_mtime, tz=dt.UTC)
+        info["file"] = files[0].name
+        info["file written"] = written.strftime("%Y-%m-%d %H:%M UTC")
+        info["size"] = f"{stat.st_size / 2**20:,.1f} MiB"
+    return frame, label, record, info
+
+
+def _check_columns(schema: pl.Schema, names: Sequence[str], role: str, parameter: str) -> None:
+    for name in names:
+        if name not in schema:
+            raise ColumnNotFoundError.from_missing(
+                name, schema.names(), role=role, parameter=parameter
+            )
+
+
+def _pick(
+    schema: pl.Schema, given: str | None, candidates: Sequence[str | None], parameter: str
+) -> str | None:
+    if given is not None:
+        if not isinstance(given, str):
+            raise invalid_parameter(_FUNCTION, parameter, "a column name", given)
+        _check_columns(schema, [given], parameter, parameter)
+        return given
+    return next((c for c in candidates if c is not None and c in schema), None)
+
+
+def _thresholds(
+    scores: Sequence[str],
+    threshold: float | Mapping[str, float] | None,
+    record: Mapping[str, Any] | None,
+) -> dict[str, float]:
+    if threshold is None:
+        recorded = recorded_thresholds(record) if record is not None else {}
+        return {s: recorded.get(s, DEFAULT_THRESHOLD) for s in scores}
+    if isinstance(threshold, Mapping):
+        unknown = [k for k in threshold if k not in scores]
+        if unknown:
+            raise invalid_parameter(
+                _FUNCTION, "threshold", f"keyed by the score columns {list(scores)}", unknown[0]
+            )
+        recorded = recorded_thresholds(record) if record is not None else {}
+        values = {s: threshold.get(s, recorded.get(s, DEFAULT_THRESHOLD)) for s in scores}
+    else:
+        values = dict.fromkeys(scores, threshold)
+    return {
+        s: check_number(v, function=_FUNCTION, parameter="threshold", minimum=0, maximum=1)
+        for s, v in values.items()
+    }
+
+
+def _details_exprs(
+    record: Mapping[str, Any] | None,
+    schema: pl.Schema,
+    scores: Sequence[str],
+    response: str | None,
+    reference: str | None,
+) -> dict[str, pl.Expr]:
+    """Reason expressions (``*_details``) of the recorded scorers, for the sampled rows only."""
+    import polarscore
+    from polarscore.frame import _reference_expr
+    from polarscore.registry import available_scorers, get_scorer
+
+    if record is None or response is None:
+        return {}
+    exprs: dict[str, pl.Expr] = {}
+    for entry in record.get("scorers", []):
+        if not isinstance(entry, Mapping) or entry.get("column") not in scores:
+            continue
+        name = entry.get("name")
+        function = getattr(polarscore, f"{name}_details", None)
+        if name not in available_scorers() or function is None:
+            continue
+        spec = get_scorer(str(name))
+        options = {
+            k: pl.col(v[1:]) if isinstance(v, str) and v.startswith("@") else v
+            for k, v in dict(entry.get("options", {})).items()
+        }
+        options = {k: tuple(v) if isinstance(v, list) else v for k, v in options.items()}
+        try:
+            if spec.reference_kind == "none":
+                expr = function(pl.col(response), **options)
+            else:
+                references = record.get("references")
+                ref = _reference_expr(
+                    spec,
+                    schema,
+                    reference or "reference",
+                    references if isinstance(references, str) else None,
+                )
+                expr = function(pl.col(response), ref, **options)
+        except (PolarscoreError, TypeError, pl.exceptions.PolarsError):
+            continue
+        exprs[str(entry["column"])] = expr
+    return exprs
+
+
+def build_report_data(
+    source: Source,
+    *,
+    scores: str | Sequence[str] | None = None,
+    by: str | Sequence[str] | None = None,
+    verdict: str | None = None,
+    pair_on: str | Sequence[str] | None = None,
+    threshold: float | Mapping[str, float] | None = None,
+    response: str | None = None,
+    reference: str | None = None,
+    question: str | None = None,
+    sample: int = DEFAULT_SAMPLE,
+    seed: int = 0,
+    confidence: float = 0.95,
+    n_bootstrap: int = 2000,
+    title: str | None = None,
+) -> ReportData:
+    """Check the arguments of :func:`report` and run its queries; see :func:`report`."""
+    lazy, label, record, info = _load(source)
+    schema = lazy.collect_schema()
+    recorded = [
+        e.get("column") for e in (record or {}).get("scorers", []) if isinstance(e, Mapping)
+    ]
+    score_list = _names(scores, "scores")
+    if score_list is None:
+        score_list = [c for c in recorded if isinstance(c, str) and c in schema]
+        score_list = [c for c in score_list if schema[c].is_numeric()] or _default_scores(schema)
+    if not score_list:
+        raise invalid_parameter(
+            _FUNCTION,
+            "scores",
+            "one or more score columns (none was given, the log records none, and no float "
+            f"column is named after a registered scorer; columns: {schema.names()})",
+            scores,
+        )
+    _check_columns(schema, score_list, "score", "scores")
+    for name in score_list:
+        if not schema[name].is_numeric():
+            raise ColumnTypeError(
+                f"The score column {name!r} must be numeric; it is {schema[name]}.\n"
+                f"Hint: cast it first, e.g. pl.col({name!r}).cast(pl.Float64)."
+            )
+    if len(set(score_list)) != len(score_list):
+        raise invalid_parameter(_FUNCTION, "scores", "distinct column names", score_list)
+    by_list = _names(by, "by")
+    if by_list is None:
+        by_list = ["model"] if "model" in schema and "model" not in score_list else []
+    _check_columns(schema, by_list, "by", "by")
+    for name in by_list:
+        if schema[name].is_nested():
+            raise ColumnTypeError(
+                f"The by column {name!r} holds {schema[name]}; group by a column of plain values."
+            )
+    if set(by_list) & set(score_list):
+        raise invalid_parameter(_FUNCTION, "by", "columns other than the score columns", by_list)
+    if verdict is not None:
+        if not isinstance(verdict, str):
+            raise invalid_parameter(_FUNCTION, "verdict", "a column name", verdict)
+        _check_columns(schema, [verdict], "verdict", "verdict")
+        dtype = schema[verdict]
+        if not (dtype == pl.Boolean or dtype.is_numeric() or dtype == pl.Null):
+            raise ColumnTypeError(
+                f"The verdict column {verdict!r} must hold true/false (Boolean) or 1/0; it is "
+                f"{dtype}.\nHint: convert it first, e.g. pl.col({verdict!r}) == 'correct'."
+            )
+    pair_list = _names(pair_on, "pair_on")
+    if pair_list is None:
+        recorded_pair = (record or {}).get("pair_on")
+        pair_list = (
+            [recorded_pair] if isinstance(recorded_pair, str) and recorded_pair in schema else []
+        )
+    _check_columns(schema, pair_list, "pair_on", "pair_on")
+    if set(pair_list) & (set(by_list) | set(score_list)):
+        raise invalid_parameter(
+            _FUNCTION, "pair_on", "columns other than the by and score columns", pair_list
+        )
+    thresholds = _thresholds(score_list, threshold, record)
+    if isinstance(sample, bool) or not isinstance(sample, int) or not 0 <= sample <= MAX_SAMPLE:
+        raise invalid_parameter(_FUNCTION, "sample", f"an integer in [0, {MAX_SAMPLE}]", sample)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise invalid_parameter(_FUNCTION, "seed", "an integer >= 0", seed)
+    if not isinstance(confidence, float | int) or not 0.0 < confidence < 1.0:
+        raise invalid_parameter(_FUNCTION, "confidence", "a number in (0, 1)", confidence)
+    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int) or n_bootstrap < 0:
+        raise invalid_parameter(_FUNCTION, "n_bootstrap", "an integer >= 0", n_bootstrap)
+    if title is not None and not isinstance(title, str):
+        raise invalid_parameter(_FUNCTION, "title", "a string", title)
+
+    references = (record or {}).get("references")
+    recorded_reference = references if references is not None else (record or {}).get("reference")
+    response_column = _pick(
+        schema, response, [(record or {}).get("response"), "response"], "response"
+    )
+    reference_column = _pick(
+        schema, reference, [recorded_reference, "references", "reference"], "reference"
+    )
+    question_column = _pick(schema, question, ["input", "question", "prompt"], "question")
+    id_column = "id" if "id" in schema else None
+    details = _details_exprs(record, schema, score_list, response_column, reference_column)
+    return aggregate(
+        lazy,
+        title=title
+        or f"Scored eval log: {Path(label).name if isinstance(source, str | PathLike) else label}",
+        source=label,
+        scores=score_list,
+        by=by_list,
+        thresholds=thresholds,
+        verdict=verdict,
+        pair_on=pair_list,
+        sample_columns={
+            "response": response_column,
+            "reference": reference_column,
+            "question": question_column,
+            "id": id_column,
+        },
+        extra_columns=[],
+        per_kind=sample,
+        details=details,
+        confidence=float(confidence),
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+        provenance=record,
+        file_info=info,
+    )
+
+
+def report(
+    source: Source,
+    *,
+    scores: str | Sequence[str] | None = None,
+    by: str | Sequence[str] | None = None,
+    verdict: str | None = None,
+    pair_on: str | Sequence[str] | None = None,
+    threshold: float | Mapping[str, float] | None = None,
+    response: str | None = None,
+    reference: str | None = None,
+    question: str | None = None,
+    sample: int = DEFAULT_SAMPLE,
+    seed: int = 0,
+    confidence: float = 0.95,
+    n_bootstrap: int = 2000,
+    title: str | None = None,
+) -> str:
+    r"""Return a self-contained HTML report of a scored eval log.
+
+    Parameters
+    ----------
+    source
+        A ``DataFrame`` or ``LazyFrame`` holding score columns, or the path (or paths, globs,
+        folders) of scored logs; a Parquet log written by ``polarscore score -o`` brings its
+        provenance record (scorers, options, thresholds), which the page shows and uses.
+    scores
+        The score columns; default: those the record lists, else every float column named after
+        a registered scorer.
+    by
+        Grouping column(s); default ``"model"`` when the log has it, else none. ``[]`` for none.
+    verdict
+        Optional column of human or reference verdicts (``Boolean``, or numbers where non-zero is
+        true): adds agreement, Cohen's kappa, a confusion matrix per score column and a threshold
+        sweep, and the sampled rows become the disagreements.
+    pair_on
+        Optional column(s) identifying a question: groups are then compared on the questions
+        they share (bootstrap interval of the paired mean difference, McNemar's test of the pass
+        rates). Default: the record's ``pair_on`` when it has one.
+    threshold
+        Pass threshold, one for all or ``{score column: threshold}``; default: the thresholds
+        recorded in the log, else 0.5.
+    response, reference, question
+        Columns shown beside the sampled rows; default: the record's, else ``response``,
+        ``references`` / ``reference``, and ``input`` / ``question`` / ``prompt`` when present.
+    sample
+        Rows shown per score column and kind (failures and inconclusive rows, or the two kinds
+        of disagreement with the verdict), at most 200; picked by a seeded hash of the row
+        number, so the same log and seed show the same rows.
+    seed
+        Seed of the bootstraps and of the row sample.
+    confidence
+        Level of every interval, in (0, 1).
+    n_bootstrap
+        Bootstrap resamples (0: no interval for the means).
+    title
+        The page's title.
+
+    Returns
+    -------
+    str
+        The HTML page: inline CSS and SVG, no script, nothing loaded from the network. Text from
+        the log is escaped (``html.escape``), control characters are shown as ``\xNN`` and
+        long cells are cut with a visible marker.
+
+    Raises
+    ------
+    ColumnNotFoundError
+        A named column is not in the log.
+    ColumnTypeError
+        A score column is not numeric, or the verdict is not Boolean or numeric.
+    InvalidParameterError
+        For a bad option.
+
+    Notes
+    -----
+    Aggregation is lazy and streams: the page holds one row per group and score column,
+    histograms, binned distributions for the bootstraps and the sweep, and the sampled rows.
+    Intervals reuse :func:`polarscore.summarize`'s (Wilson for pass rates, a bootstrap over
+    the binned empirical distribution for means); paired differences bootstrap the per-question
+    differences the same way.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polarscore as ps
+    >>> scored = pl.DataFrame(
+    ...     {
+    ...         "model": ["a", "a", "b", "b"],
+    ...         "response": ["Paris", "<b>Rome</b>", "Paris", "Lyon"],
+    ...         "reference": ["Paris", "Rome", "Paris", "Rome"],
+    ...         "answer_correctness": [1.0, 0.0, 1.0, 0.0],
+    ...     }
+    ... )
+    >>> page = ps.report(scored, n_bootstrap=200)
+    >>> page.startswith("<!DOCTYPE html>"), "&lt;b&gt;Rome&lt;/b&gt;" in page, "<b>Rome" in page
+    (True, True, False)
+    """
+    data = build_report_data(
+        source,
+        scores=scores,
+        by=by,
+        verdict=verdict,
+        pair_on=pair_on,
+        threshold=threshold,
+        response=response,
+        reference=reference,
+        question=question,
+        sample=sample,
+        seed=seed,
+        confidence=confidence,
+        n_bootstrap=n_bootstrap,
+        title=title,
+    )
+    from polarscore import __version__
+
+    return render(data, version=__version__)
+
+
+def write_report(
+    source: Source,
+    path: str | PathLike[str],
+    *,
+    overwrite: bool = False,
+    **options: Any,
+) -> Path:
+    """Write :func:`report`'s page to ``path`` atomically; return the path.
+
+    The page is written to a temporary file that replaces ``path`` only once complete, so a
+    failed or interrupted run leaves no half-written page (and an existing one unchanged).
+
+    Parameters
+    ----------
+    source
+        As for :func:`report`.
+    path
+        The HTML file to write.
+    overwrite
+        Replace ``path`` if it exists (otherwise an existing file is an error).
+    **options
+        The keyword arguments of :func:`report`.
+
+    Raises
+    ------
+    OutputFileError
+        ``path`` exists (without ``overwrite``), is a folder, or its folder is missing or not
+        writable; or the disk is full.
+    """
+    target = Path(path)
+    _io.check_target(target, overwrite=overwrite)
+    page = report(source, **options)
+    try:
+        with _io.atomic_target(target) as temporary, open(temporary, "w", encoding="utf-8") as out:
+            out.write(page)
+            out.flush()
+            os.fsync(out.fileno())
+    except OSError as error:
+        full = _io.out_of_room(target, error)
+        if full is not None:
+            raise full from error
+        raise
+    return target
+
+
+__all__ = ["DEFAULT_SAMPLE", "report", "write_report"]
