@@ -12,6 +12,12 @@ on the first ``--loop-rows`` of the same frame in the same process, and the rati
 second is reported. The loop leaves out eval_lib's own per-call overhead (its metric objects and
 logs), so the ratio understates the gain over the library itself.
 
+With ``--eval-lib-python PYTHON`` (an interpreter where ``eval-ai-library`` 0.8.2 is installed; it
+is not a dependency of polarscore), the same rows are also scored by the library itself, each
+row's ``EvalTestCase`` awaited through the metric's ``evaluate`` in one event loop, its per-row
+printing sent to ``/dev/null``: the ``library_rows_per_s`` and ``x_library`` columns. Building the
+test cases is left out of its time.
+
 ``json_schema`` and ``language_detection`` call their Python validator / detector once per
 distinct response of a batch: on repeated rows that is a cache, so they are also timed on the
 distinct rows alone (``distinct``), which is the figure to expect on a log without repeats.
@@ -24,7 +30,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -73,8 +81,10 @@ def _rows(metric: str) -> pl.DataFrame:
 
 
 def _repeat(frame: pl.DataFrame, n: int) -> pl.DataFrame:
+    """``frame``'s rows repeated to ``n`` rows, in one chunk as a log read from Parquet would be
+    (thousands of tiny chunks would time the per-chunk overhead instead)."""
     times = n // frame.height + 1
-    return pl.concat([frame] * times).head(n)
+    return pl.concat([frame] * times).head(n).rechunk()
 
 
 def _best(run: Callable[[], object], repeat: int) -> float:
@@ -103,6 +113,58 @@ def _loop(metric: str, options: dict[str, Any], frame: pl.DataFrame) -> Callable
     return lambda: [oracle(r, **options) for r, _ in pairs]
 
 
+#: eval-ai-library's class per check (its arguments are polarscore's option names).
+LIBRARY_CLASSES = {
+    "contains": "ContainsMetric",
+    "starts_with": "StartsWithMetric",
+    "ends_with": "EndsWithMetric",
+    "exact_match": "ExactMatchMetric",
+    "non_empty": "NonEmptyMetric",
+    "length_check": "LengthCheckMetric",
+    "format_check": "FormatCheckMetric",
+    "regex_match": "RegexMatchMetric",
+    "json_schema": "JsonSchemaMetric",
+    "language_detection": "LanguageDetectionMetric",
+}
+
+#: Run in the library's interpreter: read the rows, build the test cases, time the awaits.
+_LIBRARY_RUNNER = """
+import asyncio, contextlib, json, os, sys, time
+from eval_lib import deterministic_metrics as dm
+from eval_lib.testcases_schema import EvalTestCase
+job = json.load(open(sys.argv[1]))
+metric = getattr(dm, job["cls"])(**job["options"])
+cases = [EvalTestCase(input="", actual_output=r, expected_output=g) for r, g in job["rows"]]
+async def run():
+    for case in cases:
+        await metric.evaluate(case)
+with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+    start = time.perf_counter()
+    asyncio.run(run())
+    seconds = time.perf_counter() - start
+print(json.dumps({"seconds": seconds}))
+"""
+
+
+def _library_rows_per_s(
+    python: str, metric: str, options: dict[str, Any], frame: pl.DataFrame
+) -> float:
+    """Rows per second of eval-ai-library's own metric on ``frame``, in its interpreter."""
+    rows = [[r or "", g] for r, g in zip(frame["response"], frame["reference"], strict=True)]
+    job = {"cls": LIBRARY_CLASSES[metric], "options": options, "rows": rows}
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as handle:
+        json.dump(job, handle)
+        handle.flush()
+        done = subprocess.run(
+            [python, "-c", _LIBRARY_RUNNER, handle.name],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+    seconds = json.loads(done.stdout.strip().splitlines()[-1])["seconds"]
+    return frame.height / seconds
+
+
 def bench_checks(args: argparse.Namespace) -> list[dict[str, Any]]:
     results = []
     for metric, options in OPTIONS.items():
@@ -127,6 +189,10 @@ def bench_checks(args: argparse.Namespace) -> list[dict[str, Any]]:
                 "reference_rows_per_s": round(slow),
                 "ratio": round(fast / slow, 1),
             }
+            if args.eval_lib_python:
+                library = _library_rows_per_s(args.eval_lib_python, metric, opts, sample)
+                result["library_rows_per_s"] = round(library)
+                result["x_library"] = round(fast / library, 1)
             if metric in ("json_schema", "language_detection"):
                 distinct = rows.unique("response")
                 d_seconds = _best(lambda e=expr, d=distinct: d.select(e), args.repeat)
@@ -176,6 +242,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--only", choices=["checks", "extraction"], default=None)
     parser.add_argument("--checks", nargs="+", default=None, help="time only these checks")
+    parser.add_argument(
+        "--eval-lib-python",
+        default=None,
+        help="an interpreter with eval-ai-library 0.8.2 installed: also time the library itself",
+    )
     args = parser.parse_args()
     if args.only != "extraction":
         bench_checks(args)

@@ -4,7 +4,7 @@
 //! text and, separately, of each keyword (eval-ai-library 0.8.2's `ContainsMetric`). The keyword
 //! list may differ per row, so it arrives as a `List(String)` column (a literal list broadcasts).
 
-use crate::pyunicode::{is_py_space, Tables};
+use crate::pyunicode::{is_py_space, py_strip, Tables};
 
 /// How many of `keywords` occur in `text`, and how many keywords there are (null items skipped).
 ///
@@ -43,18 +43,67 @@ pub fn keywords_found<'a>(
     (found, total)
 }
 
+/// How many of `finders` occur in `text` (the keywords of a literal list, lowered already when
+/// `case_sensitive` is false), stopping at the first hit when `first_only`.
+pub fn count_found(
+    t: &Tables,
+    text: &str,
+    finders: &[memchr::memmem::Finder<'static>],
+    case_sensitive: bool,
+    first_only: bool,
+    scratch: &mut Scratch,
+) -> u32 {
+    let haystack: &[u8] = if case_sensitive {
+        text.as_bytes()
+    } else {
+        scratch.text.clear();
+        t.push_lower(text, &mut scratch.text);
+        scratch.text.as_bytes()
+    };
+    let mut found = 0u32;
+    for finder in finders {
+        if finder.find(haystack).is_some() {
+            found = found.saturating_add(1);
+            if first_only {
+                break;
+            }
+        }
+    }
+    found
+}
+
+/// Python whitespace among ASCII bytes: `\t`..`\r`, U+001C..U+001F and the space.
+const fn ascii_space_table() -> [bool; 256] {
+    let mut table = [false; 256];
+    let mut b = 0x09;
+    while b <= 0x0d {
+        table[b] = true;
+        b += 1;
+    }
+    let mut b = 0x1c;
+    while b <= 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table
+}
+
+static ASCII_SPACE: [bool; 256] = ascii_space_table();
+
 /// The number of items of Python's `text.split()`: runs of Python whitespace separate words.
 pub fn py_word_count(text: &str) -> u32 {
+    let bytes = text.as_bytes();
     if text.is_ascii() {
-        // ASCII: whitespace is \t..\r, U+001C..U+001F and the space; one byte per character.
-        let mut count = 0u32;
-        let mut in_word = false;
-        for &b in text.as_bytes() {
-            let space = matches!(b, 0x09..=0x0d | 0x1c..=0x20);
-            count = count.saturating_add(u32::from(!space && !in_word));
-            in_word = !space;
-        }
-        return count;
+        // A word starts at each non-space byte that follows a space (or starts the text);
+        // counted over byte pairs without a loop-carried state, which vectorises.
+        let first = bytes
+            .first()
+            .map_or(0, |&b| u32::from(!ASCII_SPACE[usize::from(b)]));
+        let starts = bytes
+            .windows(2)
+            .map(|w| u32::from(ASCII_SPACE[usize::from(w[0])] & !ASCII_SPACE[usize::from(w[1])]))
+            .sum::<u32>();
+        return first + starts;
     }
     let mut count = 0u32;
     let mut in_word = false;
@@ -66,6 +115,82 @@ pub fn py_word_count(text: &str) -> u32 {
         in_word = !space;
     }
     count
+}
+
+/// `text.strip() != ""`: anything besides Python whitespace.
+#[inline]
+pub fn non_blank(text: &str) -> bool {
+    !text.chars().all(is_py_space)
+}
+
+/// ExactMatchMetric's test: the two sides equal after Python's `strip()` (when `strip`) and
+/// `lower()` of each (when not `case_sensitive`).
+pub fn exact_equal(
+    t: &Tables,
+    a: &str,
+    b: &str,
+    case_sensitive: bool,
+    strip: bool,
+    scratch: &mut Scratch,
+) -> bool {
+    let (a, b) = if strip {
+        (py_strip(a), py_strip(b))
+    } else {
+        (a, b)
+    };
+    if case_sensitive {
+        return a == b;
+    }
+    if a.is_ascii() && b.is_ascii() {
+        return a.eq_ignore_ascii_case(b);
+    }
+    // Lowering may change lengths and reach ASCII from outside it (`K`, U+212A, gives `k`).
+    scratch.text.clear();
+    t.push_lower(a, &mut scratch.text);
+    scratch.keyword.clear();
+    t.push_lower(b, &mut scratch.keyword);
+    scratch.text == scratch.keyword
+}
+
+/// What CPython 3.11's `urlparse` makes of a stripped response: `Some(scheme and netloc are
+/// both non-empty)`, or `None` when the netloc holds `[`, `]` or a non-ASCII character, where
+/// Python's own checks (IPv6 brackets, NFKC) decide.
+///
+/// `urlsplit` strips leading C0 controls and spaces, removes every tab, CR and LF, reads a
+/// scheme (an ASCII letter, then letters, digits, `+`, `-`, `.`) up to the first `:`, and a
+/// netloc after `//` up to the first `/`, `?` or `#`.
+pub fn url_state(text: &str) -> Option<bool> {
+    let start = text.bytes().position(|b| b > 0x20).unwrap_or(text.len());
+    let mut bytes = text
+        .as_bytes()
+        .get(start..)
+        .unwrap_or_default()
+        .iter()
+        .copied()
+        .filter(|&b| !matches!(b, b'\t' | b'\r' | b'\n'));
+    if !bytes.next().is_some_and(|b| b.is_ascii_alphabetic()) {
+        return Some(false);
+    }
+    loop {
+        match bytes.next() {
+            Some(b':') => break,
+            Some(b) if b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.') => {}
+            _ => return Some(false),
+        }
+    }
+    if bytes.next() != Some(b'/') || bytes.next() != Some(b'/') {
+        return Some(false);
+    }
+    let mut netloc = 0usize;
+    for b in bytes {
+        match b {
+            b'/' | b'?' | b'#' => break,
+            b'[' | b']' => return None,
+            b if !b.is_ascii() => return None,
+            _ => netloc += 1,
+        }
+    }
+    Some(netloc > 0)
 }
 
 /// Python's `text.lower().startswith(prefix)`, for a `prefix` already lowered, stopping at the
@@ -149,6 +274,51 @@ mod tests {
         assert!(!lower_starts_with(t, "ΟΔΟΣΑ", "οδος"));
         assert!(lower_starts_with(t, "ΟΔΟΣ ΑΒ", "οδος"));
         assert!(lower_starts_with(t, "İx", "i\u{307}"));
+    }
+
+    #[test]
+    fn url_state_follows_urlsplit() {
+        assert_eq!(url_state("https://example.com/x"), Some(true));
+        assert_eq!(url_state("\x01 ht\ttp://\nexample.com"), Some(true));
+        assert_eq!(url_state("mailto:someone@example.com"), Some(false));
+        assert_eq!(url_state("1http://example.com"), Some(false));
+        assert_eq!(url_state("http:///path"), Some(false));
+        assert_eq!(url_state("http://[::1]/"), None);
+        assert_eq!(url_state("http://bücher.de"), None);
+        assert_eq!(url_state(""), Some(false));
+    }
+
+    #[test]
+    fn exact_equal_lowers_each_side_with_python() {
+        let t = test_tables::install();
+        let mut scratch = Scratch::default();
+        assert!(exact_equal(
+            t,
+            " Paris\n",
+            "paris",
+            false,
+            true,
+            &mut scratch
+        ));
+        assert!(!exact_equal(
+            t,
+            " Paris\n",
+            "paris",
+            true,
+            true,
+            &mut scratch
+        ));
+        assert!(exact_equal(t, "\u{212A}", "k", false, true, &mut scratch));
+        assert!(!exact_equal(t, "a ", "a", false, false, &mut scratch));
+        assert!(non_blank("\u{200b}"));
+        assert!(!non_blank(" \u{1c}\u{3000}"));
+    }
+
+    #[test]
+    fn word_count_ascii_and_not() {
+        assert_eq!(py_word_count(""), 0);
+        assert_eq!(py_word_count("  a  bb\x1cc "), 3);
+        assert_eq!(py_word_count("a\u{3000}b é"), 3);
     }
 
     #[test]

@@ -1102,27 +1102,146 @@ fn keywords_found(
     Ok(out.into_series())
 }
 
+/// contains's score from `found` of `total` keywords (1.0 without keywords).
+fn contains_score(found: u32, total: u32, mode: &str) -> f64 {
+    match (total, mode) {
+        (0, _) => 1.0,
+        (_, "all") => f64::from(found) / f64::from(total),
+        (_, "none") => f64::from(u8::from(found == 0)),
+        _ => f64::from(u8::from(found > 0)),
+    }
+}
+
 /// Per row: contains's score in one pass (1.0 without keywords; `any`, `all` or `none`).
+///
+/// A literal keyword list (one row, broadcast) is lowered and compiled into substring searchers
+/// once per batch; `any` and `none` stop at the first keyword found.
 #[polars_expr(output_type=Float64)]
 fn keywords_score(
     inputs: &[Series],
     context: CallerContext,
     kwargs: KeywordsKwargs,
 ) -> PolarsResult<Series> {
-    let rows = keywords_rows(inputs, context, &kwargs)?;
     let mode = kwargs.mode.as_deref().unwrap_or("any");
-    let out: Float64Chunked = rows
-        .iter()
-        .map(|&(found, total)| {
-            Some(match (total, mode) {
-                (0, _) => 1.0,
-                (_, "all") => f64::from(found) / f64::from(total),
-                (_, "none") => f64::from(u8::from(found == 0)),
-                _ => f64::from(u8::from(found > 0)),
+    let keywords = References::new(&inputs[1], "keywords")?;
+    let out: Float64Chunked = if keywords.len() == 1 {
+        let t = tables()?;
+        let text = Texts::new(&inputs[0], "response")?;
+        let items: Vec<&str> = match keywords.row(0) {
+            RowRefs::One(k) => k.into_iter().collect(),
+            RowRefs::Many(list) => list.iter().flatten().collect(),
+            RowRefs::Null => Vec::new(),
+        };
+        let null_list = matches!(keywords.row(0), RowRefs::Null);
+        let finders: Vec<memchr::memmem::Finder<'static>> = items
+            .iter()
+            .map(|k| {
+                let wanted = if kwargs.case_sensitive {
+                    (*k).to_string()
+                } else {
+                    t.lower(k)
+                };
+                memchr::memmem::Finder::new(wanted.as_bytes()).into_owned()
             })
-        })
-        .collect();
+            .collect();
+        let total = u32::try_from(finders.len()).unwrap_or(u32::MAX);
+        let first_only = mode != "all";
+        let n = text.len();
+        let scores: Vec<Option<f64>> = map_row_ranges(n, !context.parallel(), |rows| {
+            let mut scratch = deterministic::Scratch::default();
+            rows.map(|row| {
+                if null_list || total == 0 {
+                    return Some(1.0);
+                }
+                let resp = text.get(row).unwrap_or("");
+                let found = deterministic::count_found(
+                    t,
+                    resp,
+                    &finders,
+                    kwargs.case_sensitive,
+                    first_only,
+                    &mut scratch,
+                );
+                Some(contains_score(found, total, mode))
+            })
+            .collect()
+        });
+        scores.into_iter().collect()
+    } else {
+        let rows = keywords_rows(inputs, context, &kwargs)?;
+        rows.iter()
+            .map(|&(found, total)| Some(contains_score(found, total, mode)))
+            .collect()
+    };
     Ok(out.with_name("contains".into()).into_series())
+}
+
+/// Per row: 1.0 when the text holds anything besides Python whitespace, else 0.0 (null: 0.0).
+#[polars_expr(output_type=Float64)]
+fn non_empty_score(inputs: &[Series], context: CallerContext) -> PolarsResult<Series> {
+    let text = Texts::new(&inputs[0], "response")?;
+    let scores: Vec<Option<f64>> = map_row_ranges(text.len(), !context.parallel(), |rows| {
+        rows.map(|row| {
+            let filled = text.get(row).is_some_and(deterministic::non_blank);
+            Some(f64::from(u8::from(filled)))
+        })
+        .collect()
+    });
+    let out: Float64Chunked = scores.into_iter().collect();
+    Ok(out.with_name("non_empty".into()).into_series())
+}
+
+#[derive(Deserialize)]
+struct ExactKwargs {
+    case_sensitive: bool,
+    strip_whitespace: bool,
+}
+
+/// Per row: exact_match's score, 1.0 or 0.0 (a null side is read as `""`).
+#[polars_expr(output_type=Float64)]
+fn exact_match_score(
+    inputs: &[Series],
+    context: CallerContext,
+    kwargs: ExactKwargs,
+) -> PolarsResult<Series> {
+    let t = tables()?;
+    let response = Texts::new(&inputs[0], "response")?;
+    let reference = Texts::new(&inputs[1], "reference")?;
+    let n = if response.len() == 0 || reference.len() == 0 {
+        0
+    } else {
+        output_len(&[response.len(), reference.len()])?
+    };
+    let scores: Vec<Option<f64>> = map_row_ranges(n, !context.parallel(), |rows| {
+        let mut scratch = deterministic::Scratch::default();
+        rows.map(|row| {
+            let equal = deterministic::exact_equal(
+                t,
+                response.get(row).unwrap_or(""),
+                reference.get(row).unwrap_or(""),
+                kwargs.case_sensitive,
+                kwargs.strip_whitespace,
+                &mut scratch,
+            );
+            Some(f64::from(u8::from(equal)))
+        })
+        .collect()
+    });
+    let out: Float64Chunked = scores.into_iter().collect();
+    Ok(out.with_name("exact_match".into()).into_series())
+}
+
+/// Per row: whether the stripped text is a URL by `urlparse` (scheme and netloc), or null where
+/// Python's own netloc checks must decide (brackets, non-ASCII characters).
+#[polars_expr(output_type=Boolean)]
+fn url_state(inputs: &[Series], context: CallerContext) -> PolarsResult<Series> {
+    let text = Texts::new(&inputs[0], "response")?;
+    let states: Vec<Option<bool>> = map_row_ranges(text.len(), !context.parallel(), |rows| {
+        rows.map(|row| deterministic::url_state(pyunicode::py_strip(text.get(row).unwrap_or(""))))
+            .collect()
+    });
+    let out: BooleanChunked = states.into_iter().collect();
+    Ok(out.with_name("format_check".into()).into_series())
 }
 
 /// Per row: the number of items of Python's `str.split()` (null text: 0).

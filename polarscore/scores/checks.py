@@ -60,9 +60,6 @@ DEFAULT_MAX_LENGTH = 10_000
 
 _EMAIL = r"^[a-zA-Z0-9._%+\-]+@[a-zA-Z0-9.\-]+\.[a-zA-Z]{2,}$"
 _PHONE = rf"^\+?\(?[0-9]{{1,4}}\)?[0-9./\-{PY_WS_CLASS}]*$"
-# urllib.parse's scheme (an ASCII letter, then letters, digits, + - .) and the netloc after "//".
-_URL_NETLOC = r"^[A-Za-z][A-Za-z0-9+.\-]*://([^/?#]*)"
-_C0_OR_SPACE = "".join(map(chr, range(0x21)))
 
 
 # --- shared pieces --------------------------------------------------------------------------------
@@ -424,16 +421,18 @@ def _exact(
     check_same_length(function, response=response, reference=reference)
     _check_bool(case_sensitive, function, "case_sensitive")
     _check_bool(strip_whitespace, function, "strip_whitespace")
-    sides = []
-    for value, parameter in ((response, "response"), (reference, "reference")):
-        side = parse_text_expr(value, function=function, parameter=parameter).fill_null("")
-        if strip_whitespace:
-            side = py_strip(side)
-        if not case_sensitive:
-            side = py_lower(side)
-        sides.append(side)
-    equal = sides[0] == sides[1]
-    return _binary(equal), _choose(equal, "Exact match.", "Output does not match expected.")
+    sides = [
+        parse_text_expr(value, function=function, parameter=parameter)
+        for value, parameter in ((response, "response"), (reference, "reference"))
+    ]
+    # Python's strip() and lower() of each side, compared without building either string.
+    score = plugin_call(
+        "exact_match_score",
+        *sides,
+        case_sensitive=case_sensitive,
+        strip_whitespace=strip_whitespace,
+    )
+    return score, _choose(score == 1.0, "Exact match.", "Output does not match expected.")
 
 
 def exact_match(
@@ -503,9 +502,10 @@ def exact_match_details(
 
 
 def _non_empty(response: IntoExpr, function: str) -> tuple[pl.Expr, pl.Expr]:
-    filled = py_strip(_response(response, function)).str.len_bytes() > 0
-    return _binary(filled), _choose(
-        filled, "Output is non-empty.", "Output is empty or whitespace-only."
+    text = parse_text_expr(response, function=function, parameter="response")
+    score = plugin_call("non_empty_score", text)
+    return score, _choose(
+        score == 1.0, "Output is non-empty.", "Output is empty or whitespace-only."
     )
 
 
@@ -694,7 +694,7 @@ def _url_is_valid(text: str) -> bool:
     from urllib.parse import urlparse
 
     try:
-        parsed = urlparse(text)
+        parsed = urlparse(text.strip())
     except ValueError:
         return False
     return bool(parsed.scheme and parsed.netloc)
@@ -706,12 +706,15 @@ def _map_present(
     """Return a batch function applying ``function`` to each distinct non-null value only."""
 
     def apply(series: pl.Series) -> pl.Series:
-        present = series.drop_nulls().unique()
+        out = pl.Series(series.name, dtype=dtype).extend_constant(None, series.len())
+        present = series.drop_nulls()
         if present.len() == 0:
-            return pl.Series(series.name, [None] * series.len(), dtype=dtype)
-        values = present.to_list()
-        results = pl.Series([function(v) for v in values], dtype=dtype)
-        return series.replace_strict(present, results, default=None, return_dtype=dtype)
+            return out
+        distinct = present.unique()
+        results = pl.Series([function(v) for v in distinct.to_list()], dtype=dtype)
+        # Look up only the present rows, then put them back in place.
+        found = present.replace_strict(distinct, results, return_dtype=dtype)
+        return out.scatter(series.is_not_null().arg_true(), found)
 
     return apply
 
@@ -720,12 +723,11 @@ def _url_valid(text: pl.Expr) -> pl.Expr:
     """``urllib.parse.urlparse`` has a scheme and a netloc; natively, except for rare netlocs.
 
     The parser raises ValueError only for a netloc with brackets or non-ASCII characters (IPv6
-    literals, NFKC checks); those rows, and only those, are parsed by Python itself.
+    literals, NFKC checks); the native kernel leaves those rows null, and only they are parsed by
+    Python itself.
     """
-    url = text.str.replace_all(r"[\t\r\n]", "").str.strip_chars_start(_C0_OR_SPACE)
-    netloc = url.str.extract(_URL_NETLOC, 1)
-    native = (netloc.str.len_bytes() > 0).fill_null(False)
-    rare = netloc.str.contains(r"[\[\]]|[^\x00-\x7F]").fill_null(False)
+    native = plugin_call("url_state", text)
+    rare = native.is_null()
     python = (
         pl.when(rare)
         .then(text)
@@ -742,12 +744,12 @@ def _format(response: IntoExpr, format_type: str, function: str) -> tuple[pl.Exp
     format_type = check_choice(
         format_type, function=function, parameter="format_type", allowed=FORMAT_TYPES
     )
-    text = py_strip(_response(response, function))
+    text = _response(response, function)
     if format_type == "url":
         valid = _url_valid(text)
     else:
         pattern = {"email": _EMAIL, "phone": _PHONE}.get(format_type) or _date_pattern()
-        valid = text.str.contains(pattern)
+        valid = py_strip(text).str.contains(pattern)
     reason = _choose(
         valid, f"Format '{format_type}' is valid.", f"Format '{format_type}' is invalid."
     )
