@@ -17,6 +17,7 @@ from polarscore._typing import IntoExpr
 from polarscore._validation import check_choice, invalid_parameter
 from polarscore.scores import checks
 from polarscore.scores.correctness import answer_correctness
+from polarscore.scores.extraction import choice_match, numeric_match
 from polarscore.scores.match import (
     DEFAULT_MIN_TOKEN_RECALL,
     DEFAULT_STEM_PREFIX,
@@ -168,6 +169,29 @@ _CHECKS: tuple[ScorerSpec, ...] = (
 )
 
 
+#: Final-answer extraction compared with a gold answer (reasoning logs).
+_EXTRACTION: tuple[ScorerSpec, ...] = (
+    ScorerSpec(
+        name="choice_match",
+        function=choice_match,
+        family="extraction",
+        identity=False,  # a response is not its own gold letter
+        null_rule="reference null, empty or only Python whitespace",
+        options={"rules": "mmlu_pro"},
+        default=False,
+    ),
+    ScorerSpec(
+        name="numeric_match",
+        function=numeric_match,
+        family="extraction",
+        identity=False,  # the gold's first `#### n` against the response's last number
+        null_rule="the reference holds no number (its `#### n` line, or the whole stripped text)",
+        options={"method": "flexible", "numeric_tolerance_abs": 0.0, "numeric_tolerance_rel": 0.0},
+        default=False,
+    ),
+)
+
+
 _SCORERS: dict[str, ScorerSpec] = {
     spec.name: spec
     for spec in (
@@ -237,6 +261,7 @@ _SCORERS: dict[str, ScorerSpec] = {
             reference_kind="string_or_list",
         ),
         *_CHECKS,
+        *_EXTRACTION,
         ScorerSpec(
             name="squad_f1",
             function=squad_f1,

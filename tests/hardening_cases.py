@@ -14,7 +14,14 @@ from typing import Any
 import polars as pl
 
 import polarscore as ps
-from tests import oracles, oracles_checks, oracles_match, oracles_precision, oracles_similarity
+from tests import (
+    oracles,
+    oracles_checks,
+    oracles_extraction,
+    oracles_match,
+    oracles_precision,
+    oracles_similarity,
+)
 
 SCORERS = [ps.get_scorer(name) for name in ps.available_scorers()]
 IDS = [spec.name for spec in SCORERS]
@@ -91,6 +98,8 @@ ORACLES: dict[str, Oracle] = {
     "response_similarity": _similarity,
     "squad_exact_match": _squad("em"),
     "squad_f1": _squad("f1"),
+    "choice_match": oracles_extraction.choice_match,
+    "numeric_match": oracles_extraction.numeric_match,
 }
 
 #: Per (scorer, option): valid literal values (the fuzz suite draws from them) and invalid ones
@@ -112,7 +121,19 @@ _AFFIX = OptionCases(
     invalid=(None, 1, ["Par"]),
 )
 
+_TOLERANCE = OptionCases(valid=(0.0, 0.5, 2, 0.01), invalid=(-1, NAN, INF, "1", None, True))
+
 OPTION_CASES: dict[str, Mapping[str, OptionCases]] = {
+    "choice_match": {
+        "rules": OptionCases(valid=("mmlu_pro", "answer_is"), invalid=("MMLU", "", None, 1)),
+    },
+    "numeric_match": {
+        "method": OptionCases(
+            valid=("strict", "flexible", "answer_line"), invalid=("last", "Strict", "", None, 1)
+        ),
+        "numeric_tolerance_abs": _TOLERANCE,
+        "numeric_tolerance_rel": _TOLERANCE,
+    },
     "contains": {
         "keywords": OptionCases(
             valid=((), ["paris"], ["Paris", "42", ""], ("ß", "İ", "Σ", "ς"), ["a", "a"]),

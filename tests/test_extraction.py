@@ -8,8 +8,6 @@ GPT-3 solutions of openai/grade-school-math (MIT) with OpenAI's own ``orig_is_co
 
 from __future__ import annotations
 
-import re
-
 import polars as pl
 import pytest
 from hypothesis import given
@@ -17,6 +15,7 @@ from hypothesis import strategies as st
 
 import polarscore as ps
 from polarscore.kernels._plugin import plugin_call
+from tests import oracles_extraction
 from tests.conftest import DATA, Engine
 
 MMLU = pl.read_parquet(DATA / "mmlu_pro_extraction.parquet")
@@ -90,20 +89,8 @@ def test_mmlu_pro_accuracy_per_model() -> None:
 # --- the harness's rules in Python's re, as an oracle ---------------------------------------------
 
 
-def _oracle_answer_is(text: str) -> str | None:
-    match = re.search(r"answer is \(?([A-J])\)?", text)
-    return match.group(1) if match else None
-
-
-def _oracle_full(text: str) -> str | None:
-    first = _oracle_answer_is(text)
-    if first:
-        return first
-    match = re.search(r".*[aA]nswer:\s*([A-J])", text)
-    if match:
-        return match.group(1)
-    match = re.search(r"\b[A-J]\b(?!.*\b[A-J]\b)", text, re.DOTALL)
-    return match.group(0) if match else None
+_oracle_answer_is = oracles_extraction.answer_is
+_oracle_full = oracles_extraction.mmlu_pro
 
 
 PIECES = st.sampled_from(
@@ -146,30 +133,8 @@ def test_openai_accuracy_per_system() -> None:
     }
 
 
-_NUMBER = r"-?\$?[0-9][0-9,]*(?:\.[0-9]+)?"
-
-
 def _lm_eval(text: str, method: str) -> str | None:
-    """lm-eval-harness's GSM8K filters and OpenAI's answer line, with Python's ``re``, then
-    lm-eval's ignore rules (",", "$", a final "."). ``gold`` reads a reference: its ``#### n``
-    line, else the whole stripped text when it is one number."""
-    found: str | None = None
-    if method in ("strict", "gold"):
-        match = re.search(r"#### (\-?[0-9\.\,]+)", text)
-        found = match.group(1) if match else None
-        if found is None and method == "gold":
-            whole = re.fullmatch(_NUMBER, text.strip())
-            found = whole.group(0) if whole else None
-    elif method == "flexible":
-        matches = re.findall(r"(-?[$0-9.,]{2,})|(-?[0-9]+)", text)
-        found = next((g for g in matches[-1] if g), None) if matches else None
-    else:  # answer_line: the line's `$` is the end of the text only (\Z), as in Polars
-        line = re.search(r"A:\s*([^\n]*?)\s*\Z", text)
-        number = re.search(_NUMBER, line.group(1)) if line else None
-        found = number.group(0) if number else None
-    if found is None:
-        return None
-    return re.sub(r"\.$", "", re.sub(r"[,$]", "", found))
+    return oracles_extraction.number(text, method)
 
 
 NUMBER_PIECES = st.sampled_from(
@@ -224,24 +189,10 @@ def test_invalid_options(call: object, parameter: str) -> None:
         call()  # type: ignore[operator]
 
 
-def _as_float(text: str | None) -> float | None:
-    try:
-        return None if text is None else float(text)
-    except ValueError:
-        return None
-
-
 def _numeric_oracle(
     response: str, gold: str, method: str, tol_abs: float, tol_rel: float
 ) -> float | None:
-    g = _as_float(_lm_eval(gold, "gold"))
-    if g is None:
-        return None
-    a = _as_float(_lm_eval(response, method))
-    if a is None:
-        return 0.0
-    error = abs(a - g)
-    return float(error <= tol_abs or error / (abs(g) + 1e-12) <= tol_rel)
+    return oracles_extraction.numeric_match(response, gold, method, tol_abs, tol_rel)
 
 
 @given(
