@@ -126,7 +126,7 @@ def score_spark(
     df: DataFrame,
     *,
     response: str,
-    reference: str,
+    reference: str | None = None,
     scorers: ScorerSelection,
     prefix: str = "",
     on_error: OnError = "raise",
@@ -141,7 +141,8 @@ def score_spark(
         The column holding the responses (``string``).
     reference
         The column holding the reference answers: ``string``, or ``array<string>`` for scorers
-        whose registry entry takes a list of references.
+        whose registry entry takes a list of references. ``None`` (the default) when only
+        checks of the response alone run.
     scorers
         Which scorers to run: a name, a sequence of names, or a mapping
         ``{name: {option: value}}`` (``None`` for the defaults). Option values may be literals
@@ -204,7 +205,8 @@ def score_spark(
         raise invalid_parameter("score_spark", "df", "a pyspark.sql.DataFrame", type(df).__name__)
     spark_schema = df.schema
     _check_spark_column(spark_schema, response, role="response", allow_list=False)
-    _check_spark_column(spark_schema, reference, role="reference", allow_list=True)
+    if reference is not None:
+        _check_spark_column(spark_schema, reference, role="reference", allow_list=True)
     scorer = ArrowScorer(
         _arrow_schema(spark_schema),
         response=response,

@@ -330,3 +330,22 @@ def test_a_score_of_the_wrong_length_is_a_batch_error(monkeypatch: pytest.Monkey
     scorer = ArrowScorer(table.schema, response="r", reference="g", scorers="fake_score")
     with pytest.raises(BatchScoringError, match="fake_score returned 1 values for 3 rows"):
         scorer.score_table(table)
+
+
+def test_checks_of_the_response_alone_need_no_reference_column() -> None:
+    table = pa.table({"response": ["The answer is (B).", "", None]})
+    scorer = ArrowScorer(
+        table.schema,
+        response="response",
+        scorers={"non_empty": None, "regex_match": {"pattern": r"\(([A-J])\)"}},
+    )
+    batch = scorer.score_batch(table.to_batches()[0])
+    assert batch.column("non_empty").to_pylist() == [1.0, 0.0, 0.0]
+    assert batch.column("regex_match").to_pylist() == [1.0, 0.0, 0.0]
+    assert scorer.schema.names == ["response", "non_empty", "regex_match"]
+
+
+def test_a_scorer_that_compares_needs_the_reference_column() -> None:
+    table = pa.table({"response": ["Paris"]})
+    with pytest.raises(ps.InvalidParameterError, match=r"'reference'.*answer_correctness"):
+        ArrowScorer(table.schema, response="response", scorers=["non_empty", "answer_correctness"])

@@ -73,7 +73,7 @@ class ScoreColumn:
         """The registry entry of the scorer."""
         return get_scorer(self.scorer)
 
-    def expr(self, response: str, reference: str) -> pl.Expr:
+    def expr(self, response: str, reference: str | pl.Expr) -> pl.Expr:
         """Build the scorer's expression, named after the output column."""
         return self.spec.expr(response, reference, **self.options).alias(self.name)
 
@@ -193,7 +193,8 @@ class ArrowScorer:
         The column holding the responses (text).
     reference
         The column holding the reference answers: text, or a list of strings for scorers whose
-        registry entry takes a list.
+        registry entry takes a list. ``None`` (the default) when only checks of the response
+        alone run (``contains``, ``regex_match``, ...: registry ``reference_kind="none"``).
     scorers
         Which scorers to run: a name, a sequence of names, or a mapping
         ``{name: {option: value}}`` (``None`` for the defaults). See
@@ -236,7 +237,7 @@ class ArrowScorer:
         schema: pa.Schema,
         *,
         response: str,
-        reference: str,
+        reference: str | None = None,
         scorers: ScorerSelection,
         prefix: str = "",
         on_error: OnError = "raise",
@@ -251,16 +252,29 @@ class ArrowScorer:
         )
         selection = _resolve_selection(scorers, function=function)
         _check_column(schema, response, role="response", kinds={"string"}, function=function)
-        kinds = set.intersection(*(_reference_kinds(get_scorer(n)) for n, _ in selection))
-        if not kinds:
-            raise invalid_parameter(
-                function,
-                "scorers",
-                "scorers that all take the same kind of reference (string or list); score "
-                "string-reference and list-reference scorers in two passes",
-                [n for n, _ in selection],
-            )
-        _check_column(schema, reference, role="reference", kinds=kinds, function=function)
+        if reference is None:
+            comparing = [n for n, _ in selection if get_scorer(n).reference_kind != "none"]
+            if comparing:
+                raise invalid_parameter(
+                    function,
+                    "reference",
+                    "a reference column, since "
+                    + ", ".join(comparing)
+                    + " compare with a reference (only checks of the response alone run "
+                    "without one)",
+                    reference,
+                )
+        else:
+            kinds = set.intersection(*(_reference_kinds(get_scorer(n)) for n, _ in selection))
+            if not kinds:
+                raise invalid_parameter(
+                    function,
+                    "scorers",
+                    "scorers that all take the same kind of reference (string or list); score "
+                    "string-reference and list-reference scorers in two passes",
+                    [n for n, _ in selection],
+                )
+            _check_column(schema, reference, role="reference", kinds=kinds, function=function)
         self.response = response
         self.reference = reference
         self.input_schema = schema
@@ -281,7 +295,7 @@ class ArrowScorer:
         # empty frame of the input schema, so a missing column or a type error in an option
         # expression raises here too, before any data is read.
         exprs = self._exprs()
-        needed = {response, reference}
+        needed = {response} if reference is None else {response, reference}
         for expr in exprs:
             needed.update(expr.meta.root_names())
         missing = sorted(needed - set(schema.names))
@@ -298,8 +312,12 @@ class ArrowScorer:
                 f"The scorers of {function} cannot be computed on these columns: {message}"
             ) from error
 
+    def _reference_expr(self) -> str | pl.Expr:
+        """The reference column, or a null one for checks of the response alone."""
+        return pl.lit(None, dtype=pl.String) if self.reference is None else self.reference
+
     def _exprs(self) -> list[pl.Expr]:
-        return [column.expr(self.response, self.reference) for column in self.columns]
+        return [column.expr(self.response, self._reference_expr()) for column in self.columns]
 
     def _project(self, data: pa.RecordBatch | pa.Table) -> pa.RecordBatch | pa.Table:
         return data.select(self._needed)
@@ -320,7 +338,7 @@ class ArrowScorer:
     def _score_columns(self, batch: pa.RecordBatch, columns: Sequence[ScoreColumn]) -> list[Any]:
         frame = pl.from_arrow(self._project(batch))
         assert isinstance(frame, pl.DataFrame)
-        scored = frame.select(c.expr(self.response, self.reference) for c in columns)
+        scored = frame.select(c.expr(self.response, self._reference_expr()) for c in columns)
         arrays = []
         for column in columns:
             array = scored.get_column(column.name).to_arrow().cast(column.arrow_type, safe=True)
@@ -425,7 +443,7 @@ def scored_schema(
     schema: pa.Schema,
     *,
     response: str,
-    reference: str,
+    reference: str | None = None,
     scorers: ScorerSelection,
     prefix: str = "",
 ) -> pa.Schema:
@@ -467,7 +485,7 @@ def score_arrow_batches(
     batches: Iterable[pa.RecordBatch],
     *,
     response: str,
-    reference: str,
+    reference: str | None = None,
     scorers: ScorerSelection,
     prefix: str = "",
     on_error: OnError = "raise",
