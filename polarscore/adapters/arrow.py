@@ -313,7 +313,7 @@ class ArrowScorer:
             ) from error
 
     def _reference_expr(self) -> str | pl.Expr:
-        """The reference column, or a null one for checks of the response alone."""
+        """Return the reference column, or a null one for checks of the response alone."""
         return pl.lit(None, dtype=pl.String) if self.reference is None else self.reference
 
     def _exprs(self) -> list[pl.Expr]:
