@@ -20,6 +20,7 @@ from polarscore.scores.correctness import answer_correctness
 from polarscore.scores.match import (
     DEFAULT_MIN_TOKEN_RECALL,
     DEFAULT_STEM_PREFIX,
+    RULE_DEFAULTS,
     answer_match,
 )
 from polarscore.scores.precision import answer_precision
@@ -197,6 +198,7 @@ _SCORERS: dict[str, ScorerSpec] = {
                 "numbers_must_match": True,
                 "fold_accents": True,
                 "number_words": True,
+                **RULE_DEFAULTS,
             },
         ),
         ScorerSpec(

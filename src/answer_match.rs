@@ -15,6 +15,7 @@
 use std::cmp::Ordering;
 use std::sync::OnceLock;
 
+use crate::answer_rules as rules;
 use crate::pyunicode::{py_is_blank, Tables};
 
 // --- accent folding -----------------------------------------------------------------------------
@@ -662,6 +663,11 @@ pub struct Options {
     pub numbers_must_match: bool,
     pub fold_accents: bool,
     pub number_words: bool,
+    pub dates: bool,
+    pub parentheticals: bool,
+    pub repair_mojibake: bool,
+    pub approximate_numbers: bool,
+    pub glued_words: bool,
 }
 
 /// The rule that accepted the chosen alias, in the order the rules are tried.
@@ -669,6 +675,8 @@ pub struct Options {
 pub enum Rule {
     Exact,
     Contains,
+    Date,
+    ApproxNumber,
     TokenRecall,
     NoMatch,
 }
@@ -678,20 +686,29 @@ impl Rule {
         match self {
             Rule::Exact => "exact",
             Rule::Contains => "contains",
+            Rule::Date => "date",
+            Rule::ApproxNumber => "approx_number",
             Rule::TokenRecall => "token_recall",
             Rule::NoMatch => "no_match",
         }
     }
 }
 
+/// What was done to the texts before the rule accepted them, as bits of [`Decision::notes`].
+pub const NOTE_PARENTHETICAL: u8 = 1;
+pub const NOTE_MOJIBAKE: u8 = 2;
+pub const NOTE_GLUED: u8 = 4;
+
 /// The decision for a row that has a usable alias.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Decision {
     pub rule: Rule,
-    /// 1.0 for exact and contains, else the best token recall over the aliases.
+    /// 1.0 for the exact, contains, date and number rules, else the best token recall.
     pub graded: f64,
     /// The position of the chosen alias in the row's references, when a rule accepted it.
     pub index: Option<u32>,
+    /// `NOTE_*` bits: what was done to the chosen alias or the response (0 when no rule fired).
+    pub notes: u8,
 }
 
 impl Decision {
@@ -702,19 +719,49 @@ impl Decision {
             1.0
         }
     }
+
+    /// The rule's name, then what was done to the texts (`"exact; parenthetical dropped"`).
+    pub fn write_reason(&self, out: &mut String) {
+        out.push_str(self.rule.name());
+        for (bit, text) in [
+            (NOTE_PARENTHETICAL, "parenthetical dropped"),
+            (NOTE_MOJIBAKE, "mojibake repaired"),
+            (NOTE_GLUED, "glued words split"),
+        ] {
+            if self.notes & bit != 0 {
+                out.push_str("; ");
+                out.push_str(text);
+            }
+        }
+    }
 }
+
+/// The words of a normalised text.
+fn words(text: &str) -> Vec<&str> {
+    text.split(' ').filter(|w| !w.is_empty()).collect()
+}
+
+/// One alias as the rules see it: its position in the row's references, its span in
+/// [`Matcher::aliases`] and its `NOTE_*` bits.
+type AliasSpan = (u32, usize, usize, u8);
 
 /// Reusable buffers for deciding many rows.
 #[derive(Default)]
 pub struct Matcher {
     norm: Normalizer,
     response: String,
+    /// The normalised response with glued words split (when it differs from `response`).
+    glued: String,
     question: String,
     scratch: String,
+    /// Repaired or rewritten raw texts.
+    fixed: String,
+    fixed_response: String,
+    stripped: String,
+    raw: Vec<u8>,
     /// The normalised usable aliases, end to end.
     aliases: String,
-    /// Per usable alias: its position in the row's references and its span in `aliases`.
-    alias_spans: Vec<(u32, usize, usize)>,
+    alias_spans: Vec<AliasSpan>,
     response_tokens: TokenSet,
     question_tokens: TokenSet,
     alias_tokens: TokenSet,
@@ -742,62 +789,171 @@ impl Matcher {
             let Some(alias) = alias.filter(|a| !py_is_blank(a)) else {
                 continue;
             };
+            let index = u32::try_from(i).unwrap_or(u32::MAX);
+            let repaired = opts.repair_mojibake
+                && rules::repair_mojibake_into(alias, &mut self.raw, &mut self.fixed);
+            let text = if repaired { self.fixed.as_str() } else { alias };
+            let notes = if repaired { NOTE_MOJIBAKE } else { 0 };
             self.norm
-                .normalize_into(t, fold, nw, alias, &mut self.scratch);
+                .normalize_into(t, fold, nw, text, &mut self.scratch);
             let start = self.aliases.len();
             self.aliases.push_str(&self.scratch);
-            self.alias_spans.push((
-                u32::try_from(i).unwrap_or(u32::MAX),
-                start,
-                self.aliases.len(),
-            ));
+            self.alias_spans
+                .push((index, start, self.aliases.len(), notes));
+            if opts.parentheticals
+                && rules::drop_parentheticals_into(text, &mut self.stripped)
+                && !py_is_blank(&self.stripped)
+            {
+                self.norm
+                    .normalize_into(t, fold, nw, &self.stripped, &mut self.scratch);
+                let start = self.aliases.len();
+                self.aliases.push_str(&self.scratch);
+                self.alias_spans.push((
+                    index,
+                    start,
+                    self.aliases.len(),
+                    notes | NOTE_PARENTHETICAL,
+                ));
+            }
         }
         if self.alias_spans.is_empty() {
             return None;
         }
+        let response_repaired = opts.repair_mojibake
+            && rules::repair_mojibake_into(response, &mut self.raw, &mut self.fixed_response);
+        let response = if response_repaired {
+            self.fixed_response.as_str()
+        } else {
+            response
+        };
+        let row_notes = if response_repaired { NOTE_MOJIBAKE } else { 0 };
         self.norm
             .normalize_into(t, fold, nw, response, &mut self.response);
+        let mut glued_differs = false;
+        if opts.glued_words {
+            let source = if rules::unglue_into(response, &mut self.stripped) {
+                self.norm
+                    .normalize_into(t, fold, nw, &self.stripped, &mut self.scratch);
+                self.scratch.as_str()
+            } else {
+                self.response.as_str()
+            };
+            rules::split_year_citations_into(source, &mut self.glued);
+            glued_differs = self.glued != self.response;
+        }
         let resp = self.response.as_str();
+        let glued = if glued_differs {
+            Some(self.glued.as_str())
+        } else {
+            None
+        };
         let aliases = self.aliases.as_str();
-        let alias = |&(_, s, e): &(u32, usize, usize)| aliases.get(s..e).unwrap_or(" ");
+        let alias = |&(_, s, e, _): &AliasSpan| aliases.get(s..e).unwrap_or(" ");
+        let decided = |rule: Rule, span: &AliasSpan, glued: bool| Decision {
+            rule,
+            graded: 1.0,
+            index: Some(span.0),
+            notes: span.3 | row_notes | if glued { NOTE_GLUED } else { 0 },
+        };
         if opts.exact {
-            if let Some(&(i, _, _)) = self.alias_spans.iter().find(|&s| alias(s) == resp) {
-                return Some(Decision {
-                    rule: Rule::Exact,
-                    graded: 1.0,
-                    index: Some(i),
-                });
+            for span in &self.alias_spans {
+                let a = alias(span);
+                if a == resp {
+                    return Some(decided(Rule::Exact, span, false));
+                }
+                if glued == Some(a) {
+                    return Some(decided(Rule::Exact, span, true));
+                }
             }
         }
         if opts.contains {
-            let hit = self.alias_spans.iter().find(|&s| {
-                let a = alias(s);
-                a != " " && memchr::memmem::find(resp.as_bytes(), a.as_bytes()).is_some()
-            });
-            if let Some(&(i, _, _)) = hit {
-                return Some(Decision {
-                    rule: Rule::Contains,
-                    graded: 1.0,
-                    index: Some(i),
-                });
+            let within =
+                |r: &str, a: &str| memchr::memmem::find(r.as_bytes(), a.as_bytes()).is_some();
+            for span in &self.alias_spans {
+                let a = alias(span);
+                if a == " " {
+                    continue;
+                }
+                if within(resp, a) {
+                    return Some(decided(Rule::Contains, span, false));
+                }
+                if glued.is_some_and(|g| within(g, a)) {
+                    return Some(decided(Rule::Contains, span, true));
+                }
+            }
+        }
+        let has_question = question.is_some();
+        if let Some(q) = question {
+            let q = if opts.repair_mojibake
+                && rules::repair_mojibake_into(q, &mut self.raw, &mut self.fixed)
+            {
+                self.fixed.as_str()
+            } else {
+                q
+            };
+            self.norm.normalize_into(t, fold, nw, q, &mut self.question);
+        }
+        if opts.dates {
+            let asks_when = !has_question || rules::asks_when(&self.question);
+            let mut resp_dates = None;
+            let mut glued_dates = None;
+            let read = |text: &str| {
+                let w = words(text);
+                (rules::find_dates(&w), rules::find_decades(&w))
+            };
+            for span in &self.alias_spans {
+                let Some(date) = rules::alias_date(&words(alias(span))) else {
+                    continue;
+                };
+                let (rd, rdec) = resp_dates.get_or_insert_with(|| read(resp));
+                if rules::date_matches(date, rd, rdec, asks_when) {
+                    return Some(decided(Rule::Date, span, false));
+                }
+                if let Some(g) = glued {
+                    let (gd, gdec) = glued_dates.get_or_insert_with(|| read(g));
+                    if rules::date_matches(date, gd, gdec, asks_when) {
+                        return Some(decided(Rule::Date, span, true));
+                    }
+                }
+            }
+        }
+        if opts.approximate_numbers {
+            let resp_words = words(resp);
+            let glued_words = glued.map(words).unwrap_or_default();
+            let mut resp_numbers = None;
+            let mut glued_numbers = None;
+            for span in &self.alias_spans {
+                let alias_words = words(alias(span));
+                let Some(number) = rules::alias_number(&alias_words) else {
+                    continue;
+                };
+                let rn = resp_numbers.get_or_insert_with(|| rules::find_numbers(&resp_words));
+                if rules::number_matches(&number, rn) {
+                    return Some(decided(Rule::ApproxNumber, span, false));
+                }
+                if glued.is_some() {
+                    let gn = glued_numbers.get_or_insert_with(|| rules::find_numbers(&glued_words));
+                    if rules::number_matches(&number, gn) {
+                        return Some(decided(Rule::ApproxNumber, span, true));
+                    }
+                }
             }
         }
         let mut best = Decision {
             rule: Rule::NoMatch,
             graded: 0.0,
             index: None,
+            notes: 0,
         };
         if !opts.token_recall {
             return Some(best);
         }
         let prefix = opts.stem_prefix;
         self.response_tokens.build(t, resp, prefix);
-        match question {
-            Some(q) => {
-                self.norm.normalize_into(t, fold, nw, q, &mut self.question);
-                self.question_tokens.build(t, &self.question, prefix);
-            }
-            None => self.question_tokens.clear(),
+        if has_question {
+            self.question_tokens.build(t, &self.question, prefix);
+        } else {
+            self.question_tokens.clear();
         }
         let mut best_rule = Rule::NoMatch;
         for span in &self.alias_spans {
@@ -815,10 +971,12 @@ impl Matcher {
             };
             if better {
                 best_rule = rule;
+                let matched = rule == Rule::TokenRecall;
                 best = Decision {
                     rule,
                     graded: recall,
-                    index: (rule == Rule::TokenRecall).then_some(span.0),
+                    index: matched.then_some(span.0),
+                    notes: if matched { span.3 | row_notes } else { 0 },
                 };
             }
         }
@@ -975,6 +1133,11 @@ mod tests {
             numbers_must_match: true,
             fold_accents: true,
             number_words: true,
+            dates: true,
+            parentheticals: true,
+            repair_mojibake: true,
+            approximate_numbers: true,
+            glued_words: true,
         };
         Matcher::default().decide(
             t,

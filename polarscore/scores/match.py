@@ -34,6 +34,16 @@ DEFAULT_MIN_TOKEN_RECALL = 0.3
 #: The default stemming prefix: tokens compare on their first six characters.
 DEFAULT_STEM_PREFIX = 6
 
+#: The second-round rules and their defaults, chosen on one half of EVOUNA's questions and
+#: checked on the other (``benchmarks/eval_answer_match.py``; ``docs/answer_match.md``).
+RULE_DEFAULTS: dict[str, bool] = {
+    "dates": True,
+    "parentheticals": True,
+    "repair_mojibake": True,
+    "approximate_numbers": False,
+    "glued_words": True,
+}
+
 
 def _check_flag(value: Any, function: str, parameter: str) -> bool:
     if not isinstance(value, bool):
@@ -55,6 +65,11 @@ def _match_expr(
     numbers_must_match: bool,
     fold_accents: bool,
     number_words: bool,
+    dates: bool,
+    parentheticals: bool,
+    repair_mojibake: bool,
+    approximate_numbers: bool,
+    glued_words: bool,
     details: bool,
 ) -> pl.Expr:
     flags = {
@@ -64,6 +79,11 @@ def _match_expr(
         "numbers_must_match": numbers_must_match,
         "fold_accents": fold_accents,
         "number_words": number_words,
+        "dates": dates,
+        "parentheticals": parentheticals,
+        "repair_mojibake": repair_mojibake,
+        "approximate_numbers": approximate_numbers,
+        "glued_words": glued_words,
     }
     for name, value in flags.items():
         _check_flag(value, function, name)
@@ -97,6 +117,11 @@ def _match_expr(
         numbers_must_match=numbers_must_match,
         fold_accents=fold_accents,
         number_words=number_words,
+        dates=dates,
+        parentheticals=parentheticals,
+        repair_mojibake=repair_mojibake,
+        approximate_numbers=approximate_numbers,
+        glued_words=glued_words,
     )
     check_same_length(function, response=response, references=references, question=question)
     resp = parse_text_expr(response, function=function, parameter="response")
@@ -122,6 +147,11 @@ def answer_match(
     numbers_must_match: bool = True,
     fold_accents: bool = True,
     number_words: bool = True,
+    dates: bool = True,
+    parentheticals: bool = True,
+    repair_mojibake: bool = True,
+    approximate_numbers: bool = False,
+    glued_words: bool = True,
 ) -> pl.Expr:
     r"""Score whether a free-form response gives one of the reference answers: 1.0 or 0.0.
 
@@ -246,6 +276,11 @@ def answer_match(
             numbers_must_match=numbers_must_match,
             fold_accents=fold_accents,
             number_words=number_words,
+            dates=dates,
+            parentheticals=parentheticals,
+            repair_mojibake=repair_mojibake,
+            approximate_numbers=approximate_numbers,
+            glued_words=glued_words,
             details=False,
         )
     ).alias("answer_match")
@@ -264,6 +299,11 @@ def answer_match_details(
     numbers_must_match: bool = True,
     fold_accents: bool = True,
     number_words: bool = True,
+    dates: bool = True,
+    parentheticals: bool = True,
+    repair_mojibake: bool = True,
+    approximate_numbers: bool = False,
+    glued_words: bool = True,
 ) -> pl.Expr:
     """Explain :func:`answer_match`: the decision, a graded score, the matching alias and the rule.
 
@@ -331,6 +371,11 @@ def answer_match_details(
         numbers_must_match=numbers_must_match,
         fold_accents=fold_accents,
         number_words=number_words,
+        dates=dates,
+        parentheticals=parentheticals,
+        repair_mojibake=repair_mojibake,
+        approximate_numbers=approximate_numbers,
+        glued_words=glued_words,
         details=True,
     ).alias("answer_match_details")
 
@@ -341,6 +386,7 @@ __all__ = [
     "NO_MATCH",
     "NO_REFERENCE",
     "RULES",
+    "RULE_DEFAULTS",
     "STOPWORDS",
     "answer_match",
     "answer_match_details",
