@@ -96,7 +96,12 @@ def tabulate(df: pl.DataFrame, *, rules: dict[str, bool], examples: int) -> None
         )
         print(f"## {label}, by cause\n")
         with pl.Config(
-            tbl_rows=-1, tbl_cols=-1, tbl_hide_dataframe_shape=True, tbl_formatting="MARKDOWN"
+            tbl_rows=-1,
+            tbl_cols=-1,
+            tbl_hide_dataframe_shape=True,
+            tbl_hide_column_data_types=True,
+            tbl_formatting="MARKDOWN",
+            fmt_str_lengths=60,
         ):
             print(table)
         if examples:

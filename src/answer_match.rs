@@ -745,6 +745,91 @@ fn words(text: &str) -> Vec<&str> {
 /// [`Matcher::aliases`] and its `NOTE_*` bits.
 type AliasSpan = (u32, usize, usize, u8);
 
+/// The normalised aliases of a row, for the rules that accept or reject it outright.
+struct Spans<'s> {
+    spans: &'s [AliasSpan],
+    aliases: &'s str,
+}
+
+impl Spans<'_> {
+    fn alias(&self, &(_, s, e, _): &AliasSpan) -> &str {
+        self.aliases.get(s..e).unwrap_or(" ")
+    }
+
+    /// A decision of `rule` for `span`, with the alias's notes and `notes`.
+    fn decided(rule: Rule, span: &AliasSpan, notes: u8) -> Decision {
+        Decision {
+            rule,
+            graded: 1.0,
+            index: Some(span.0),
+            notes: span.3 | notes,
+        }
+    }
+
+    /// The first of the exact and contains rules that accepts an alias against the normalised
+    /// response `resp` (each rule over every alias before the next rule).
+    fn text_rule(&self, opts: &Options, resp: &str, notes: u8) -> Option<Decision> {
+        if opts.exact {
+            if let Some(span) = self.spans.iter().find(|s| self.alias(s) == resp) {
+                return Some(Self::decided(Rule::Exact, span, notes));
+            }
+        }
+        if opts.contains {
+            let hit = self.spans.iter().find(|s| {
+                let a = self.alias(s);
+                a != " " && memchr::memmem::find(resp.as_bytes(), a.as_bytes()).is_some()
+            });
+            if let Some(span) = hit {
+                return Some(Self::decided(Rule::Contains, span, notes));
+            }
+        }
+        None
+    }
+
+    /// The first of the date and number rules that accepts an alias against `resp`.
+    fn value_rule(
+        &self,
+        opts: &Options,
+        resp: &str,
+        asks_when: bool,
+        notes: u8,
+    ) -> Option<Decision> {
+        let decided = |rule: Rule, span: &AliasSpan| Self::decided(rule, span, notes);
+        // Dates and numbers need a digit in the alias: the others are skipped unread.
+        let has_digit = |s: &&AliasSpan| self.alias(s).bytes().any(|b| b.is_ascii_digit());
+        if opts.dates {
+            let mut read = None;
+            for span in self.spans.iter().filter(has_digit) {
+                let Some(date) = rules::alias_date(&words(self.alias(span))) else {
+                    continue;
+                };
+                let (dates, decades) = read.get_or_insert_with(|| {
+                    let w = words(resp);
+                    (rules::find_dates(&w), rules::find_decades(&w))
+                });
+                if rules::date_matches(date, dates, decades, asks_when) {
+                    return Some(decided(Rule::Date, span));
+                }
+            }
+        }
+        if opts.approximate_numbers {
+            let resp_words = words(resp);
+            let mut numbers = None;
+            for span in self.spans.iter().filter(has_digit) {
+                let alias_words = words(self.alias(span));
+                let Some(number) = rules::alias_number(&alias_words) else {
+                    continue;
+                };
+                let found = numbers.get_or_insert_with(|| rules::find_numbers(&resp_words));
+                if rules::number_matches(&number, found) {
+                    return Some(decided(Rule::ApproxNumber, span));
+                }
+            }
+        }
+        None
+    }
+}
+
 /// Reusable buffers for deciding many rows.
 #[derive(Default)]
 pub struct Matcher {
@@ -829,58 +914,13 @@ impl Matcher {
         let row_notes = if response_repaired { NOTE_MOJIBAKE } else { 0 };
         self.norm
             .normalize_into(t, fold, nw, response, &mut self.response);
-        let mut glued_differs = false;
-        if opts.glued_words {
-            let source = if rules::unglue_into(response, &mut self.stripped) {
-                self.norm
-                    .normalize_into(t, fold, nw, &self.stripped, &mut self.scratch);
-                self.scratch.as_str()
-            } else {
-                self.response.as_str()
-            };
-            rules::split_year_citations_into(source, &mut self.glued);
-            glued_differs = self.glued != self.response;
-        }
-        let resp = self.response.as_str();
-        let glued = if glued_differs {
-            Some(self.glued.as_str())
-        } else {
-            None
+        let spans = Spans {
+            spans: &self.alias_spans,
+            aliases: &self.aliases,
         };
-        let aliases = self.aliases.as_str();
-        let alias = |&(_, s, e, _): &AliasSpan| aliases.get(s..e).unwrap_or(" ");
-        let decided = |rule: Rule, span: &AliasSpan, glued: bool| Decision {
-            rule,
-            graded: 1.0,
-            index: Some(span.0),
-            notes: span.3 | row_notes | if glued { NOTE_GLUED } else { 0 },
-        };
-        if opts.exact {
-            for span in &self.alias_spans {
-                let a = alias(span);
-                if a == resp {
-                    return Some(decided(Rule::Exact, span, false));
-                }
-                if glued == Some(a) {
-                    return Some(decided(Rule::Exact, span, true));
-                }
-            }
-        }
-        if opts.contains {
-            let within =
-                |r: &str, a: &str| memchr::memmem::find(r.as_bytes(), a.as_bytes()).is_some();
-            for span in &self.alias_spans {
-                let a = alias(span);
-                if a == " " {
-                    continue;
-                }
-                if within(resp, a) {
-                    return Some(decided(Rule::Contains, span, false));
-                }
-                if glued.is_some_and(|g| within(g, a)) {
-                    return Some(decided(Rule::Contains, span, true));
-                }
-            }
+        // Most rows end here, before the question is read.
+        if let Some(d) = spans.text_rule(opts, &self.response, row_notes) {
+            return Some(d);
         }
         let has_question = question.is_some();
         if let Some(q) = question {
@@ -893,52 +933,35 @@ impl Matcher {
             };
             self.norm.normalize_into(t, fold, nw, q, &mut self.question);
         }
-        if opts.dates {
-            let asks_when = !has_question || rules::asks_when(&self.question);
-            let mut resp_dates = None;
-            let mut glued_dates = None;
-            let read = |text: &str| {
-                let w = words(text);
-                (rules::find_dates(&w), rules::find_decades(&w))
+        let asks_when = !has_question || rules::asks_when(&self.question);
+        if let Some(d) = spans.value_rule(opts, &self.response, asks_when, row_notes) {
+            return Some(d);
+        }
+        // Only when no rule accepts the response as written: the same rules (token recall
+        // excepted) on the response with glued words split.
+        if opts.glued_words
+            && (rules::has_glued_words(response) || rules::has_glued_years(&self.response))
+        {
+            let source = if rules::unglue_into(response, &mut self.stripped) {
+                self.norm
+                    .normalize_into(t, fold, nw, &self.stripped, &mut self.scratch);
+                self.scratch.as_str()
+            } else {
+                self.response.as_str()
             };
-            for span in &self.alias_spans {
-                let Some(date) = rules::alias_date(&words(alias(span))) else {
-                    continue;
-                };
-                let (rd, rdec) = resp_dates.get_or_insert_with(|| read(resp));
-                if rules::date_matches(date, rd, rdec, asks_when) {
-                    return Some(decided(Rule::Date, span, false));
-                }
-                if let Some(g) = glued {
-                    let (gd, gdec) = glued_dates.get_or_insert_with(|| read(g));
-                    if rules::date_matches(date, gd, gdec, asks_when) {
-                        return Some(decided(Rule::Date, span, true));
-                    }
+            rules::split_year_citations_into(source, &mut self.glued);
+            if self.glued != self.response {
+                let notes = row_notes | NOTE_GLUED;
+                let glued = self.glued.as_str();
+                let d = spans.text_rule(opts, glued, notes);
+                if let Some(d) = d.or_else(|| spans.value_rule(opts, glued, asks_when, notes)) {
+                    return Some(d);
                 }
             }
         }
-        if opts.approximate_numbers {
-            let resp_words = words(resp);
-            let glued_words = glued.map(words).unwrap_or_default();
-            let mut resp_numbers = None;
-            let mut glued_numbers = None;
-            for span in &self.alias_spans {
-                let alias_words = words(alias(span));
-                let Some(number) = rules::alias_number(&alias_words) else {
-                    continue;
-                };
-                let rn = resp_numbers.get_or_insert_with(|| rules::find_numbers(&resp_words));
-                if rules::number_matches(&number, rn) {
-                    return Some(decided(Rule::ApproxNumber, span, false));
-                }
-                if glued.is_some() {
-                    let gn = glued_numbers.get_or_insert_with(|| rules::find_numbers(&glued_words));
-                    if rules::number_matches(&number, gn) {
-                        return Some(decided(Rule::ApproxNumber, span, true));
-                    }
-                }
-            }
-        }
+        let resp = self.response.as_str();
+        let aliases = self.aliases.as_str();
+        let alias = |&(_, s, e, _): &AliasSpan| aliases.get(s..e).unwrap_or(" ");
         let mut best = Decision {
             rule: Rule::NoMatch,
             graded: 0.0,

@@ -60,6 +60,10 @@ pub fn repair_mojibake_into(text: &str, raw: &mut Vec<u8>, out: &mut String) -> 
         return false;
     }
     raw.clear();
+    // Continuation bytes still owed by the last lead byte: a byte sequence that breaks this
+    // shape is not UTF-8, so most correct text (a `’` after a letter) stops at its first
+    // non-ASCII character. `from_utf8` makes the final, exact decision.
+    let mut owed = 0u8;
     for c in text.chars() {
         let cp = c as u32;
         let byte = match u8::try_from(cp) {
@@ -68,6 +72,14 @@ pub fn repair_mojibake_into(text: &str, raw: &mut Vec<u8>, out: &mut String) -> 
                 Some(&(_, b)) => b,
                 None => return false,
             },
+        };
+        owed = match (owed, byte) {
+            (0, 0x00..=0x7F) => 0,
+            (0, 0xC2..=0xDF) => 1,
+            (0, 0xE0..=0xEF) => 2,
+            (0, 0xF0..=0xF4) => 3,
+            (1..=3, 0x80..=0xBF) => owed - 1,
+            _ => return false,
         };
         raw.push(byte);
     }
@@ -131,6 +143,33 @@ pub fn unglue_into(text: &str, out: &mut String) -> bool {
     changed
 }
 
+/// Whether `unglue_into` would change `text` (a lower-case ASCII letter before an upper-case one).
+pub fn has_glued_words(text: &str) -> bool {
+    text.as_bytes()
+        .windows(2)
+        .any(|p| matches!(p, [a, b] if a.is_ascii_lowercase() && b.is_ascii_uppercase()))
+}
+
+/// Where a normalised word splits into a year and a glued citation marker or word: `Some(4)` for
+/// `193912` (`1939 12`) and `2011as` (`2011 as`), else `None`.
+fn year_glue(word: &str) -> Option<usize> {
+    let b = word.as_bytes();
+    let year = b.len() > 4
+        && b.iter().take(4).all(u8::is_ascii_digit)
+        && (b.first() == Some(&b'1') || b.get(..2) == Some(b"20"));
+    let rest = b.get(4..).unwrap_or(&[]);
+    let marker = matches!(rest.len(), 1 | 2)
+        && rest.iter().all(u8::is_ascii_digit)
+        && rest.first() != Some(&b'0');
+    let glued_word = rest.len() >= 2 && rest.iter().all(u8::is_ascii_lowercase);
+    (year && (marker || glued_word)).then_some(4)
+}
+
+/// Whether `split_year_citations_into` would change the normalised text.
+pub fn has_glued_years(normalized: &str) -> bool {
+    normalized.split(' ').any(|w| year_glue(w).is_some())
+}
+
 /// In normalised text, a year followed by a one- or two-digit citation marker or by a glued
 /// word is split (`193912` → `1939 12`, `2011as` → `2011 as`; the regex
 /// `(?<= )(1[0-9]{3}|20[0-9]{2})([1-9][0-9]?|[a-z]{2,})(?= )` with `\1 \2`).
@@ -140,23 +179,13 @@ pub fn split_year_citations_into(normalized: &str, out: &mut String) {
         if k > 0 {
             out.push(' ');
         }
-        let b = word.as_bytes();
-        let year = b.len() > 4
-            && b.iter().take(4).all(u8::is_ascii_digit)
-            && (b.first() == Some(&b'1') || b.get(..2) == Some(b"20"));
-        let rest = b.get(4..).unwrap_or(&[]);
-        let marker = matches!(rest.len(), 1 | 2)
-            && rest.iter().all(u8::is_ascii_digit)
-            && rest.first() != Some(&b'0');
-        let glued_word = rest.len() >= 2 && rest.iter().all(u8::is_ascii_lowercase);
-        let glued = year && (marker || glued_word);
-        match (glued, word.get(..4), word.get(4..)) {
-            (true, Some(year), Some(marker)) => {
+        match year_glue(word).and_then(|at| Some((word.get(..at)?, word.get(at..)?))) {
+            Some((year, marker)) => {
                 out.push_str(year);
                 out.push(' ');
                 out.push_str(marker);
             }
-            _ => out.push_str(word),
+            None => out.push_str(word),
         }
     }
 }
@@ -508,6 +537,8 @@ mod tests {
         assert!(unglue_into("the state isIdaho1.", &mut out));
         assert_eq!(out, "the state is Idaho1.");
         assert!(!unglue_into("USA iphone", &mut out));
+        assert!(has_glued_words("isIdaho") && !has_glued_words("USA iphone"));
+        assert!(has_glued_years(" in 193912 ") && !has_glued_years(" in 1939 12 1990s "));
         split_year_citations_into(
             " in 193912 and 200212 12345 19390 2012 2011as 1990s ",
             &mut out,

@@ -293,8 +293,9 @@ class Decision:
     reason: str
 
 
-#: The rules in the order they are tried (their rank), then no match.
-_RULES = ["exact", "contains", "date", "approx_number", "token_recall", NO_MATCH]
+#: The rules in the order they are tried (their rank), then no match: the first four on the
+#: response as written, then again on the response with glued words split.
+_RULES = [*["exact", "contains", "date", "approx_number"] * 2, "token_recall", NO_MATCH]
 
 
 def answer_match(
@@ -368,20 +369,30 @@ def answer_match(
                 re.match(r"\d", t) and t not in resp_tokens for t in tokens
             ):
                 recall = 0.0
+        # The response with glued words split is read only when no rule accepts the response
+        # as written, for any alias: its ranks come after all of theirs.
         unglued = False
-        if is_exact or g_exact:
-            rule, unglued = 0, not is_exact
-        elif is_contained or g_contained:
-            rule, unglued = 1, not is_contained
-        elif is_date or g_date:
-            rule, unglued = 2, not is_date
-        elif is_number or g_number:
-            rule, unglued = 3, not is_number
+        if is_exact:
+            rule = 0
+        elif is_contained:
+            rule = 1
+        elif is_date:
+            rule = 2
+        elif is_number:
+            rule = 3
+        elif g_exact:
+            rule, unglued = 4, True
+        elif g_contained:
+            rule, unglued = 5, True
+        elif g_date:
+            rule, unglued = 6, True
+        elif g_number:
+            rule, unglued = 7, True
         elif token_recall and recall >= min_token_recall:
-            rule = 4
+            rule = 8
         else:
-            rule = 5
-        graded = 1.0 if rule < 4 else recall
+            rule = 9
+        graded = 1.0 if rule < 8 else recall
         notes = []
         if dropped:
             notes.append("parenthetical dropped")
@@ -391,7 +402,7 @@ def answer_match(
             notes.append("glued words split")
         candidates.append((rule, -graded, order, index, notes))
     rule, neg_graded, _, index, notes = min(candidates, key=lambda c: c[:3])
-    matched = rule < 5
+    matched = rule < 9
     name = _RULES[rule]
     reason = "; ".join([name, *notes]) if matched else name
     # The kernel skips the later rules on rows an earlier one decided: their graded score is
