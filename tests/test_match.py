@@ -445,6 +445,68 @@ def test_new_rules_agree_with_oracle(
     assert got == want.__dict__
 
 
+_GRID_TEXTS = [
+    "2010",
+    "It opened in 1600.",
+    "8 September 2010",
+    "September 8, 2010",
+    "2010-09-08",
+    "April 2018",
+    "April 2, 2017",
+    "in the 1920s",
+    "1926",
+    "Shot (unit)",
+    "Shot",
+    "DÃ¡in",
+    "Dáin Ironfoot",
+    "about 2.4 billion years ago",
+    "around 2.45 billion years ago",
+    "2.4 billion years ago",
+    "760 torr",
+    "759.9625",
+    "£50m",
+    "isIdaho1.",
+    "Idaho",
+    "released in 193912.",
+    "began in2011as a show",
+    "2011",
+]
+
+
+@pytest.mark.parametrize(
+    "switched_off",
+    [None, "dates", "parentheticals", "repair_mojibake", "approximate_numbers", "glued_words"],
+)
+def test_new_rules_agree_with_oracle_on_every_pair(switched_off: str | None) -> None:
+    """Every response of the grid against every gold, with and without a "when" question."""
+    names = ("dates", "parentheticals", "repair_mojibake", "approximate_numbers", "glued_words")
+    options = {name: name != switched_off for name in names}
+    rows = [
+        (response, [gold, None], question)
+        for response in _GRID_TEXTS
+        for gold in _GRID_TEXTS
+        for question in (None, "when did it happen", "who did it")
+    ]
+    df = pl.DataFrame(
+        rows,
+        schema={"response": pl.String, "references": pl.List(pl.String), "question": pl.String},
+        orient="row",
+    )
+    got = (
+        df.select(ps.answer_match_details("response", "references", question="question", **options))
+        .unnest("answer_match_details")
+        .to_dicts()
+    )
+    want = [
+        oracles_match.answer_match(r, refs, question=q, **options).__dict__ for r, refs, q in rows
+    ]
+    assert got == want
+    if switched_off is None:  # the grid exercises every rule and every note
+        reasons = {d["reason"] for d in got}
+        for part in ("date", "approx_number", "parenthetical", "mojibake", "glued"):
+            assert any(part in reason for reason in reasons), part
+
+
 # --- the oracle --------------------------------------------------------------------------------
 
 _WORDS = [
