@@ -17,6 +17,7 @@ from polarscore.exceptions import (
     PolarscoreError,
 )
 from polarscore.frame import score_frame
+from polarscore.normalize import repair_mojibake
 from polarscore.provenance import (
     PROVENANCE_KEY,
     read_provenance,
@@ -112,6 +113,7 @@ __all__ = [
     "recorded_thresholds",
     "regex_match",
     "regex_match_details",
+    "repair_mojibake",
     "report",
     "response_similarity",
     "response_similarity_details",

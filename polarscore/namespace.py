@@ -14,6 +14,7 @@ from typing import Any
 import polars as pl
 
 from polarscore._typing import IntoExpr, IntoMatchMode, IntoNumber, SimilarityMetric
+from polarscore.normalize import repair_mojibake
 from polarscore.scores import checks as _checks
 from polarscore.scores import extraction as _extraction
 from polarscore.scores.checks import DEFAULT_MAX_LENGTH, ContainsMode, FormatType, LengthUnit
@@ -77,6 +78,11 @@ class ScoreNamespace:
         numbers_must_match: bool = True,
         fold_accents: bool = True,
         number_words: bool = True,
+        dates: bool = True,
+        parentheticals: bool = True,
+        repair_mojibake: bool = True,
+        approximate_numbers: bool = False,
+        glued_words: bool = True,
     ) -> pl.Expr:
         """See :func:`polarscore.answer_match`.
 
@@ -100,6 +106,11 @@ class ScoreNamespace:
             numbers_must_match=numbers_must_match,
             fold_accents=fold_accents,
             number_words=number_words,
+            dates=dates,
+            parentheticals=parentheticals,
+            repair_mojibake=repair_mojibake,
+            approximate_numbers=approximate_numbers,
+            glued_words=glued_words,
         )
 
     def answer_match_details(
@@ -115,6 +126,11 @@ class ScoreNamespace:
         numbers_must_match: bool = True,
         fold_accents: bool = True,
         number_words: bool = True,
+        dates: bool = True,
+        parentheticals: bool = True,
+        repair_mojibake: bool = True,
+        approximate_numbers: bool = False,
+        glued_words: bool = True,
     ) -> pl.Expr:
         """See :func:`polarscore.answer_match_details`."""
         return answer_match_details(
@@ -129,6 +145,11 @@ class ScoreNamespace:
             numbers_must_match=numbers_must_match,
             fold_accents=fold_accents,
             number_words=number_words,
+            dates=dates,
+            parentheticals=parentheticals,
+            repair_mojibake=repair_mojibake,
+            approximate_numbers=approximate_numbers,
+            glued_words=glued_words,
         )
 
     def answer_precision(
@@ -395,6 +416,10 @@ class ScoreNamespace:
     def choice_match(self, reference: IntoExpr, *, rules: ChoiceRules = "mmlu_pro") -> pl.Expr:
         """See :func:`polarscore.choice_match`."""
         return _extraction.choice_match(self._expr, reference, rules=rules)
+
+    def repair_mojibake(self) -> pl.Expr:
+        """See :func:`polarscore.repair_mojibake`."""
+        return repair_mojibake(self._expr)
 
     def extract_number(self, *, method: NumberMethod = "flexible") -> pl.Expr:
         """See :func:`polarscore.extract_number`."""

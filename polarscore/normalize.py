@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from polarscore._typing import IntoExpr
+from polarscore._utils import parse_text_expr
 from polarscore.kernels._plugin import plugin_call
 
 #: The 29 code points that Python treats as whitespace (``str.isspace``).
@@ -98,6 +100,38 @@ def py_lower(expr: pl.Expr) -> pl.Expr:
     return plugin_call("py_lower", expr)
 
 
+def repair_mojibake(text: IntoExpr) -> pl.Expr:
+    r"""Undo UTF-8 text that was decoded as Latin-1 or cp1252 (``"DÃ¡in"`` becomes ``"Dáin"``).
+
+    The repair is made only where it is unambiguous: every character of the text must be one
+    byte in Latin-1 or cp1252, and those bytes must be valid UTF-8. Correct text almost never
+    passes both tests (a lone ``"é"`` is an invalid UTF-8 byte, and a character outside the two
+    encodings stops it), so it is returned unchanged, as is ASCII text. This is the repair
+    :func:`polarscore.answer_match` makes on both sides with ``repair_mojibake=True``; use it
+    to clean a log before scoring or reporting.
+
+    Parameters
+    ----------
+    text
+        A column name, a ``String`` expression or a Series.
+
+    Returns
+    -------
+    pl.Expr
+        ``String`` named ``repair_mojibake``; null stays null.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polarscore as ps
+    >>> df = pl.DataFrame({"gold": ["DÃ¡in", "â€œYesâ€\x9d", "Malmö", "café 東"]})
+    >>> df.select(ps.repair_mojibake("gold")).to_series().to_list()
+    ['Dáin', '“Yes”', 'Malmö', 'café 東']
+    """
+    expr = parse_text_expr(text, function="repair_mojibake", parameter="text")
+    return plugin_call("repair_mojibake", expr).alias("repair_mojibake")
+
+
 __all__ = [
     "PY_WHITESPACE",
     "PY_WORD_CLASS",
@@ -107,4 +141,5 @@ __all__ = [
     "py_is_blank",
     "py_lower",
     "py_strip",
+    "repair_mojibake",
 ]

@@ -21,6 +21,7 @@ from polarscore.scores.extraction import choice_match, numeric_match
 from polarscore.scores.match import (
     DEFAULT_MIN_TOKEN_RECALL,
     DEFAULT_STEM_PREFIX,
+    RULE_DEFAULTS,
     answer_match,
 )
 from polarscore.scores.precision import answer_precision
@@ -221,6 +222,7 @@ _SCORERS: dict[str, ScorerSpec] = {
                 "numbers_must_match": True,
                 "fold_accents": True,
                 "number_words": True,
+                **RULE_DEFAULTS,
             },
         ),
         ScorerSpec(

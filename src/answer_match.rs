@@ -15,6 +15,7 @@
 use std::cmp::Ordering;
 use std::sync::OnceLock;
 
+use crate::answer_rules as rules;
 use crate::pyunicode::{py_is_blank, Tables};
 
 // --- accent folding -----------------------------------------------------------------------------
@@ -662,6 +663,11 @@ pub struct Options {
     pub numbers_must_match: bool,
     pub fold_accents: bool,
     pub number_words: bool,
+    pub dates: bool,
+    pub parentheticals: bool,
+    pub repair_mojibake: bool,
+    pub approximate_numbers: bool,
+    pub glued_words: bool,
 }
 
 /// The rule that accepted the chosen alias, in the order the rules are tried.
@@ -669,6 +675,8 @@ pub struct Options {
 pub enum Rule {
     Exact,
     Contains,
+    Date,
+    ApproxNumber,
     TokenRecall,
     NoMatch,
 }
@@ -678,20 +686,29 @@ impl Rule {
         match self {
             Rule::Exact => "exact",
             Rule::Contains => "contains",
+            Rule::Date => "date",
+            Rule::ApproxNumber => "approx_number",
             Rule::TokenRecall => "token_recall",
             Rule::NoMatch => "no_match",
         }
     }
 }
 
+/// What was done to the texts before the rule accepted them, as bits of [`Decision::notes`].
+pub const NOTE_PARENTHETICAL: u8 = 1;
+pub const NOTE_MOJIBAKE: u8 = 2;
+pub const NOTE_GLUED: u8 = 4;
+
 /// The decision for a row that has a usable alias.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Decision {
     pub rule: Rule,
-    /// 1.0 for exact and contains, else the best token recall over the aliases.
+    /// 1.0 for the exact, contains, date and number rules, else the best token recall.
     pub graded: f64,
     /// The position of the chosen alias in the row's references, when a rule accepted it.
     pub index: Option<u32>,
+    /// `NOTE_*` bits: what was done to the chosen alias or the response (0 when no rule fired).
+    pub notes: u8,
 }
 
 impl Decision {
@@ -702,6 +719,115 @@ impl Decision {
             1.0
         }
     }
+
+    /// The rule's name, then what was done to the texts (`"exact; parenthetical dropped"`).
+    pub fn write_reason(&self, out: &mut String) {
+        out.push_str(self.rule.name());
+        for (bit, text) in [
+            (NOTE_PARENTHETICAL, "parenthetical dropped"),
+            (NOTE_MOJIBAKE, "mojibake repaired"),
+            (NOTE_GLUED, "glued words split"),
+        ] {
+            if self.notes & bit != 0 {
+                out.push_str("; ");
+                out.push_str(text);
+            }
+        }
+    }
+}
+
+/// The words of a normalised text.
+fn words(text: &str) -> Vec<&str> {
+    text.split(' ').filter(|w| !w.is_empty()).collect()
+}
+
+/// One alias as the rules see it: its position in the row's references, its span in
+/// [`Matcher::aliases`] and its `NOTE_*` bits.
+type AliasSpan = (u32, usize, usize, u8);
+
+/// The normalised aliases of a row, for the rules that accept or reject it outright.
+struct Spans<'s> {
+    spans: &'s [AliasSpan],
+    aliases: &'s str,
+}
+
+impl Spans<'_> {
+    fn alias(&self, &(_, s, e, _): &AliasSpan) -> &str {
+        self.aliases.get(s..e).unwrap_or(" ")
+    }
+
+    /// A decision of `rule` for `span`, with the alias's notes and `notes`.
+    fn decided(rule: Rule, span: &AliasSpan, notes: u8) -> Decision {
+        Decision {
+            rule,
+            graded: 1.0,
+            index: Some(span.0),
+            notes: span.3 | notes,
+        }
+    }
+
+    /// The first of the exact and contains rules that accepts an alias against the normalised
+    /// response `resp` (each rule over every alias before the next rule).
+    fn text_rule(&self, opts: &Options, resp: &str, notes: u8) -> Option<Decision> {
+        if opts.exact {
+            if let Some(span) = self.spans.iter().find(|s| self.alias(s) == resp) {
+                return Some(Self::decided(Rule::Exact, span, notes));
+            }
+        }
+        if opts.contains {
+            let hit = self.spans.iter().find(|s| {
+                let a = self.alias(s);
+                a != " " && memchr::memmem::find(resp.as_bytes(), a.as_bytes()).is_some()
+            });
+            if let Some(span) = hit {
+                return Some(Self::decided(Rule::Contains, span, notes));
+            }
+        }
+        None
+    }
+
+    /// The first of the date and number rules that accepts an alias against `resp`.
+    fn value_rule(
+        &self,
+        opts: &Options,
+        resp: &str,
+        asks_when: bool,
+        notes: u8,
+    ) -> Option<Decision> {
+        let decided = |rule: Rule, span: &AliasSpan| Self::decided(rule, span, notes);
+        // Dates and numbers need a digit in the alias: the others are skipped unread.
+        let has_digit = |s: &&AliasSpan| self.alias(s).bytes().any(|b| b.is_ascii_digit());
+        if opts.dates {
+            let mut read = None;
+            for span in self.spans.iter().filter(has_digit) {
+                let Some(date) = rules::alias_date(&words(self.alias(span))) else {
+                    continue;
+                };
+                let (dates, decades) = read.get_or_insert_with(|| {
+                    let w = words(resp);
+                    (rules::find_dates(&w), rules::find_decades(&w))
+                });
+                if rules::date_matches(date, dates, decades, asks_when) {
+                    return Some(decided(Rule::Date, span));
+                }
+            }
+        }
+        if opts.approximate_numbers {
+            let resp_words = words(resp);
+            let mut numbers = None;
+            for span in self.spans.iter().filter(has_digit) {
+                let alias_words = words(self.alias(span));
+                let Some(number) = rules::alias_number(&alias_words) else {
+                    continue;
+                };
+                let found = numbers.get_or_insert_with(|| rules::find_numbers(&resp_words));
+                if rules::number_matches(&number, found) {
+                    return Some(decided(Rule::ApproxNumber, span));
+                }
+            }
+        }
+        None
+    }
 }
 
 /// Reusable buffers for deciding many rows.
@@ -709,12 +835,18 @@ impl Decision {
 pub struct Matcher {
     norm: Normalizer,
     response: String,
+    /// The normalised response with glued words split (when it differs from `response`).
+    glued: String,
     question: String,
     scratch: String,
+    /// Repaired or rewritten raw texts.
+    fixed: String,
+    fixed_response: String,
+    stripped: String,
+    raw: Vec<u8>,
     /// The normalised usable aliases, end to end.
     aliases: String,
-    /// Per usable alias: its position in the row's references and its span in `aliases`.
-    alias_spans: Vec<(u32, usize, usize)>,
+    alias_spans: Vec<AliasSpan>,
     response_tokens: TokenSet,
     question_tokens: TokenSet,
     alias_tokens: TokenSet,
@@ -742,62 +874,109 @@ impl Matcher {
             let Some(alias) = alias.filter(|a| !py_is_blank(a)) else {
                 continue;
             };
+            let index = u32::try_from(i).unwrap_or(u32::MAX);
+            let repaired = opts.repair_mojibake
+                && rules::repair_mojibake_into(alias, &mut self.raw, &mut self.fixed);
+            let text = if repaired { self.fixed.as_str() } else { alias };
+            let notes = if repaired { NOTE_MOJIBAKE } else { 0 };
             self.norm
-                .normalize_into(t, fold, nw, alias, &mut self.scratch);
+                .normalize_into(t, fold, nw, text, &mut self.scratch);
             let start = self.aliases.len();
             self.aliases.push_str(&self.scratch);
-            self.alias_spans.push((
-                u32::try_from(i).unwrap_or(u32::MAX),
-                start,
-                self.aliases.len(),
-            ));
+            self.alias_spans
+                .push((index, start, self.aliases.len(), notes));
+            if opts.parentheticals
+                && rules::drop_parentheticals_into(text, &mut self.stripped)
+                && !py_is_blank(&self.stripped)
+            {
+                self.norm
+                    .normalize_into(t, fold, nw, &self.stripped, &mut self.scratch);
+                let start = self.aliases.len();
+                self.aliases.push_str(&self.scratch);
+                self.alias_spans.push((
+                    index,
+                    start,
+                    self.aliases.len(),
+                    notes | NOTE_PARENTHETICAL,
+                ));
+            }
         }
         if self.alias_spans.is_empty() {
             return None;
         }
+        let response_repaired = opts.repair_mojibake
+            && rules::repair_mojibake_into(response, &mut self.raw, &mut self.fixed_response);
+        let response = if response_repaired {
+            self.fixed_response.as_str()
+        } else {
+            response
+        };
+        let row_notes = if response_repaired { NOTE_MOJIBAKE } else { 0 };
         self.norm
             .normalize_into(t, fold, nw, response, &mut self.response);
+        let spans = Spans {
+            spans: &self.alias_spans,
+            aliases: &self.aliases,
+        };
+        // Most rows end here, before the question is read.
+        if let Some(d) = spans.text_rule(opts, &self.response, row_notes) {
+            return Some(d);
+        }
+        let has_question = question.is_some();
+        if let Some(q) = question {
+            let q = if opts.repair_mojibake
+                && rules::repair_mojibake_into(q, &mut self.raw, &mut self.fixed)
+            {
+                self.fixed.as_str()
+            } else {
+                q
+            };
+            self.norm.normalize_into(t, fold, nw, q, &mut self.question);
+        }
+        let asks_when = !has_question || rules::asks_when(&self.question);
+        if let Some(d) = spans.value_rule(opts, &self.response, asks_when, row_notes) {
+            return Some(d);
+        }
+        // Only when no rule accepts the response as written: the same rules (token recall
+        // excepted) on the response with glued words split.
+        if opts.glued_words
+            && (rules::has_glued_words(response) || rules::has_glued_years(&self.response))
+        {
+            let source = if rules::unglue_into(response, &mut self.stripped) {
+                self.norm
+                    .normalize_into(t, fold, nw, &self.stripped, &mut self.scratch);
+                self.scratch.as_str()
+            } else {
+                self.response.as_str()
+            };
+            rules::split_year_citations_into(source, &mut self.glued);
+            if self.glued != self.response {
+                let notes = row_notes | NOTE_GLUED;
+                let glued = self.glued.as_str();
+                let d = spans.text_rule(opts, glued, notes);
+                if let Some(d) = d.or_else(|| spans.value_rule(opts, glued, asks_when, notes)) {
+                    return Some(d);
+                }
+            }
+        }
         let resp = self.response.as_str();
         let aliases = self.aliases.as_str();
-        let alias = |&(_, s, e): &(u32, usize, usize)| aliases.get(s..e).unwrap_or(" ");
-        if opts.exact {
-            if let Some(&(i, _, _)) = self.alias_spans.iter().find(|&s| alias(s) == resp) {
-                return Some(Decision {
-                    rule: Rule::Exact,
-                    graded: 1.0,
-                    index: Some(i),
-                });
-            }
-        }
-        if opts.contains {
-            let hit = self.alias_spans.iter().find(|&s| {
-                let a = alias(s);
-                a != " " && memchr::memmem::find(resp.as_bytes(), a.as_bytes()).is_some()
-            });
-            if let Some(&(i, _, _)) = hit {
-                return Some(Decision {
-                    rule: Rule::Contains,
-                    graded: 1.0,
-                    index: Some(i),
-                });
-            }
-        }
+        let alias = |&(_, s, e, _): &AliasSpan| aliases.get(s..e).unwrap_or(" ");
         let mut best = Decision {
             rule: Rule::NoMatch,
             graded: 0.0,
             index: None,
+            notes: 0,
         };
         if !opts.token_recall {
             return Some(best);
         }
         let prefix = opts.stem_prefix;
         self.response_tokens.build(t, resp, prefix);
-        match question {
-            Some(q) => {
-                self.norm.normalize_into(t, fold, nw, q, &mut self.question);
-                self.question_tokens.build(t, &self.question, prefix);
-            }
-            None => self.question_tokens.clear(),
+        if has_question {
+            self.question_tokens.build(t, &self.question, prefix);
+        } else {
+            self.question_tokens.clear();
         }
         let mut best_rule = Rule::NoMatch;
         for span in &self.alias_spans {
@@ -815,10 +994,12 @@ impl Matcher {
             };
             if better {
                 best_rule = rule;
+                let matched = rule == Rule::TokenRecall;
                 best = Decision {
                     rule,
                     graded: recall,
-                    index: (rule == Rule::TokenRecall).then_some(span.0),
+                    index: matched.then_some(span.0),
+                    notes: if matched { span.3 | row_notes } else { 0 },
                 };
             }
         }
@@ -975,6 +1156,11 @@ mod tests {
             numbers_must_match: true,
             fold_accents: true,
             number_words: true,
+            dates: true,
+            parentheticals: true,
+            repair_mojibake: true,
+            approximate_numbers: true,
+            glued_words: true,
         };
         Matcher::default().decide(
             t,

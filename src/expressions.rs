@@ -187,6 +187,11 @@ struct MatchKwargs {
     numbers_must_match: bool,
     fold_accents: bool,
     number_words: bool,
+    dates: bool,
+    parentheticals: bool,
+    repair_mojibake: bool,
+    approximate_numbers: bool,
+    glued_words: bool,
 }
 
 /// Decide every row: inputs are the response, the references (String or List(String)) and,
@@ -207,6 +212,11 @@ fn match_rows(inputs: &[Series], kwargs: &MatchKwargs) -> PolarsResult<Vec<Optio
         numbers_must_match: kwargs.numbers_must_match,
         fold_accents: kwargs.fold_accents,
         number_words: kwargs.number_words,
+        dates: kwargs.dates,
+        parentheticals: kwargs.parentheticals,
+        repair_mojibake: kwargs.repair_mojibake,
+        approximate_numbers: kwargs.approximate_numbers,
+        glued_words: kwargs.glued_words,
     };
     let response = Texts::new(&inputs[0], "response")?;
     let references = References::new(&inputs[1], "references")?;
@@ -251,6 +261,7 @@ fn match_details_type(_: &[Field]) -> PolarsResult<Field> {
             Field::new("graded_score".into(), DataType::Float64),
             Field::new("reference_index".into(), DataType::Int64),
             Field::new("rule".into(), DataType::String),
+            Field::new("reason".into(), DataType::String),
         ]),
     ))
 }
@@ -269,13 +280,41 @@ fn answer_match_details(inputs: &[Series], kwargs: MatchKwargs) -> PolarsResult<
         .iter()
         .map(|d| Some(d.map_or("no_reference", |d| d.rule.name())))
         .collect();
+    let mut reason = String::new();
+    let reasons: StringChunked = rows
+        .iter()
+        .map(|d| {
+            reason.clear();
+            match d {
+                Some(d) => d.write_reason(&mut reason),
+                None => reason.push_str("no_reference"),
+            }
+            Some(reason.clone())
+        })
+        .collect();
     let fields = [
         score.with_name("score".into()).into_series(),
         graded.with_name("graded_score".into()).into_series(),
         index.with_name("reference_index".into()).into_series(),
         rule.with_name("rule".into()).into_series(),
+        reasons.with_name("reason".into()).into_series(),
     ];
     let out = StructChunked::from_series("answer_match_details".into(), n, fields.iter())?;
+    Ok(out.into_series())
+}
+
+/// `repair_mojibake`: UTF-8 read as Latin-1 or cp1252, undone where it re-encodes cleanly.
+#[polars_expr(output_type=String)]
+fn repair_mojibake(inputs: &[Series]) -> PolarsResult<Series> {
+    let ca = inputs[0].str()?;
+    let (mut raw, mut fixed) = (Vec::new(), String::new());
+    let out = ca.apply_into_string_amortized(|text, buf| {
+        if crate::answer_rules::repair_mojibake_into(text, &mut raw, &mut fixed) {
+            buf.push_str(&fixed);
+        } else {
+            buf.push_str(text);
+        }
+    });
     Ok(out.into_series())
 }
 

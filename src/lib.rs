@@ -8,6 +8,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 pub mod answer_match;
+pub mod answer_rules;
 mod columns;
 pub mod correctness;
 pub mod deterministic;

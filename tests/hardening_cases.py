@@ -250,6 +250,11 @@ OPTION_CASES: dict[str, Mapping[str, OptionCases]] = {
         "numbers_must_match": OptionCases(valid=(True, False), invalid=(1, "yes", None)),
         "fold_accents": OptionCases(valid=(True, False), invalid=(0, "no", None)),
         "number_words": OptionCases(valid=(True, False), invalid=(1, "x", None)),
+        "dates": OptionCases(valid=(True, False), invalid=(1, "yes", None)),
+        "parentheticals": OptionCases(valid=(True, False), invalid=(0, "no", None)),
+        "repair_mojibake": OptionCases(valid=(True, False), invalid=(1, "x", None)),
+        "approximate_numbers": OptionCases(valid=(True, False), invalid=(0, "on", None)),
+        "glued_words": OptionCases(valid=(True, False), invalid=(1, "split", None)),
     },
 }
 

@@ -150,6 +150,7 @@ def test_reference_index_counts_every_alias() -> None:
         "graded_score": 1.0,
         "reference_index": 3,
         "rule": "exact",
+        "reason": "exact",
     }
     # exact beats contains, whatever the order
     assert _details("Paris", ["Paris France", "Paris"])["reference_index"] == 1
@@ -168,6 +169,7 @@ def test_no_usable_reference_is_inconclusive(references: list[str | None] | str 
             "graded_score": None,
             "reference_index": None,
             "rule": "no_reference",
+            "reason": "no_reference",
         }
 
 
@@ -254,6 +256,11 @@ def test_namespace_delegates() -> None:
         ({"stem_prefix": 6.0}, "stem_prefix"),
         ({"exact": "yes"}, "exact"),
         ({"numbers_must_match": 1}, "numbers_must_match"),
+        ({"dates": "yes"}, "dates"),
+        ({"parentheticals": None}, "parentheticals"),
+        ({"repair_mojibake": 1}, "repair_mojibake"),
+        ({"approximate_numbers": "on"}, "approximate_numbers"),
+        ({"glued_words": 0}, "glued_words"),
         ({"exact": False, "contains": False, "token_recall": False}, "token_recall"),
     ],
 )
@@ -265,6 +272,239 @@ def test_bad_options_raise_at_build_time(options: dict[str, object], parameter: 
 def test_bad_column_argument() -> None:
     with pytest.raises(ps.InvalidParameterError, match="'references'"):
         ps.answer_match("response", 3)  # type: ignore[arg-type]
+
+
+# --- the second-round rules (EVOUNA-shaped cases) ----------------------------------------------
+
+
+def _why(response: str, references: list[str], question: str | None = None, **options) -> str:
+    df = pl.DataFrame(
+        {"r": [response], "refs": [references], "q": [question]},
+        schema={"r": pl.String, "refs": pl.List(pl.String), "q": pl.String},
+    )
+    q = "q" if question is not None else None
+    return df.select(ps.answer_match_details("r", "refs", question=q, **options)).item()["reason"]
+
+
+@pytest.mark.parametrize(
+    ("response", "gold", "question"),
+    [
+        ("2010", "8 September 2010", "when did the tower open"),
+        ("It opened in 1600.", "31 December 1600", "when was the company founded"),
+        ("January 15, 2007", "15 January 2007", None),
+        ("2007-01-15", "January 15, 2007", None),
+        ("on the 15th of January 2007", "2007-01-15", None),
+        ("It first aired in September 1972.", "September 14, 1972", "when did it first air"),
+        ("The last wolf was killed in the 1920s.", "1926", "when was the last wolf killed"),
+        ("It ended in the late 1970s.", "September 19, 1977", "when did the mills close"),
+    ],
+)
+def test_dates_pass_at_the_answers_granularity(
+    response: str, gold: str, question: str | None
+) -> None:
+    assert _why(response, [gold], question) == "date"
+    assert _why(response, [gold], question, dates=False) != "date"
+
+
+@pytest.mark.parametrize(
+    ("response", "gold", "question"),
+    [
+        ("April 2018", "April 2, 2017", "when was it released"),  # conflicting year
+        ("April 3, 2017", "April 2, 2017", None),  # conflicting day
+        ("May 2017", "April 2, 2017", "when was it released"),  # conflicting month
+        ("2017", "April 2, 2017", "who released it"),  # a year alone answers only "when"
+        ("April 2", "April 2, 2017", None),  # the year is missing
+        ("in the 1930s", "1926", "when was the last wolf killed"),  # another decade
+        ("in the 1920s", "1926", "who killed it"),  # a decade answers only "when"
+    ],
+)
+def test_conflicting_or_missing_dates_do_not_pass(
+    response: str, gold: str, question: str | None
+) -> None:
+    assert _why(response, [gold], question) == "no_match"
+
+
+def test_parenthetical_qualifiers_are_dropped_from_aliases() -> None:
+    assert _why("Shot", ["Shot (unit)"]) == "exact; parenthetical dropped"
+    war = ["War of the Spanish Succession (1701-1714)"]
+    assert _why("the War of the Spanish Succession", war) == "exact; parenthetical dropped"
+    # without the rule, only half the alias's words are there
+    assert _why("Shot", ["Shot (unit)"], parentheticals=False) == "token_recall"
+    # the alias as written still wins when it matches by itself
+    assert _why("Shot (unit)", ["Shot (unit)"]) == "exact"
+
+
+def test_mojibake_is_repaired_on_both_sides() -> None:
+    assert _why("Dáin", ["DÃ¡in"]) == "exact; mojibake repaired"
+    assert _why("DÃ¡in Ironfoot", ["Dáin"]) == "contains; mojibake repaired"
+    assert _why("Dáin", ["DÃ¡in"], repair_mojibake=False) == "no_match"
+    # text that does not re-encode cleanly is left alone
+    assert _why("Malmö", ["Malmö"]) == "exact"
+
+
+def test_repair_mojibake_expression() -> None:
+    df = pl.DataFrame({"t": ["DÃ¡in", "10Â\xa0km", "Malmö", "plain", None, "Ã©t\u00e9"]})
+    got = df.select(ps.repair_mojibake("t")).to_series().to_list()
+    assert got == ["Dáin", "10\xa0km", "Malmö", "plain", None, "Ã©t\u00e9"]
+    assert got == [None if t is None else oracles_match.repair_mojibake(t) for t in df["t"]]
+    via_namespace = df.select(pl.col("t").score.repair_mojibake()).to_series().to_list()
+    assert via_namespace == got
+
+
+@pytest.mark.parametrize(
+    ("response", "gold"),
+    [
+        ("about 2.4 billion years ago", "around 2.45 billion years ago"),
+        ("760 torr", "759.9625"),
+        ("£50m", "50 million"),
+        ("roughly 1.2 million people", "1,234,567"),
+    ],
+)
+def test_approximate_numbers(response: str, gold: str) -> None:
+    assert _why(response, [gold], approximate_numbers=True) == "approx_number"
+    assert _why(response, [gold], approximate_numbers=False) == "no_match"
+
+
+@pytest.mark.parametrize(
+    ("response", "gold"),
+    [
+        ("2.4 billion years ago", "2.45 billion years ago"),  # not marked as approximate
+        ("761 torr", "759.9625"),  # rounds to another number
+        ("1,776 steps", "2,579 steps"),  # exact numbers that differ
+        ("about 2.4 billion people", "around 2.45 billion years"),  # another unit
+        ("about 1990", "1989"),  # a year is a date, never approximate
+        ("about 3 billion years", "2.45 billion years"),  # too far
+    ],
+)
+def test_different_numbers_do_not_pass(response: str, gold: str) -> None:
+    assert _why(response, [gold], approximate_numbers=True) == "no_match"
+
+
+def test_glued_words_are_split() -> None:
+    bing = "The US state that forms the western boundary of Montana isIdaho1."
+    assert _why(bing, ["Idaho"]) == "contains; glued words split"
+    released = "The Wizard of Oz was released in 193912."
+    assert _why(released, ["August 25, 1939"], "when was it made") == "date; glued words split"
+    podcast = "“Last Podcast on the Left” began in2011as a conversation between friends"
+    assert _why(podcast, ["2011"], "when did it start") == "contains; glued words split"
+    assert _why(bing, ["Idaho"], glued_words=False) == "no_match"
+    # token recall never reads the split text (no new partial matches)
+    assert _why("It is ScroogeDuck", ["Donald Duck"], exact=False, contains=False) == "no_match"
+
+
+_RULE_WORDS = [
+    "8 September 2010",
+    "September 8, 2010",
+    "2010",
+    "in 1600",
+    "2007-01-15",
+    "15th of January",
+    "Shot (unit)",
+    "(1701-1714)",
+    "DÃ¡in",
+    "Dáin",
+    "about",
+    "2.45 billion",
+    "2.4bn",
+    "760",
+    "759.9625",
+    "£50m",
+    "isIdaho1",
+    "193912",
+    "in2011as",
+    "the 1920s",
+    "1926",
+    "torr",
+    "when",
+]
+rule_phrase = st.lists(st.sampled_from(_RULE_WORDS), max_size=4).map(" ".join)
+
+
+@given(
+    response=st.none() | rule_phrase,
+    references=st.lists(st.none() | rule_phrase, max_size=3),
+    question=st.none() | rule_phrase,
+    flags=st.tuples(st.booleans(), st.booleans(), st.booleans(), st.booleans(), st.booleans()),
+)
+def test_new_rules_agree_with_oracle(
+    response: str | None,
+    references: list[str | None],
+    question: str | None,
+    flags: tuple[bool, bool, bool, bool, bool],
+) -> None:
+    names = ("dates", "parentheticals", "repair_mojibake", "approximate_numbers", "glued_words")
+    options = dict(zip(names, flags, strict=True))
+    df = pl.DataFrame(
+        {"response": [response], "references": [references], "question": [question]},
+        schema={"response": pl.String, "references": pl.List(pl.String), "question": pl.String},
+    )
+    got = df.select(
+        ps.answer_match_details("response", "references", question="question", **options)
+    ).item()
+    want = oracles_match.answer_match(response, references, question=question, **options)
+    assert got == want.__dict__
+
+
+_GRID_TEXTS = [
+    "2010",
+    "It opened in 1600.",
+    "8 September 2010",
+    "September 8, 2010",
+    "2010-09-08",
+    "April 2018",
+    "April 2, 2017",
+    "in the 1920s",
+    "1926",
+    "Shot (unit)",
+    "Shot",
+    "DÃ¡in",
+    "Dáin Ironfoot",
+    "about 2.4 billion years ago",
+    "around 2.45 billion years ago",
+    "2.4 billion years ago",
+    "760 torr",
+    "759.9625",
+    "£50m",
+    "isIdaho1.",
+    "Idaho",
+    "released in 193912.",
+    "began in2011as a show",
+    "2011",
+]
+
+
+@pytest.mark.parametrize(
+    "switched_off",
+    [None, "dates", "parentheticals", "repair_mojibake", "approximate_numbers", "glued_words"],
+)
+def test_new_rules_agree_with_oracle_on_every_pair(switched_off: str | None) -> None:
+    """Every response of the grid against every gold, with and without a "when" question."""
+    names = ("dates", "parentheticals", "repair_mojibake", "approximate_numbers", "glued_words")
+    options = {name: name != switched_off for name in names}
+    rows = [
+        (response, [gold, None], question)
+        for response in _GRID_TEXTS
+        for gold in _GRID_TEXTS
+        for question in (None, "when did it happen", "who did it")
+    ]
+    df = pl.DataFrame(
+        rows,
+        schema={"response": pl.String, "references": pl.List(pl.String), "question": pl.String},
+        orient="row",
+    )
+    got = (
+        df.select(ps.answer_match_details("response", "references", question="question", **options))
+        .unnest("answer_match_details")
+        .to_dicts()
+    )
+    want = [
+        oracles_match.answer_match(r, refs, question=q, **options).__dict__ for r, refs, q in rows
+    ]
+    assert got == want
+    if switched_off is None:  # the grid exercises every rule and every note
+        reasons = {d["reason"] for d in got}
+        for part in ("date", "approx_number", "parenthetical", "mojibake", "glued"):
+            assert any(part in reason for reason in reasons), part
 
 
 # --- the oracle --------------------------------------------------------------------------------

@@ -56,7 +56,7 @@ STOPWORDS: tuple[str, ...] = (
 )
 
 #: The rules, in the order they are tried; the first one that fires names the match.
-RULES: tuple[str, ...] = ("exact", "contains", "token_recall")
+RULES: tuple[str, ...] = ("exact", "contains", "date", "approx_number", "token_recall")
 
 #: ``rule`` when no rule fired, and when the row has no usable reference.
 NO_MATCH = "no_match"
@@ -75,6 +75,11 @@ class MatchOptions:
     numbers_must_match: bool
     fold_accents: bool
     number_words: bool
+    dates: bool
+    parentheticals: bool
+    repair_mojibake: bool
+    approximate_numbers: bool
+    glued_words: bool
 
 
 def match_expr(

@@ -34,6 +34,16 @@ DEFAULT_MIN_TOKEN_RECALL = 0.3
 #: The default stemming prefix: tokens compare on their first six characters.
 DEFAULT_STEM_PREFIX = 6
 
+#: The second-round rules and their defaults, chosen on one half of EVOUNA's questions and
+#: checked on the other (``benchmarks/eval_answer_match.py``; ``docs/answer_match.md``).
+RULE_DEFAULTS: dict[str, bool] = {
+    "dates": True,
+    "parentheticals": True,
+    "repair_mojibake": True,
+    "approximate_numbers": False,
+    "glued_words": True,
+}
+
 
 def _check_flag(value: Any, function: str, parameter: str) -> bool:
     if not isinstance(value, bool):
@@ -55,6 +65,11 @@ def _match_expr(
     numbers_must_match: bool,
     fold_accents: bool,
     number_words: bool,
+    dates: bool,
+    parentheticals: bool,
+    repair_mojibake: bool,
+    approximate_numbers: bool,
+    glued_words: bool,
     details: bool,
 ) -> pl.Expr:
     flags = {
@@ -64,6 +79,11 @@ def _match_expr(
         "numbers_must_match": numbers_must_match,
         "fold_accents": fold_accents,
         "number_words": number_words,
+        "dates": dates,
+        "parentheticals": parentheticals,
+        "repair_mojibake": repair_mojibake,
+        "approximate_numbers": approximate_numbers,
+        "glued_words": glued_words,
     }
     for name, value in flags.items():
         _check_flag(value, function, name)
@@ -97,6 +117,11 @@ def _match_expr(
         numbers_must_match=numbers_must_match,
         fold_accents=fold_accents,
         number_words=number_words,
+        dates=dates,
+        parentheticals=parentheticals,
+        repair_mojibake=repair_mojibake,
+        approximate_numbers=approximate_numbers,
+        glued_words=glued_words,
     )
     check_same_length(function, response=response, references=references, question=question)
     resp = parse_text_expr(response, function=function, parameter="response")
@@ -122,11 +147,18 @@ def answer_match(
     numbers_must_match: bool = True,
     fold_accents: bool = True,
     number_words: bool = True,
+    dates: bool = True,
+    parentheticals: bool = True,
+    repair_mojibake: bool = True,
+    approximate_numbers: bool = False,
+    glued_words: bool = True,
 ) -> pl.Expr:
     r"""Score whether a free-form response gives one of the reference answers: 1.0 or 0.0.
 
-    Every alias of the reference is tried with three rules, in order; the row scores 1.0 as soon
-    as one rule accepts one alias. All comparisons are made on normalised text (see Notes).
+    Every alias of the reference is tried with the rules in order (exact, contains, date,
+    approximate number, token recall); the row scores 1.0 as soon as one rule accepts one alias.
+    All comparisons are made on normalised text (see Notes). ``docs/answer_match.md`` describes
+    the date, parenthetical, mojibake, glued-word and number rules with examples.
 
     Parameters
     ----------
@@ -162,6 +194,26 @@ def answer_match(
         Normalise Unicode compatibility forms and drop accents (``"Malmö"`` equals ``"Malmo"``).
     number_words
         Read number and ordinal words as digits (``"seventh"`` equals ``"7th"`` and ``"7"``).
+    dates
+        Rule ``date``: an alias that is a date matches a response date that agrees at every
+        component both state and gives the year (``"January 15, 2007"`` for
+        ``"2007-01-15"``); a year or a decade alone (``"2010"``, ``"the 1920s"``) only when the
+        question asks when (or none is given). A conflicting date never matches.
+    parentheticals
+        Also try each alias without its parenthetical qualifiers (``"Shot (unit)"`` as
+        ``"Shot"``).
+    repair_mojibake
+        Repair UTF-8 read as Latin-1 or cp1252 on both sides, where the text re-encodes cleanly
+        (``"DÃ¡in"`` is ``"Dáin"``); see :func:`polarscore.repair_mojibake`.
+    approximate_numbers
+        Rule ``approx_number`` (off by default): an alias with one number matches the same value
+        in any spelling (``"£2.4bn"``), a value the response marks as approximate within 5%
+        (``"about 2.4 billion"`` for ``"2.45 billion"``) or rounds (``"760"`` for
+        ``"759.9625"``); a unit word after both must agree.
+    glued_words
+        The exact, contains, date and number rules also read the response with words a chat
+        interface glued together split (``"isIdaho1"``, a year and its citation marker
+        ``"193912"``).
 
     Returns
     -------
@@ -246,6 +298,11 @@ def answer_match(
             numbers_must_match=numbers_must_match,
             fold_accents=fold_accents,
             number_words=number_words,
+            dates=dates,
+            parentheticals=parentheticals,
+            repair_mojibake=repair_mojibake,
+            approximate_numbers=approximate_numbers,
+            glued_words=glued_words,
             details=False,
         )
     ).alias("answer_match")
@@ -264,6 +321,11 @@ def answer_match_details(
     numbers_must_match: bool = True,
     fold_accents: bool = True,
     number_words: bool = True,
+    dates: bool = True,
+    parentheticals: bool = True,
+    repair_mojibake: bool = True,
+    approximate_numbers: bool = False,
+    glued_words: bool = True,
 ) -> pl.Expr:
     """Explain :func:`answer_match`: the decision, a graded score, the matching alias and the rule.
 
@@ -272,6 +334,8 @@ def answer_match_details(
     response, references, question, exact, contains, token_recall, min_token_recall
         As for :func:`answer_match`.
     stem_prefix, numbers_must_match, fold_accents, number_words
+        As for :func:`answer_match`.
+    dates, parentheticals, repair_mojibake, approximate_numbers, glued_words
         As for :func:`answer_match`.
 
     Returns
@@ -285,9 +349,12 @@ def answer_match_details(
           missing, when ``numbers_must_match``); null when inconclusive;
         * ``reference_index`` (``Int64``): the position in ``references`` of the alias that
           matched (the first one, by rule order, then by graded score); null when none did;
-        * ``rule`` (``String``): ``"exact"``, ``"contains"`` or ``"token_recall"`` (the first
-          rule that accepted the chosen alias), ``"no_match"``, or ``"no_reference"`` when
-          inconclusive.
+        * ``rule`` (``String``): ``"exact"``, ``"contains"``, ``"date"``, ``"approx_number"`` or
+          ``"token_recall"`` (the first rule that accepted the chosen alias), ``"no_match"``, or
+          ``"no_reference"`` when inconclusive;
+        * ``reason`` (``String``): the rule, then what was done to the texts for it to accept
+          them, each after ``"; "``: ``"parenthetical dropped"``, ``"mojibake repaired"``,
+          ``"glued words split"`` (``"exact; parenthetical dropped"``).
 
     See Also
     --------
@@ -306,17 +373,39 @@ def answer_match_details(
     >>> df.select(ps.answer_match_details("response", "references")).unnest(
     ...     "answer_match_details"
     ... )
-    shape: (4, 4)
-    ┌───────┬──────────────┬─────────────────┬──────────────┐
-    │ score ┆ graded_score ┆ reference_index ┆ rule         │
-    │ ---   ┆ ---          ┆ ---             ┆ ---          │
-    │ f64   ┆ f64          ┆ i64             ┆ str          │
-    ╞═══════╪══════════════╪═════════════════╪══════════════╡
-    │ 1.0   ┆ 1.0          ┆ 1               ┆ exact        │
-    │ 1.0   ┆ 1.0          ┆ 0               ┆ contains     │
-    │ 1.0   ┆ 0.5          ┆ 0               ┆ token_recall │
-    │ 0.0   ┆ 0.0          ┆ null            ┆ no_match     │
-    └───────┴──────────────┴─────────────────┴──────────────┘
+    shape: (4, 5)
+    ┌───────┬──────────────┬─────────────────┬──────────────┬──────────────┐
+    │ score ┆ graded_score ┆ reference_index ┆ rule         ┆ reason       │
+    │ ---   ┆ ---          ┆ ---             ┆ ---          ┆ ---          │
+    │ f64   ┆ f64          ┆ i64             ┆ str          ┆ str          │
+    ╞═══════╪══════════════╪═════════════════╪══════════════╪══════════════╡
+    │ 1.0   ┆ 1.0          ┆ 1               ┆ exact        ┆ exact        │
+    │ 1.0   ┆ 1.0          ┆ 0               ┆ contains     ┆ contains     │
+    │ 1.0   ┆ 0.5          ┆ 0               ┆ token_recall ┆ token_recall │
+    │ 0.0   ┆ 0.0          ┆ null            ┆ no_match     ┆ no_match     │
+    └───────┴──────────────┴─────────────────┴──────────────┴──────────────┘
+
+    The second-round rules show in ``reason``:
+
+    >>> df = pl.DataFrame(
+    ...     {
+    ...         "response": ["Shot", "It opened in 2010.", "isIdaho1."],
+    ...         "references": [["Shot (unit)"], ["8 September 2010"], ["Idaho"]],
+    ...         "question": ["what unit?", "when did it open?", "which state?"],
+    ...     }
+    ... )
+    >>> details = ps.answer_match_details("response", "references", question="question")
+    >>> df.select(details.struct.field("rule", "reason"))
+    shape: (3, 2)
+    ┌──────────┬──────────────────────────────┐
+    │ rule     ┆ reason                       │
+    │ ---      ┆ ---                          │
+    │ str      ┆ str                          │
+    ╞══════════╪══════════════════════════════╡
+    │ exact    ┆ exact; parenthetical dropped │
+    │ date     ┆ date                         │
+    │ contains ┆ contains; glued words split  │
+    └──────────┴──────────────────────────────┘
     """
     return _match_expr(
         "answer_match_details",
@@ -331,6 +420,11 @@ def answer_match_details(
         numbers_must_match=numbers_must_match,
         fold_accents=fold_accents,
         number_words=number_words,
+        dates=dates,
+        parentheticals=parentheticals,
+        repair_mojibake=repair_mojibake,
+        approximate_numbers=approximate_numbers,
+        glued_words=glued_words,
         details=True,
     ).alias("answer_match_details")
 
@@ -341,6 +435,7 @@ __all__ = [
     "NO_MATCH",
     "NO_REFERENCE",
     "RULES",
+    "RULE_DEFAULTS",
     "STOPWORDS",
     "answer_match",
     "answer_match_details",
