@@ -16,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import polarscore as ps
+from tests import oracles_extraction
 from tests.conftest import DATA, Engine
 
 MMLU = pl.read_parquet(DATA / "mmlu_pro_extraction.parquet")
@@ -79,30 +80,13 @@ def test_mmlu_pro_accuracy_per_model() -> None:
         if model == "Llama-3.1-8B-Instruct":
             # The harness's "G" stand-in is right where the gold letter is G.
             stand_in = rows.filter(
-                pl.col("response").map_elements(_oracle_full, return_dtype=pl.String).is_null()
+                pl.col("response")
+                .map_elements(oracles_extraction.mmlu_pro, return_dtype=pl.String)
+                .is_null()
                 & (pl.col("reference") == "G")
             ).height
             accuracy += stand_in / rows.height  # type: ignore[operator]
         assert round(accuracy, 3) == README_ACCURACY[model], model  # type: ignore[arg-type]
-
-
-# --- the harness's rules in Python's re, as an oracle ---------------------------------------------
-
-
-def _oracle_answer_is(text: str) -> str | None:
-    match = re.search(r"answer is \(?([A-J])\)?", text)
-    return match.group(1) if match else None
-
-
-def _oracle_full(text: str) -> str | None:
-    first = _oracle_answer_is(text)
-    if first:
-        return first
-    match = re.search(r".*[aA]nswer:\s*([A-J])", text)
-    if match:
-        return match.group(1)
-    match = re.search(r"\b[A-J]\b(?!.*\b[A-J]\b)", text, re.DOTALL)
-    return match.group(0) if match else None
 
 
 PIECES = st.sampled_from(
@@ -119,8 +103,12 @@ def test_extract_choice_matches_the_harness_regexes(texts: list[str | None]) -> 
         full=ps.extract_choice("response"),
         first=ps.extract_choice("response", rules="answer_is"),
     )
-    assert out["full"].to_list() == [None if t is None else _oracle_full(t) for t in texts]
-    assert out["first"].to_list() == [None if t is None else _oracle_answer_is(t) for t in texts]
+    assert out["full"].to_list() == [
+        None if t is None else oracles_extraction.mmlu_pro(t) for t in texts
+    ]
+    assert out["first"].to_list() == [
+        None if t is None else oracles_extraction.answer_is(t) for t in texts
+    ]
 
 
 # --- GSM8K ----------------------------------------------------------------------------------------
