@@ -20,7 +20,7 @@ struct Input {
     prefix: Text<64>,
 }
 
-fuzz_target!(|input: Input| {
+fuzz_target!(init: polarscore_fuzz::warm_up(), |input: Input| {
     let t = tables();
     let text = input.text.0.as_str();
     let mut s = Scratch::default();

@@ -19,7 +19,7 @@ struct Input {
     row_mode: Option<Text<64>>,
 }
 
-fuzz_target!(|input: Input| {
+fuzz_target!(init: polarscore_fuzz::warm_up(), |input: Input| {
     let t = tables();
     let mut s = Scratch::default();
     let response = input.response.0.as_str();

@@ -14,7 +14,7 @@ struct Input {
     text: Text<{ 1 << 20 }>,
 }
 
-fuzz_target!(|input: Input| {
+fuzz_target!(init: polarscore_fuzz::warm_up(), |input: Input| {
     let t = tables();
     let text = input.text.0.as_str();
     let full = extract::mmlu_pro_choice(t, text, ChoiceRules::Full);

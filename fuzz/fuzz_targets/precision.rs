@@ -108,7 +108,7 @@ fn valid(t: Option<f64>) -> bool {
     t.is_some_and(|x| x.is_finite() && x >= 0.0)
 }
 
-fuzz_target!(|input: Input| {
+fuzz_target!(init: polarscore_fuzz::warm_up(), |input: Input| {
     let t = tables();
     let o = &input.options.0;
     let mut s = Scratch::default();

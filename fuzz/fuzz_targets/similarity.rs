@@ -31,7 +31,7 @@ struct Input {
     b: Text<8192>,
 }
 
-fuzz_target!(|input: Input| {
+fuzz_target!(init: polarscore_fuzz::warm_up(), |input: Input| {
     let t = tables();
     let metric = match input.metric {
         Which::TokenRecall => Metric::TokenRecall,

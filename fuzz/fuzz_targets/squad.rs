@@ -18,7 +18,7 @@ struct Input {
     references: List<4096, 8>,
 }
 
-fuzz_target!(|input: Input| {
+fuzz_target!(init: polarscore_fuzz::warm_up(), |input: Input| {
     let t = tables();
     let mut s = Scratch::default();
     let response = input.response.0.as_str();
