@@ -47,7 +47,10 @@ struct Input {
     question: Option<Text<4096>>,
 }
 
-fuzz_target!(init: polarscore_fuzz::warm_up(), |input: Input| {
+fuzz_target!(init: {
+    polarscore_fuzz::warm_up();
+    fold_table();
+}, |input: Input| {
     let t = tables();
     let opts = &input.options.0;
     let fold = opts.fold_accents.then(fold_table);
