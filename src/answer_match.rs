@@ -1035,10 +1035,34 @@ impl Matcher {
     }
 }
 
-#[cfg(test)]
-pub(crate) mod test_fold {
-    //! A few foldings for `cargo test` (the real table comes from the interpreter).
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
+pub mod test_fold {
+    //! Fold tables without an interpreter: a few foldings for `cargo test`, and every code point
+    //! by Rust's NFKD for the fuzz targets (the real table comes from the interpreter).
     use super::*;
+
+    /// NFKD without combining marks for every code point it changes (first install wins).
+    pub fn install_nfkd() -> &'static FoldTable {
+        use unicode_normalization::char::is_combining_mark;
+        use unicode_normalization::UnicodeNormalization;
+        if let Some(table) = FOLD.get() {
+            return table;
+        }
+        let (mut keys, mut folded) = (Vec::new(), Vec::new());
+        for c in (0..=char::MAX as u32).filter_map(char::from_u32) {
+            let f: String = std::iter::once(c)
+                .nfkd()
+                .filter(|&m| !is_combining_mark(m))
+                .collect();
+            if f.chars().ne(std::iter::once(c)) {
+                keys.push(c as u32);
+                folded.push(f);
+            }
+        }
+        set_fold_table(&keys, &folded).unwrap();
+        fold_table().unwrap()
+    }
 
     pub fn install() -> &'static FoldTable {
         let pairs: [(u32, &str); 8] = [

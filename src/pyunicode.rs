@@ -266,9 +266,11 @@ pub fn py_is_blank(text: &str) -> bool {
     text.chars().all(is_py_space)
 }
 
-#[cfg(test)]
-pub(crate) mod test_tables {
-    //! Tables for `cargo test`, built from Rust's own Unicode data (no interpreter there).
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
+pub mod test_tables {
+    //! Tables for `cargo test` and the fuzz targets, built from Rust's own Unicode data (no
+    //! interpreter there).
     use super::*;
 
     pub fn install() -> &'static Tables {

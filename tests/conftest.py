@@ -1,15 +1,21 @@
-"""Shared fixtures: the engine fixture every scorer test runs under, and the parity table."""
+"""Shared fixtures: the engine fixture every scorer test runs under, the parity table, and the
+one local Spark session of the Spark tests."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import shutil
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import hypothesis
 import polars as pl
 import pyarrow as pa
 import pytest
+
+import polarscore as ps
 
 DATA = Path(__file__).parent / "data"
 
@@ -65,3 +71,63 @@ def engine(request: pytest.FixtureRequest) -> Engine:
 def parity() -> pl.DataFrame:
     """The 3,000 parity cases with the reference libraries' own outputs."""
     return pl.read_parquet(DATA / "parity_cases.parquet")
+
+
+#: Rows per Arrow batch inside Spark: small, so every partition spans several batches.
+SPARK_BATCH_ROWS = 3
+
+
+def _spark_or_skip() -> None:
+    reason = None
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        reason = "pyspark is not installed (pip install 'polarscore[spark]')"
+    java_home = os.environ.get("JAVA_HOME")
+    if reason is None and not (
+        shutil.which("java") or (java_home and (Path(java_home) / "bin" / "java").exists())
+    ):
+        reason = "no Java found (set JAVA_HOME or put java on PATH)"
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"the Spark tests must run in CI, but {reason}")
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """One small local Spark session for the whole run, started as fast as this machine allows.
+
+    Shared by ``tests/test_spark.py`` and ``tests/test_spark_faults.py`` (one JVM per run). Two
+    cores, and up to 3 attempts per task (``local[2,3]``), as a cluster retries a task whose
+    worker died; a task that fails on its data fails all its attempts, so the job still fails.
+    """
+    _spark_or_skip()
+    from pyspark.sql import SparkSession
+
+    # Executors must import this checkout's polarscore even when it is not installed.
+    root = str(Path(ps.__file__).resolve().parents[1])
+    python_path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("SPARK_LOCAL_IP", "127.0.0.1")
+        env.setenv("PYSPARK_PYTHON", sys.executable)
+        env.setenv("PYSPARK_DRIVER_PYTHON", sys.executable)
+        env.setenv("PYTHONPATH", python_path)
+        session = (
+            SparkSession.builder.master("local[2,3]")
+            .appName("polarscore-tests")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+            .config("spark.sql.shuffle.partitions", "2")
+            .config("spark.default.parallelism", "2")
+            .config("spark.sql.execution.arrow.maxRecordsPerBatch", str(SPARK_BATCH_ROWS))
+            .config("spark.executorEnv.PYTHONPATH", python_path)
+            .config("spark.executorEnv.POLARS_MAX_THREADS", "1")
+            .getOrCreate()
+        )
+        session.sparkContext.setLogLevel("ERROR")
+        try:
+            yield session
+        finally:
+            session.stop()

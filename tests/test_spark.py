@@ -6,11 +6,6 @@ These tests run in CI and must never be skipped there: without Java or pyspark t
 
 from __future__ import annotations
 
-import os
-import shutil
-import sys
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -18,7 +13,7 @@ import pyarrow as pa
 import pytest
 
 import polarscore as ps
-from tests.conftest import DATA
+from tests.conftest import DATA, SPARK_BATCH_ROWS
 
 pytestmark = [
     # pyspark warns about pandas 3 when it prepares Arrow UDFs; it does not affect mapInArrow.
@@ -28,62 +23,11 @@ pytestmark = [
 SCORERS = [ps.get_scorer(name) for name in ps.available_scorers()]
 IDS = [spec.name for spec in SCORERS]
 
-#: Rows per Arrow batch inside Spark: small, so every partition spans several batches.
-BATCH_ROWS = 3
+#: Rows per Arrow batch inside Spark (the shared session's setting).
+BATCH_ROWS = SPARK_BATCH_ROWS
 
 # A failing option: parsing the 'mode' column as an integer fails on the row where it is "boom".
 FAILING_MODE = pl.col("mode").str.to_integer().cast(pl.String)
-
-
-def _spark_or_skip() -> None:
-    reason = None
-    try:
-        import pyspark  # noqa: F401
-    except ImportError:
-        reason = "pyspark is not installed (pip install 'polarscore[spark]')"
-    java_home = os.environ.get("JAVA_HOME")
-    if reason is None and not (
-        shutil.which("java") or (java_home and (Path(java_home) / "bin" / "java").exists())
-    ):
-        reason = "no Java found (set JAVA_HOME or put java on PATH)"
-    if reason is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"the Spark tests must run in CI, but {reason}")
-        pytest.skip(reason)
-
-
-@pytest.fixture(scope="session")
-def spark() -> Iterator[Any]:
-    """One small local Spark session for the whole run, started as fast as this machine allows."""
-    _spark_or_skip()
-    from pyspark.sql import SparkSession
-
-    # Executors must import this checkout's polarscore even when it is not installed.
-    root = str(Path(ps.__file__).resolve().parents[1])
-    python_path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("SPARK_LOCAL_IP", "127.0.0.1")
-        env.setenv("PYSPARK_PYTHON", sys.executable)
-        env.setenv("PYSPARK_DRIVER_PYTHON", sys.executable)
-        env.setenv("PYTHONPATH", python_path)
-        session = (
-            SparkSession.builder.master("local[2]")
-            .appName("polarscore-tests")
-            .config("spark.ui.enabled", "false")
-            .config("spark.ui.showConsoleProgress", "false")
-            .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
-            .config("spark.sql.shuffle.partitions", "2")
-            .config("spark.default.parallelism", "2")
-            .config("spark.sql.execution.arrow.maxRecordsPerBatch", str(BATCH_ROWS))
-            .config("spark.executorEnv.PYTHONPATH", python_path)
-            .config("spark.executorEnv.POLARS_MAX_THREADS", "1")
-            .getOrCreate()
-        )
-        session.sparkContext.setLogLevel("ERROR")
-        try:
-            yield session
-        finally:
-            session.stop()
 
 
 @pytest.fixture(scope="module")

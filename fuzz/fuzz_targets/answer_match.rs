@@ -1,0 +1,99 @@
+//! answer_match: alias matching by exact, contains and token-recall rules.
+//!
+//! No panic with any options the Python side accepts; null rule (no decision exactly when no
+//! alias is usable); scores in {0, 1}, the graded score in [0, 1]; the chosen alias is one of the
+//! row's; identity (a non-blank text matches itself when the exact rule is on); the
+//! normalisation is words between single spaces, one on each side.
+#![no_main]
+
+use _internal::answer_match::{Matcher, Normalizer, Options, Rule};
+use _internal::pyunicode::py_is_blank;
+use arbitrary::{Arbitrary, Unstructured};
+use libfuzzer_sys::fuzz_target;
+use polarscore_fuzz::{assert_score, fold_table, tables, List, Text};
+
+#[derive(Debug)]
+struct Switches(Options);
+
+impl<'a> Arbitrary<'a> for Switches {
+    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
+        let (exact, contains, token_recall) = u.arbitrary()?;
+        // The Python side takes a threshold in (0, 1] and a positive stem prefix, or None.
+        let min_token_recall = f64::from(u.int_in_range(1..=255u8)?) / 255.0;
+        let stem_prefix = match u.int_in_range(0..=3u8)? {
+            0 => None,
+            1 => Some(usize::MAX),
+            _ => Some(u.int_in_range(1..=12usize)?),
+        };
+        let (numbers_must_match, fold_accents, number_words) = u.arbitrary()?;
+        Ok(Switches(Options {
+            exact,
+            contains,
+            token_recall,
+            min_token_recall,
+            stem_prefix,
+            numbers_must_match,
+            fold_accents,
+            number_words,
+        }))
+    }
+}
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    options: Switches,
+    response: Text<{ 1 << 20 }>,
+    references: List<4096, 8>,
+    question: Option<Text<4096>>,
+}
+
+fuzz_target!(init: {
+    polarscore_fuzz::warm_up();
+    fold_table();
+}, |input: Input| {
+    let t = tables();
+    let opts = &input.options.0;
+    let fold = opts.fold_accents.then(fold_table);
+    let response = input.response.0.as_str();
+    let question = input.question.as_ref().map(|q| q.0.as_str());
+    let refs = &input.references;
+    let mut matcher = Matcher::default();
+    let decision = matcher.decide(t, fold, opts, response, refs.items(), question);
+    let usable = refs.items().flatten().any(|a| !py_is_blank(a));
+    assert_eq!(decision.is_some(), usable, "null rule, {input:?}");
+    if let Some(d) = decision {
+        assert_score(d.graded, &input);
+        assert!(d.score() == 0.0 || d.score() == 1.0);
+        assert_eq!(
+            d.index.is_some(),
+            d.rule != Rule::NoMatch,
+            "{d:?} {input:?}"
+        );
+        if let Some(i) = d.index {
+            let alias = refs.0.get(i as usize).and_then(|a| a.as_deref());
+            assert!(alias.is_some_and(|a| !py_is_blank(a)), "{d:?} {input:?}");
+        }
+    }
+    if opts.exact && !py_is_blank(response) {
+        let itself = matcher.decide(
+            t,
+            fold,
+            opts,
+            response,
+            std::iter::once(Some(response)),
+            question,
+        );
+        assert_eq!(itself.map(|d| d.score()), Some(1.0), "identity, {input:?}");
+    }
+    let mut out = String::new();
+    Normalizer::default().normalize_into(t, fold, opts.number_words, response, &mut out);
+    let inner = out.strip_prefix(' ').and_then(|o| o.strip_suffix(' '));
+    assert!(
+        out == " "
+            || inner.is_some_and(|w| !w.is_empty()
+                && !w.starts_with(' ')
+                && !w.ends_with(' ')
+                && !w.contains("  ")),
+        "normalisation {out:?} of {input:?}"
+    );
+});

@@ -1,0 +1,285 @@
+//! Inputs and checks shared by the fuzz targets of polarscore's kernels.
+//!
+//! libFuzzer hands each target raw bytes; [`Text`] turns them into valid UTF-8 built from pieces
+//! that reach the kernels' corners: any code point (every Unicode category, unassigned ones
+//! included), the characters where Python and Rust disagree, words the kernels treat specially
+//! (stopwords, articles, number words, numbers), and raw UTF-8. A text may then be repeated, up
+//! to a size bound per target, so that small inputs grow into huge ones (a 100k-number text, a
+//! one-token text of a million characters) and a kernel that is quadratic on repetitive text
+//! runs into libFuzzer's per-input `-timeout`.
+//!
+//! The kernels read Python's character tables, which the Python package installs at import.
+//! Without an interpreter, [`tables`] and [`fold_table`] install the tables `cargo test` uses,
+//! built from Rust's own Unicode data (the crate exposes them under `cfg(fuzzing)`).
+
+use _internal::answer_match::{test_fold, FoldTable};
+use _internal::pyunicode::{test_tables, Tables};
+use arbitrary::{Arbitrary, Result, Unstructured};
+
+/// Python's tables as the kernels see them (installed on first use).
+pub fn tables() -> &'static Tables {
+    test_tables::install()
+}
+
+/// answer_match's accent-folding table: NFKD without marks, every code point.
+pub fn fold_table() -> &'static FoldTable {
+    test_fold::install_nfkd()
+}
+
+/// Build the tables the kernels compute once per process (the character tables, NFKC's "inert"
+/// bit set; answer_match's target also builds the fold table), before the first input:
+/// libFuzzer's per-input time bound is for the kernels' work on that input, not for a one-time
+/// set-up.
+pub fn warm_up() {
+    use _internal::precision::normalize::{basic_normalize, NormScratch};
+    let t = tables();
+    basic_normalize(
+        t,
+        "\u{e9}\u{b2}",
+        &mut NormScratch::default(),
+        &mut String::new(),
+    );
+}
+
+/// Characters where Python and Rust disagree, or that the normalisations treat specially.
+const TRAPS: &[char] = &[
+    '\x1c',
+    '\x1f',
+    '\t',
+    '\n',
+    '\x0b',
+    '\r',
+    ' ',
+    '\u{85}',
+    '\u{a0}',
+    '\u{1680}',
+    '\u{2000}',
+    '\u{2028}',
+    '\u{202f}',
+    '\u{3000}',
+    '\u{200b}',
+    '\u{200d}',
+    '\u{feff}',
+    '\u{180e}',
+    '\u{301}',
+    '\u{307}',
+    '\u{94d}',
+    '\u{64e}',
+    '\u{fe0f}',
+    '\u{20dd}',
+    '²',
+    '①',
+    '½',
+    'Ⅻ',
+    '〇',
+    '٣',
+    '５',
+    '३',
+    '𝟓',
+    'İ',
+    'Σ',
+    'σ',
+    'ς',
+    'ẞ',
+    'ß',
+    'K',
+    'Ω',
+    'Å',
+    'ǅ',
+    'ﬁ',
+    '…',
+    '™',
+    '_',
+    '＿',
+    '‿',
+    'Ⓐ',
+    '.',
+    ',',
+    '\'',
+    '-',
+    '+',
+    'e',
+    'E',
+    '!',
+    '?',
+    '"',
+    '(',
+    ')',
+    ':',
+    '%',
+    '$',
+    '«',
+    '—',
+    '😀',
+    '\u{0}',
+    '\u{7f}',
+    '\u{d7ff}',
+    '\u{e000}',
+    '\u{fffd}',
+    '\u{10ffff}',
+    'A',
+    'J',
+    'K',
+];
+
+/// Words with a meaning for some kernel.
+const WORDS: &[&str] = &[
+    "the",
+    "a",
+    "an",
+    "and",
+    "of",
+    "is",
+    "answer is ",
+    "answer is (",
+    "Answer: ",
+    "nswer:",
+    "paris",
+    "Paris",
+    "PARIS",
+    "café",
+    "cafe",
+    "studies",
+    "boxes",
+    "one",
+    "twenty",
+    "hundred",
+    "42",
+    "-3.5",
+    "+.5e-3",
+    "1e308",
+    "9e999",
+    "0.000",
+    "1,000",
+    "٣.٥",
+    "ΟΔΟΣ",
+    "exact",
+    "contains",
+    " ",
+];
+
+/// How many times a text is repeated: mostly once, rarely into a huge text (a fuzzer's byte
+/// picks the bucket, and an exhausted input reads as once).
+fn repeats(u: &mut Unstructured<'_>) -> Result<usize> {
+    Ok(match u.arbitrary::<u8>()? {
+        0..=199 => 1,
+        200..=229 => *u.choose(&[2, 3, 7])?,
+        230..=249 => *u.choose(&[64, 1000])?,
+        _ => *u.choose(&[1 << 14, 1 << 17, 1 << 20])?,
+    })
+}
+
+/// A valid UTF-8 text of at most `MAX_BYTES` bytes, built from the fuzzer's bytes.
+pub struct Text<const MAX_BYTES: usize>(pub String);
+
+impl<'a, const MAX_BYTES: usize> Arbitrary<'a> for Text<MAX_BYTES> {
+    fn arbitrary(u: &mut Unstructured<'a>) -> Result<Self> {
+        let mut s = String::new();
+        let pieces = u.int_in_range(0..=24u8)?;
+        for _ in 0..pieces {
+            match u.int_in_range(0..=4u8)? {
+                0 | 1 => s.push(*u.choose(TRAPS)?),
+                2 => s.push_str(u.choose(WORDS)?),
+                3 => {
+                    let cp = u.int_in_range(0..=char::MAX as u32)?;
+                    s.push(char::from_u32(cp).unwrap_or('\u{fffd}'));
+                }
+                _ => {
+                    let raw: &str = u.arbitrary()?;
+                    s.push_str(raw);
+                }
+            }
+        }
+        let times = repeats(u)?;
+        if !s.is_empty() && times > 1 {
+            let times = times.min(MAX_BYTES / s.len()).max(1);
+            s = s.repeat(times);
+        }
+        if s.len() > MAX_BYTES {
+            let mut cut = MAX_BYTES;
+            while !s.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            s.truncate(cut);
+        }
+        Ok(Text(s))
+    }
+}
+
+impl<const MAX_BYTES: usize> std::fmt::Debug for Text<MAX_BYTES> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let chars = self.0.chars().count();
+        if chars <= 200 {
+            write!(f, "{:?}", self.0)
+        } else {
+            let head: String = self.0.chars().take(100).collect();
+            write!(f, "{head:?}... ({chars} characters)")
+        }
+    }
+}
+
+/// A list of optional texts (a list column's row), at most `MAX_ITEMS` items.
+pub struct List<const MAX_BYTES: usize, const MAX_ITEMS: usize>(pub Vec<Option<String>>);
+
+impl<'a, const MAX_BYTES: usize, const MAX_ITEMS: usize> Arbitrary<'a>
+    for List<MAX_BYTES, MAX_ITEMS>
+{
+    fn arbitrary(u: &mut Unstructured<'a>) -> Result<Self> {
+        let n = u.int_in_range(0..=MAX_ITEMS)?;
+        let mut items = Vec::with_capacity(n);
+        for _ in 0..n {
+            let item: Option<Text<MAX_BYTES>> = u.arbitrary()?;
+            items.push(item.map(|t| t.0));
+        }
+        Ok(List(items))
+    }
+}
+
+impl<const MAX_BYTES: usize, const MAX_ITEMS: usize> std::fmt::Debug
+    for List<MAX_BYTES, MAX_ITEMS>
+{
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|t| t.clone().map(Text::<MAX_BYTES>)))
+            .finish()
+    }
+}
+
+impl<const MAX_BYTES: usize, const MAX_ITEMS: usize> List<MAX_BYTES, MAX_ITEMS> {
+    /// The items as a kernel reads a list row.
+    pub fn items(&self) -> impl Iterator<Item = Option<&str>> + Clone + '_ {
+        self.0.iter().map(|t| t.as_deref())
+    }
+}
+
+/// A float the fuzzer chooses, special values included.
+pub fn float(u: &mut Unstructured<'_>) -> Result<f64> {
+    const SPECIAL: &[f64] = &[
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        1e-12,
+        1e308,
+        f64::MAX,
+        f64::MIN_POSITIVE,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+    ];
+    if u.arbitrary::<bool>()? {
+        Ok(*u.choose(SPECIAL)?)
+    } else {
+        Ok(f64::from_bits(u.arbitrary()?))
+    }
+}
+
+/// Assert that `score` is a score: within [0, 1] (NaN is not).
+#[track_caller]
+pub fn assert_score(score: f64, what: &dyn std::fmt::Debug) {
+    assert!(
+        (0.0..=1.0).contains(&score),
+        "score {score} out of [0, 1]: {what:?}"
+    );
+}

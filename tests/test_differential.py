@@ -1,0 +1,496 @@
+"""Differential fuzzing: every native kernel against its pure-Python oracle, row by row.
+
+The same random rows (the hostile Unicode of ``tests/strategies.py``: Python-only whitespace,
+combining marks, digits that are ``\\w`` only in Python, case-mapping and NFKC traps, nulls) go
+to a native kernel, through the public expression that calls it, and to the oracle in
+``tests/oracles*.py``; every output field must be equal (floats within the tolerance the
+scorer's parity tests use). ``tests/test_fuzz.py`` does the same for every registered scorer's
+score with random options; this file covers every kernel the Rust crate exports
+(``src/expressions.rs``), including the details structs, the normalisations and the kernels
+that only tests call. :data:`NO_ORACLE` lists the kernels without an oracle, and why (none
+today); a test checks that no kernel is left out.
+
+The default run draws a few examples per kernel; ``test_differential_long`` (marked ``slow``)
+draws hundreds and runs in CI with a fixed seed, next to ``tests/test_fuzz.py``'s long run::
+
+    python -m pytest -m slow tests/test_fuzz.py tests/test_differential.py -p no:randomly \\
+        --hypothesis-seed=0
+
+A disagreement found here is fixed, and kept as an ``@example`` of the kernel's case below.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import polarscore as ps
+from polarscore.kernels._plugin import plugin_call
+from polarscore.normalize import datarobot_normalize, py_lower
+from polarscore.scores._match_text import match_normalize
+from polarscore.scores.squad import squad_normalize
+from tests import (
+    oracles,
+    oracles_checks,
+    oracles_extraction,
+    oracles_match,
+    oracles_precision,
+    oracles_similarity,
+)
+from tests.strategies import optional_text, text
+
+EXPRESSIONS_RS = Path(__file__).resolve().parents[1] / "src" / "expressions.rs"
+
+#: Kernels the Rust crate exports that have no pure-Python oracle, with the reason.
+NO_ORACLE: dict[str, str] = {}
+
+Row = dict[str, Any]
+
+
+class _Anything:
+    """Equal to every value: an output field the oracle does not model."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __hash__(self) -> int:
+        return 0
+
+
+ANY = _Anything()
+
+text_list = st.one_of(st.none(), st.lists(optional_text, max_size=4))
+modes = st.one_of(
+    st.none(), st.sampled_from(["exact", "EXACT", "Contains", "normalized", "fuzzy"]), text
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One kernel's differential check: rows, the expression, and the oracle of one row."""
+
+    columns: dict[str, tuple[pl.DataType, st.SearchStrategy[Any]]]
+    options: st.SearchStrategy[dict[str, Any]]
+    expr: Callable[..., pl.Expr]
+    oracle: Callable[..., Any]
+    #: Absolute tolerance on floats (0: equal).
+    tol: float = 0.0
+
+
+def _same(got: Any, expected: Any, tol: float) -> bool:
+    if isinstance(got, dict) and isinstance(expected, dict):
+        return got.keys() == expected.keys() and all(_same(got[k], expected[k], tol) for k in got)
+    if isinstance(got, list) and isinstance(expected, list):
+        return len(got) == len(expected) and all(
+            _same(g, e, tol) for g, e in zip(got, expected, strict=True)
+        )
+    if isinstance(got, float) and isinstance(expected, (int, float)):
+        if math.isnan(got) or math.isnan(expected):
+            return math.isnan(got) and math.isnan(expected)
+        return abs(got - expected) <= tol
+    return bool(got == expected)
+
+
+# --- the oracles of one row, shaped as the kernel's output ------------------------------------
+
+
+def _correctness(row: Row) -> dict[str, Any]:
+    score, reason = oracles.answer_correctness(row["response"], row["reference"], row["mode"])
+    mode = str(row["mode"] or "normalized").lower()
+    mode = mode if mode in ("exact", "normalized", "contains") else "normalized"
+    return {
+        "score": score,
+        "reason": reason,
+        "match_mode": mode,
+        "reference_index": None if score is None else 0,
+    }
+
+
+def _match(row: Row, **options: Any) -> dict[str, Any]:
+    d = oracles_match.answer_match(
+        row["response"], row["references"], question=row["question"], **options
+    )
+    return {
+        "score": d.score,
+        "graded_score": d.graded_score,
+        "reference_index": d.reference_index,
+        "rule": d.rule,
+    }
+
+
+def _precision(row: Row, **options: Any) -> dict[str, Any]:
+    p = oracles_precision.answer_precision(row["response"], row["reference"], **options)
+    scored = p.path == "scored"
+    return {
+        "score": p.score,
+        "path": p.path,
+        "token_recall": p.components["token_recall"] if scored else None,
+        "missing_terms": p.missing,
+        "extra_terms": p.extra,
+        # The oracle words the guards' reasons its own way; scored rows' reasons must agree.
+        "reason": p.reason if scored else ANY,
+    }
+
+
+def _squad(row: Row) -> dict[str, Any]:
+    refs = row["references"]
+    return {
+        "em": oracles_similarity.squad_max("em", row["response"], refs)[0],
+        "f1": oracles_similarity.squad_max("f1", row["response"], refs)[0],
+    }
+
+
+def _char_ratio(row: Row, char_similarity: str) -> float | None:
+    a, b = row["a"], row["b"]
+    if a is None or b is None:
+        return None
+    if char_similarity == "indel":
+        return oracles_precision.indel_ratio(a, b)
+    return oracles_precision.sequence_matcher_ratio(a, b)
+
+
+def _contains(row: Row, mode: str, case_sensitive: bool) -> dict[str, Any]:
+    keywords = [k for k in row["keywords"] or [] if k is not None]
+    score, reason = oracles_checks.contains(
+        row["response"], keywords, mode=mode, case_sensitive=case_sensitive
+    )
+    return {"score": score, "reason": reason}
+
+
+def _numeric_match(row: Row) -> int:
+    actual, expected = row["actual"], row["expected"]
+    result = oracles_precision.numeric_agreement(actual, expected, row["ta"], row["tr"])
+    return round(result.score * len(expected))
+
+
+def _fields(struct: pl.Expr, names: list[str]) -> pl.Expr:
+    return pl.struct(struct.struct.field(name) for name in names)
+
+
+def _maybe(function: Callable[[str], Any]) -> Callable[[Row], Any]:
+    return lambda row: None if row["text"] is None else function(row["text"])
+
+
+S, L = pl.String(), pl.List(pl.String)
+finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
+tolerance = st.sampled_from([0.0, 0.01, 0.5, 2.0])
+
+CASES: dict[str, Case] = {
+    "answer_correctness_details": Case(
+        {"response": (S, optional_text), "reference": (S, optional_text), "mode": (S, modes)},
+        st.just({}),
+        lambda: ps.answer_correctness_details("response", "reference", match_mode=pl.col("mode")),
+        _correctness,
+    ),
+    "answer_correctness": Case(
+        {"response": (S, optional_text), "reference": (S, optional_text), "mode": (S, modes)},
+        st.just({}),
+        lambda: ps.answer_correctness("response", "reference", match_mode=pl.col("mode")),
+        lambda row: _correctness(row)["score"],
+    ),
+    "py_lower": Case(
+        {"text": (S, optional_text)},
+        st.just({}),
+        lambda: py_lower(pl.col("text")),
+        _maybe(str.lower),
+    ),
+    "datarobot_normalize": Case(
+        {"text": (S, optional_text)},
+        st.just({}),
+        lambda: datarobot_normalize(pl.col("text")),
+        _maybe(oracles.datarobot_normalize),
+    ),
+    "answer_match_details": Case(
+        {
+            "response": (S, optional_text),
+            "references": (L, text_list),
+            "question": (S, optional_text),
+        },
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "exact": st.booleans(),
+                "token_recall": st.booleans(),
+                "min_token_recall": st.sampled_from([0.3, 0.5, 1.0]),
+                "stem_prefix": st.sampled_from([None, 1, 6]),
+                "numbers_must_match": st.booleans(),
+                "fold_accents": st.booleans(),
+                "number_words": st.booleans(),
+            },
+        ),
+        lambda **o: ps.answer_match_details("response", "references", question="question", **o),
+        _match,
+    ),
+    "answer_match": Case(
+        {
+            "response": (S, optional_text),
+            "references": (L, text_list),
+            "question": (S, optional_text),
+        },
+        st.just({}),
+        lambda: ps.answer_match("response", "references", question="question"),
+        lambda row: _match(row)["score"],
+    ),
+    "match_normalize": Case(
+        {"text": (S, optional_text)},
+        st.fixed_dictionaries({"fold_accents": st.booleans(), "number_words": st.booleans()}),
+        lambda **o: match_normalize(pl.col("text"), **o),
+        lambda row, **o: None if row["text"] is None else oracles_match.normalize(row["text"], **o),
+    ),
+    "response_similarity_details": Case(
+        {
+            "response": (S, optional_text),
+            "acceptable": (L, text_list),
+            "unacceptable": (L, text_list),
+        },
+        st.fixed_dictionaries({"metric": st.sampled_from(["token_recall", "token_f1", "rouge_l"])}),
+        lambda **o: ps.response_similarity_details(
+            "response", "acceptable", unacceptable="unacceptable", **o
+        ),
+        lambda row, metric: oracles_similarity.similarity_details(
+            row["response"], row["acceptable"], row["unacceptable"], metric
+        ),
+        1e-12,
+    ),
+    "response_similarity": Case(
+        {"response": (S, optional_text), "acceptable": (L, text_list)},
+        st.fixed_dictionaries({"metric": st.sampled_from(["token_recall", "token_f1", "rouge_l"])}),
+        lambda **o: ps.response_similarity("response", "acceptable", **o),
+        lambda row, metric: oracles_similarity.response_similarity(
+            row["response"], row["acceptable"], metric
+        )[0],
+        1e-12,
+    ),
+    "squad_exact_match": Case(
+        {"response": (S, optional_text), "references": (L, text_list)},
+        st.just({}),
+        lambda: ps.squad_exact_match("response", "references"),
+        lambda row: _squad(row)["em"],
+    ),
+    "squad_f1": Case(
+        {"response": (S, optional_text), "references": (L, text_list)},
+        st.just({}),
+        lambda: ps.squad_f1("response", "references"),
+        lambda row: _squad(row)["f1"],
+        1e-12,
+    ),
+    "squad_normalize": Case(
+        {"text": (S, optional_text)},
+        st.just({}),
+        lambda: squad_normalize(pl.col("text")),
+        _maybe(oracles_similarity.squad_normalize),
+    ),
+    "answer_precision_diagnostics": Case(
+        {"response": (S, optional_text), "reference": (S, optional_text)},
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "char_similarity": st.sampled_from(["indel", "sequence_matcher"]),
+                "missing_expected": st.sampled_from(["null", "zero"]),
+                "power_p": st.sampled_from([0.3, 1.0, 2.0]),
+            },
+        ),
+        lambda **o: _fields(
+            ps.answer_precision_diagnostics("response", "reference", **o),
+            ["score", "path", "token_recall", "missing_terms", "extra_terms", "reason"],
+        ),
+        _precision,
+        1e-12,
+    ),
+    "answer_precision_components": Case(
+        {"response": (S, optional_text), "reference": (S, optional_text)},
+        st.just({}),
+        lambda: ps.answer_precision_components("response", "reference").struct.field("score"),
+        lambda row: _precision(row)["score"],
+        1e-12,
+    ),
+    "answer_precision": Case(
+        {"response": (S, optional_text), "reference": (S, optional_text)},
+        st.fixed_dictionaries(
+            {"numeric_tolerance_abs": tolerance, "numeric_tolerance_rel": tolerance}
+        ),
+        lambda **o: ps.answer_precision("response", "reference", **o),
+        lambda row, numeric_tolerance_abs, numeric_tolerance_rel: _precision(
+            row, tol_abs=numeric_tolerance_abs, tol_rel=numeric_tolerance_rel
+        )["score"],
+        1e-12,
+    ),
+    "precision_normalize": Case(
+        {"text": (S, optional_text)},
+        st.just({}),
+        lambda: plugin_call("precision_normalize", pl.col("text")),
+        _maybe(oracles_precision.basic_normalize),
+    ),
+    "precision_char_ratio": Case(
+        {"a": (S, optional_text), "b": (S, optional_text)},
+        st.fixed_dictionaries({"char_similarity": st.sampled_from(["indel", "sequence_matcher"])}),
+        lambda **o: plugin_call("precision_char_ratio", pl.col("a"), pl.col("b"), **o),
+        _char_ratio,
+        1e-12,
+    ),
+    "precision_numeric_match": Case(
+        {
+            "actual": (pl.List(pl.Float64), st.lists(finite, max_size=6)),
+            "expected": (pl.List(pl.Float64), st.lists(finite, max_size=6)),
+            "ta": (pl.Float64(), tolerance),
+            "tr": (pl.Float64(), tolerance),
+        },
+        st.just({}),
+        lambda: plugin_call(
+            "precision_numeric_match",
+            pl.col("actual"),
+            pl.col("expected"),
+            pl.col("ta"),
+            pl.col("tr"),
+        ).cast(pl.Int64),
+        _numeric_match,
+    ),
+    "keywords_found": Case(
+        {"response": (S, optional_text), "keywords": (L, text_list)},
+        st.fixed_dictionaries(
+            {
+                "mode": st.sampled_from(["any", "all", "none"]),
+                "case_sensitive": st.booleans(),
+            }
+        ),
+        lambda **o: ps.contains_details("response", keywords=pl.col("keywords"), **o),
+        _contains,
+    ),
+    "keywords_score": Case(
+        {"response": (S, optional_text), "keywords": (L, text_list)},
+        st.fixed_dictionaries(
+            {
+                "mode": st.sampled_from(["any", "all", "none"]),
+                "case_sensitive": st.booleans(),
+            }
+        ),
+        lambda **o: ps.contains("response", keywords=pl.col("keywords"), **o),
+        lambda row, **o: _contains(row, **o)["score"],
+    ),
+    "py_word_count": Case(
+        {"response": (S, optional_text)},
+        st.tuples(st.integers(0, 3), st.integers(0, 3)).map(
+            lambda t: {"min_length": t[0], "max_length": t[0] + t[1]}
+        ),
+        lambda **o: ps.length_check_details("response", unit="words", **o),
+        lambda row, **o: dict(
+            zip(
+                ("score", "reason"),
+                oracles_checks.length_check(row["response"], unit="words", **o),
+                strict=False,
+            )
+        ),
+    ),
+    "lower_starts_with": Case(
+        {"response": (S, optional_text)},
+        st.fixed_dictionaries({"prefix": text}),
+        lambda **o: ps.starts_with_details("response", case_sensitive=False, **o),
+        lambda row, prefix: dict(
+            zip(
+                ("score", "reason"),
+                oracles_checks.starts_with(row["response"], prefix, case_sensitive=False),
+                strict=False,
+            )
+        ),
+    ),
+    "mmlu_pro_choice": Case(
+        {
+            "text": (
+                S,
+                st.one_of(
+                    optional_text,
+                    st.lists(
+                        st.sampled_from(
+                            [
+                                "answer is ",
+                                "answer is (",
+                                "Answer:",
+                                "answer:",
+                                "A",
+                                "B",
+                                "J",
+                                "K",
+                                "(",
+                                ")",
+                                " ",
+                                "\n",
+                                "\u3000",
+                                "\u0301",
+                                "_",
+                                "²",
+                                ".",
+                            ]
+                        ),
+                        max_size=10,
+                    ).map("".join),
+                ),
+            )
+        },
+        st.fixed_dictionaries({"rules": st.sampled_from(["mmlu_pro", "answer_is"])}),
+        lambda **o: ps.extract_choice("text", **o),
+        lambda row, rules: (
+            None
+            if row["text"] is None
+            else (
+                oracles_extraction.mmlu_pro if rules == "mmlu_pro" else oracles_extraction.answer_is
+            )(row["text"])
+        ),
+    ),
+}
+
+
+def native_kernels() -> list[str]:
+    """The names of the ``#[polars_expr]`` functions of the Rust crate."""
+    source = EXPRESSIONS_RS.read_text(encoding="utf-8")
+    return re.findall(r"#\[polars_expr\([^)]*\)\]\s*fn (\w+)", source)
+
+
+def test_every_native_kernel_has_a_differential_case() -> None:
+    kernels = native_kernels()
+    assert len(kernels) > 20  # the parse found them
+    assert sorted({*CASES, *NO_ORACLE}) == sorted(kernels)
+    assert not set(CASES) & set(NO_ORACLE)
+
+
+@st.composite
+def rows(draw: st.DrawFn, case: Case) -> tuple[list[Row], dict[str, Any]]:
+    n = draw(st.integers(1, 5))
+    table = [
+        {name: draw(strategy) for name, (_, strategy) in case.columns.items()} for _ in range(n)
+    ]
+    return table, draw(case.options)
+
+
+def _check(name: str, data: st.DataObject) -> None:
+    case = CASES[name]
+    table, options = data.draw(rows(case))
+    schema = {column: dtype for column, (dtype, _) in case.columns.items()}
+    df = pl.DataFrame(table, schema=schema, orient="row")
+    out = df.select(case.expr(**options).alias("out")).to_series().to_list()
+    for row, got in zip(table, out, strict=True):
+        expected = case.oracle(row, **options)
+        assert _same(got, expected, case.tol), (name, row, options, got, expected)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@given(data=st.data())
+@settings(max_examples=15, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+def test_differential(name: str, data: st.DataObject) -> None:
+    _check(name, data)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(CASES))
+@given(data=st.data())
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+def test_differential_long(name: str, data: st.DataObject) -> None:
+    _check(name, data)
