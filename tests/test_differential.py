@@ -124,6 +124,7 @@ def _match(row: Row, **options: Any) -> dict[str, Any]:
         "graded_score": d.graded_score,
         "reference_index": d.reference_index,
         "rule": d.rule,
+        "reason": d.reason,
     }
 
 
@@ -183,6 +184,27 @@ def _maybe(function: Callable[[str], Any]) -> Callable[[Row], Any]:
 S, L = pl.String(), pl.List(pl.String)
 finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
 tolerance = st.sampled_from([0.0, 0.01, 0.5, 2.0])
+
+#: Texts shaped like URLs, with the pieces urlsplit reads (schemes, `//`, netloc ends, brackets).
+url_text = st.lists(
+    st.sampled_from(
+        ["http", "s", "://", ":", "//", "/", "?", "#", "a.b", "[::1]", "[", "]", "é", "1",
+         "+", "-", ".", " ", "\t", "\n", "\x01", "\u3000", "@"]
+    ),
+    max_size=8,
+).map("".join)  # fmt: skip
+#: Texts shaped like final answers: the pieces of the GSM8K number rules.
+number_text = st.lists(
+    st.sampled_from(
+        ["####", "#### ", "-", "$", ",", ".", "1", "23", "4,567", "8.9", "x", "\n", "A:",
+         "A: ", "QA:", " ", "\x1c", "\u3000", "\u2028", "\r", "٣"]
+    ),
+    max_size=10,
+).map("".join)  # fmt: skip
+#: Texts that are, or almost are, UTF-8 read as Latin-1 or cp1252.
+mojibake_text = st.text(max_size=12).map(lambda t: t.encode("utf-8").decode("latin-1")) | st.text(
+    max_size=12
+).map(lambda t: t.encode("utf-8", "replace").decode("cp1252", "replace"))
 
 CASES: dict[str, Case] = {
     "answer_correctness_details": Case(
@@ -401,6 +423,53 @@ CASES: dict[str, Case] = {
                 strict=False,
             )
         ),
+    ),
+    "exact_match_score": Case(
+        {"response": (S, optional_text), "reference": (S, optional_text)},
+        st.fixed_dictionaries({"case_sensitive": st.booleans(), "strip_whitespace": st.booleans()}),
+        lambda **o: ps.exact_match("response", "reference", **o),
+        lambda row, **o: oracles_checks.exact_match(row["response"], row["reference"], **o)[0],
+    ),
+    "non_empty_score": Case(
+        {"response": (S, optional_text)},
+        st.just({}),
+        lambda: ps.non_empty("response"),
+        lambda row: oracles_checks.non_empty(row["response"])[0],
+    ),
+    "url_state": Case(
+        {"response": (S, st.one_of(optional_text, url_text))},
+        st.just({}),
+        lambda: ps.format_check("response", format_type="url"),
+        lambda row: oracles_checks.format_check(row["response"], format_type="url")[0],
+    ),
+    "extract_number": Case(
+        {"text": (S, st.one_of(optional_text, number_text))},
+        st.fixed_dictionaries({"method": st.sampled_from(["strict", "flexible", "answer_line"])}),
+        lambda **o: ps.extract_number("text", **o),
+        lambda row, method: (
+            None if row["text"] is None else oracles_extraction.number(row["text"], method)
+        ),
+    ),
+    "numeric_match": Case(
+        {
+            "response": (S, st.one_of(optional_text, number_text)),
+            "reference": (S, st.one_of(optional_text, number_text)),
+        },
+        st.fixed_dictionaries(
+            {
+                "method": st.sampled_from(["strict", "flexible", "answer_line"]),
+                "numeric_tolerance_abs": tolerance,
+                "numeric_tolerance_rel": tolerance,
+            }
+        ),
+        lambda **o: ps.numeric_match("response", "reference", **o),
+        lambda row, **o: oracles_extraction.numeric_match(row["response"], row["reference"], **o),
+    ),
+    "repair_mojibake": Case(
+        {"text": (S, st.one_of(optional_text, mojibake_text))},
+        st.just({}),
+        lambda: ps.repair_mojibake("text"),
+        _maybe(oracles_match.repair_mojibake),
     ),
     "mmlu_pro_choice": Case(
         {
