@@ -258,3 +258,15 @@ def test_on_error_null_writes_null_scores_for_the_failing_batch(failing_log: Any
     ).to_series()
     assert got["s_answer_correctness"].equals(expected)
     assert got["s_answer_correctness"].to_list() == [1.0, 0.0] * 4 + [1.0, None, None, None]
+
+
+def test_checks_of_the_response_alone_need_no_reference(spark: Any) -> None:
+    frame = spark.createDataFrame(pa.table({"response": ["The answer is (B).", "", None]}))
+    scored = ps_spark().score_spark(
+        frame, response="response", scorers={"non_empty": None, "regex_match": {"pattern": "B"}}
+    )
+    rows = scored.orderBy("response").collect()
+    got = {row["response"]: (row["non_empty"], row["regex_match"]) for row in rows}
+    assert got == {None: (0.0, 0.0), "": (0.0, 0.0), "The answer is (B).": (1.0, 1.0)}
+    with pytest.raises(ps.InvalidParameterError, match="'reference'"):
+        ps_spark().score_spark(frame, response="response", scorers=["answer_match"])
