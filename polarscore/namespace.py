@@ -391,11 +391,15 @@ class ScoreNamespace:
         """See :func:`polarscore.regex_match_details`."""
         return _checks.regex_match_details(self._expr, pattern=pattern, full_match=full_match)
 
-    def json_schema(self, *, schema: Mapping[str, Any] | None = None) -> pl.Expr:
+    def json_schema(
+        self, *, schema: Mapping[str, Any] | pl.Expr | pl.Series | None = None
+    ) -> pl.Expr:
         """See :func:`polarscore.json_schema`."""
         return _checks.json_schema(self._expr, schema=schema)
 
-    def json_schema_details(self, *, schema: Mapping[str, Any] | None = None) -> pl.Expr:
+    def json_schema_details(
+        self, *, schema: Mapping[str, Any] | pl.Expr | pl.Series | None = None
+    ) -> pl.Expr:
         """See :func:`polarscore.json_schema_details`."""
         return _checks.json_schema_details(self._expr, schema=schema)
 

@@ -1442,10 +1442,7 @@ fn numeric_match(
             let error = (a - g).abs();
             let within_abs = pick(&tol_abs, row).map(|t| error <= t);
             let within_rel = pick(&tol_rel, row).map(|t| error / (g.abs() + 1e-12) <= t);
-            let matched = match (within_abs, within_rel) {
-                (Some(true), _) | (_, Some(true)) => true,
-                _ => false,
-            };
+            let matched = matches!((within_abs, within_rel), (Some(true), _) | (_, Some(true)));
             Some(f64::from(u8::from(matched)))
         })
         .collect()

@@ -213,10 +213,10 @@ fn first_number(text: &str) -> Option<&str> {
         }
         Some(end)
     };
-    for at in 0..bytes.len() {
+    for (at, &b) in bytes.iter().enumerate() {
         // With its `-` or `$` the match needs a digit after; without them it starts on one, so
         // a failed try at a sign is never rescued by dropping the sign (the class holds no `-`).
-        if matches!(bytes[at], b'-' | b'$' | b'0'..=b'9') {
+        if matches!(b, b'-' | b'$' | b'0'..=b'9') {
             if let Some(end) = shape(at) {
                 return text.get(at..end);
             }

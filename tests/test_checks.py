@@ -250,6 +250,39 @@ def test_json_schema_oracle(response: str, schema: dict[str, Any]) -> None:
     assert _one(expr, response) == oracles_checks.json_schema(response, schema)
 
 
+#: Schemas the metaschema rejects: a literal one raises, a per-row one fails its rows as the
+#: reference reports it.
+BAD_SCHEMAS = [{"type": "strin"}, {"required": "answer"}, {"minimum": "3"}]
+
+
+@given(
+    rows=st.lists(
+        st.tuples(JSONISH, st.sampled_from([*SCHEMAS, *BAD_SCHEMAS, None])), min_size=1, max_size=6
+    )
+)
+def test_json_schema_per_row_oracle(rows: list[tuple[str, dict[str, Any] | None]]) -> None:
+    df = pl.DataFrame(
+        {
+            "response": [r for r, _ in rows],
+            "schema": [None if s is None else json.dumps(s) for _, s in rows],
+        },
+        schema={"response": pl.String, "schema": pl.String},
+    )
+    got = df.select(ps.json_schema_details("response", schema=pl.col("schema"))).to_series()
+    expected = [oracles_checks.json_schema(r, s) for r, s in rows]
+    assert [(d["score"], d["reason"]) for d in got.to_list()] == expected
+
+
+def test_json_schema_per_row_that_is_not_an_object() -> None:
+    df = pl.DataFrame({"response": ["{}", "{}", "nope"], "schema": ["[1]", "{oops", "[1]"]})
+    got = df.select(ps.json_schema_details("response", schema=pl.col("schema"))).to_series()
+    reasons = [d["reason"] for d in got.to_list()]
+    assert reasons[0] == "JSON schema invalid: Invalid schema: a schema must be a JSON object"
+    assert reasons[1].startswith("JSON schema invalid: Invalid schema: not JSON (")
+    assert reasons[2].startswith("JSON schema invalid: Invalid JSON: ")
+    assert [d["score"] for d in got.to_list()] == [0.0, 0.0, 0.0]
+
+
 @given(response=st.one_of(hostile, st.sampled_from(["Yes", "ok", "I", "A: 42", "Bonjour à tous"])))
 def test_language_detection_oracle(response: str | None) -> None:
     expr = ps.language_detection_details("response", expected_language="en")

@@ -1110,8 +1110,15 @@ def _validator(schema: Any, function: str) -> Any:
             "the reference, so it is refused)",
             schema,
         )
+    validator, problem = _compile_schema(dict(schema), function)
+    if problem is not None:
+        raise invalid_parameter(function, "schema", f"a valid JSON schema ({problem})", schema)
+    return validator
+
+
+def _compile_schema(schema: dict[str, Any], function: str) -> tuple[Any, str | None]:
+    """Return the schema's validator, or ``None`` and the metaschema's objection."""
     jsonschema = _import_jsonschema(function)
-    schema = dict(schema)
     # An absent or unknown $schema means the latest draft, as jsonschema.validate reads it
     # (without its deprecation warning for the unknown one).
     cls = jsonschema.validators.validator_for(schema, default=None)
@@ -1120,10 +1127,8 @@ def _validator(schema: Any, function: str) -> Any:
     try:
         cls.check_schema(schema)
     except jsonschema.SchemaError as error:
-        raise invalid_parameter(
-            function, "schema", f"a valid JSON schema ({error.message})", schema
-        ) from None
-    return cls(schema)
+        return None, str(error.message)
+    return cls(schema), None
 
 
 def _json_reason_function(validator: Any) -> Callable[[str], str | None]:
@@ -1143,13 +1148,66 @@ def _json_reason_function(validator: Any) -> Callable[[str], str | None]:
     return check
 
 
-def _json(response: IntoExpr, schema: Any, function: str) -> tuple[pl.Expr, pl.Expr]:
-    validator = _validator(schema, function)
-    check = _json_reason_function(validator)
-    text = _response(response, function)
-    failure = text.map_batches(
-        _map_present(check, pl.String()), return_dtype=pl.String, is_elementwise=True
+@lru_cache(maxsize=256)
+def _row_check(schema_text: str | None) -> Callable[[str], str | None]:
+    """Return the check of one row's schema (JSON text; null means ``{}``), compiled once.
+
+    A schema that is not a JSON object, or that its metaschema rejects, fails every response
+    that parses, with the reference's ``Invalid schema: ...`` message (the reference validates
+    the schema when it validates a parsed response).
+    """
+    if schema_text is None:
+        return _json_reason_function(_validator({}, "json_schema"))
+    try:
+        schema = json.loads(schema_text)
+    except json.JSONDecodeError as error:
+        problem = f"Invalid schema: not JSON ({error})"
+    else:
+        if isinstance(schema, dict):
+            validator, objection = _compile_schema(schema, "json_schema")
+            if validator is not None:
+                return _json_reason_function(validator)
+            problem = f"Invalid schema: {objection}"
+        else:
+            problem = "Invalid schema: a schema must be a JSON object"
+
+    def invalid(text: str) -> str | None:
+        try:
+            json.loads(text)
+        except json.JSONDecodeError as error:
+            return f"Invalid JSON: {error}"
+        return problem
+
+    return invalid
+
+
+def _json_per_row(text: pl.Expr, schemas: pl.Expr) -> pl.Expr:
+    """Return each row's failure message against its own schema, each distinct pair once."""
+
+    def apply(pairs: pl.Series) -> pl.Series:
+        distinct = pairs.unique()
+        failures = pl.Series(
+            [_row_check(p["schema"])(p["text"]) for p in distinct.to_list()], dtype=pl.String
+        )
+        return pairs.replace_strict(distinct, failures, return_dtype=pl.String)
+
+    return pl.struct(text.alias("text"), schemas.alias("schema")).map_batches(
+        apply, return_dtype=pl.String, is_elementwise=True
     )
+
+
+def _json(response: IntoExpr, schema: Any, function: str) -> tuple[pl.Expr, pl.Expr]:
+    text = _response(response, function)
+    if isinstance(schema, pl.Expr | pl.Series):
+        check_same_length(function, response=response, schema=schema)
+        _import_jsonschema(function)
+        schemas = parse_text_expr(schema, function=function, parameter="schema")
+        failure = _json_per_row(text, schemas)
+    else:
+        check = _json_reason_function(_validator(schema, function))
+        failure = text.map_batches(
+            _map_present(check, pl.String()), return_dtype=pl.String, is_elementwise=True
+        )
     valid = failure.is_null()
     reason = (
         pl.when(valid)
@@ -1159,7 +1217,9 @@ def _json(response: IntoExpr, schema: Any, function: str) -> tuple[pl.Expr, pl.E
     return valid.cast(pl.Float64), reason
 
 
-def json_schema(response: IntoExpr, *, schema: Mapping[str, Any] | None = None) -> pl.Expr:
+def json_schema(
+    response: IntoExpr, *, schema: Mapping[str, Any] | pl.Expr | pl.Series | None = None
+) -> pl.Expr:
     """Score whether the response is a JSON document valid under a JSON schema: 1.0 or 0.0.
 
     Parameters
@@ -1171,7 +1231,10 @@ def json_schema(response: IntoExpr, *, schema: Mapping[str, Any] | None = None) 
     schema
         A JSON schema (a dict); ``None`` or ``{}`` accept every JSON document. The draft comes
         from ``$schema`` (draft 3 to 2020-12; absent means 2020-12). A schema that its
-        metaschema rejects, an unknown ``$schema`` and a boolean schema raise.
+        metaschema rejects, an unknown ``$schema`` and a boolean schema raise. Or a ``String``
+        expression (or Series) giving each row's schema as JSON text (null: ``{}``); a row
+        whose schema is not a JSON object or is rejected by its metaschema scores 0.0 with the
+        reason ``Invalid schema: ...``, as the reference reports it.
 
     Returns
     -------
@@ -1197,7 +1260,9 @@ def json_schema(response: IntoExpr, *, schema: Mapping[str, Any] | None = None) 
     return _json(response, schema, "json_schema")[0].alias("json_schema")
 
 
-def json_schema_details(response: IntoExpr, *, schema: Mapping[str, Any] | None = None) -> pl.Expr:
+def json_schema_details(
+    response: IntoExpr, *, schema: Mapping[str, Any] | pl.Expr | pl.Series | None = None
+) -> pl.Expr:
     """Score :func:`json_schema` and give the reference's reason text.
 
     Returns
