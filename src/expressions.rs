@@ -1141,6 +1141,18 @@ fn keywords_found(
     Ok(out.into_series())
 }
 
+/// `f` of each row of a text input (a one-row input is broadcast), on all cores when allowed.
+fn per_text<T: Send>(
+    input: &Series,
+    context: &CallerContext,
+    f: impl Fn(Option<&str>) -> Option<T> + Sync,
+) -> PolarsResult<Vec<Option<T>>> {
+    let text = Texts::new(input, "response")?;
+    Ok(map_row_ranges(text.len(), !context.parallel(), |rows| {
+        rows.map(|row| f(text.get(row))).collect()
+    }))
+}
+
 /// contains's score from `found` of `total` keywords (1.0 without keywords).
 fn contains_score(found: u32, total: u32, mode: &str) -> f64 {
     match (total, mode) {
@@ -1218,14 +1230,11 @@ fn keywords_score(
 /// Per row: 1.0 when the text holds anything besides Python whitespace, else 0.0 (null: 0.0).
 #[polars_expr(output_type=Float64)]
 fn non_empty_score(inputs: &[Series], context: CallerContext) -> PolarsResult<Series> {
-    let text = Texts::new(&inputs[0], "response")?;
-    let scores: Vec<Option<f64>> = map_row_ranges(text.len(), !context.parallel(), |rows| {
-        rows.map(|row| {
-            let filled = text.get(row).is_some_and(deterministic::non_blank);
-            Some(f64::from(u8::from(filled)))
-        })
-        .collect()
-    });
+    let scores = per_text(&inputs[0], &context, |text| {
+        Some(f64::from(u8::from(
+            text.is_some_and(deterministic::non_blank),
+        )))
+    })?;
     let out: Float64Chunked = scores.into_iter().collect();
     Ok(out.with_name("non_empty".into()).into_series())
 }
@@ -1274,11 +1283,9 @@ fn exact_match_score(
 /// Python's own netloc checks must decide (brackets, non-ASCII characters).
 #[polars_expr(output_type=Boolean)]
 fn url_state(inputs: &[Series], context: CallerContext) -> PolarsResult<Series> {
-    let text = Texts::new(&inputs[0], "response")?;
-    let states: Vec<Option<bool>> = map_row_ranges(text.len(), !context.parallel(), |rows| {
-        rows.map(|row| deterministic::url_state(pyunicode::py_strip(text.get(row).unwrap_or(""))))
-            .collect()
-    });
+    let states = per_text(&inputs[0], &context, |text| {
+        deterministic::url_state(pyunicode::py_strip(text.unwrap_or("")))
+    })?;
     let out: BooleanChunked = states.into_iter().collect();
     Ok(out.with_name("format_check".into()).into_series())
 }
@@ -1286,11 +1293,9 @@ fn url_state(inputs: &[Series], context: CallerContext) -> PolarsResult<Series> 
 /// Per row: the number of items of Python's `str.split()` (null text: 0).
 #[polars_expr(output_type=UInt32)]
 fn py_word_count(inputs: &[Series], context: CallerContext) -> PolarsResult<Series> {
-    let text = Texts::new(&inputs[0], "response")?;
-    let counts: Vec<Option<u32>> = map_row_ranges(text.len(), !context.parallel(), |rows| {
-        rows.map(|row| Some(deterministic::py_word_count(text.get(row).unwrap_or(""))))
-            .collect()
-    });
+    let counts = per_text(&inputs[0], &context, |text| {
+        Some(deterministic::py_word_count(text.unwrap_or("")))
+    })?;
     let out: UInt32Chunked = counts.into_iter().collect();
     Ok(out.with_name(inputs[0].name().clone()).into_series())
 }
@@ -1363,6 +1368,17 @@ struct NumberKwargs {
     method: String,
 }
 
+/// The extraction method named `name`; `"gold"` (a reference's number) only where `gold` allows.
+fn number_method(name: &str, gold: bool) -> PolarsResult<extract::NumberMethod> {
+    Ok(match name {
+        "strict" => extract::NumberMethod::Strict,
+        "flexible" => extract::NumberMethod::Flexible,
+        "answer_line" => extract::NumberMethod::AnswerLine,
+        "gold" if gold => extract::NumberMethod::Gold,
+        other => polars_bail!(ComputeError: "unknown number method {other:?}"),
+    })
+}
+
 /// Per row: the final number `method` finds, cleaned (`,` and `$` dropped, one trailing `.`
 /// dropped), or null.
 #[polars_expr(output_type=String)]
@@ -1371,23 +1387,13 @@ fn extract_number(
     context: CallerContext,
     kwargs: NumberKwargs,
 ) -> PolarsResult<Series> {
-    let method = match kwargs.method.as_str() {
-        "strict" => extract::NumberMethod::Strict,
-        "flexible" => extract::NumberMethod::Flexible,
-        "answer_line" => extract::NumberMethod::AnswerLine,
-        "gold" => extract::NumberMethod::Gold,
-        other => polars_bail!(ComputeError: "unknown number method {other:?}"),
-    };
-    let text = Texts::new(&inputs[0], "response")?;
-    let numbers: Vec<Option<String>> = map_row_ranges(text.len(), !context.parallel(), |rows| {
-        rows.map(|row| {
-            let raw = extract::raw_number(text.get(row)?, method)?;
-            let mut out = String::with_capacity(raw.len());
-            extract::push_clean_number(raw, &mut out);
-            Some(out)
-        })
-        .collect()
-    });
+    let method = number_method(&kwargs.method, true)?;
+    let numbers = per_text(&inputs[0], &context, |text| {
+        let raw = extract::raw_number(text?, method)?;
+        let mut out = String::with_capacity(raw.len());
+        extract::push_clean_number(raw, &mut out);
+        Some(out)
+    })?;
     let out: StringChunked = numbers.into_iter().collect();
     Ok(out.with_name(inputs[0].name().clone()).into_series())
 }
@@ -1409,12 +1415,7 @@ fn numeric_match(
     context: CallerContext,
     kwargs: NumberKwargs,
 ) -> PolarsResult<Series> {
-    let method = match kwargs.method.as_str() {
-        "strict" => extract::NumberMethod::Strict,
-        "flexible" => extract::NumberMethod::Flexible,
-        "answer_line" => extract::NumberMethod::AnswerLine,
-        other => polars_bail!(ComputeError: "unknown number method {other:?}"),
-    };
+    let method = number_method(&kwargs.method, false)?;
     let text = Texts::new(&inputs[0], "response")?;
     let gold = Texts::new(&inputs[1], "reference")?;
     let tol_abs = float_rows(&inputs[2], "numeric_tolerance_abs")?;
