@@ -1,4 +1,5 @@
-//! answer_match: alias matching by exact, contains and token-recall rules.
+//! answer_match: alias matching by exact, contains, date, approximate-number and token-recall
+//! rules, each second-round rule switched on or off at random.
 //!
 //! No panic with any options the Python side accepts; null rule (no decision exactly when no
 //! alias is usable); scores in {0, 1}, the graded score in [0, 1]; the chosen alias is one of the
@@ -26,6 +27,9 @@ impl<'a> Arbitrary<'a> for Switches {
             _ => Some(u.int_in_range(1..=12usize)?),
         };
         let (numbers_must_match, fold_accents, number_words) = u.arbitrary()?;
+        // The second-round rules.
+        let (dates, parentheticals, repair_mojibake, approximate_numbers, glued_words) =
+            u.arbitrary()?;
         Ok(Switches(Options {
             exact,
             contains,
@@ -35,6 +39,11 @@ impl<'a> Arbitrary<'a> for Switches {
             numbers_must_match,
             fold_accents,
             number_words,
+            dates,
+            parentheticals,
+            repair_mojibake,
+            approximate_numbers,
+            glued_words,
         }))
     }
 }

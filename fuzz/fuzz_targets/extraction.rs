@@ -1,10 +1,12 @@
-//! The MMLU-Pro harness's final-answer letter.
+//! The MMLU-Pro harness's final-answer letter, and the GSM8K final numbers.
 //!
 //! No panic; a letter is one of A..J; the first rule alone agrees with the full rules whenever
-//! it finds a letter (it is tried first).
+//! it finds a letter (it is tried first). A number found is a piece of the text made of its
+//! rule's characters; flexible's number (found from the end) equals the last match of a plain
+//! left-to-right scan of the whole text; the cleaned number holds no `,` or `$`.
 #![no_main]
 
-use _internal::extract::{self, ChoiceRules};
+use _internal::extract::{self, ChoiceRules, NumberMethod};
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use polarscore_fuzz::{tables, Text};
@@ -26,4 +28,54 @@ fuzz_target!(init: polarscore_fuzz::warm_up(), |input: Input| {
         assert_eq!(first, full, "{input:?}");
     }
     assert_eq!(first, extract::answer_is(text));
+
+    for method in [
+        NumberMethod::Strict,
+        NumberMethod::Flexible,
+        NumberMethod::AnswerLine,
+        NumberMethod::Gold,
+    ] {
+        let Some(raw) = extract::raw_number(text, method) else {
+            continue;
+        };
+        assert!(!raw.is_empty() && text.contains(raw), "{method:?} {input:?}");
+        assert!(
+            raw.bytes()
+                .all(|b| matches!(b, b'-' | b'$' | b'0'..=b'9' | b'.' | b',')),
+            "{method:?} {raw:?}"
+        );
+        let mut clean = String::new();
+        extract::push_clean_number(raw, &mut clean);
+        assert!(!clean.contains([',', '$']), "{clean:?}");
+    }
+    assert_eq!(
+        extract::flexible_number(text),
+        last_flexible_left_to_right(text),
+        "{input:?}"
+    );
 });
+
+/// flexible's pattern scanned over the whole text from the left, keeping the last match.
+fn last_flexible_left_to_right(text: &str) -> Option<&str> {
+    let bytes = text.as_bytes();
+    let loose = |b: u8| matches!(b, b'$' | b'0'..=b'9' | b'.' | b',');
+    let (mut at, mut last) = (0, None);
+    while at < bytes.len() {
+        let sign = usize::from(bytes[at] == b'-');
+        let run = bytes[at + sign..].iter().take_while(|&&b| loose(b)).count();
+        let len = if run >= 2 {
+            sign + run
+        } else if bytes.get(at + sign).is_some_and(u8::is_ascii_digit) {
+            sign + 1
+        } else {
+            0
+        };
+        if len == 0 {
+            at += 1;
+        } else {
+            last = Some(&text[at..at + len]);
+            at += len;
+        }
+    }
+    last
+}
