@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -44,6 +45,26 @@ def run_child(script: str | Path, args: list[str]) -> dict[str, float]:
     )
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
+
+
+def measure_command(
+    command: list[str], *, root: Path, show_output: bool = True
+) -> tuple[float, float]:
+    """Run ``command`` with ``root`` importable; return its wall time (s) and peak RSS (MiB).
+
+    Its stderr is kept for the error message if it fails; its stdout is shown unless
+    ``show_output`` is false.
+    """
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    stdout = None if show_output else subprocess.DEVNULL
+    start = time.perf_counter()
+    process = subprocess.Popen(command, env=env, stdout=stdout, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    stderr = process.stderr.read().decode() if process.stderr else ""
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{stderr}")
+    return elapsed, usage.ru_maxrss / 1024
 
 
 def text_mib(frame: pl.DataFrame, *columns: str) -> float:

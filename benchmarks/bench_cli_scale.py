@@ -29,17 +29,15 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import polars as pl
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(Path(__file__).parent), str(ROOT)]
+from _measure import measure_command  # noqa: E402
 from synthetic import cached_eval_log  # noqa: E402
 
 BASE_ROWS = 1_000_000
@@ -81,19 +79,6 @@ def make_input(n_rows: int, workdir: Path) -> Path:
     pl.concat([pl.scan_parquet(base)] * copies).head(n_rows).sink_parquet(tmp, engine="streaming")
     tmp.replace(path)
     return path
-
-
-def measure(command: list[str]) -> tuple[float, float]:
-    """Run ``command``; return its wall time (s) and peak RSS (MiB)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    start = time.perf_counter()
-    process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - start
-    stderr = process.stderr.read().decode() if process.stderr else ""
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(command)} failed:\n{stderr}")
-    return elapsed, usage.ru_maxrss / 1024
 
 
 def main() -> None:
@@ -158,7 +143,7 @@ def main() -> None:
             ]
         row: dict[str, float | int] = {"rows": n_rows, "input_mib": round(size_mib, 1)}
         for mode, command in runs.items():
-            seconds, rss = measure(command)
+            seconds, rss = measure_command(command, root=ROOT)
             row[f"{mode}_seconds"] = round(seconds, 2)
             row[f"{mode}_rows_per_s"] = round(n_rows / seconds)
             row[f"{mode}_peak_rss_mib"] = round(rss)

@@ -29,8 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,6 +38,7 @@ import polars as pl
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(Path(__file__).parent), str(ROOT)]
+from _measure import measure_command  # noqa: E402
 from synthetic import MODELS, make_eval_log  # noqa: E402
 
 import polarscore as ps  # noqa: E402
@@ -82,19 +81,6 @@ def make_log(n_rows: int, base_rows: int, workdir: Path) -> Path:
     return path
 
 
-def measure(command: list[str]) -> tuple[float, float]:
-    """Run ``command``; return its wall time (s) and peak RSS (MiB)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    start = time.perf_counter()
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - start
-    stderr = process.stderr.read().decode() if process.stderr else ""
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(command)} failed:\n{stderr}")
-    return elapsed, usage.ru_maxrss / 1024
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rows", type=int, default=10_000_000)
@@ -123,7 +109,7 @@ def main() -> None:
     results: dict[str, dict[str, float]] = {}
     print(f"{'command':<24} {'seconds':>8} {'peak RSS MiB':>12} {'time / summary':>15}")
     for name, command in runs.items():
-        seconds, rss = measure(command)
+        seconds, rss = measure_command(command, root=ROOT, show_output=False)
         results[name] = {"seconds": round(seconds, 2), "peak_rss_mib": round(rss)}
         ratio = seconds / results["summary"]["seconds"]
         results[name]["time_over_summary"] = round(ratio, 2)

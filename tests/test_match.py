@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -15,6 +16,24 @@ from tests import oracles_match
 from tests.conftest import Engine
 
 DATA = Path(__file__).parent / "data"
+
+
+def _assert_kernel_is_oracle(
+    response: str | None,
+    references: list[str | None],
+    question: str | None,
+    options: dict[str, Any],
+) -> None:
+    """answer_match_details on one row equals the Python oracle's decision, field for field."""
+    df = pl.DataFrame(
+        {"response": [response], "references": [references], "question": [question]},
+        schema={"response": pl.String, "references": pl.List(pl.String), "question": pl.String},
+    )
+    got = df.select(
+        ps.answer_match_details("response", "references", question="question", **options)
+    ).item()
+    want = oracles_match.answer_match(response, references, question=question, **options)
+    assert got == want.__dict__
 
 
 def _match(response: str | None, references: list[str | None] | str | None, **options) -> float:
@@ -434,15 +453,7 @@ def test_new_rules_agree_with_oracle(
 ) -> None:
     names = ("dates", "parentheticals", "repair_mojibake", "approximate_numbers", "glued_words")
     options = dict(zip(names, flags, strict=True))
-    df = pl.DataFrame(
-        {"response": [response], "references": [references], "question": [question]},
-        schema={"response": pl.String, "references": pl.List(pl.String), "question": pl.String},
-    )
-    got = df.select(
-        ps.answer_match_details("response", "references", question="question", **options)
-    ).item()
-    want = oracles_match.answer_match(response, references, question=question, **options)
-    assert got == want.__dict__
+    _assert_kernel_is_oracle(response, references, question, options)
 
 
 _GRID_TEXTS = [
@@ -567,15 +578,7 @@ def test_agrees_with_oracle(
         "fold_accents": fold_accents,
         "number_words": number_words,
     }
-    df = pl.DataFrame(
-        {"response": [response], "references": [references], "question": [question]},
-        schema={"response": pl.String, "references": pl.List(pl.String), "question": pl.String},
-    )
-    got = df.select(
-        ps.answer_match_details("response", "references", question="question", **options)
-    ).item()
-    want = oracles_match.answer_match(response, references, question=question, **options)
-    assert got == want.__dict__
+    _assert_kernel_is_oracle(response, references, question, options)
 
 
 @given(
@@ -600,15 +603,7 @@ def test_agrees_with_oracle_on_any_text(
         "fold_accents": fold_accents,
         "number_words": number_words,
     }
-    df = pl.DataFrame(
-        {"response": [response], "references": [references], "question": [question]},
-        schema={"response": pl.String, "references": pl.List(pl.String), "question": pl.String},
-    )
-    got = df.select(
-        ps.answer_match_details("response", "references", question="question", **options)
-    ).item()
-    want = oracles_match.answer_match(response, references, question=question, **options)
-    assert got == want.__dict__
+    _assert_kernel_is_oracle(response, references, question, options)
 
 
 @given(text=st.text(alphabet=st.sampled_from("aeisty'’.,_1234567890 Σσ²١ÉéöİßﬁXS"), max_size=40))
