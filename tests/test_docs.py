@@ -49,7 +49,9 @@ def test_nav_lists_every_page() -> None:
 
 
 def test_skip_marker_is_recognised() -> None:
-    text = "a\n\n<!-- docs-test: skip (needs Spark) -->\n```python\nx = 1\n```\n\n```python\ny\n```\n"
+    text = (
+        "a\n\n<!-- docs-test: skip (needs Spark) -->\n```python\nx = 1\n```\n\n```python\ny\n```\n"
+    )
     assert [code for _, code in _python_blocks(text)] == ["y\n"]
 
 
