@@ -1352,7 +1352,7 @@ def language_detection(
     Reproduces ``LanguageDetectionMetric`` of eval-ai-library 0.8.2 with ``langdetect`` 1.0.9
     (the optional extra ``polarscore[lang]``), seeded with 0 for every text, once per distinct
     response of a batch. It is unreliable on short texts (``"Yes"`` is ``tr``, ``"ok"`` is
-    ``sk``); see the README for figures.
+    ``sk``); see ``docs/checks.md`` for figures.
 
     Examples
     --------

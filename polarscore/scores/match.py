@@ -2,7 +2,7 @@
 
 :func:`answer_match` decides with a short list of general, explainable rules, each of which can be
 switched off, over every alias of the reference answer. It was designed against human verdicts on
-real QA answers (see the README's *Answer match* section for the measured agreement); the rules
+real QA answers (see ``docs/agreement.md`` for the measured agreement); the rules
 hold no answer or question lists and nothing keyed to a data set.
 """
 
@@ -28,7 +28,7 @@ from polarscore.scores._match_kernel import (
     match_expr,
 )
 
-#: The default token-recall threshold (tuned on EVOUNA; see the README for how it generalises).
+#: The default token-recall threshold (tuned on EVOUNA; docs/agreement.md says how it generalises).
 DEFAULT_MIN_TOKEN_RECALL = 0.3
 
 #: The default stemming prefix: tokens compare on their first six characters.
