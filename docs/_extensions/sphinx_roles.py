@@ -33,9 +33,9 @@ class SphinxRoles(griffe.Extension):
             target = target.strip().removesuffix("()")
             name = target.rsplit(".", 1)[-1]
             shown = name if tilde else target
-            if target.startswith(("polarscore.", pkg.name + ".")) or "." not in target:
-                if name in public:
-                    return f"[`{shown}`][{pkg.name}.{name}]"
+            ours = target.startswith(pkg.name + ".") or "." not in target
+            if ours and name in public:
+                return f"[`{shown}`][{pkg.name}.{name}]"
             return f"`{shown}`"
 
         def walk(obj: griffe.Object | griffe.Alias) -> None:
