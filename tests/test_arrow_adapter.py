@@ -10,12 +10,8 @@ import pyarrow as pa
 import pytest
 
 import polarscore as ps
-from polarscore.adapters import (
-    ArrowScorer,
-    BatchScoringError,
-    score_arrow_batches,
-    scored_schema,
-)
+from polarscore.adapters import ArrowScorer, score_arrow_batches, scored_schema
+from polarscore.exceptions import BatchScoringError
 from tests.conftest import DATA
 
 SCORERS = [ps.get_scorer(name) for name in ps.available_scorers()]

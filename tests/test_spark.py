@@ -75,7 +75,7 @@ def spark_scores(spark_log: Any) -> dict[str, pl.DataFrame]:
 
 
 def ps_spark() -> Any:
-    from polarscore import spark as module
+    from polarscore.adapters import spark as module
 
     return module
 

@@ -25,10 +25,10 @@ import pyarrow as pa
 
 from polarscore._validation import check_choice, invalid_parameter
 from polarscore.exceptions import (
+    BatchScoringError,
     ColumnNotFoundError,
     ColumnTypeError,
     InvalidParameterError,
-    PolarscoreError,
 )
 from polarscore.registry import ScorerSpec, available_scorers, get_scorer
 
@@ -41,10 +41,6 @@ OnError: TypeAlias = Literal["raise", "null"]
 ON_ERROR_CHOICES: tuple[str, ...] = ("raise", "null")
 
 _LOG = logging.getLogger("polarscore")
-
-
-class BatchScoringError(PolarscoreError):
-    """Scoring one record batch failed; the message says which batch and why."""
 
 
 @dataclass(frozen=True)
@@ -208,7 +204,7 @@ class ArrowScorer:
         ``polarscore``), and the other batches and scorers are kept.
     function
         The public function named in error messages, for wrappers such as
-        :func:`polarscore.spark.score_spark`.
+        :func:`polarscore.adapters.spark.score_spark`.
 
     Raises
     ------
@@ -552,7 +548,6 @@ def _chain(first: pa.RecordBatch, rest: Iterator[pa.RecordBatch]) -> Iterator[pa
 __all__ = [
     "ON_ERROR_CHOICES",
     "ArrowScorer",
-    "BatchScoringError",
     "OnError",
     "ScoreColumn",
     "ScorerSelection",

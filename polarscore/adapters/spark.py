@@ -185,7 +185,7 @@ def score_spark(
     Not run as a doctest (it needs a Spark session)::
 
         from pyspark.sql import SparkSession
-        from polarscore.spark import score_spark
+        from polarscore.adapters.spark import score_spark
 
         spark = SparkSession.builder.getOrCreate()
         log = spark.read.parquet("eval_log/")

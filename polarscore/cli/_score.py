@@ -1,0 +1,449 @@
+"""``polarscore score``: add score columns to eval logs, or print a per-mode summary."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any, TypeVar
+
+import polars as pl
+from polars._typing import PolarsDataType
+
+from polarscore.cli import _files, _progress
+from polarscore.cli._args import _parse_thresholds, parse_scorer
+from polarscore.cli._exit import EXIT_OK
+from polarscore.datasets import sample_path
+from polarscore.exceptions import (
+    ColumnCollisionError,
+    ColumnNotFoundError,
+    ColumnTypeError,
+    InputFileError,
+    InvalidParameterError,
+)
+from polarscore.frame import resolve_scorers, score_exprs
+from polarscore.provenance import (
+    PROVENANCE_KEY,
+    record_for_requests,
+)
+from polarscore.registry import default_scorers, get_scorer
+from polarscore.scores.correctness import MATCH_MODES, answer_correctness
+
+_T = TypeVar("_T")
+
+
+def _option_columns(options: dict[str, Any]) -> list[str]:
+    columns = []
+    for value in options.values():
+        if isinstance(value, pl.Expr):
+            columns.extend(value.meta.root_names())
+    return columns
+
+
+#: The bundled sample's list of gold aliases and its human verdicts.
+SAMPLE_REFERENCES = "references"
+SAMPLE_VERDICT = "human_correct"
+
+#: Flags that shape the written file only; print mode refuses them.
+_OUTPUT_ONLY = {
+    "format": "--format",
+    "prefix": "--prefix",
+    "drop": "--drop",
+    "overwrite": "--overwrite",
+}
+
+
+def _reference_columns(args: argparse.Namespace) -> tuple[str, str | None]:
+    """Return the ``(reference, references)`` columns the scorers read.
+
+    Every scorer takes a list of acceptable answers, so ``--references`` replaces
+    ``--reference``; the bundled sample is scored against its alias list unless told otherwise.
+    """
+    if args.reference is not None and args.references is not None:
+        raise InvalidParameterError(
+            "Give --reference or --references, not both: every scorer reads the list column "
+            "of --references when it is given."
+        )
+    references = args.references
+    if references is None and args.reference is None and args.sample:
+        references = SAMPLE_REFERENCES
+    return args.reference or "reference", references
+
+
+def _selection(args: argparse.Namespace, *, printing: bool) -> list[tuple[str, dict[str, Any]]]:
+    """Return the ``(scorer, options)`` pairs to run, with the match-mode flags applied.
+
+    Printing, the default is answer correctness, and a scorer with a ``match_mode`` option
+    that neither ``--scorer`` nor a flag sets is listed once per mode.
+    """
+    chosen = [parse_scorer(s) for s in args.scorers] if args.scorers else None
+    if chosen is None:
+        names = ["answer_correctness"] if printing else default_scorers()
+        chosen = [(name, {}) for name in names]
+    mode: Any = None
+    if args.mode_column is not None:
+        mode = pl.col(args.mode_column)
+    elif args.match_mode not in (None, "all"):
+        mode = args.match_mode
+    elif args.match_mode == "all" and not printing:
+        raise InvalidParameterError(
+            "--match-mode all applies to the printed summary only; with -o choose one mode "
+            "(or give --mode-column)."
+        )
+    takers = [name for name, _ in chosen if "match_mode" in get_scorer(name).options]
+    if (args.mode_column is not None or args.match_mode is not None) and not takers:
+        raise InvalidParameterError(
+            "--match-mode/--mode-column apply to scorers with a 'match_mode' option, and "
+            "none was selected."
+        )
+    selection: list[tuple[str, dict[str, Any]]] = []
+    for name, options in chosen:
+        if name in takers and "match_mode" not in options:
+            if mode is not None:
+                options["match_mode"] = mode
+            elif printing:
+                selection += [(name, {**options, "match_mode": m}) for m in MATCH_MODES]
+                continue
+        selection.append((name, options))
+    return selection
+
+
+def _listing(schema: pl.Schema) -> str:
+    return ", ".join(repr(c) for c in schema.names()) or "(none)"
+
+
+def _check_input_columns(
+    schema: pl.Schema, schemas: dict[Path, pl.Schema], needed: dict[str, str]
+) -> None:
+    """Check the columns the flags name (``needed``: column -> flag), in the flags' words."""
+    for column, flag in needed.items():
+        if column not in schema:
+            raise ColumnNotFoundError(
+                f"The {flag} column {column!r} is not in the input. Its columns: "
+                f"{_listing(schema)}.\nHint: name one of them with {flag}."
+            )
+    _files.check_columns_in_every_file(schemas, needed)
+    for column, flag in needed.items():
+        dtype = schema[column]
+        if flag in ("--response", "--mode-column"):
+            fits = _is_text(dtype)
+            expected = "text (String)"
+        elif flag in ("--reference", "--references"):
+            fits = _is_text(dtype) or (isinstance(dtype, pl.List) and _is_text(dtype.inner))
+            expected = "text (String) or a list of text (List(String))"
+        else:
+            continue
+        if not fits:
+            raise ColumnTypeError(
+                f"The {flag} column {column!r} holds {dtype}, not {expected}.\n"
+                "Hint: the command line does not convert columns; write the log with the column "
+                f"as text (in Polars: pl.col({column!r}).cast(pl.String))."
+            )
+
+
+def _is_text(dtype: PolarsDataType) -> bool:
+    return dtype in (pl.String, pl.Null) or isinstance(dtype, pl.Categorical | pl.Enum)
+
+
+def _needed_columns(
+    args: argparse.Namespace,
+    selection: Sequence[tuple[str, dict[str, Any]]],
+    reference: str,
+    references: str | None,
+) -> dict[str, str]:
+    needed = {args.response: "--response"}
+    if references is not None:
+        needed[references] = "--references"
+    else:
+        needed[reference] = "--reference"
+    if args.mode_column is not None:
+        needed[args.mode_column] = "--mode-column"
+    for _, options in selection:
+        for column in _option_columns(options):
+            needed.setdefault(column, "--scorer option")
+    return needed
+
+
+def _check_thresholds(
+    thresholds: float | dict[str, float] | None, selection: Sequence[tuple[str, Any]]
+) -> None:
+    """Check ``--threshold`` values against the scores' range and the scorers being run."""
+    if thresholds is None:
+        return
+    values = thresholds.values() if isinstance(thresholds, dict) else [thresholds]
+    for value in values:
+        if not 0.0 <= value <= 1.0:
+            raise InvalidParameterError(
+                f"--threshold must be between 0 and 1 (every score lies in [0, 1]); got {value:g}."
+            )
+    if isinstance(thresholds, dict):
+        running = {name for name, _ in selection}
+        unused = sorted(set(thresholds) - running)
+        if unused:
+            raise InvalidParameterError(
+                f"--threshold {unused[0]}=... names a scorer that is not being run "
+                f"(running: {', '.join(sorted(running))})."
+            )
+
+
+def _check_option_values(selection: Sequence[tuple[str, dict[str, Any]]]) -> None:
+    """Build each scorer's expression once on placeholder columns: its options are checked then.
+
+    A scorer checks its option values when its expression is built, before any data is read,
+    so a bad value is reported before the input or output files are looked at.
+    """
+    for name, options in selection:
+        spec = get_scorer(name)
+        _cli_words(partial(spec.expr, pl.col("response"), pl.col("reference"), **options))
+
+
+def _score_to_file(args: argparse.Namespace) -> int:
+    # Every flag is checked before any file is looked at.
+    selection = _selection(args, printing=False)
+    thresholds = _parse_thresholds(args.threshold)
+    _check_thresholds(thresholds, selection)
+    reference, references = _reference_columns(args)
+    requests = resolve_scorers(selection, thresholds=thresholds, prefix=args.prefix)
+    _check_option_values(selection)
+
+    files = [sample_path()] if args.sample else _files.resolve_inputs(args.inputs)
+    target: Path = args.output
+    kind = _files.output_format(target, args.format)
+    _files.check_target(target, overwrite=args.overwrite, inputs=files)
+    schemas = {file: _files.read_schema(file) for file in files}
+    frame = _files.scan_inputs(files, schemas)
+    schema = frame.collect_schema()
+    _check_input_columns(schema, schemas, _needed_columns(args, selection, reference, references))
+    for column in args.drop:
+        if column not in schema:
+            raise ColumnNotFoundError(
+                f"The --drop column {column!r} is not in the input. Its columns: "
+                f"{_listing(schema)}."
+            )
+    outputs = [r.column for r in requests] + [r.pass_column for r in requests if r.pass_column]
+    clashes = [name for name in outputs if name in schema]
+    if clashes:
+        raise ColumnCollisionError(
+            f"The output column {clashes[0]!r} is already in the input.\n"
+            "Hint: pass --prefix to name the score columns differently."
+        )
+
+    exprs = _cli_words(
+        lambda: score_exprs(
+            schema,
+            requests,
+            response=args.response,
+            reference=reference,
+            references=references,
+        )
+    )
+    stream = _progress.stderr_if_tty(quiet=args.quiet)
+    total = _files.count_rows(files)
+    progress = _progress.Progress(total, stream=stream)
+    # With the row count known (Parquet), the log is scored slice by slice, which keeps memory
+    # flat. Otherwise (CSV, JSON Lines) one streaming query runs. Either way a pass-through batch
+    # function on the first score column counts the rows as they are scored (one Python call
+    # per batch of rows), so the progress line moves while a slice runs.
+    first = requests[0]
+    exprs[0] = (
+        exprs[0]
+        .map_batches(progress.counter, return_dtype=first.spec.dtype, is_elementwise=True)
+        .alias(first.column)
+    )
+    scored = frame.with_columns(exprs[: len(requests)])
+    if len(exprs) > len(requests):
+        scored = scored.with_columns(exprs[len(requests) :])
+    if args.drop:
+        scored = scored.drop(args.drop)
+    if kind == "csv":
+        nested = _files.nested_columns(scored.collect_schema())
+        if nested:
+            raise ColumnTypeError(
+                f"CSV cannot hold the nested column(s) {', '.join(repr(c) for c in nested)}.\n"
+                "Hint: write Parquet, or leave them out with --drop."
+            )
+    record = record_for_requests(
+        requests,
+        response=args.response,
+        reference=reference,
+        references=references,
+        inputs={str(file): rows for file, rows in _files.file_rows(files).items()},
+    )
+    metadata = {PROVENANCE_KEY: json.dumps(record, ensure_ascii=False)}
+    try:
+        with _files.atomic_target(target) as temporary:
+            if total:
+                _files.write_in_slices(
+                    scored, temporary, kind, total=total, progress=progress, metadata=metadata
+                )
+            else:
+                _progress.run_with_progress(
+                    _files.sink(scored, temporary, kind, metadata=metadata), progress
+                )
+    except (OSError, pl.exceptions.PolarsError) as error:
+        # A full disk fails the write, the sync or the rename; Polars' writers report it as
+        # their own error, so it is told apart from an input failure by its errno.
+        full = _files.out_of_room(target, error)
+        if full is not None:
+            raise full from error
+        if isinstance(error, OSError):
+            raise
+        raise InputFileError(
+            f"Scoring stopped while reading or scoring the input: {_files.first_line(error)}"
+        ) from error
+    if not args.quiet:
+        columns = ", ".join(r.column for r in requests)
+        print(f"wrote {progress.rows:,} rows to {str(target)!r} ({columns})", file=sys.stderr)
+    return EXIT_OK
+
+
+def summarize_correctness(
+    frame: pl.LazyFrame,
+    *,
+    response: str,
+    reference: str,
+    modes: Sequence[str],
+    mode_column: str | None = None,
+) -> pl.DataFrame:
+    """Score ``frame`` in each mode and return one summary row per mode."""
+    schema = frame.collect_schema()
+    columns = {"response": response, "reference": reference}
+    if mode_column is not None:
+        columns["mode"] = mode_column
+    for role, name in columns.items():
+        if name not in schema:
+            raise ColumnNotFoundError.from_missing(name, schema.names(), role=role)
+        dtype = schema[name]
+        if dtype not in (pl.String, pl.Null) and not isinstance(dtype, pl.Categorical | pl.Enum):
+            raise ColumnTypeError(
+                f"The {role} column {name!r} must hold text (String); it is {dtype}."
+            )
+    resp = pl.col(response).cast(pl.String)
+    ref = pl.col(reference).cast(pl.String)
+    if mode_column is not None:
+        scored = {
+            mode_column: answer_correctness(
+                resp, ref, match_mode=pl.col(mode_column).cast(pl.String)
+            )
+        }
+    else:
+        scored = {mode: answer_correctness(resp, ref, match_mode=mode) for mode in modes}  # type: ignore[arg-type]
+    aggregates = [
+        pl.struct(
+            pl.lit(label).alias("mode"),
+            pl.len().alias("rows"),
+            expr.count().alias("scored"),
+            expr.null_count().alias("inconclusive"),
+            expr.mean().alias("mean_score"),
+        ).alias(label)
+        for label, expr in scored.items()
+    ]
+    wide = frame.select(aggregates).collect(engine="streaming")
+    return pl.concat([wide.select(pl.col(c).struct.unnest()) for c in wide.columns])
+
+
+def _mode_label(options: dict[str, Any]) -> str:
+    mode = options.get("match_mode")
+    if mode is None:
+        return "-"
+    if isinstance(mode, pl.Expr):
+        return "per row: " + ", ".join(mode.meta.root_names())
+    return str(mode)
+
+
+def _print_mode_summary(args: argparse.Namespace) -> int:
+    for attribute, flag in _OUTPUT_ONLY.items():
+        if getattr(args, attribute) not in (None, False, []):
+            raise InvalidParameterError(
+                f"{flag} shapes the written file and applies only with -o OUTPUT."
+            )
+    selection = _selection(args, printing=True)
+    thresholds = _parse_thresholds(args.threshold)
+    _check_thresholds(thresholds, selection)
+    reference, references = _reference_columns(args)
+    # Validate the selection as a whole (unknown options); each row is then built on its own.
+    resolve_scorers(list(dict(selection).items()), thresholds=thresholds)
+    _check_option_values(selection)
+
+    files = [sample_path()] if args.sample else _files.resolve_inputs(args.inputs)
+    schemas = {file: _files.read_schema(file) for file in files}
+    frame = _files.scan_inputs(files, schemas)
+    schema = frame.collect_schema()
+    _check_input_columns(schema, schemas, _needed_columns(args, selection, reference, references))
+
+    labels: list[tuple[str, str]] = []
+    aggregates: list[pl.Expr] = []
+    for index, (name, options) in enumerate(selection):
+        threshold = thresholds.get(name) if isinstance(thresholds, dict) else thresholds
+        (request,) = resolve_scorers(
+            [(name, options)],
+            thresholds=None if threshold is None else {name: threshold},
+            prefix=f"__polarscore_{index}_",
+        )
+        score = _cli_words(
+            partial(
+                score_exprs,
+                schema,
+                [request],
+                response=args.response,
+                reference=reference,
+                references=references,
+            )
+        )[0]
+        labels.append((name, _mode_label(options)))
+        aggregates.append(_score_aggregate(score, request.threshold, f"__row_{index}"))
+    verdict = SAMPLE_VERDICT if args.sample and SAMPLE_VERDICT in schema else None
+    if verdict is not None:
+        labels.append((f"human verdict ({verdict})", "-"))
+        human = pl.col(verdict).cast(pl.Float64)
+        verdict_threshold = None if thresholds is None else 1.0
+        aggregates.append(_score_aggregate(human, verdict_threshold, f"__row_{len(labels) - 1}"))
+    wide = frame.select(aggregates).collect(engine="streaming")
+    rows = [wide[column].struct.unnest() for column in wide.columns]
+    table = pl.DataFrame(
+        {"scorer": [n for n, _ in labels], "match_mode": [m for _, m in labels]}
+    ).hstack(pl.concat(rows))
+    if thresholds is None:
+        table = table.drop("threshold", "pass_rate")
+    against = f"references {references!r}" if references else f"reference {reference!r}"
+    label = files[0].name if len(files) == 1 else f"{len(files)} files"
+    print(f"{label}: response {args.response!r} against {against}")
+    with pl.Config(
+        tbl_hide_dataframe_shape=True,
+        float_precision=4,
+        tbl_hide_column_data_types=True,
+        tbl_rows=-1,
+        tbl_cols=-1,
+        tbl_width_chars=200,
+    ):
+        print(table)
+    return EXIT_OK
+
+
+def _score_aggregate(score: pl.Expr, threshold: float | None, name: str) -> pl.Expr:
+    """One summary row: rows, scored, inconclusive, mean score and, with a threshold, pass rate."""
+    passed = (score >= threshold).sum() / score.count() if threshold is not None else None
+    return pl.struct(
+        pl.len().alias("rows"),
+        score.count().alias("scored"),
+        score.null_count().alias("inconclusive"),
+        score.mean().alias("mean_score"),
+        pl.lit(threshold, dtype=pl.Float64).alias("threshold"),
+        (pl.lit(None, dtype=pl.Float64) if passed is None else passed).alias("pass_rate"),
+    ).alias(name)
+
+
+_PYTHON_PARAMETER = re.compile(r"^The '(\w+)' parameter of (\w+) ")
+
+
+def _cli_words(build: Callable[[], _T]) -> _T:
+    """Run ``build``; a scorer's bad option value is reported as a ``--scorer`` option."""
+    try:
+        return build()
+    except InvalidParameterError as error:
+        message = _PYTHON_PARAMETER.sub(r"The option \1 of --scorer \2 ", str(error))
+        raise InvalidParameterError(message) from error
