@@ -83,8 +83,8 @@ def _bound_parquet_read_ahead() -> None:
 
     Polars' streaming Parquet source keeps decoding row groups while a slower operator (scoring
     is much slower than decoding) falls behind (pola-rs/polars#28569). The CLI scores Parquet
-    logs slice by slice (:func:`polarscore.cli._files.write_in_slices`) so that this cannot grow with
-    the log; one row group of read-ahead also keeps each query's own footprint small, at no
+    logs slice by slice (:func:`polarscore.cli._files.write_in_slices`) so that this cannot grow
+    with the log; one row group of read-ahead also keeps each query's own footprint small, at no
     measured cost in speed (``answer_correctness`` over 3M rows in one query: 0.8 GiB instead of
     1.5 GiB). The command line is an application, so it may set this for its own process; the
     library never changes the environment.

@@ -20,9 +20,9 @@ from typing import Any
 
 import polars as pl
 
-from polarscore.cli import _files
 from polarscore._defaults import DEFAULT_THRESHOLD
 from polarscore._validation import check_number, invalid_parameter
+from polarscore.cli import _files
 from polarscore.exceptions import ColumnNotFoundError, ColumnTypeError, PolarscoreError
 from polarscore.provenance import read_provenance, recorded_thresholds
 from polarscore.reporting._aggregate import ReportData, aggregate
@@ -449,7 +449,10 @@ def write_report(
     _files.check_target(target, overwrite=overwrite)
     page = report(source, **options)
     try:
-        with _files.atomic_target(target) as temporary, open(temporary, "w", encoding="utf-8") as out:
+        with (
+            _files.atomic_target(target) as temporary,
+            open(temporary, "w", encoding="utf-8") as out,
+        ):
             out.write(page)
             out.flush()
             os.fsync(out.fileno())
