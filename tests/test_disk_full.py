@@ -4,9 +4,9 @@ A full disk is simulated without root by a file-size limit on the CLI subprocess
 (``RLIMIT_FSIZE``, with ``SIGXFSZ`` ignored so that the write fails with ``EFBIG`` instead of
 killing the process), and in-process by making the sync or the rename fail with ``ENOSPC``. Each
 runs on both ways :func:`polarscore.cli._files.atomic_target` writes: the nameless
-``O_TMPFILE`` file (Linux) and the hidden ``.tmp`` file used where that is missing (macOS, Windows). The run must end
-with exit code 5 and one line naming the output, keep the previous output byte for byte, and
-leave no temporary file.
+``O_TMPFILE`` file (Linux) and the hidden ``.tmp`` file used where that is missing (macOS,
+Windows). The run must end with exit code 5 and one line naming the output, keep the previous
+output byte for byte, and leave no temporary file.
 """
 
 from __future__ import annotations
