@@ -344,7 +344,7 @@ def summarize(
         ]
         if behavior is not None:
             for kind in ("good", "bad"):
-                is_kind = (behavior == kind).fill_null(False)
+                is_kind = (behavior == kind).fill_null(value=False)
                 aggregates += [
                     value.filter(is_kind).count().alias(f"{index}:{kind}_scored"),
                     passed.filter(is_kind).sum().alias(f"{index}:{kind}_passed"),

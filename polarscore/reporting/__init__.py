@@ -164,6 +164,7 @@ def _details_exprs(
                     schema,
                     reference or "reference",
                     references if isinstance(references, str) else None,
+                    function="report",
                 )
                 expr = function(pl.col(response), ref, **options)
         except (PolarscoreError, TypeError, pl.exceptions.PolarsError):

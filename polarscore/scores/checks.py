@@ -92,7 +92,7 @@ def _as_expr(value: pl.Expr | str) -> pl.Expr:
 
 
 def _binary(flag: pl.Expr) -> pl.Expr:
-    return flag.fill_null(False).cast(pl.Float64)
+    return flag.fill_null(value=False).cast(pl.Float64)
 
 
 def _details(name: str, score: pl.Expr, reason: pl.Expr) -> pl.Expr:
@@ -102,7 +102,7 @@ def _details(name: str, score: pl.Expr, reason: pl.Expr) -> pl.Expr:
 def _choose(flag: pl.Expr, yes: pl.Expr | str, no: pl.Expr | str) -> pl.Expr:
     yes_e = pl.lit(yes) if isinstance(yes, str) else yes
     no_e = pl.lit(no) if isinstance(no, str) else no
-    return pl.when(flag.fill_null(False)).then(yes_e).otherwise(no_e)
+    return pl.when(flag.fill_null(value=False)).then(yes_e).otherwise(no_e)
 
 
 # --- contains -------------------------------------------------------------------------------------
@@ -112,6 +112,7 @@ def _contains(
     response: IntoExpr,
     keywords: Sequence[str] | pl.Expr | pl.Series,
     mode: str,
+    *,
     case_sensitive: bool,
     function: str,
 ) -> tuple[pl.Expr, pl.Expr]:
@@ -208,7 +209,9 @@ def contains(
     │ null          ┆ 0.0 ┆ 0.0      │
     └───────────────┴─────┴──────────┘
     """
-    score, _ = _contains(response, keywords, mode, case_sensitive, "contains")
+    score, _ = _contains(
+        response, keywords, mode, case_sensitive=case_sensitive, function="contains"
+    )
     return score.alias("contains")
 
 
@@ -235,7 +238,9 @@ def contains_details(
     >>> df.select(ps.contains_details("response", keywords=["paris", "x"], mode="all")).item()
     {'score': 0.5, 'reason': 'Found 1/2 keywords (mode=all)'}
     """
-    score, reason = _contains(response, keywords, mode, case_sensitive, "contains_details")
+    score, reason = _contains(
+        response, keywords, mode, case_sensitive=case_sensitive, function="contains_details"
+    )
     return _details("contains", score, reason)
 
 
@@ -245,8 +250,8 @@ def contains_details(
 def _affix(
     response: IntoExpr,
     affix: str | pl.Expr | pl.Series,
-    case_sensitive: bool,
     *,
+    case_sensitive: bool,
     function: str,
     parameter: str,
     start: bool,
@@ -311,7 +316,12 @@ def starts_with(
     [1.0, 0.0]
     """
     score, _ = _affix(
-        response, prefix, case_sensitive, function="starts_with", parameter="prefix", start=True
+        response,
+        prefix,
+        case_sensitive=case_sensitive,
+        function="starts_with",
+        parameter="prefix",
+        start=True,
     )
     return score.alias("starts_with")
 
@@ -333,7 +343,7 @@ def starts_with_details(
     score, reason = _affix(
         response,
         prefix,
-        case_sensitive,
+        case_sensitive=case_sensitive,
         function="starts_with_details",
         parameter="prefix",
         start=True,
@@ -378,7 +388,12 @@ def ends_with(
     [1.0, 0.0]
     """
     score, _ = _affix(
-        response, suffix, case_sensitive, function="ends_with", parameter="suffix", start=False
+        response,
+        suffix,
+        case_sensitive=case_sensitive,
+        function="ends_with",
+        parameter="suffix",
+        start=False,
     )
     return score.alias("ends_with")
 
@@ -400,7 +415,7 @@ def ends_with_details(
     score, reason = _affix(
         response,
         suffix,
-        case_sensitive,
+        case_sensitive=case_sensitive,
         function="ends_with_details",
         parameter="suffix",
         start=False,
@@ -414,6 +429,7 @@ def ends_with_details(
 def _exact(
     response: IntoExpr,
     reference: IntoExpr,
+    *,
     case_sensitive: bool,
     strip_whitespace: bool,
     function: str,
@@ -473,7 +489,13 @@ def exact_match(
     >>> df.select(ps.exact_match("response", "reference"))["exact_match"].to_list()
     [1.0, 0.0, 0.0]
     """
-    score, _ = _exact(response, reference, case_sensitive, strip_whitespace, "exact_match")
+    score, _ = _exact(
+        response,
+        reference,
+        case_sensitive=case_sensitive,
+        strip_whitespace=strip_whitespace,
+        function="exact_match",
+    )
     return score.alias("exact_match")
 
 
@@ -493,7 +515,11 @@ def exact_match_details(
         ``Output does not match expected.``).
     """
     score, reason = _exact(
-        response, reference, case_sensitive, strip_whitespace, "exact_match_details"
+        response,
+        reference,
+        case_sensitive=case_sensitive,
+        strip_whitespace=strip_whitespace,
+        function="exact_match_details",
     )
     return _details("exact_match", score, reason)
 
@@ -956,7 +982,7 @@ def _compile(pattern: str, function: str) -> re.Pattern[str]:
         ) from None
 
 
-def _regex_literal(text: pl.Expr, pattern: str, full_match: bool, function: str) -> pl.Expr:
+def _regex_literal(text: pl.Expr, pattern: str, *, full_match: bool, function: str) -> pl.Expr:
     compiled = _compile(pattern, function)
     translated = native_pattern(pattern, full_match=full_match)
     if translated is not None:
@@ -969,7 +995,7 @@ def _regex_literal(text: pl.Expr, pattern: str, full_match: bool, function: str)
     )
 
 
-def _regex_per_row(text: pl.Expr, patterns: pl.Expr, full_match: bool) -> pl.Expr:
+def _regex_per_row(text: pl.Expr, patterns: pl.Expr, *, full_match: bool) -> pl.Expr:
     """One Python ``re`` test per distinct (text, pattern) pair, each pattern compiled once."""
     compiled: dict[str, re.Pattern[str] | None] = {}
 
@@ -1004,16 +1030,16 @@ def _regex_per_row(text: pl.Expr, patterns: pl.Expr, full_match: bool) -> pl.Exp
 
 
 def _regex(
-    response: IntoExpr, pattern: str | pl.Expr | pl.Series, full_match: bool, function: str
+    response: IntoExpr, pattern: str | pl.Expr | pl.Series, *, full_match: bool, function: str
 ) -> tuple[pl.Expr, pl.Expr]:
     check_same_length(function, response=response, pattern=pattern)
     _check_bool(full_match, function, "full_match")
     given = _text_option(pattern, function, "pattern")
     text = _response(response, function)
     if isinstance(given, str):
-        matched = _regex_literal(text, given, full_match, function)
+        matched = _regex_literal(text, given, full_match=full_match, function=function)
     else:
-        matched = _regex_per_row(text, given, full_match)
+        matched = _regex_per_row(text, given, full_match=full_match)
     shown = _as_expr(given)
     reason = _choose(
         matched,
@@ -1065,7 +1091,9 @@ def regex_match(
     ... ).rows()
     [(1.0, 0.0), (1.0, 0.0), (0.0, 0.0)]
     """
-    return _regex(response, pattern, full_match, "regex_match")[0].alias("regex_match")
+    return _regex(response, pattern, full_match=full_match, function="regex_match")[0].alias(
+        "regex_match"
+    )
 
 
 def regex_match_details(
@@ -1082,7 +1110,7 @@ def regex_match_details(
         ``Struct`` named ``regex_match_details``: ``score`` and ``reason``
         (``Pattern matched: ...`` or ``Pattern not matched: ...``).
     """
-    score, reason = _regex(response, pattern, full_match, "regex_match_details")
+    score, reason = _regex(response, pattern, full_match=full_match, function="regex_match_details")
     return _details("regex_match", score, reason)
 
 

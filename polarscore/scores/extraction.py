@@ -112,7 +112,7 @@ def choice_match(
     text = parse_text_expr(response, function="choice_match", parameter="response")
     gold = py_strip(parse_text_expr(reference, function="choice_match", parameter="reference"))
     letter = plugin_call("mmlu_pro_choice", text, rules=rules)
-    score = (letter == gold).fill_null(False).cast(pl.Float64)
+    score = (letter == gold).fill_null(value=False).cast(pl.Float64)
     usable = gold.str.len_bytes() > 0
     return pl.when(usable).then(score).alias("choice_match")
 
