@@ -22,6 +22,7 @@ import polars as pl
 
 from polarscore._defaults import DEFAULT_THRESHOLD
 from polarscore._typing import FrameT
+from polarscore._utils import is_text_dtype
 from polarscore._validation import check_number, invalid_parameter
 from polarscore.exceptions import ColumnNotFoundError, ColumnTypeError
 from polarscore.registry import available_scorers
@@ -311,7 +312,7 @@ def summarize(
                 expected_behavior, schema.names(), role="expected_behavior"
             )
         dtype = schema[expected_behavior]
-        if not (dtype in (pl.String, pl.Null) or isinstance(dtype, pl.Categorical | pl.Enum)):
+        if not is_text_dtype(dtype):
             raise ColumnTypeError(
                 f"The expected_behavior column {expected_behavior!r} must hold text "
                 f"('good' / 'bad'); it is {dtype}."

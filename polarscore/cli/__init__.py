@@ -34,7 +34,6 @@ from polarscore.cli._exit import (
     EXIT_USAGE,
 )
 from polarscore.cli._main import PARQUET_PREFETCH_VARIABLE, main
-from polarscore.cli._score import summarize_correctness
 
 __all__ = [
     "EXIT_DATA",
@@ -48,5 +47,4 @@ __all__ = [
     "PARQUET_PREFETCH_VARIABLE",
     "main",
     "parse_scorer",
-    "summarize_correctness",
 ]

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import polars as pl
-from polars._typing import PolarsDataType
 
+from polarscore._utils import is_text_dtype
 from polarscore.cli import _files, _progress
 from polarscore.cli._args import _parse_thresholds, parse_scorer
 from polarscore.cli._exit import EXIT_OK
@@ -31,7 +31,7 @@ from polarscore.provenance import (
     record_for_requests,
 )
 from polarscore.registry import default_scorers, get_scorer
-from polarscore.scores.correctness import MATCH_MODES, answer_correctness
+from polarscore.scores.correctness import MATCH_MODES
 
 _T = TypeVar("_T")
 
@@ -130,10 +130,12 @@ def _check_input_columns(
     for column, flag in needed.items():
         dtype = schema[column]
         if flag in ("--response", "--mode-column"):
-            fits = _is_text(dtype)
+            fits = is_text_dtype(dtype)
             expected = "text (String)"
         elif flag in ("--reference", "--references"):
-            fits = _is_text(dtype) or (isinstance(dtype, pl.List) and _is_text(dtype.inner))
+            fits = is_text_dtype(dtype) or (
+                isinstance(dtype, pl.List) and is_text_dtype(dtype.inner)
+            )
             expected = "text (String) or a list of text (List(String))"
         else:
             continue
@@ -143,10 +145,6 @@ def _check_input_columns(
                 "Hint: the command line does not convert columns; write the log with the column "
                 f"as text (in Polars: pl.col({column!r}).cast(pl.String))."
             )
-
-
-def _is_text(dtype: PolarsDataType) -> bool:
-    return dtype in (pl.String, pl.Null) or isinstance(dtype, pl.Categorical | pl.Enum)
 
 
 def _needed_columns(
@@ -299,51 +297,6 @@ def _score_to_file(args: argparse.Namespace) -> int:
         columns = ", ".join(r.column for r in requests)
         print(f"wrote {progress.rows:,} rows to {str(target)!r} ({columns})", file=sys.stderr)
     return EXIT_OK
-
-
-def summarize_correctness(
-    frame: pl.LazyFrame,
-    *,
-    response: str,
-    reference: str,
-    modes: Sequence[str],
-    mode_column: str | None = None,
-) -> pl.DataFrame:
-    """Score ``frame`` in each mode and return one summary row per mode."""
-    schema = frame.collect_schema()
-    columns = {"response": response, "reference": reference}
-    if mode_column is not None:
-        columns["mode"] = mode_column
-    for role, name in columns.items():
-        if name not in schema:
-            raise ColumnNotFoundError.from_missing(name, schema.names(), role=role)
-        dtype = schema[name]
-        if dtype not in (pl.String, pl.Null) and not isinstance(dtype, pl.Categorical | pl.Enum):
-            raise ColumnTypeError(
-                f"The {role} column {name!r} must hold text (String); it is {dtype}."
-            )
-    resp = pl.col(response).cast(pl.String)
-    ref = pl.col(reference).cast(pl.String)
-    if mode_column is not None:
-        scored = {
-            mode_column: answer_correctness(
-                resp, ref, match_mode=pl.col(mode_column).cast(pl.String)
-            )
-        }
-    else:
-        scored = {mode: answer_correctness(resp, ref, match_mode=mode) for mode in modes}  # type: ignore[arg-type]
-    aggregates = [
-        pl.struct(
-            pl.lit(label).alias("mode"),
-            pl.len().alias("rows"),
-            expr.count().alias("scored"),
-            expr.null_count().alias("inconclusive"),
-            expr.mean().alias("mean_score"),
-        ).alias(label)
-        for label, expr in scored.items()
-    ]
-    wide = frame.select(aggregates).collect(engine="streaming")
-    return pl.concat([wide.select(pl.col(c).struct.unnest()) for c in wide.columns])
 
 
 def _mode_label(options: dict[str, Any]) -> str:
