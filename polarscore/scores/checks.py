@@ -867,6 +867,85 @@ def _top_level_alternation(pattern: str) -> bool:
     return False
 
 
+#: A translated piece of pattern and the index after it, or None when it may differ in Rust.
+_Step: TypeAlias = tuple[str, int] | None
+
+
+def _native_escape(pattern: str, i: int, *, in_class: bool = False) -> _Step:
+    r"""Translate the escape at ``i``: punctuation, ``\n \t \r``, and ``\d \D \s \S``."""
+    if i + 1 >= len(pattern):
+        return None
+    e = pattern[i + 1]
+    if e in _SAFE_ESCAPES or e in "ntr":
+        return "\\" + e, i + 2
+    digit, space = py_digit_class(), PY_WS_CLASS
+    if in_class:  # inside [...]: the bodies only, and no negated classes
+        classes = {"d": digit, "s": space}
+    else:
+        classes = {"d": f"[{digit}]", "D": f"[^{digit}]", "s": f"[{space}]", "S": f"[^{space}]"}
+    return None if e not in classes else (classes[e], i + 2)
+
+
+def _native_class(pattern: str, i: int) -> _Step:
+    """Translate the class ``[...]`` at ``i`` (no nesting, no set operations)."""
+    n = len(pattern)
+    j = i + 1
+    body: list[str] = []
+    if j < n and pattern[j] == "^":
+        body.append("^")
+        j += 1
+    if j < n and pattern[j] == "]":
+        return None
+    while j < n and pattern[j] != "]":
+        if pattern[j] == "[" or pattern.startswith(("&&", "--", "~~"), j):
+            return None
+        step = (
+            _native_escape(pattern, j, in_class=True) if pattern[j] == "\\" else (pattern[j], j + 1)
+        )
+        if step is None:
+            return None
+        body.append(step[0])
+        j = step[1]
+    if j >= n:
+        return None
+    return "[" + "".join(body) + "]", j + 1
+
+
+def _native_group(pattern: str, i: int) -> _Step:
+    """Translate a group opening: ``(`` and ``(?:``; any other ``(?`` stays with Python."""
+    if pattern.startswith("(?:", i):
+        return "(?:", i + 3
+    if pattern.startswith("(?", i):
+        return None
+    return "(", i + 1
+
+
+def _native_repeat(pattern: str, i: int) -> _Step:
+    """Translate ``{m}``, ``{m,n}`` or ``{m,}`` with bounds the Rust engine accepts."""
+    m = _REPEAT.match(pattern, i)
+    if m is None or int(m.group(1)) > _MAX_NATIVE_REPEAT:
+        return None
+    if m.group(3) and int(m.group(3)) > _MAX_NATIVE_REPEAT:
+        return None
+    return m.group(0), m.end()
+
+
+def _native_char(pattern: str, i: int) -> _Step:
+    """Keep any other character, except ``$`` and possessive quantifiers."""
+    c = pattern[i]
+    if c == "$" or (c in "*+?}" and pattern[i + 1 : i + 2] == "+"):
+        return None
+    return c, i + 1
+
+
+_NATIVE_TOKENS: dict[str, Callable[[str, int], _Step]] = {
+    "\\": _native_escape,
+    "[": _native_class,
+    "(": _native_group,
+    "{": _native_repeat,
+}
+
+
 def native_pattern(pattern: str, *, full_match: bool = False) -> str | None:
     r"""Translate a Python pattern for the Rust engine, or return None when it may differ.
 
@@ -879,10 +958,6 @@ def native_pattern(pattern: str, *, full_match: bool = False) -> str | None:
     Python's ``re``. The result is for ``str.contains`` (search), or, with ``full_match``, for
     wrapping in ``^(?:...)$`` (fullmatch).
     """
-    digit = py_digit_class()
-    space = PY_WS_CLASS
-    out: list[str] = []
-    i, n = 0, len(pattern)
     escapes = len(pattern[:-1]) - len(pattern[:-1].rstrip("\\"))
     if pattern.endswith("$") and escapes % 2 == 0:
         # A final "$" (no MULTILINE): the end, or just before a final newline.
@@ -890,79 +965,14 @@ def native_pattern(pattern: str, *, full_match: bool = False) -> str | None:
         if head is None or _top_level_alternation(pattern[:-1]):
             return None
         return head + (r"\z" if full_match else r"\n?\z")
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            if i + 1 >= n:
-                return None
-            e = pattern[i + 1]
-            if e in _SAFE_ESCAPES or e in "ntr":
-                out.append("\\" + e)
-            elif e == "d":
-                out.append(f"[{digit}]")
-            elif e == "D":
-                out.append(f"[^{digit}]")
-            elif e == "s":
-                out.append(f"[{space}]")
-            elif e == "S":
-                out.append(f"[^{space}]")
-            else:
-                return None
-            i += 2
-        elif c == "[":
-            j = i + 1
-            body: list[str] = []
-            if j < n and pattern[j] == "^":
-                body.append("^")
-                j += 1
-            if j < n and pattern[j] == "]":
-                return None
-            while j < n and pattern[j] != "]":
-                ch = pattern[j]
-                if ch == "[" or pattern.startswith(("&&", "--", "~~"), j):
-                    return None
-                if ch == "\\":
-                    if j + 1 >= n:
-                        return None
-                    e = pattern[j + 1]
-                    if e in _SAFE_ESCAPES or e in "ntr":
-                        body.append("\\" + e)
-                    elif e == "d":
-                        body.append(digit)
-                    elif e == "s":
-                        body.append(space)
-                    else:
-                        return None
-                    j += 2
-                    continue
-                body.append(ch)
-                j += 1
-            if j >= n:
-                return None
-            out.append("[" + "".join(body) + "]")
-            i = j + 1
-        elif c == "(":
-            if pattern.startswith("(?:", i):
-                out.append("(?:")
-                i += 3
-            elif pattern.startswith("(?", i):
-                return None
-            else:
-                out.append("(")
-                i += 1
-        elif c == "{":
-            m = _REPEAT.match(pattern, i)
-            if m is None or int(m.group(1)) > _MAX_NATIVE_REPEAT:
-                return None
-            if m.group(3) and int(m.group(3)) > _MAX_NATIVE_REPEAT:
-                return None
-            out.append(m.group(0))
-            i = m.end()
-        elif c == "$" or (c in "*+?}" and pattern[i + 1 : i + 2] == "+"):
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        step = _NATIVE_TOKENS.get(pattern[i], _native_char)(pattern, i)
+        if step is None:
             return None
-        else:
-            out.append(c)
-            i += 1
+        piece, i = step
+        out.append(piece)
     return "".join(out)
 
 
