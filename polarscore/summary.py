@@ -382,19 +382,24 @@ def _check_columns(
                 raise ColumnNotFoundError.from_missing(
                     name, schema.names(), role=role, parameter="scores" if role == "score" else role
                 )
-    for name in score_columns:
-        if not schema[name].is_numeric():
-            raise ColumnTypeError(
-                f"The score column {name!r} must be numeric; it is {schema[name]}.\n"
-                f"Hint: cast it first, e.g. pl.col({name!r}).cast(pl.Float64)."
-            )
-    if len(set(score_columns)) != len(score_columns):
-        raise invalid_parameter(_FUNCTION, "scores", "distinct column names", score_columns)
+    check_score_types(schema, score_columns, function=_FUNCTION)
     if set(score_columns) & set(by_columns) or _SCORE in by_columns:
         raise invalid_parameter(
             _FUNCTION, "by", f"columns other than the score columns and {_SCORE!r}", by_columns
         )
     return score_columns, by_columns
+
+
+def check_score_types(schema: pl.Schema, scores: Sequence[str], *, function: str) -> None:
+    """Check that the score columns (already known to exist) are numeric and distinct."""
+    for name in scores:
+        if not schema[name].is_numeric():
+            raise ColumnTypeError(
+                f"The score column {name!r} must be numeric; it is {schema[name]}.\n"
+                f"Hint: cast it first, e.g. pl.col({name!r}).cast(pl.Float64)."
+            )
+    if len(set(scores)) != len(scores):
+        raise invalid_parameter(function, "scores", "distinct column names", list(scores))
 
 
 def _check_interval_options(*, confidence: float, n_bootstrap: int, seed: int) -> None:
