@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -254,32 +254,28 @@ def _split_options(text: str) -> list[str]:
     return [p for p in parts if p.strip()]
 
 
+#: How a boolean option may be written on the command line.
+_BOOLEANS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+
+
+def _parse_bool(text: str) -> bool:
+    return _BOOLEANS[text.lower()]
+
+
 def _parse_value(scorer: str, option: str, text: str, default: Any) -> Any:
     """Read an option value from text, guided by the type of its default."""
     if text.startswith("@") and len(text) > 1:
         return pl.col(text[1:])
-    bad = InvalidParameterError(
-        f"The {option!r} option of {scorer} takes a {type(default).__name__}; got {text!r}."
-    )
-    if isinstance(default, bool):
-        lowered = text.lower()
-        if lowered in ("true", "yes", "1"):
-            return True
-        if lowered in ("false", "no", "0"):
-            return False
-        raise bad
-    if isinstance(default, int):
-        try:
-            return int(text)
-        except ValueError:
-            raise bad from None
-    if isinstance(default, float):
-        try:
-            return float(text)
-        except ValueError:
-            raise bad from None
     if isinstance(default, str):
         return text
+    if isinstance(default, bool | int | float):
+        parse: Callable[[str], Any] = _parse_bool if isinstance(default, bool) else type(default)
+        try:
+            return parse(text)
+        except (KeyError, ValueError):
+            raise InvalidParameterError(
+                f"The {option!r} option of {scorer} takes a {type(default).__name__}; got {text!r}."
+            ) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError:

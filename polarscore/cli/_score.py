@@ -25,7 +25,7 @@ from polarscore.exceptions import (
     InputFileError,
     InvalidParameterError,
 )
-from polarscore.frame import resolve_scorers, score_exprs
+from polarscore.frame import resolve_scorers, score_exprs, score_frame
 from polarscore.provenance import (
     PROVENANCE_KEY,
     record_for_requests,
@@ -222,48 +222,33 @@ def _score_to_file(args: argparse.Namespace) -> int:
                 f"The --drop column {column!r} is not in the input. Its columns: "
                 f"{_listing(schema)}."
             )
-    outputs = [r.column for r in requests] + [r.pass_column for r in requests if r.pass_column]
-    clashes = [name for name in outputs if name in schema]
-    if clashes:
-        raise ColumnCollisionError(
-            f"The output column {clashes[0]!r} is already in the input.\n"
-            "Hint: pass --prefix to name the score columns differently."
-        )
-
-    exprs = _cli_words(
-        lambda: score_exprs(
-            schema,
-            requests,
+    total = _files.count_rows(files)
+    progress = _progress.Progress(total, stream=_progress.stderr_if_tty(quiet=args.quiet))
+    scored = _cli_words(
+        partial(
+            score_frame,
+            frame,
             response=args.response,
             reference=reference,
             references=references,
+            scorers=selection,
+            thresholds=thresholds,
+            prefix=args.prefix,
         )
     )
-    stream = _progress.stderr_if_tty(quiet=args.quiet)
-    total = _files.count_rows(files)
-    progress = _progress.Progress(total, stream=stream)
     # With the row count known (Parquet), the log is scored slice by slice, which keeps memory
     # flat. Otherwise (CSV, JSON Lines) one streaming query runs. Either way a pass-through batch
     # function on the first score column counts the rows as they are scored (one Python call
     # per batch of rows), so the progress line moves while a slice runs.
     first = requests[0]
-    exprs[0] = (
-        exprs[0]
-        .map_batches(progress.counter, return_dtype=first.spec.dtype, is_elementwise=True)
-        .alias(first.column)
+    scored = scored.with_columns(
+        pl.col(first.column).map_batches(
+            progress.counter, return_dtype=first.spec.dtype, is_elementwise=True
+        )
     )
-    scored = frame.with_columns(exprs[: len(requests)])
-    if len(exprs) > len(requests):
-        scored = scored.with_columns(exprs[len(requests) :])
     if args.drop:
         scored = scored.drop(args.drop)
-    if kind == "csv":
-        nested = _files.nested_columns(scored.collect_schema())
-        if nested:
-            raise ColumnTypeError(
-                f"CSV cannot hold the nested column(s) {', '.join(repr(c) for c in nested)}.\n"
-                "Hint: write Parquet, or leave them out with --drop."
-            )
+    _check_csv(scored, kind)
     record = record_for_requests(
         requests,
         response=args.response,
@@ -271,6 +256,33 @@ def _score_to_file(args: argparse.Namespace) -> int:
         references=references,
         inputs={str(file): rows for file, rows in _files.file_rows(files).items()},
     )
+    _write(scored, target, kind, total=total, progress=progress, record=record)
+    if not args.quiet:
+        columns = ", ".join(r.column for r in requests)
+        print(f"wrote {progress.rows:,} rows to {str(target)!r} ({columns})", file=sys.stderr)
+    return EXIT_OK
+
+
+def _check_csv(scored: pl.LazyFrame, kind: str) -> None:
+    if kind == "csv":
+        nested = _files.nested_columns(scored.collect_schema())
+        if nested:
+            raise ColumnTypeError(
+                f"CSV cannot hold the nested column(s) {', '.join(repr(c) for c in nested)}.\n"
+                "Hint: write Parquet, or leave them out with --drop."
+            )
+
+
+def _write(
+    scored: pl.LazyFrame,
+    target: Path,
+    kind: _files.OutputFormat,
+    *,
+    total: int | None,
+    progress: _progress.Progress,
+    record: dict[str, Any],
+) -> None:
+    """Write the scored log atomically, with its provenance record, drawing ``progress``."""
     metadata = {PROVENANCE_KEY: json.dumps(record, ensure_ascii=False)}
     try:
         with _files.atomic_target(target) as temporary:
@@ -293,10 +305,6 @@ def _score_to_file(args: argparse.Namespace) -> int:
         raise InputFileError(
             f"Scoring stopped while reading or scoring the input: {_files.first_line(error)}"
         ) from error
-    if not args.quiet:
-        columns = ", ".join(r.column for r in requests)
-        print(f"wrote {progress.rows:,} rows to {str(target)!r} ({columns})", file=sys.stderr)
-    return EXIT_OK
 
 
 def _mode_label(options: dict[str, Any]) -> str:
@@ -394,9 +402,16 @@ _PYTHON_PARAMETER = re.compile(r"^The '(\w+)' parameter of (\w+) ")
 
 
 def _cli_words(build: Callable[[], _T]) -> _T:
-    """Run ``build``; a scorer's bad option value is reported as a ``--scorer`` option."""
+    """Run ``build``, saying its errors in the command line's words.
+
+    A scorer's bad option value is reported as a ``--scorer`` option, and the hint for an
+    output name that is already a column points to ``--prefix``.
+    """
     try:
         return build()
     except InvalidParameterError as error:
         message = _PYTHON_PARAMETER.sub(r"The option \1 of --scorer \2 ", str(error))
         raise InvalidParameterError(message) from error
+    except ColumnCollisionError as error:
+        message = str(error).replace("Hint: pass prefix= ", "Hint: pass --prefix ")
+        raise ColumnCollisionError(message) from error
