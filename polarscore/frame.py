@@ -9,23 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, TypeVar
 
 import polars as pl
 
+from polarscore._typing import IntoScorers, IntoThresholds
 from polarscore._utils import text_column_dtype
 from polarscore._validation import check_choice, check_number, invalid_parameter
 from polarscore.exceptions import ColumnCollisionError
 from polarscore.registry import ScorerSpec, available_scorers, default_scorers, get_scorer
-
-#: How scorers are chosen: one name, a sequence of names or ``(name, options)`` pairs, or a
-#: mapping from name to options (``None`` meaning the defaults).
-IntoScorers: TypeAlias = (
-    str | Sequence[str | tuple[str, Mapping[str, Any]]] | Mapping[str, Mapping[str, Any] | None]
-)
-
-#: One threshold for every scorer, or one per scorer name.
-IntoThresholds: TypeAlias = float | Mapping[str, float]
 
 #: The suffix of the boolean pass columns added for thresholds.
 PASS_SUFFIX = "_passed"

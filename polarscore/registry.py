@@ -9,12 +9,12 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import polars as pl
 import pyarrow as pa
 
-from polarscore._typing import IntoExpr
+from polarscore._typing import IntoExpr, ReferenceKind
 from polarscore._validation import check_choice, invalid_parameter
 from polarscore.scores import checks
 from polarscore.scores.correctness import answer_correctness
@@ -23,8 +23,6 @@ from polarscore.scores.match import answer_match
 from polarscore.scores.precision import answer_precision
 from polarscore.scores.similarity import response_similarity
 from polarscore.scores.squad import squad_exact_match, squad_f1
-
-ReferenceKind = Literal["string", "list", "string_or_list", "none"]
 
 
 @dataclass(frozen=True, kw_only=True)

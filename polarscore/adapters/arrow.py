@@ -18,21 +18,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias
+from typing import Any
 
 import polars as pl
 import pyarrow as pa
 
+from polarscore._typing import OnError, ScorerSelection
 from polarscore._validation import check_choice, invalid_parameter
 from polarscore.exceptions import BatchScoringError, ColumnNotFoundError, InvalidParameterError
 from polarscore.frame import ScorerRequest, resolve_scorers, score_exprs
 from polarscore.registry import ScorerSpec, get_scorer
-
-#: Which scorers to run: one name, a sequence of names, or ``{name: {option: value}}``.
-ScorerSelection: TypeAlias = str | Sequence[str] | Mapping[str, Mapping[str, Any] | None]
-
-#: What to do when a batch cannot be scored: raise, or write null scores for that batch.
-OnError: TypeAlias = Literal["raise", "null"]
 
 ON_ERROR_CHOICES: tuple[str, ...] = ("raise", "null")
 

@@ -18,15 +18,12 @@ import re
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Literal
 
 import polars as pl
 
+from polarscore._typing import InputFormat, OutputFormat
 from polarscore.cli._progress import Progress, collect_with_progress
 from polarscore.exceptions import ColumnNotFoundError, InputFileError, OutputFileError
-
-InputFormat = Literal["parquet", "ndjson", "csv"]
-OutputFormat = Literal["parquet", "csv"]
 
 _INPUT_SUFFIXES: dict[str, InputFormat] = {
     ".parquet": "parquet",

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 import polars as pl
 
+from polarscore._typing import OutputFormat
 from polarscore._utils import is_text_dtype
 from polarscore.cli import _files, _progress
 from polarscore.cli._args import _parse_thresholds, parse_scorer
@@ -276,7 +277,7 @@ def _check_csv(scored: pl.LazyFrame, kind: str) -> None:
 def _write(
     scored: pl.LazyFrame,
     target: Path,
-    kind: _files.OutputFormat,
+    kind: OutputFormat,
     *,
     total: int | None,
     progress: _progress.Progress,

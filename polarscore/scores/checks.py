@@ -27,19 +27,15 @@ import unicodedata
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache, lru_cache
-from typing import Any, Literal, TypeAlias
+from typing import Any
 
 import polars as pl
 
-from polarscore._typing import IntoExpr, IntoNumber
+from polarscore._typing import ContainsMode, FormatType, IntoExpr, IntoNumber, LengthUnit
 from polarscore._utils import check_same_length, parse_text_expr, parse_text_or_list_expr
 from polarscore._validation import check_choice, invalid_parameter
 from polarscore.kernels._plugin import plugin_call
 from polarscore.normalize import PY_WS_CLASS, py_lower, py_strip
-
-ContainsMode: TypeAlias = Literal["any", "all", "none"]
-LengthUnit: TypeAlias = Literal["chars", "words"]
-FormatType: TypeAlias = Literal["email", "url", "phone", "date"]
 
 #: The modes of :func:`contains`.
 CONTAINS_MODES: tuple[str, ...] = ("any", "all", "none")
@@ -867,11 +863,7 @@ def _top_level_alternation(pattern: str) -> bool:
     return False
 
 
-#: A translated piece of pattern and the index after it, or None when it may differ in Rust.
-_Step: TypeAlias = tuple[str, int] | None
-
-
-def _native_escape(pattern: str, i: int, *, in_class: bool = False) -> _Step:
+def _native_escape(pattern: str, i: int, *, in_class: bool = False) -> tuple[str, int] | None:
     r"""Translate the escape at ``i``: punctuation, ``\n \t \r``, and ``\d \D \s \S``."""
     if i + 1 >= len(pattern):
         return None
@@ -886,7 +878,7 @@ def _native_escape(pattern: str, i: int, *, in_class: bool = False) -> _Step:
     return None if e not in classes else (classes[e], i + 2)
 
 
-def _native_class(pattern: str, i: int) -> _Step:
+def _native_class(pattern: str, i: int) -> tuple[str, int] | None:
     """Translate the class ``[...]`` at ``i`` (no nesting, no set operations)."""
     n = len(pattern)
     j = i + 1
@@ -911,7 +903,7 @@ def _native_class(pattern: str, i: int) -> _Step:
     return "[" + "".join(body) + "]", j + 1
 
 
-def _native_group(pattern: str, i: int) -> _Step:
+def _native_group(pattern: str, i: int) -> tuple[str, int] | None:
     """Translate a group opening: ``(`` and ``(?:``; any other ``(?`` stays with Python."""
     if pattern.startswith("(?:", i):
         return "(?:", i + 3
@@ -920,7 +912,7 @@ def _native_group(pattern: str, i: int) -> _Step:
     return "(", i + 1
 
 
-def _native_repeat(pattern: str, i: int) -> _Step:
+def _native_repeat(pattern: str, i: int) -> tuple[str, int] | None:
     """Translate ``{m}``, ``{m,n}`` or ``{m,}`` with bounds the Rust engine accepts."""
     m = _REPEAT.match(pattern, i)
     if m is None or int(m.group(1)) > _MAX_NATIVE_REPEAT:
@@ -930,7 +922,7 @@ def _native_repeat(pattern: str, i: int) -> _Step:
     return m.group(0), m.end()
 
 
-def _native_char(pattern: str, i: int) -> _Step:
+def _native_char(pattern: str, i: int) -> tuple[str, int] | None:
     """Keep any other character, except ``$`` and possessive quantifiers."""
     c = pattern[i]
     if c == "$" or (c in "*+?}" and pattern[i + 1 : i + 2] == "+"):
@@ -938,7 +930,7 @@ def _native_char(pattern: str, i: int) -> _Step:
     return c, i + 1
 
 
-_NATIVE_TOKENS: dict[str, Callable[[str, int], _Step]] = {
+_NATIVE_TOKENS: dict[str, Callable[[str, int], tuple[str, int] | None]] = {
     "\\": _native_escape,
     "[": _native_class,
     "(": _native_group,

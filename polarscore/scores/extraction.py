@@ -14,18 +14,13 @@ are ASCII-only regular expressions, which mean the same in Polars' engine and in
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias
-
 import polars as pl
 
-from polarscore._typing import IntoExpr, IntoNumber
+from polarscore._typing import ChoiceRules, IntoExpr, IntoNumber, NumberMethod
 from polarscore._utils import check_same_length, parse_text_expr
 from polarscore._validation import check_choice, check_number
 from polarscore.kernels._plugin import plugin_call
 from polarscore.normalize import py_strip
-
-ChoiceRules: TypeAlias = Literal["mmlu_pro", "answer_is"]
-NumberMethod: TypeAlias = Literal["strict", "flexible", "answer_line"]
 
 #: The letter-extraction rule sets of :func:`extract_choice`.
 CHOICE_RULES: tuple[str, ...] = ("mmlu_pro", "answer_is")

@@ -17,20 +17,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping
-from typing import Any, Literal, TypeAlias
+from typing import Any
 
 import polars as pl
 
 from polarscore._defaults import DEFAULT_THRESHOLD
 from polarscore._multi_reference import dispatch_reference
-from polarscore._typing import IntoExpr, IntoNumber
+from polarscore._typing import CharSimilarity, IntoExpr, IntoNumber, MissingExpected
 from polarscore._utils import check_same_length, parse_into_expr, parse_text_expr
 from polarscore._validation import check_choice, check_number, invalid_parameter
 from polarscore.kernels._plugin import plugin_call
 from polarscore.stopwords import resolve_stopwords
-
-CharSimilarity: TypeAlias = Literal["indel", "sequence_matcher"]
-MissingExpected: TypeAlias = Literal["null", "zero"]
 
 #: The fields of :func:`answer_precision_components`, in order.
 COMPONENT_FIELDS: tuple[str, ...] = (
