@@ -90,7 +90,7 @@ def column_cast_hint(name: str | None, dtype: PolarsDataType) -> str:
     return f"\nHint: cast it to text first: {source}.cast(pl.String)."
 
 
-def text_column_dtype(
+def text_column(
     schema: pl.Schema,
     name: Any,
     *,
@@ -98,13 +98,14 @@ def text_column_dtype(
     parameter: str,
     lists: bool = False,
     hint: str | None = None,
-) -> pl.DataType:
-    """Check that ``schema`` has a text column ``name``; return the dtype to cast it to.
+) -> pl.Expr:
+    """Check that ``schema`` has a text column ``name``; return it as ``String`` (or a list).
 
     The eager counterpart of :func:`parse_text_expr` (and, with ``lists``, of
     :func:`parse_text_or_list_expr`), for entry points that know the frame's schema: a missing
     column names the columns that exist, a non-text one gets :func:`text_type_error` (with
-    ``hint`` instead of the cast hint when given). Returns ``String`` or ``List(String)``.
+    ``hint`` instead of the cast hint when given). The column is cast to ``String`` or
+    ``List(String)`` unless it already is one.
     """
     if not isinstance(name, str):
         raise invalid_parameter(function, parameter, "a column name (str)", name)
@@ -121,7 +122,7 @@ def text_column_dtype(
             expected=TEXT_OR_LIST if lists else TEXT,
             hint=column_cast_hint(name, dtype) if hint is None else hint,
         )
-    return wanted
+    return pl.col(name) if dtype == wanted else pl.col(name).cast(wanted)
 
 
 def parse_text_expr(value: IntoExpr, *, function: str, parameter: str) -> pl.Expr:
@@ -250,6 +251,6 @@ __all__ = [
     "parse_text_expr",
     "parse_text_list_expr",
     "parse_text_or_list_expr",
-    "text_column_dtype",
+    "text_column",
     "text_type_error",
 ]

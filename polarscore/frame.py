@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import polars as pl
 
 from polarscore._typing import IntoScorers, IntoThresholds
-from polarscore._utils import text_column_dtype
+from polarscore._utils import text_column
 from polarscore._validation import check_choice, check_number, invalid_parameter
 from polarscore.exceptions import ColumnCollisionError
 from polarscore.registry import ScorerSpec, available_scorers, default_scorers, get_scorer
@@ -39,23 +39,6 @@ class ScorerRequest:
     def pass_column(self) -> str | None:
         """The name of the boolean pass column, or ``None`` without a threshold."""
         return None if self.threshold is None else self.column + PASS_SUFFIX
-
-
-def _text_column(
-    schema: pl.Schema,
-    name: Any,
-    *,
-    function: str,
-    parameter: str,
-    lists: bool = False,
-    hint: str | None = None,
-) -> pl.Expr:
-    """Return the text (or, with ``lists``, list-of-text) column ``name`` as String types."""
-    wanted = text_column_dtype(
-        schema, name, function=function, parameter=parameter, lists=lists, hint=hint
-    )
-    column = pl.col(name)
-    return column if schema[name] == wanted else column.cast(wanted)
 
 
 def _options_pair(item: Any, *, function: str) -> tuple[str, dict[str, Any]]:
@@ -220,7 +203,7 @@ def _reference_expr(
             f"\nHint: {spec.name} takes one reference per row; pass the list column of "
             "acceptable answers as references=."
         )
-    column = _text_column(
+    column = text_column(
         schema, name, function=function, parameter=parameter, lists=lists, hint=hint
     )
     if kind == "list" and not isinstance(schema[str(name)], pl.List):
@@ -284,7 +267,7 @@ def score_exprs(
     >>> df.with_columns(exprs[:1]).with_columns(exprs[1:]).row(0)
     ('Paris', 'paris', 1.0, True)
     """
-    resp = _text_column(schema, response, function=function, parameter="response")
+    resp = text_column(schema, response, function=function, parameter="response")
     if reference is None and references is None:
         _check_reference_given(requests, function=function)
     outputs = [r.column for r in requests] + [r.pass_column for r in requests if r.pass_column]

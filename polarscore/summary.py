@@ -22,7 +22,7 @@ import polars as pl
 
 from polarscore._defaults import DEFAULT_THRESHOLD
 from polarscore._typing import FrameT
-from polarscore._utils import text_column_dtype
+from polarscore._utils import text_column
 from polarscore._validation import check_number, invalid_parameter
 from polarscore.exceptions import ColumnNotFoundError, ColumnTypeError
 from polarscore.registry import available_scorers
@@ -280,9 +280,7 @@ def summarize(
     schema = lazy.collect_schema()
     score_columns, by_columns = _check_columns(schema, scores, by)
     if expected_behavior is not None:
-        text_column_dtype(
-            schema, expected_behavior, function=_FUNCTION, parameter="expected_behavior"
-        )
+        text_column(schema, expected_behavior, function=_FUNCTION, parameter="expected_behavior")
     thresholds = _thresholds(score_columns, threshold)
     _check_interval_options(confidence=confidence, n_bootstrap=n_bootstrap, seed=seed)
 
