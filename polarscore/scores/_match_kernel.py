@@ -17,43 +17,7 @@ import polars as pl
 
 from polarscore.kernels._plugin import plugin_call
 from polarscore.scores._match_text import load_fold_table
-
-#: Function words that carry no answer content; they are ignored by the token-recall rule.
-STOPWORDS: tuple[str, ...] = (
-    "a",
-    "an",
-    "the",
-    "of",
-    "in",
-    "on",
-    "at",
-    "to",
-    "for",
-    "by",
-    "with",
-    "from",
-    "and",
-    "or",
-    "as",
-    "is",
-    "are",
-    "was",
-    "were",
-    "be",
-    "been",
-    "it",
-    "its",
-    "this",
-    "that",
-    "these",
-    "those",
-    "his",
-    "her",
-    "their",
-    "our",
-    "your",
-    "my",
-)
+from polarscore.stopwords import ANSWER_MATCH_STOPWORDS as STOPWORDS
 
 #: The rules, in the order they are tried; the first one that fires names the match.
 RULES: tuple[str, ...] = ("exact", "contains", "date", "approx_number", "token_recall")
