@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 import polars as pl
 
+from polarscore._defaults import DEFAULT_THRESHOLD
 from polarscore._typing import OutputFormat
 from polarscore._utils import is_text_dtype
 from polarscore.cli import _files, _progress
@@ -26,13 +27,14 @@ from polarscore.exceptions import (
     InputFileError,
     InvalidParameterError,
 )
-from polarscore.frame import resolve_scorers, score_exprs, score_frame
+from polarscore.frame import resolve_scorers, score_frame
 from polarscore.provenance import (
     PROVENANCE_KEY,
     record_for_requests,
 )
 from polarscore.registry import default_scorers, get_scorer
 from polarscore.scores.correctness import MATCH_MODES
+from polarscore.summary import summarize
 
 _T = TypeVar("_T")
 
@@ -337,38 +339,34 @@ def _print_mode_summary(args: argparse.Namespace) -> int:
     schema = frame.collect_schema()
     _check_input_columns(schema, schemas, _needed_columns(args, selection, reference, references))
 
+    # Each row of the table is one score column, added by score_frame and summarised by
+    # summarize; a column without a threshold is summarised at a placeholder one, whose pass rate
+    # is then blanked.
     labels: list[tuple[str, str]] = []
-    aggregates: list[pl.Expr] = []
+    columns: dict[str, float | None] = {}
     for index, (name, options) in enumerate(selection):
-        threshold = thresholds.get(name) if isinstance(thresholds, dict) else thresholds
-        (request,) = resolve_scorers(
-            [(name, options)],
-            thresholds=None if threshold is None else {name: threshold},
-            prefix=f"__polarscore_{index}_",
-        )
-        score = _cli_words(
+        prefix = f"__polarscore_{index}_"
+        frame = _cli_words(
             partial(
-                score_exprs,
-                schema,
-                [request],
+                score_frame,
+                frame,
                 response=args.response,
                 reference=reference,
                 references=references,
+                scorers=[(name, options)],
+                prefix=prefix,
             )
-        )[0]
+        )
         labels.append((name, _mode_label(options)))
-        aggregates.append(_score_aggregate(score, request.threshold, f"__row_{index}"))
+        columns[prefix + name] = (
+            thresholds.get(name) if isinstance(thresholds, dict) else thresholds
+        )
     verdict = SAMPLE_VERDICT if args.sample and SAMPLE_VERDICT in schema else None
     if verdict is not None:
         labels.append((f"human verdict ({verdict})", "-"))
-        human = pl.col(verdict).cast(pl.Float64)
-        verdict_threshold = None if thresholds is None else 1.0
-        aggregates.append(_score_aggregate(human, verdict_threshold, f"__row_{len(labels) - 1}"))
-    wide = frame.select(aggregates).collect(engine="streaming")
-    rows = [wide[column].struct.unnest() for column in wide.columns]
-    table = pl.DataFrame(
-        {"scorer": [n for n, _ in labels], "match_mode": [m for _, m in labels]}
-    ).hstack(pl.concat(rows))
+        frame = frame.with_columns(pl.col(verdict).cast(pl.Float64).alias("__polarscore_verdict"))
+        columns["__polarscore_verdict"] = None if thresholds is None else 1.0
+    table = _summary_table(frame, labels, columns)
     if thresholds is None:
         table = table.drop("threshold", "pass_rate")
     against = f"references {references!r}" if references else f"reference {reference!r}"
@@ -386,17 +384,29 @@ def _print_mode_summary(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _score_aggregate(score: pl.Expr, threshold: float | None, name: str) -> pl.Expr:
-    """One summary row: rows, scored, inconclusive, mean score and, with a threshold, pass rate."""
-    passed = (score >= threshold).sum() / score.count() if threshold is not None else None
-    return pl.struct(
-        pl.len().alias("rows"),
-        score.count().alias("scored"),
-        score.null_count().alias("inconclusive"),
-        score.mean().alias("mean_score"),
-        pl.lit(threshold, dtype=pl.Float64).alias("threshold"),
-        (pl.lit(None, dtype=pl.Float64) if passed is None else passed).alias("pass_rate"),
-    ).alias(name)
+def _summary_table(
+    frame: pl.LazyFrame, labels: Sequence[tuple[str, str]], columns: dict[str, float | None]
+) -> pl.DataFrame:
+    """Summarise the score ``columns`` (at their thresholds) as the printed table's rows."""
+    summary = summarize(
+        frame,
+        list(columns),
+        threshold={c: DEFAULT_THRESHOLD if t is None else t for c, t in columns.items()},
+        n_bootstrap=0,
+    )
+    given = pl.Series([t is not None for t in columns.values()])
+    return pl.DataFrame(
+        {"scorer": [n for n, _ in labels], "match_mode": [m for _, m in labels]}
+    ).hstack(
+        summary.select(
+            "rows",
+            "scored",
+            "inconclusive",
+            pl.col("mean").alias("mean_score"),
+            pl.when(given).then(pl.col("threshold")).alias("threshold"),
+            pl.when(given).then(pl.col("pass_rate")).alias("pass_rate"),
+        )
+    )
 
 
 _PYTHON_PARAMETER = re.compile(r"^The '(\w+)' parameter of (\w+) ")
