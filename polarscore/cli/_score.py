@@ -227,17 +227,8 @@ def _score_to_file(args: argparse.Namespace) -> int:
             )
     total = _files.count_rows(files)
     progress = _progress.Progress(total, stream=_progress.stderr_if_tty(quiet=args.quiet))
-    scored = _cli_words(
-        partial(
-            score_frame,
-            frame,
-            response=args.response,
-            reference=reference,
-            references=references,
-            scorers=selection,
-            thresholds=thresholds,
-            prefix=args.prefix,
-        )
+    scored = _score(
+        frame, args, (reference, references), selection, thresholds=thresholds, prefix=args.prefix
     )
     # With the row count known (Parquet), the log is scored slice by slice, which keeps memory
     # flat. Otherwise (CSV, JSON Lines) one streaming query runs. Either way a pass-through batch
@@ -264,6 +255,33 @@ def _score_to_file(args: argparse.Namespace) -> int:
         columns = ", ".join(r.column for r in requests)
         print(f"wrote {progress.rows:,} rows to {str(target)!r} ({columns})", file=sys.stderr)
     return EXIT_OK
+
+
+def _score(
+    frame: pl.LazyFrame,
+    args: argparse.Namespace,
+    references: tuple[str, str | None],
+    selection: Sequence[tuple[str, dict[str, Any]]],
+    *,
+    thresholds: float | dict[str, float] | None = None,
+    prefix: str | None = None,
+) -> pl.LazyFrame:
+    """Add the score columns of ``selection`` with :func:`polarscore.score_frame`, in CLI words.
+
+    ``references`` is the ``(reference, references)`` pair of :func:`_reference_columns`.
+    """
+    return _cli_words(
+        partial(
+            score_frame,
+            frame,
+            response=args.response,
+            reference=references[0],
+            references=references[1],
+            scorers=list(selection),
+            thresholds=thresholds,
+            prefix=prefix,
+        )
+    )
 
 
 def _check_csv(scored: pl.LazyFrame, kind: str) -> None:
@@ -346,17 +364,7 @@ def _print_mode_summary(args: argparse.Namespace) -> int:
     columns: dict[str, float | None] = {}
     for index, (name, options) in enumerate(selection):
         prefix = f"__polarscore_{index}_"
-        frame = _cli_words(
-            partial(
-                score_frame,
-                frame,
-                response=args.response,
-                reference=reference,
-                references=references,
-                scorers=[(name, options)],
-                prefix=prefix,
-            )
-        )
+        frame = _score(frame, args, (reference, references), [(name, options)], prefix=prefix)
         labels.append((name, _mode_label(options)))
         columns[prefix + name] = (
             thresholds.get(name) if isinstance(thresholds, dict) else thresholds
