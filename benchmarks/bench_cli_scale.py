@@ -43,8 +43,8 @@ from synthetic import cached_eval_log  # noqa: E402
 BASE_ROWS = 1_000_000
 
 #: The CLI's pipeline through the library with Polars' own Parquet read-ahead (the CLI bounds it
-#: to one row group; see ``polarscore.cli._bound_parquet_read_ahead``): the same-run baseline for
-#: the CLI's peak memory.
+#: to one row group; see ``polarscore.cli._main._bound_parquet_read_ahead``): the same-run
+#: baseline for the CLI's peak memory.
 SINK_DEFAULT_READ_AHEAD = """
 import os
 import sys

@@ -172,7 +172,7 @@ def main() -> None:
     import warnings
 
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
-    from polarscore.spark import score_spark
+    from polarscore.adapters.spark import score_spark
 
     cpu0, wall0 = tree_cpu_seconds(), time.perf_counter()
     spark = start_spark(args.batch_rows, args.executor_threads, args.codec, args.fast_start)

@@ -13,17 +13,10 @@ from collections.abc import Callable, Sequence
 
 import polars as pl
 
-from polarscore._utils import _describe_input, cast_hint
-from polarscore.exceptions import ColumnTypeError
+from polarscore._utils import _text_type_error, is_text_dtype
 
 #: The dtype of every ``reference_index`` field: the 0-based position in the row's list.
 INDEX_DTYPE = pl.UInt32
-
-_STRING_DTYPES = (pl.String, pl.Null, pl.Categorical, pl.Enum)
-
-
-def _is_string_dtype(dtype: object) -> bool:
-    return any(dtype == candidate or isinstance(dtype, candidate) for candidate in _STRING_DTYPES)
 
 
 def dispatch_reference(
@@ -46,16 +39,18 @@ def dispatch_reference(
 
     def choose(inputs: list[tuple[pl.Expr, pl.DataType]]) -> pl.Expr:
         expr, dtype = inputs[0]
-        if _is_string_dtype(dtype):
+        if is_text_dtype(dtype):
             return build(expr.cast(pl.String))
-        if isinstance(dtype, pl.List) and _is_string_dtype(dtype.inner):
+        if isinstance(dtype, pl.List) and is_text_dtype(dtype.inner):
             return build(expr.cast(pl.List(pl.String)))
-        msg = (
-            f"The {parameter!r} argument of {function} must be a String column (one reference "
-            f"per row) or a List(String) column (several references per row). Got the "
-            f"{_describe_input(expr)} of type {dtype} instead.{cast_hint(expr, dtype)}"
+        raise _text_type_error(
+            expr,
+            dtype,
+            function=function,
+            parameter=parameter,
+            expected="a String column (one reference per row) or a List(String) column "
+            "(several references per row)",
         )
-        raise ColumnTypeError(msg)
 
     return pl.pipe_with_dtype([reference, *also_reads], choose)
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, TypeAlias
 
 import polars as pl
 
@@ -24,4 +25,70 @@ IntoNumber: TypeAlias = float | int | pl.Expr | pl.Series
 #: Every frame type the frame-level helpers accept (and return unchanged in kind).
 FrameT: TypeAlias = pl.DataFrame | pl.LazyFrame
 
-__all__ = ["FrameT", "IntoExpr", "IntoMatchMode", "IntoNumber", "MatchMode", "SimilarityMetric"]
+#: The modes of :func:`polarscore.contains`.
+ContainsMode: TypeAlias = Literal["any", "all", "none"]
+
+#: The units of :func:`polarscore.length_check`.
+LengthUnit: TypeAlias = Literal["chars", "words"]
+
+#: The formats of :func:`polarscore.format_check`.
+FormatType: TypeAlias = Literal["email", "url", "phone", "date"]
+
+#: The character similarities of :func:`polarscore.answer_precision`.
+CharSimilarity: TypeAlias = Literal["indel", "sequence_matcher"]
+
+#: What :func:`polarscore.answer_precision` gives a row without a usable reference.
+MissingExpected: TypeAlias = Literal["null", "zero"]
+
+#: The letter-extraction rule sets of :func:`polarscore.extract_choice`.
+ChoiceRules: TypeAlias = Literal["mmlu_pro", "answer_is"]
+
+#: The number-extraction methods of :func:`polarscore.extract_number`.
+NumberMethod: TypeAlias = Literal["strict", "flexible", "answer_line"]
+
+#: Which reference columns a registered scorer takes (:class:`polarscore.ScorerSpec`).
+ReferenceKind: TypeAlias = Literal["string", "list", "string_or_list", "none"]
+
+#: How scorers are chosen: one name, a sequence of names or ``(name, options)`` pairs, or a
+#: mapping from name to options (``None`` meaning the defaults).
+IntoScorers: TypeAlias = (
+    str | Sequence[str | tuple[str, Mapping[str, Any]]] | Mapping[str, Mapping[str, Any] | None]
+)
+
+#: The scorer selection of the Arrow and Spark adapters: the same as :data:`IntoScorers`.
+ScorerSelection: TypeAlias = IntoScorers
+
+#: One threshold for every scorer, or one per scorer name.
+IntoThresholds: TypeAlias = float | Mapping[str, float]
+
+#: What to do when a batch cannot be scored: raise, or write null scores for that batch.
+OnError: TypeAlias = Literal["raise", "null"]
+
+#: The input file formats of the command line.
+InputFormat: TypeAlias = Literal["parquet", "ndjson", "csv"]
+
+#: The output file formats of the command line.
+OutputFormat: TypeAlias = Literal["parquet", "csv"]
+
+__all__ = [
+    "CharSimilarity",
+    "ChoiceRules",
+    "ContainsMode",
+    "FormatType",
+    "FrameT",
+    "InputFormat",
+    "IntoExpr",
+    "IntoMatchMode",
+    "IntoNumber",
+    "IntoScorers",
+    "IntoThresholds",
+    "LengthUnit",
+    "MatchMode",
+    "MissingExpected",
+    "NumberMethod",
+    "OnError",
+    "OutputFormat",
+    "ReferenceKind",
+    "ScorerSelection",
+    "SimilarityMetric",
+]

@@ -10,7 +10,12 @@ from polars._typing import PolarsDataType
 
 from polarscore._typing import IntoExpr
 from polarscore._validation import invalid_parameter
-from polarscore.exceptions import ColumnTypeError, InvalidParameterError
+from polarscore.exceptions import ColumnNotFoundError, ColumnTypeError, InvalidParameterError
+
+#: What a text input must be, in the one message for a non-text input.
+TEXT = "a text column (String, Categorical, Enum or Null)"
+#: What a reference that may hold several answers per row must be.
+TEXT_OR_LIST = "a text column (String, Categorical, Enum or Null) or a list of text"
 
 
 def parse_into_expr(value: IntoExpr, *, function: str, parameter: str) -> pl.Expr:
@@ -44,22 +49,80 @@ def _describe_input(expr: pl.Expr) -> str:
     return f"column {name!r}" if name is not None else "expression"
 
 
+def text_type_error(
+    function: str, parameter: str, *, what: str, dtype: object, expected: str, hint: str = ""
+) -> ColumnTypeError:
+    """Return the one error for an input that is not text (or not a list of text).
+
+    The message reads: ``The 'p' parameter of f must be <expected>. Got the <what> of type
+    <dtype> instead.`` followed by ``hint``. Every entry point (the scorers at plan time,
+    :func:`polarscore.score_frame`, the Arrow and Spark adapters) raises it.
+    """
+    return ColumnTypeError(
+        f"The {parameter!r} parameter of {function} must be {expected}. "
+        f"Got the {what} of type {dtype} instead.{hint}"
+    )
+
+
 def _text_type_error(
     expr: pl.Expr, dtype: pl.DataType, *, function: str, parameter: str, expected: str
 ) -> ColumnTypeError:
-    return ColumnTypeError(
-        f"The {parameter!r} parameter of {function} must be {expected}. "
-        f"Got the {_describe_input(expr)} of type {dtype} instead.{cast_hint(expr, dtype)}"
+    return text_type_error(
+        function,
+        parameter,
+        what=_describe_input(expr),
+        dtype=dtype,
+        expected=expected,
+        hint=cast_hint(expr, dtype),
     )
 
 
 def cast_hint(expr: pl.Expr, dtype: PolarsDataType) -> str:
     """Return a ``Hint:`` line saying how to cast a non-text input to text ("" if one cannot)."""
+    return column_cast_hint(expr.meta.output_name(raise_if_undetermined=False), dtype)
+
+
+def column_cast_hint(name: str | None, dtype: PolarsDataType) -> str:
+    """Return the ``Hint:`` line of :func:`cast_hint` for the column ``name`` (or an expression)."""
     if dtype.is_nested():
         return ""
-    name = expr.meta.output_name(raise_if_undetermined=False)
     source = f"pl.col({name!r})" if name is not None else "the expression"
     return f"\nHint: cast it to text first: {source}.cast(pl.String)."
+
+
+def text_column(
+    schema: pl.Schema,
+    name: Any,
+    *,
+    function: str,
+    parameter: str,
+    lists: bool = False,
+    hint: str | None = None,
+) -> pl.Expr:
+    """Check that ``schema`` has a text column ``name``; return it as ``String`` (or a list).
+
+    The eager counterpart of :func:`parse_text_expr` (and, with ``lists``, of
+    :func:`parse_text_or_list_expr`), for entry points that know the frame's schema: a missing
+    column names the columns that exist, a non-text one gets :func:`text_type_error` (with
+    ``hint`` instead of the cast hint when given). The column is cast to ``String`` or
+    ``List(String)`` unless it already is one.
+    """
+    if not isinstance(name, str):
+        raise invalid_parameter(function, parameter, "a column name (str)", name)
+    if name not in schema:
+        raise ColumnNotFoundError.from_missing(name, schema.names(), role=parameter)
+    dtype = schema[name]
+    wanted = _as_text_or_list(dtype) if lists else _as_text(dtype)
+    if wanted is None:
+        raise text_type_error(
+            function,
+            parameter,
+            what=f"column {name!r}",
+            dtype=dtype,
+            expected=TEXT_OR_LIST if lists else TEXT,
+            hint=column_cast_hint(name, dtype) if hint is None else hint,
+        )
+    return pl.col(name) if dtype == wanted else pl.col(name).cast(wanted)
 
 
 def parse_text_expr(value: IntoExpr, *, function: str, parameter: str) -> pl.Expr:
@@ -88,7 +151,7 @@ def parse_text_expr(value: IntoExpr, *, function: str, parameter: str) -> pl.Exp
         function=function,
         parameter=parameter,
         target=_as_text,
-        expected="a text column (String, Categorical, Enum or Null)",
+        expected=TEXT,
     )
 
 
@@ -120,7 +183,7 @@ def parse_text_or_list_expr(value: IntoExpr, *, function: str, parameter: str) -
         function=function,
         parameter=parameter,
         target=_as_text_or_list,
-        expected="a text column (String, Categorical, Enum or Null) or a list of text",
+        expected=TEXT_OR_LIST,
     )
 
 
@@ -178,11 +241,16 @@ def check_same_length(function: str, **values: Any) -> None:
 
 
 __all__ = [
+    "TEXT",
+    "TEXT_OR_LIST",
     "cast_hint",
     "check_same_length",
+    "column_cast_hint",
     "is_text_dtype",
     "parse_into_expr",
     "parse_text_expr",
     "parse_text_list_expr",
     "parse_text_or_list_expr",
+    "text_column",
+    "text_type_error",
 ]

@@ -50,10 +50,25 @@ class ColumnCollisionError(PolarscoreError):
     """An output column would overwrite a column that is already in the frame."""
 
 
+class BatchScoringError(PolarscoreError):
+    """Scoring one record batch failed (Arrow and Spark adapters); says which batch and why."""
+
+
+class InputFileError(PolarscoreError):
+    """An input file is missing, of an unknown kind, unreadable or corrupt."""
+
+
+class OutputFileError(PolarscoreError):
+    """The output cannot be written (it exists without overwrite, or a bad format)."""
+
+
 __all__ = [
+    "BatchScoringError",
     "ColumnCollisionError",
     "ColumnNotFoundError",
     "ColumnTypeError",
+    "InputFileError",
     "InvalidParameterError",
+    "OutputFileError",
     "PolarscoreError",
 ]

@@ -9,23 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, TypeVar
 
 import polars as pl
-from polars._typing import PolarsDataType
 
+from polarscore._typing import IntoScorers, IntoThresholds
+from polarscore._utils import text_column
 from polarscore._validation import check_choice, check_number, invalid_parameter
-from polarscore.exceptions import ColumnCollisionError, ColumnNotFoundError, ColumnTypeError
+from polarscore.exceptions import ColumnCollisionError
 from polarscore.registry import ScorerSpec, available_scorers, default_scorers, get_scorer
-
-#: How scorers are chosen: one name, a sequence of names or ``(name, options)`` pairs, or a
-#: mapping from name to options (``None`` meaning the defaults).
-IntoScorers: TypeAlias = (
-    str | Sequence[str | tuple[str, Mapping[str, Any]]] | Mapping[str, Mapping[str, Any] | None]
-)
-
-#: One threshold for every scorer, or one per scorer name.
-IntoThresholds: TypeAlias = float | Mapping[str, float]
 
 #: The suffix of the boolean pass columns added for thresholds.
 PASS_SUFFIX = "_passed"
@@ -49,77 +41,51 @@ class ScorerRequest:
         return None if self.threshold is None else self.column + PASS_SUFFIX
 
 
-def _is_text(dtype: PolarsDataType) -> bool:
-    return dtype in (pl.String, pl.Null) or isinstance(dtype, pl.Categorical | pl.Enum)
+def _options_pair(item: Any, *, function: str) -> tuple[str, dict[str, Any]]:
+    """One item of a scorer sequence: a name, or a ``(name, options)`` pair."""
+    if isinstance(item, str):
+        return item, {}
+    if (
+        isinstance(item, tuple)
+        and len(item) == 2
+        and isinstance(item[0], str)
+        and isinstance(item[1], Mapping)
+    ):
+        return item[0], dict(item[1])
+    raise invalid_parameter(function, "scorers", "scorer names or (name, options) pairs", item)
 
 
-def _is_text_list(dtype: pl.DataType) -> bool:
-    return isinstance(dtype, pl.List) and _is_text(dtype.inner)
-
-
-def _text(name: str, dtype: pl.DataType) -> pl.Expr:
-    return pl.col(name) if dtype == pl.String else pl.col(name).cast(pl.String)
-
-
-def _cast_hint(name: str, dtype: PolarsDataType) -> str:
-    if dtype.is_nested():
-        return ""
-    return f"\nHint: cast it to text first, e.g. pl.col({name!r}).cast(pl.String)."
-
-
-def _check_column(schema: pl.Schema, name: str, role: str) -> pl.DataType:
-    if not isinstance(name, str):
-        raise invalid_parameter(_FUNCTION, role, "a column name (str)", name)
-    if name not in schema:
-        raise ColumnNotFoundError.from_missing(name, schema.names(), role=role)
-    return schema[name]
-
-
-def _normalize_scorers(scorers: IntoScorers | None) -> list[tuple[str, dict[str, Any]]]:
+def _normalize_scorers(
+    scorers: IntoScorers | None, *, function: str
+) -> list[tuple[str, dict[str, Any]]]:
     if scorers is None:
         return [(name, {}) for name in default_scorers()]
     if isinstance(scorers, str):
         return [(scorers, {})]
-    pairs: list[tuple[str, dict[str, Any]]] = []
     if isinstance(scorers, Mapping):
-        for name, options in scorers.items():
-            if options is not None and not isinstance(options, Mapping):
-                raise invalid_parameter(
-                    _FUNCTION, "scorers", "a mapping of scorer name to an options mapping", scorers
-                )
-            pairs.append((name, dict(options or {})))
+        if any(o is not None and not isinstance(o, Mapping) for o in scorers.values()):
+            raise invalid_parameter(
+                function, "scorers", "a mapping of scorer name to an options mapping", scorers
+            )
+        pairs = [(name, dict(options or {})) for name, options in scorers.items()]
     elif isinstance(scorers, Sequence):
-        for item in scorers:
-            if isinstance(item, str):
-                pairs.append((item, {}))
-            elif (
-                isinstance(item, tuple)
-                and len(item) == 2
-                and isinstance(item[0], str)
-                and isinstance(item[1], Mapping)
-            ):
-                pairs.append((item[0], dict(item[1])))
-            else:
-                raise invalid_parameter(
-                    _FUNCTION,
-                    "scorers",
-                    "scorer names or (name, options) pairs",
-                    item,
-                )
+        pairs = [_options_pair(item, function=function) for item in scorers]
     else:
         raise invalid_parameter(
-            _FUNCTION,
+            function,
             "scorers",
             "a scorer name, a sequence of names or (name, options) pairs, or a mapping of "
             "name to options",
             scorers,
         )
     if not pairs:
-        raise invalid_parameter(_FUNCTION, "scorers", "at least one scorer", scorers)
+        raise invalid_parameter(function, "scorers", "at least one scorer", scorers)
     return pairs
 
 
-def _threshold_for(thresholds: IntoThresholds | None, spec: ScorerSpec) -> float | None:
+def _threshold_for(
+    thresholds: IntoThresholds | None, spec: ScorerSpec, *, function: str
+) -> float | None:
     if thresholds is None:
         return None
     if isinstance(thresholds, Mapping):
@@ -131,7 +97,7 @@ def _threshold_for(thresholds: IntoThresholds | None, spec: ScorerSpec) -> float
         value = thresholds
         parameter = "thresholds"
     return check_number(
-        value, function=_FUNCTION, parameter=parameter, minimum=spec.lower, maximum=spec.upper
+        value, function=function, parameter=parameter, minimum=spec.lower, maximum=spec.upper
     )
 
 
@@ -140,13 +106,19 @@ def resolve_scorers(
     *,
     thresholds: IntoThresholds | None = None,
     prefix: str | None = None,
+    function: str = _FUNCTION,
 ) -> list[ScorerRequest]:
     """Validate a scorer selection against the registry and name its output columns.
+
+    This is the one scorer resolution of every entry point: :func:`score_frame`, the command
+    line and the Arrow and Spark adapters.
 
     Parameters
     ----------
     scorers, thresholds, prefix
         As for :func:`score_frame`.
+    function
+        The public function named in error messages (the adapters pass their own name).
 
     Returns
     -------
@@ -167,16 +139,16 @@ def resolve_scorers(
     ['ac_answer_correctness']
     """
     if prefix is not None and not isinstance(prefix, str):
-        raise invalid_parameter(_FUNCTION, "prefix", "a string or None", prefix)
-    pairs = _normalize_scorers(scorers)
+        raise invalid_parameter(function, "prefix", "a string or None", prefix)
+    pairs = _normalize_scorers(scorers, function=function)
     requests: list[ScorerRequest] = []
     seen: set[str] = set()
     for name, options in pairs:
-        check_choice(name, function=_FUNCTION, parameter="scorers", allowed=available_scorers())
+        check_choice(name, function=function, parameter="scorers", allowed=available_scorers())
         spec = get_scorer(name)
         if name in seen:
             raise invalid_parameter(
-                _FUNCTION,
+                function,
                 "scorers",
                 "a selection naming each scorer once (score variants in separate calls with "
                 "different prefixes)",
@@ -189,58 +161,68 @@ def resolve_scorers(
                 spec=spec,
                 options=options,
                 column=(prefix or "") + name,
-                threshold=_threshold_for(thresholds, spec),
+                threshold=_threshold_for(thresholds, spec, function=function),
             )
         )
     if isinstance(thresholds, Mapping):
         unused = sorted(set(thresholds) - seen)
         if unused:
             raise invalid_parameter(
-                _FUNCTION, "thresholds", "keyed by the scorers being run", unused[0]
+                function, "thresholds", "keyed by the scorers being run", unused[0]
             )
     return requests
+
+
+def output_collision(column: str, existing: Sequence[str], *, hint: str) -> ColumnCollisionError:
+    """Return the one error for an output column that is already an input column."""
+    return ColumnCollisionError(
+        f"The output column {column!r} is already in the frame. Available columns: "
+        f"{', '.join(repr(c) for c in existing)}.{hint}"
+    )
 
 
 def _reference_expr(
     spec: ScorerSpec,
     schema: pl.Schema,
-    reference: str,
+    reference: str | None,
     references: str | None,
+    *,
+    function: str,
 ) -> pl.Expr:
     """Return the reference argument for ``spec``, checking the column type fits its kind."""
     kind = spec.reference_kind
     if kind == "none":
         return pl.lit(None, dtype=pl.String)  # a check of the response alone
-    if kind in ("list", "string_or_list") and references is not None:
-        name, role = references, "references"
-    else:
-        name, role = reference, "reference"
-    dtype = _check_column(schema, name, role)
-    if _is_text(dtype):
-        text = _text(name, dtype)
-        if kind == "list":
-            # One reference answer is a list of one; a null stays null (inconclusive).
-            return pl.when(text.is_not_null()).then(pl.concat_list(text))
-        return text
-    if _is_text_list(dtype) and kind in ("list", "string_or_list"):
-        inner = dtype.inner  # type: ignore[attr-defined]
-        column = pl.col(name)
-        return column if inner == pl.String else column.cast(pl.List(pl.String))
-    expected = {
-        "string": "text (String)",
-        "list": "text (String) or a list of text (List(String))",
-        "string_or_list": "text (String) or a list of text (List(String))",
-    }[kind]
-    hint = (
-        "\nHint: pass the list column of acceptable answers as references=."
-        if kind == "string" and _is_text_list(dtype)
-        else ""
+    lists = kind != "string"
+    name, parameter = (
+        (references, "references") if lists and references is not None else (reference, "reference")
     )
-    if not hint and not dtype.is_nested():
-        hint = f"\nHint: cast it to text first, e.g. pl.col({name!r}).cast(pl.String)."
-    raise ColumnTypeError(
-        f"The {role} column {name!r} must hold {expected} for {spec.name}; it is {dtype}.{hint}"
+    hint = None
+    if not lists and isinstance(name, str) and isinstance(schema.get(name), pl.List):
+        hint = (
+            f"\nHint: {spec.name} takes one reference per row; pass the list column of "
+            "acceptable answers as references=."
+        )
+    column = text_column(
+        schema, name, function=function, parameter=parameter, lists=lists, hint=hint
     )
+    if kind == "list" and not isinstance(schema[str(name)], pl.List):
+        # One reference answer is a list of one; a null stays null (inconclusive).
+        return pl.when(column.is_not_null()).then(pl.concat_list(column))
+    return column
+
+
+def _check_reference_given(requests: Sequence[ScorerRequest], *, function: str) -> None:
+    comparing = [r.spec.name for r in requests if r.spec.reference_kind != "none"]
+    if comparing:
+        raise invalid_parameter(
+            function,
+            "reference",
+            "a reference column, since "
+            + ", ".join(comparing)
+            + " compare with a reference (only checks of the response alone run without one)",
+            None,
+        )
 
 
 def score_exprs(
@@ -248,14 +230,27 @@ def score_exprs(
     requests: Sequence[ScorerRequest],
     *,
     response: str = "response",
-    reference: str = "reference",
+    reference: str | None = "reference",
     references: str | None = None,
+    function: str = _FUNCTION,
 ) -> list[pl.Expr]:
     """Build the score (and pass) expressions of ``requests`` against a frame's ``schema``.
 
     Checks that the columns exist and hold text, and that no output column collides with an
     input column. This is the building block of :func:`score_frame`; the command line uses it
-    to add its progress counter.
+    to add its progress counter, and the Arrow adapter to score each batch.
+
+    Parameters
+    ----------
+    schema
+        The schema of the frame to score.
+    requests
+        From :func:`resolve_scorers`.
+    response, reference, references
+        As for :func:`score_frame`; ``reference`` may be ``None`` when only checks of the
+        response alone run.
+    function
+        The public function named in error messages.
 
     Returns
     -------
@@ -272,23 +267,23 @@ def score_exprs(
     >>> df.with_columns(exprs[:1]).with_columns(exprs[1:]).row(0)
     ('Paris', 'paris', 1.0, True)
     """
-    dtype = _check_column(schema, response, "response")
-    if not _is_text(dtype):
-        raise ColumnTypeError(
-            f"The response column {response!r} must hold text (String); it is {dtype}."
-            + _cast_hint(response, dtype)
-        )
-    resp = _text(response, dtype)
+    resp = text_column(schema, response, function=function, parameter="response")
+    if reference is None and references is None:
+        _check_reference_given(requests, function=function)
     outputs = [r.column for r in requests] + [r.pass_column for r in requests if r.pass_column]
     clashes = [name for name in outputs if name in schema]
     if clashes:
-        raise ColumnCollisionError(
-            f"The output column {clashes[0]!r} is already in the frame. Available columns: "
-            f"{', '.join(repr(c) for c in schema.names())}.\n"
-            "Hint: pass prefix= to name the score columns differently."
+        raise output_collision(
+            clashes[0],
+            schema.names(),
+            hint="\nHint: pass prefix= to name the score columns differently.",
         )
     scores = [
-        r.spec.expr(resp, _reference_expr(r.spec, schema, reference, references), **r.options)
+        r.spec.expr(
+            resp,
+            _reference_expr(r.spec, schema, reference, references, function=function),
+            **r.options,
+        )
         .cast(r.spec.dtype)
         .alias(r.column)
         for r in requests
@@ -404,6 +399,7 @@ __all__ = [
     "IntoScorers",
     "IntoThresholds",
     "ScorerRequest",
+    "output_collision",
     "resolve_scorers",
     "score_exprs",
     "score_frame",

@@ -13,13 +13,24 @@ from typing import Any
 
 import polars as pl
 
-from polarscore._typing import IntoExpr, IntoMatchMode, IntoNumber, SimilarityMetric
+from polarscore._typing import (
+    CharSimilarity,
+    ChoiceRules,
+    ContainsMode,
+    FormatType,
+    IntoExpr,
+    IntoMatchMode,
+    IntoNumber,
+    LengthUnit,
+    MissingExpected,
+    NumberMethod,
+    SimilarityMetric,
+)
 from polarscore.normalize import repair_mojibake
 from polarscore.scores import checks as _checks
 from polarscore.scores import extraction as _extraction
-from polarscore.scores.checks import DEFAULT_MAX_LENGTH, ContainsMode, FormatType, LengthUnit
+from polarscore.scores.checks import DEFAULT_MAX_LENGTH
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
-from polarscore.scores.extraction import ChoiceRules, NumberMethod
 from polarscore.scores.match import (
     DEFAULT_MIN_TOKEN_RECALL,
     DEFAULT_STEM_PREFIX,
@@ -27,8 +38,6 @@ from polarscore.scores.match import (
     answer_match_details,
 )
 from polarscore.scores.precision import (
-    CharSimilarity,
-    MissingExpected,
     answer_precision,
     answer_precision_components,
     answer_precision_diagnostics,

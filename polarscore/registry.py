@@ -6,29 +6,23 @@ common invariance tests all read this table, so a scorer added here is picked up
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import polars as pl
 import pyarrow as pa
 
-from polarscore._typing import IntoExpr
+from polarscore._typing import IntoExpr, ReferenceKind
 from polarscore._validation import check_choice, invalid_parameter
 from polarscore.scores import checks
 from polarscore.scores.correctness import answer_correctness
 from polarscore.scores.extraction import choice_match, numeric_match
-from polarscore.scores.match import (
-    DEFAULT_MIN_TOKEN_RECALL,
-    DEFAULT_STEM_PREFIX,
-    RULE_DEFAULTS,
-    answer_match,
-)
+from polarscore.scores.match import answer_match
 from polarscore.scores.precision import answer_precision
 from polarscore.scores.similarity import response_similarity
 from polarscore.scores.squad import squad_exact_match, squad_f1
-
-ReferenceKind = Literal["string", "list", "string_or_list", "none"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,7 +53,8 @@ class ScorerSpec:
         ``"none"`` for a check of the response alone (its :attr:`function` still takes a
         ``reference`` argument, and ignores it, so every scorer is called the same way).
     options
-        The keyword options it takes, with their defaults.
+        The keyword options it takes, with their defaults: by default read from the keyword-only
+        parameters of :attr:`function`'s signature, so they are declared once, in the function.
     nullable
         Whether the score can be null (inconclusive); the judge-free checks never are.
     default
@@ -81,6 +76,10 @@ class ScorerSpec:
     options: Mapping[str, Any] = field(default_factory=dict)
     nullable: bool = True
     default: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.options:
+            object.__setattr__(self, "options", keyword_defaults(self.function))
 
     @property
     def arrow_type(self) -> pa.DataType:
@@ -107,6 +106,15 @@ class ScorerSpec:
         return self.function(response, reference, **options).alias(self.name)
 
 
+def keyword_defaults(function: Callable[..., Any]) -> dict[str, Any]:
+    """Return the keyword-only parameters of ``function`` and their defaults, in order."""
+    return {
+        name: parameter.default
+        for name, parameter in inspect.signature(function).parameters.items()
+        if parameter.kind is parameter.KEYWORD_ONLY and parameter.default is not parameter.empty
+    }
+
+
 def _response_only(function: Callable[..., pl.Expr]) -> Callable[..., pl.Expr]:
     """Give a check of the response alone the registry's ``f(response, reference, **options)``."""
 
@@ -122,7 +130,6 @@ def _response_only(function: Callable[..., pl.Expr]) -> Callable[..., pl.Expr]:
 def _check(
     function: Callable[..., pl.Expr],
     *,
-    options: Mapping[str, Any],
     identity: bool = False,
     default: bool = False,
 ) -> ScorerSpec:
@@ -133,7 +140,7 @@ def _check(
         identity=identity,
         null_rule="never null (a null response is read as the empty string)",
         reference_kind="none",
-        options=options,
+        options=keyword_defaults(function),
         nullable=False,
         default=default,
     )
@@ -142,11 +149,10 @@ def _check(
 _CHECKS: tuple[ScorerSpec, ...] = (
     _check(
         checks.contains,
-        options={"keywords": (), "mode": "any", "case_sensitive": False},
         identity=True,  # no keywords: 1.0
     ),
-    _check(checks.starts_with, options={"prefix": "", "case_sensitive": True}, identity=True),
-    _check(checks.ends_with, options={"suffix": "", "case_sensitive": True}, identity=True),
+    _check(checks.starts_with, identity=True),
+    _check(checks.ends_with, identity=True),
     ScorerSpec(
         name="exact_match",
         function=checks.exact_match,
@@ -154,19 +160,17 @@ _CHECKS: tuple[ScorerSpec, ...] = (
         symmetric=True,  # both sides stripped and lowered alike, then compared
         null_rule="never null (a null response or reference is read as the empty string)",
         reference_kind="string",
-        options={"case_sensitive": True, "strip_whitespace": True},
         nullable=False,
         default=False,
     ),
-    _check(checks.non_empty, options={}, identity=True),
+    _check(checks.non_empty, identity=True),
     _check(
         checks.length_check,
-        options={"min_length": 0, "max_length": checks.DEFAULT_MAX_LENGTH, "unit": "chars"},
     ),
-    _check(checks.format_check, options={"format_type": "email"}),
-    _check(checks.regex_match, options={"pattern": "", "full_match": False}, identity=True),
-    _check(checks.json_schema, options={"schema": None}),
-    _check(checks.language_detection, options={"expected_language": "en"}),
+    _check(checks.format_check),
+    _check(checks.regex_match, identity=True),
+    _check(checks.json_schema),
+    _check(checks.language_detection),
 )
 
 
@@ -178,7 +182,6 @@ _EXTRACTION: tuple[ScorerSpec, ...] = (
         family="extraction",
         identity=False,  # a response is not its own gold letter
         null_rule="reference null, empty or only Python whitespace",
-        options={"rules": "mmlu_pro"},
         default=False,
     ),
     ScorerSpec(
@@ -187,7 +190,6 @@ _EXTRACTION: tuple[ScorerSpec, ...] = (
         family="extraction",
         identity=False,  # the gold's first `#### n` against the response's last number
         null_rule="the reference holds no number (its `#### n` line, or the whole stripped text)",
-        options={"method": "flexible", "numeric_tolerance_abs": 0.0, "numeric_tolerance_rel": 0.0},
         default=False,
     ),
 )
@@ -203,7 +205,6 @@ _SCORERS: dict[str, ScorerSpec] = {
             symmetric=False,  # contains is one-way; exact and normalized are symmetric
             null_rule="reference null, empty or only Python whitespace",
             reference_kind="string_or_list",
-            options={"match_mode": "normalized"},
         ),
         ScorerSpec(
             name="answer_match",
@@ -212,18 +213,6 @@ _SCORERS: dict[str, ScorerSpec] = {
             symmetric=False,  # aliases are contained in the response, not the other way round
             null_rule="no usable reference: null, empty list, or only null or blank aliases",
             reference_kind="string_or_list",
-            options={
-                "question": None,
-                "exact": True,
-                "contains": True,
-                "token_recall": True,
-                "min_token_recall": DEFAULT_MIN_TOKEN_RECALL,
-                "stem_prefix": DEFAULT_STEM_PREFIX,
-                "numbers_must_match": True,
-                "fold_accents": True,
-                "number_words": True,
-                **RULE_DEFAULTS,
-            },
         ),
         ScorerSpec(
             name="answer_precision",
@@ -235,15 +224,6 @@ _SCORERS: dict[str, ScorerSpec] = {
                 "reference null, empty or only Python whitespace (missing_expected='null'); "
                 "a per-row numeric tolerance that is null, NaN, infinite or negative"
             ),
-            options={
-                "char_similarity": "indel",
-                "missing_expected": "null",
-                "numeric_tolerance_abs": 0.0,
-                "numeric_tolerance_rel": 0.0,
-                "power_p": 0.3,
-                "weights": None,
-                "stopwords": None,
-            },
         ),
         ScorerSpec(
             name="response_similarity",
@@ -252,7 +232,6 @@ _SCORERS: dict[str, ScorerSpec] = {
             identity=False,  # a text without words ("?") scores 0.0 against itself
             null_rule="no acceptable answer, or every one blank by Python whitespace",
             reference_kind="string_or_list",
-            options={"metric": "token_recall", "unacceptable": None},
         ),
         ScorerSpec(
             name="squad_exact_match",

@@ -22,6 +22,7 @@ import polars as pl
 
 from polarscore._defaults import DEFAULT_THRESHOLD
 from polarscore._typing import FrameT
+from polarscore._utils import text_column
 from polarscore._validation import check_number, invalid_parameter
 from polarscore.exceptions import ColumnNotFoundError, ColumnTypeError
 from polarscore.registry import available_scorers
@@ -277,6 +278,92 @@ def summarize(
         raise invalid_parameter(_FUNCTION, "frame", "a polars DataFrame or LazyFrame", frame)
     lazy = frame.lazy()
     schema = lazy.collect_schema()
+    score_columns, by_columns = _check_columns(schema, scores, by)
+    if expected_behavior is not None:
+        text_column(schema, expected_behavior, function=_FUNCTION, parameter="expected_behavior")
+    thresholds = _thresholds(score_columns, threshold)
+    _check_interval_options(confidence=confidence, n_bootstrap=n_bootstrap, seed=seed)
+
+    # One wide aggregation per group: every statistic of every score column side by side, with
+    # the thresholds as literals. (A long frame with a per-row threshold looked up from the score
+    # name is not streamed by Polars: it held the whole unpivoted log in memory.)
+    values = {s: pl.col(s).cast(pl.Float64).fill_nan(None) for s in score_columns}
+    behavior = pl.col(expected_behavior).cast(pl.String) if expected_behavior is not None else None
+    aggregates = _aggregates(values, thresholds, behavior)
+    wide_q = lazy.group_by(by_columns).agg(aggregates) if by_columns else lazy.select(aggregates)
+    queries = [wide_q]
+    if n_bootstrap > 0:
+        # Each group's distribution of each score, as (value binned to 4 decimals, count).
+        queries += [
+            lazy.select(*by_columns, values[name].alias(_VALUE))
+            .filter(pl.col(_VALUE).is_not_null())
+            .group_by([*by_columns, pl.col(_VALUE).round(BOOTSTRAP_DECIMALS)])
+            .agg(pl.len().alias(_WEIGHT))
+            .with_columns(pl.lit(name, dtype=pl.String).alias(_SCORE))
+            for name in score_columns
+        ]
+    collected = pl.collect_all(queries, engine="streaming")
+    # Without groups the aggregation has one row even for an empty frame; grouped, none.
+    wide = collected[0] if by_columns else collected[0].filter(pl.col("rows") > 0)
+    kinds = _KINDS if behavior is not None else ()
+    summary = _long(wide, by_columns, thresholds, kinds)
+    mean_low, mean_high = _bootstrap_bounds(
+        summary,
+        pl.concat(collected[1:]) if n_bootstrap > 0 else None,
+        [*by_columns, _SCORE],
+        confidence=confidence,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+    )
+    pass_low, pass_high = [], []
+    for passes, n in zip(summary["passed"], summary["scored"], strict=True):
+        low, high = wilson_interval(passes, n, confidence=confidence) if n else (None, None)
+        pass_low.append(low)
+        pass_high.append(high)
+    result = summary.with_columns(
+        _rate("passed", "scored").alias("pass_rate"),
+        pl.Series("mean_low", mean_low, dtype=pl.Float64),
+        pl.Series("mean_high", mean_high, dtype=pl.Float64),
+        pl.Series("pass_rate_low", pass_low, dtype=pl.Float64),
+        pl.Series("pass_rate_high", pass_high, dtype=pl.Float64),
+    )
+    columns: list[Any] = [*by_columns, _SCORE, *_COLUMNS]
+    for kind in kinds:
+        columns += [
+            pl.col(f"{kind}_scored"),
+            _rate(f"{kind}_passed", f"{kind}_scored").alias(f"{kind}_pass_rate"),
+        ]
+    return result.select(columns)
+
+
+#: The kinds of case of ``expected_behavior``.
+_KINDS = ("good", "bad")
+
+#: The summary's columns after the ``by`` and ``score`` columns.
+_COLUMNS = (
+    "rows",
+    "scored",
+    "inconclusive",
+    "mean",
+    "mean_low",
+    "mean_high",
+    "threshold",
+    "passed",
+    "pass_rate",
+    "pass_rate_low",
+    "pass_rate_high",
+)
+
+
+def _rate(passed: str, scored: str) -> pl.Expr:
+    """Return ``passed / scored``, null where nothing is scored."""
+    return pl.when(pl.col(scored) > 0).then(pl.col(passed) / pl.col(scored))
+
+
+def _check_columns(
+    schema: pl.Schema, scores: str | Sequence[str] | None, by: str | Sequence[str] | None
+) -> tuple[list[str], list[str]]:
+    """Check the score and ``by`` columns of :func:`summarize`; return them as lists."""
     by_columns = _as_list(by, "by")
     score_columns = _as_list(scores, "scores") if scores is not None else _default_scores(schema)
     if not score_columns:
@@ -293,30 +380,27 @@ def summarize(
                 raise ColumnNotFoundError.from_missing(
                     name, schema.names(), role=role, parameter="scores" if role == "score" else role
                 )
-    for name in score_columns:
+    check_score_types(schema, score_columns, function=_FUNCTION)
+    if set(score_columns) & set(by_columns) or _SCORE in by_columns:
+        raise invalid_parameter(
+            _FUNCTION, "by", f"columns other than the score columns and {_SCORE!r}", by_columns
+        )
+    return score_columns, by_columns
+
+
+def check_score_types(schema: pl.Schema, scores: Sequence[str], *, function: str) -> None:
+    """Check that the score columns (already known to exist) are numeric and distinct."""
+    for name in scores:
         if not schema[name].is_numeric():
             raise ColumnTypeError(
                 f"The score column {name!r} must be numeric; it is {schema[name]}.\n"
                 f"Hint: cast it first, e.g. pl.col({name!r}).cast(pl.Float64)."
             )
-    if len(set(score_columns)) != len(score_columns):
-        raise invalid_parameter(_FUNCTION, "scores", "distinct column names", score_columns)
-    if set(score_columns) & set(by_columns) or _SCORE in by_columns:
-        raise invalid_parameter(
-            _FUNCTION, "by", f"columns other than the score columns and {_SCORE!r}", by_columns
-        )
-    if expected_behavior is not None:
-        if expected_behavior not in schema:
-            raise ColumnNotFoundError.from_missing(
-                expected_behavior, schema.names(), role="expected_behavior"
-            )
-        dtype = schema[expected_behavior]
-        if not (dtype in (pl.String, pl.Null) or isinstance(dtype, pl.Categorical | pl.Enum)):
-            raise ColumnTypeError(
-                f"The expected_behavior column {expected_behavior!r} must hold text "
-                f"('good' / 'bad'); it is {dtype}."
-            )
-    thresholds = _thresholds(score_columns, threshold)
+    if len(set(scores)) != len(scores):
+        raise invalid_parameter(function, "scores", "distinct column names", list(scores))
+
+
+def _check_interval_options(*, confidence: float, n_bootstrap: int, seed: int) -> None:
     check_number(
         confidence, function=_FUNCTION, parameter="confidence", minimum=0.0, strict_minimum=True
     )
@@ -327,14 +411,13 @@ def summarize(
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise invalid_parameter(_FUNCTION, "seed", "an integer >= 0", seed)
 
-    # One wide aggregation per group: every statistic of every score column side by side, with
-    # the thresholds as literals. (A long frame with a per-row threshold looked up from the score
-    # name is not streamed by Polars: it held the whole unpivoted log in memory.)
-    values = {s: pl.col(s).cast(pl.Float64).fill_nan(None) for s in score_columns}
-    behavior = pl.col(expected_behavior).cast(pl.String) if expected_behavior is not None else None
+
+def _aggregates(
+    values: Mapping[str, pl.Expr], thresholds: Mapping[str, float], behavior: pl.Expr | None
+) -> list[pl.Expr]:
+    """Every statistic of every score column, named ``<index>:<statistic>``."""
     aggregates: list[pl.Expr] = [pl.len().alias("rows")]
-    for index, name in enumerate(score_columns):
-        value = values[name]
+    for index, (name, value) in enumerate(values.items()):
         passed = value >= thresholds[name]
         aggregates += [
             value.count().alias(f"{index}:scored"),
@@ -343,28 +426,22 @@ def summarize(
             passed.sum().alias(f"{index}:passed"),
         ]
         if behavior is not None:
-            for kind in ("good", "bad"):
-                is_kind = (behavior == kind).fill_null(False)
+            for kind in _KINDS:
+                is_kind = (behavior == kind).fill_null(value=False)
                 aggregates += [
                     value.filter(is_kind).count().alias(f"{index}:{kind}_scored"),
                     passed.filter(is_kind).sum().alias(f"{index}:{kind}_passed"),
                 ]
-    wide_q = lazy.group_by(by_columns).agg(aggregates) if by_columns else lazy.select(aggregates)
-    queries = [wide_q]
-    if n_bootstrap > 0:
-        # Each group's distribution of each score, as (value binned to 4 decimals, count).
-        queries += [
-            lazy.select(*by_columns, values[name].alias(_VALUE))
-            .filter(pl.col(_VALUE).is_not_null())
-            .group_by([*by_columns, pl.col(_VALUE).round(BOOTSTRAP_DECIMALS)])
-            .agg(pl.len().alias(_WEIGHT))
-            .with_columns(pl.lit(name, dtype=pl.String).alias(_SCORE))
-            for name in score_columns
-        ]
-    collected = pl.collect_all(queries, engine="streaming")
-    # Without groups the aggregation has one row even for an empty frame; grouped, none.
-    wide = collected[0] if by_columns else collected[0].filter(pl.col("rows") > 0)
-    kinds = ("good", "bad") if behavior is not None else ()
+    return aggregates
+
+
+def _long(
+    wide: pl.DataFrame,
+    by_columns: Sequence[str],
+    thresholds: Mapping[str, float],
+    kinds: Sequence[str],
+) -> pl.DataFrame:
+    """Turn the wide aggregation into one row per group and score column, in the given order."""
     fields = ["scored", "inconclusive", "mean", "passed"]
     fields += [f"{kind}_{what}" for kind in kinds for what in ("scored", "passed")]
     parts = [
@@ -373,64 +450,19 @@ def summarize(
             pl.lit(name, dtype=pl.String).alias(_SCORE),
             "rows",
             *[pl.col(f"{index}:{field}").alias(field) for field in fields],
-            pl.lit(thresholds[name], dtype=pl.Float64).alias("threshold"),
+            pl.lit(threshold, dtype=pl.Float64).alias("threshold"),
             pl.lit(index, dtype=pl.Int64).alias("__order"),
         )
-        for index, name in enumerate(score_columns)
+        for index, (name, threshold) in enumerate(thresholds.items())
     ]
     counts = ["rows", "scored", "inconclusive", "passed"]
     counts += [f"{kind}_{what}" for kind in kinds for what in ("scored", "passed")]
-    summary = (
+    return (
         pl.concat(parts)
         .with_columns(pl.col(counts).cast(pl.UInt32))
         .sort([*by_columns, "__order"], nulls_last=True, maintain_order=True)
         .drop("__order")
     )
-    keys = [*by_columns, _SCORE]
-    mean_low, mean_high = _bootstrap_bounds(
-        summary,
-        pl.concat(collected[1:]) if n_bootstrap > 0 else None,
-        keys,
-        confidence=confidence,
-        n_bootstrap=n_bootstrap,
-        seed=seed,
-    )
-    pass_low, pass_high = [], []
-    for passes, n in zip(summary["passed"], summary["scored"], strict=True):
-        low, high = wilson_interval(passes, n, confidence=confidence) if n else (None, None)
-        pass_low.append(low)
-        pass_high.append(high)
-    rate = pl.col("passed") / pl.col("scored")
-    result = summary.with_columns(
-        pl.when(pl.col("scored") > 0).then(rate).alias("pass_rate"),
-        pl.Series("mean_low", mean_low, dtype=pl.Float64),
-        pl.Series("mean_high", mean_high, dtype=pl.Float64),
-        pl.Series("pass_rate_low", pass_low, dtype=pl.Float64),
-        pl.Series("pass_rate_high", pass_high, dtype=pl.Float64),
-    )
-    columns: list[Any] = [
-        *by_columns,
-        _SCORE,
-        "rows",
-        "scored",
-        "inconclusive",
-        "mean",
-        "mean_low",
-        "mean_high",
-        "threshold",
-        "passed",
-        "pass_rate",
-        "pass_rate_low",
-        "pass_rate_high",
-    ]
-    if expected_behavior is not None:
-        for kind in ("good", "bad"):
-            kind_rate = pl.col(f"{kind}_passed") / pl.col(f"{kind}_scored")
-            columns += [
-                pl.col(f"{kind}_scored"),
-                pl.when(pl.col(f"{kind}_scored") > 0).then(kind_rate).alias(f"{kind}_pass_rate"),
-            ]
-    return result.select(columns)
 
 
 def _bootstrap_bounds(

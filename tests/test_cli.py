@@ -15,7 +15,8 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import polarscore as ps
-from polarscore import _io, cli
+from polarscore import cli
+from polarscore.cli import _args, _files, _progress
 from polarscore.datasets import load_sample
 from polarscore.summary import wilson_interval
 from tests import oracles_checks
@@ -527,7 +528,7 @@ def test_one_default_threshold() -> None:
         return inspect.signature(function).parameters["threshold"].default  # type: ignore[arg-type]
 
     assert default(ps.is_passing) == default(ps.summarize) == ps.DEFAULT_THRESHOLD
-    assert cli._build_parser().parse_args(["summary", "x.parquet"]).threshold is None
+    assert _args._build_parser().parse_args(["summary", "x.parquet"]).threshold is None
     help_text = " ".join(run_cli("summary", "--help").stdout.split())
     assert f"recorded in the file by 'polarscore score', else {ps.DEFAULT_THRESHOLD})" in help_text
 
@@ -640,15 +641,15 @@ def test_scorers_lists_the_registry() -> None:
 
 def test_parse_scorer_values() -> None:
     """Option text is read with the type of the option's default (in-process, no subprocess)."""
-    assert cli._parse_value("s", "n", "3", 1) == 3
-    assert cli._parse_value("s", "x", "0.25", 0.0) == 0.25
-    assert cli._parse_value("s", "b", "yes", False) is True
-    assert cli._parse_value("s", "w", "[0.5, 0.5]", None) == [0.5, 0.5]
-    assert cli._parse_value("s", "w", "plain", None) == "plain"
-    assert str(cli._parse_value("s", "m", "@mode", "x")) == str(pl.col("mode"))
+    assert _args._parse_value("s", "n", "3", 1) == 3
+    assert _args._parse_value("s", "x", "0.25", 0.0) == 0.25
+    assert _args._parse_value("s", "b", "yes", False) is True
+    assert _args._parse_value("s", "w", "[0.5, 0.5]", None) == [0.5, 0.5]
+    assert _args._parse_value("s", "w", "plain", None) == "plain"
+    assert str(_args._parse_value("s", "m", "@mode", "x")) == str(pl.col("mode"))
     with pytest.raises(ps.InvalidParameterError, match="takes a float"):
-        cli._parse_value("s", "x", "high", 0.0)
-    assert cli._split_options("a=1,w=[1,2],s='x,y'") == ["a=1", "w=[1,2]", "s='x,y'"]
+        _args._parse_value("s", "x", "high", 0.0)
+    assert _args._split_options("a=1,w=[1,2],s='x,y'") == ["a=1", "w=[1,2]", "s='x,y'"]
 
 
 def test_parquet_read_ahead_is_bounded_unless_the_user_chose(
@@ -675,8 +676,8 @@ def test_slices_join_into_the_one_query_result(tmp_path: Path, kind: str) -> Non
     expected = scored.collect()
     for slice_rows in (1, 499, 2_003, 10_000):
         target = tmp_path / f"out_{slice_rows}.{kind}"
-        progress = _io.Progress(expected.height, stream=None)
-        _io.write_in_slices(
+        progress = _progress.Progress(expected.height, stream=None)
+        _files.write_in_slices(
             scored if slice_rows > 1 else scored.head(20),
             target,
             kind,  # type: ignore[arg-type]
@@ -708,11 +709,11 @@ def test_progress_moves_while_a_slice_runs(tmp_path: Path) -> None:
     rows = 400_000
     pl.DataFrame({"x": range(rows)}).write_parquet(source, row_group_size=50_000)
     lines = Lines()
-    progress = _io.Progress(rows, stream=lines)  # type: ignore[arg-type]
+    progress = _progress.Progress(rows, stream=lines)  # type: ignore[arg-type]
     counted = pl.col("x").map_batches(slow, is_elementwise=True, return_dtype=pl.Int64)
     counted = counted.map_batches(progress.counter, is_elementwise=True, return_dtype=pl.Int64)
     frame = pl.scan_parquet(source).with_columns(counted.alias("y"))
-    _io.write_in_slices(
+    _files.write_in_slices(
         frame, tmp_path / "out.parquet", "parquet", total=rows, progress=progress, interval=0.05
     )
     drawn = [int(line.split("]")[1].split("/")[0].replace(",", "")) for line in lines]
@@ -726,13 +727,13 @@ def test_the_cli_query_carries_the_row_counter(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[int] = []
-    original = _io.Progress.counter
+    original = _progress.Progress.counter
 
-    def spy(self: _io.Progress, series: pl.Series) -> pl.Series:
+    def spy(self: _progress.Progress, series: pl.Series) -> pl.Series:
         calls.append(len(series))
         return original(self, series)
 
-    monkeypatch.setattr(_io.Progress, "counter", spy)
+    monkeypatch.setattr(_progress.Progress, "counter", spy)
     source = tmp_path / "log.parquet"
     LOG.write_parquet(source)
     args = ["score", str(source), "-o", str(tmp_path / "out.parquet"), "--response", "answer"]

@@ -3,10 +3,10 @@
 A full disk is simulated without root by a file-size limit on the CLI subprocess
 (``RLIMIT_FSIZE``, with ``SIGXFSZ`` ignored so that the write fails with ``EFBIG`` instead of
 killing the process), and in-process by making the sync or the rename fail with ``ENOSPC``. Each
-runs on both ways :func:`polarscore._io.atomic_target` writes: the nameless ``O_TMPFILE`` file
-(Linux) and the hidden ``.tmp`` file used where that is missing (macOS, Windows). The run must end
-with exit code 5 and one line naming the output, keep the previous output byte for byte, and
-leave no temporary file.
+runs on both ways :func:`polarscore.cli._files.atomic_target` writes: the nameless
+``O_TMPFILE`` file (Linux) and the hidden ``.tmp`` file used where that is missing (macOS,
+Windows). The run must end with exit code 5 and one line naming the output, keep the previous
+output byte for byte, and leave no temporary file.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from typing import Any
 import polars as pl
 import pytest
 
-from polarscore import _io, cli
+from polarscore import cli
+from polarscore.cli import _files
 from tests.cli_process import ENV
 from tests.test_hardening_cli import PREVIOUS, assert_one_line_failure
 
@@ -37,9 +38,10 @@ LIMIT = 16 * 1024
 #: The CLI, with the ``.tmp``-file writer forced when ``fallback`` is passed first.
 _RUN = (
     "import sys\n"
-    "from polarscore import _io, cli\n"
+    "from polarscore import cli\n"
+    "from polarscore.cli import _files\n"
     "if sys.argv[1] == 'fallback':\n"
-    "    _io._O_TMPFILE = None\n"
+    "    _files._O_TMPFILE = None\n"
     "sys.exit(cli.main(sys.argv[2:]))\n"
 )
 
@@ -48,10 +50,10 @@ _RUN = (
 def writer(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """Which temporary file the writer uses; the nameless one only where the system has it."""
     if request.param == "o_tmpfile":
-        if not _io.leaves_nothing_when_killed(tmp_path):
+        if not _files.leaves_nothing_when_killed(tmp_path):
             pytest.skip("no O_TMPFILE here")
     else:
-        monkeypatch.setattr(_io, "_O_TMPFILE", None)
+        monkeypatch.setattr(_files, "_O_TMPFILE", None)
     return str(request.param)
 
 

@@ -190,7 +190,10 @@ def test_missing_column_names_existing_ones() -> None:
 
 def test_wrong_column_type() -> None:
     frame = DATA.with_columns(pl.int_range(pl.len()).alias("response"))
-    with pytest.raises(ps.ColumnTypeError, match=r"response column 'response'.*Int64"):
+    with pytest.raises(
+        ps.ColumnTypeError,
+        match=r"'response' parameter of score_frame.*column 'response' of type Int64",
+    ):
         ps.score_frame(frame, scorers="answer_correctness")
 
 

@@ -198,7 +198,7 @@ def test_string_like_reference_dtypes_are_accepted(
 def test_other_reference_dtypes_fail_when_planned() -> None:
     df = pl.DataFrame({"r": ["a"], "g": [1.5]})
     query = df.lazy().select(ps.answer_correctness("r", "g"))  # building is fine
-    with pytest.raises(ps.ColumnTypeError, match="'reference' argument of answer_correctness"):
+    with pytest.raises(ps.ColumnTypeError, match="'reference' parameter of answer_correctness"):
         query.collect()
 
 

@@ -261,7 +261,7 @@ def test_unknown_metric_fails_at_build_time() -> None:
 
 def test_non_string_acceptable_is_a_type_error() -> None:
     df = pl.DataFrame({"r": ["x"], "a": [1]})
-    with pytest.raises(ps.ColumnTypeError, match="'acceptable' argument of response_similarity"):
+    with pytest.raises(ps.ColumnTypeError, match="'acceptable' parameter of response_similarity"):
         df.select(ps.response_similarity("r", "a"))
 
 

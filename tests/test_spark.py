@@ -75,7 +75,7 @@ def spark_scores(spark_log: Any) -> dict[str, pl.DataFrame]:
 
 
 def ps_spark() -> Any:
-    from polarscore import spark as module
+    from polarscore.adapters import spark as module
 
     return module
 
@@ -142,15 +142,21 @@ def _jobs_in_group(spark: Any, group: str) -> list[int]:
         (
             {"response": "id"},
             ps.ColumnTypeError,
-            "response column 'id' must hold text; it is bigint",
+            r"'response' parameter of score_spark must be a text column \(string\)\. "
+            "Got the column 'id' of type bigint",
         ),
-        ({"response": "references"}, ps.ColumnTypeError, "it is array<string>"),
-        ({"reference": "id"}, ps.ColumnTypeError, "reference column 'id' must hold text"),
+        ({"response": "references"}, ps.ColumnTypeError, "of type array<string>"),
+        (
+            {"reference": "id"},
+            ps.ColumnTypeError,
+            "'reference' parameter of score_spark must be a text column.*"
+            "column 'id' of type bigint",
+        ),
         ({"scorers": "answer_corectness"}, ps.InvalidParameterError, "'scorers' parameter"),
         (
             {"scorers": {"answer_correctness": {"matchmode": "exact"}}},
             ps.InvalidParameterError,
-            "unknown option 'matchmode'",
+            "'matchmode' parameter of answer_correctness must be a known option",
         ),
         (
             {"scorers": {"answer_correctness": {"match_mode": "exakt"}}},
@@ -159,10 +165,15 @@ def _jobs_in_group(spark: Any, group: str) -> list[int]:
         ),
         (
             {"prefix": "Resp"},
-            ps.InvalidParameterError,
-            "'Respanswer_correctness' new .*case-insensitively.*'RESPanswer_correctness'",
+            ps.ColumnCollisionError,
+            "(?s)'Respanswer_correctness' is already in the frame.*case-insensitively.*"
+            "'RESPanswer_correctness'",
         ),
-        ({"prefix": ""}, ps.InvalidParameterError, "already has a column 'answer_correctness'"),
+        (
+            {"prefix": ""},
+            ps.ColumnCollisionError,
+            "output column 'answer_correctness' is already in the frame",
+        ),
         ({"on_error": "skip"}, ps.InvalidParameterError, "'on_error' parameter of score_spark"),
     ],
 )

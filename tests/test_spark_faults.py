@@ -23,7 +23,7 @@ import pyarrow as pa
 import pytest
 
 import polarscore as ps
-from polarscore.spark import score_spark
+from polarscore.adapters.spark import score_spark
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),

@@ -163,7 +163,7 @@ def test_namespace_delegates() -> None:
 
 def test_non_string_reference_is_a_type_error() -> None:
     df = pl.DataFrame({"r": ["x"], "g": [[1, 2]]})
-    with pytest.raises(ps.ColumnTypeError, match="'reference' argument of squad_f1"):
+    with pytest.raises(ps.ColumnTypeError, match="'reference' parameter of squad_f1"):
         df.select(ps.squad_f1("r", "g"))
     with pytest.raises(ps.ColumnTypeError, match="List\\(Int64\\)"):
         df.select(ps.squad_exact_match("r", "g"))

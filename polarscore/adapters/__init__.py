@@ -1,7 +1,7 @@
 """Adapters that run polarscore inside other engines.
 
 :mod:`polarscore.adapters.arrow` is the engine-neutral core (a stream of Arrow record batches in,
-scored batches out); :mod:`polarscore.spark` builds on it for Apache Spark.
+scored batches out); :mod:`polarscore.adapters.spark` builds on it for Apache Spark.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 from polarscore.adapters.arrow import (
     ON_ERROR_CHOICES,
     ArrowScorer,
-    BatchScoringError,
     OnError,
     ScoreColumn,
     ScorerSelection,
@@ -20,7 +19,6 @@ from polarscore.adapters.arrow import (
 __all__ = [
     "ON_ERROR_CHOICES",
     "ArrowScorer",
-    "BatchScoringError",
     "OnError",
     "ScoreColumn",
     "ScorerSelection",

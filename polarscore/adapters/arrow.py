@@ -18,33 +18,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias
+from typing import Any
 
 import polars as pl
 import pyarrow as pa
 
+from polarscore._typing import OnError, ScorerSelection
 from polarscore._validation import check_choice, invalid_parameter
-from polarscore.exceptions import (
-    ColumnNotFoundError,
-    ColumnTypeError,
-    InvalidParameterError,
-    PolarscoreError,
-)
-from polarscore.registry import ScorerSpec, available_scorers, get_scorer
-
-#: Which scorers to run: one name, a sequence of names, or ``{name: {option: value}}``.
-ScorerSelection: TypeAlias = str | Sequence[str] | Mapping[str, Mapping[str, Any] | None]
-
-#: What to do when a batch cannot be scored: raise, or write null scores for that batch.
-OnError: TypeAlias = Literal["raise", "null"]
+from polarscore.exceptions import BatchScoringError, ColumnNotFoundError, InvalidParameterError
+from polarscore.frame import ScorerRequest, resolve_scorers, score_exprs
+from polarscore.registry import ScorerSpec, get_scorer
 
 ON_ERROR_CHOICES: tuple[str, ...] = ("raise", "null")
 
 _LOG = logging.getLogger("polarscore")
-
-
-class BatchScoringError(PolarscoreError):
-    """Scoring one record batch failed; the message says which batch and why."""
 
 
 @dataclass(frozen=True)
@@ -73,113 +60,43 @@ class ScoreColumn:
         """The registry entry of the scorer."""
         return get_scorer(self.scorer)
 
-    def expr(self, response: str, reference: str | pl.Expr) -> pl.Expr:
-        """Build the scorer's expression, named after the output column."""
-        return self.spec.expr(response, reference, **self.options).alias(self.name)
+    @property
+    def request(self) -> ScorerRequest:
+        """The frame API's request for this column (:func:`polarscore.frame.score_exprs`)."""
+        return ScorerRequest(spec=self.spec, options=self.options, column=self.name)
 
 
-def _is_text(arrow_type: pa.DataType) -> bool:
-    return bool(
-        pa.types.is_string(arrow_type)
-        or pa.types.is_large_string(arrow_type)
-        or pa.types.is_string_view(arrow_type)
-    )
+def _polars_schema(schema: pa.Schema) -> pl.Schema:
+    """Return the Polars schema of ``schema``'s fields, so the frame API's checks apply.
+
+    Arrow's ``large_string`` and ``string_view`` become ``String``, its dictionaries of strings
+    ``Categorical``; a field Polars cannot read is ``Unknown`` (never text, so an error names
+    it if a scorer reads it).
+    """
+    dtypes: dict[str, pl.DataType] = {}
+    for field in schema:
+        try:
+            series = pl.from_arrow(pa.array([], type=field.type))
+        except Exception:
+            dtypes[field.name] = pl.Unknown()
+            continue
+        assert isinstance(series, pl.Series)
+        dtypes[field.name] = series.dtype
+    return pl.Schema(dtypes)
 
 
-def _is_text_list(arrow_type: pa.DataType) -> bool:
-    is_list = (
-        pa.types.is_list(arrow_type)
-        or pa.types.is_large_list(arrow_type)
-        or pa.types.is_list_view(arrow_type)
-        or pa.types.is_large_list_view(arrow_type)
-    )
-    return bool(is_list and _is_text(arrow_type.value_type))
-
-
-def _resolve_selection(
-    scorers: ScorerSelection, *, function: str
-) -> list[tuple[str, dict[str, Any]]]:
-    """Turn the caller's selection into ``[(name, options)]``, checking names and option names."""
-    if isinstance(scorers, str):
-        pairs: list[tuple[Any, Any]] = [(scorers, None)]
-    elif isinstance(scorers, Mapping):
-        pairs = list(scorers.items())
-    elif isinstance(scorers, Sequence):
-        pairs = [(name, None) for name in scorers]
-    else:
-        raise invalid_parameter(
-            function,
-            "scorers",
-            "a scorer name, a sequence of names or a mapping {name: {option: value}}",
-            scorers,
-        )
-    if not pairs:
-        raise invalid_parameter(function, "scorers", "at least one scorer name", scorers)
-    resolved: list[tuple[str, dict[str, Any]]] = []
-    seen: set[str] = set()
-    for name, options in pairs:
-        check_choice(name, function=function, parameter="scorers", allowed=available_scorers())
-        if name in seen:
-            raise invalid_parameter(function, "scorers", "a selection without repeats", name)
-        seen.add(name)
-        if options is None:
-            options = {}
-        if not isinstance(options, Mapping):
-            raise invalid_parameter(
-                function, f"scorers[{name!r}]", "a mapping of option names to values", options
-            )
-        known = get_scorer(name).options
-        for option, value in options.items():
+def _check_no_series(requests: Sequence[ScorerRequest], *, function: str) -> None:
+    """Refuse a Series option: every batch would cut it differently."""
+    for request in requests:
+        for option, value in request.options.items():
             if isinstance(value, pl.Series):
                 raise invalid_parameter(
                     function,
-                    f"scorers[{name!r}][{option!r}]",
+                    f"scorers[{request.spec.name!r}][{option!r}]",
                     "a literal or an expression over the input columns (a Series would be cut "
                     "differently by every batch: add it as a column instead)",
                     "a polars Series",
                 )
-        for option in options:
-            if option not in known:
-                allowed = ", ".join(repr(o) for o in known) or "no options"
-                raise invalid_parameter(
-                    function,
-                    f"scorers[{name!r}]",
-                    f"a mapping of {name}'s options ({allowed})",
-                    f"unknown option {option!r}",
-                )
-        resolved.append((name, dict(options)))
-    return resolved
-
-
-def _check_column(
-    schema: pa.Schema, column: Any, *, role: str, kinds: set[str], function: str
-) -> None:
-    if not isinstance(column, str):
-        raise invalid_parameter(function, role, "a column name (str)", column)
-    if column not in schema.names:
-        raise ColumnNotFoundError.from_missing(column, schema.names, role=role)
-    arrow_type = schema.field(column).type
-    ok = ("string" in kinds and _is_text(arrow_type)) or (
-        "list" in kinds and _is_text_list(arrow_type)
-    )
-    if not ok:
-        wanted = " or ".join(
-            {"string": "text (string)", "list": "a list of strings"}[k]
-            for k in ("string", "list")
-            if k in kinds
-        )
-        raise ColumnTypeError(
-            f"The {role} column {column!r} must hold {wanted}; it is {arrow_type}."
-        )
-
-
-def _reference_kinds(spec: ScorerSpec) -> set[str]:
-    return {
-        "string": {"string"},
-        "list": {"list"},
-        "string_or_list": {"string", "list"},
-        "none": {"string", "list"},  # a check of the response alone: any reference column
-    }[spec.reference_kind]
 
 
 class ArrowScorer:
@@ -208,15 +125,16 @@ class ArrowScorer:
         ``polarscore``), and the other batches and scorers are kept.
     function
         The public function named in error messages, for wrappers such as
-        :func:`polarscore.spark.score_spark`.
+        :func:`polarscore.adapters.spark.score_spark`.
 
     Raises
     ------
     ColumnNotFoundError, ColumnTypeError
         A column is missing, or does not hold text.
+    ColumnCollisionError
+        An output name is already a column (pass another ``prefix``).
     InvalidParameterError
-        An unknown scorer, option or ``on_error``, a bad option value, or an output name that is
-        already a column.
+        An unknown scorer, option or ``on_error``, or a bad option value.
 
     Examples
     --------
@@ -250,51 +168,21 @@ class ArrowScorer:
         self.on_error: OnError = check_choice(  # type: ignore[assignment]
             on_error, function=function, parameter="on_error", allowed=ON_ERROR_CHOICES
         )
-        selection = _resolve_selection(scorers, function=function)
-        _check_column(schema, response, role="response", kinds={"string"}, function=function)
-        if reference is None:
-            comparing = [n for n, _ in selection if get_scorer(n).reference_kind != "none"]
-            if comparing:
-                raise invalid_parameter(
-                    function,
-                    "reference",
-                    "a reference column, since "
-                    + ", ".join(comparing)
-                    + " compare with a reference (only checks of the response alone run "
-                    "without one)",
-                    reference,
-                )
-        else:
-            kinds = set.intersection(*(_reference_kinds(get_scorer(n)) for n, _ in selection))
-            if not kinds:
-                raise invalid_parameter(
-                    function,
-                    "scorers",
-                    "scorers that all take the same kind of reference (string or list); score "
-                    "string-reference and list-reference scorers in two passes",
-                    [n for n, _ in selection],
-                )
-            _check_column(schema, reference, role="reference", kinds=kinds, function=function)
+        requests = resolve_scorers(scorers, prefix=prefix, function=function)
+        _check_no_series(requests, function=function)
         self.response = response
         self.reference = reference
         self.input_schema = schema
-        columns = []
-        for name, options in selection:
-            out = prefix + name
-            if out in schema.names:
-                raise invalid_parameter(
-                    function,
-                    "prefix",
-                    f"a prefix that makes the output name {out!r} new (the input already has a "
-                    f"column {out!r})",
-                    prefix,
-                )
-            columns.append(ScoreColumn(out, name, options, get_scorer(name).arrow_type))
-        self.columns: tuple[ScoreColumn, ...] = tuple(columns)
-        # Build every expression now, so a bad option value raises here, and resolve them on an
-        # empty frame of the input schema, so a missing column or a type error in an option
-        # expression raises here too, before any data is read.
-        exprs = self._exprs()
+        self.function = function
+        self._polars_input = _polars_schema(schema)
+        self.columns: tuple[ScoreColumn, ...] = tuple(
+            ScoreColumn(r.column, r.spec.name, r.options, r.spec.arrow_type) for r in requests
+        )
+        # Build every expression now (the frame API checks the columns, their types, the
+        # output names and the option values), then resolve them on an empty frame of the
+        # input schema, so a missing column or a type error in an option expression raises
+        # here too, before any data is read.
+        exprs = self._exprs(self.columns)
         needed = {response} if reference is None else {response, reference}
         for expr in exprs:
             needed.update(expr.meta.root_names())
@@ -312,12 +200,15 @@ class ArrowScorer:
                 f"The scorers of {function} cannot be computed on these columns: {message}"
             ) from error
 
-    def _reference_expr(self) -> str | pl.Expr:
-        """Return the reference column, or a null one for checks of the response alone."""
-        return pl.lit(None, dtype=pl.String) if self.reference is None else self.reference
-
-    def _exprs(self) -> list[pl.Expr]:
-        return [column.expr(self.response, self._reference_expr()) for column in self.columns]
+    def _exprs(self, columns: Sequence[ScoreColumn]) -> list[pl.Expr]:
+        """Build the columns' expressions with the frame API, on the input schema."""
+        return score_exprs(
+            self._polars_input,
+            [column.request for column in columns],
+            response=self.response,
+            reference=self.reference,
+            function=self.function,
+        )
 
     def _project(self, data: pa.RecordBatch | pa.Table) -> pa.RecordBatch | pa.Table:
         return data.select(self._needed)
@@ -338,7 +229,7 @@ class ArrowScorer:
     def _score_columns(self, batch: pa.RecordBatch, columns: Sequence[ScoreColumn]) -> list[Any]:
         frame = pl.from_arrow(self._project(batch))
         assert isinstance(frame, pl.DataFrame)
-        scored = frame.select(c.expr(self.response, self._reference_expr()) for c in columns)
+        scored = frame.select(self._exprs(columns))
         arrays = []
         for column in columns:
             array = scored.get_column(column.name).to_arrow().cast(column.arrow_type, safe=True)
@@ -524,7 +415,7 @@ def score_arrow_batches(
     >>> pa.Table.from_batches(out).column("answer_correctness").to_pylist()
     [1.0, 0.0, None]
     """
-    _resolve_selection(scorers, function="score_arrow_batches")  # checked even with no batches
+    resolve_scorers(scorers, prefix=prefix, function="score_arrow_batches")  # even without batches
     iterator = iter(batches)
     first: pa.RecordBatch | None = None
     if schema is None:
@@ -552,7 +443,6 @@ def _chain(first: pa.RecordBatch, rest: Iterator[pa.RecordBatch]) -> Iterator[pa
 __all__ = [
     "ON_ERROR_CHOICES",
     "ArrowScorer",
-    "BatchScoringError",
     "OnError",
     "ScoreColumn",
     "ScorerSelection",

@@ -20,14 +20,14 @@ from typing import Any
 
 import polars as pl
 
-from polarscore import _io
 from polarscore._defaults import DEFAULT_THRESHOLD
 from polarscore._validation import check_number, invalid_parameter
+from polarscore.cli import _files
 from polarscore.exceptions import ColumnNotFoundError, ColumnTypeError, PolarscoreError
 from polarscore.provenance import read_provenance, recorded_thresholds
 from polarscore.reporting._aggregate import ReportData, aggregate
 from polarscore.reporting._render import render
-from polarscore.summary import _default_scores
+from polarscore.summary import _default_scores, check_score_types
 
 _FUNCTION = "report"
 
@@ -63,12 +63,12 @@ def _load(source: Source) -> tuple[pl.LazyFrame, str, dict[str, Any] | None, dic
         )
     if not items:
         raise invalid_parameter(_FUNCTION, "source", "at least one path", source)
-    files = _io.resolve_inputs([str(Path(i)) for i in items])
-    schemas = {file: _io.read_schema(file) for file in files}
-    frame = _io.scan_inputs(files, schemas)
+    files = _files.resolve_inputs([str(Path(i)) for i in items])
+    schemas = {file: _files.read_schema(file) for file in files}
+    frame = _files.scan_inputs(files, schemas)
     record = None
     for file in files:
-        if _io.input_format(file) == "parquet":
+        if _files.input_format(file) == "parquet":
             record = read_provenance(file)
             if record is not None:
                 break
@@ -164,6 +164,7 @@ def _details_exprs(
                     schema,
                     reference or "reference",
                     references if isinstance(references, str) else None,
+                    function="report",
                 )
                 expr = function(pl.col(response), ref, **options)
         except (PolarscoreError, TypeError, pl.exceptions.PolarsError):
@@ -192,6 +193,43 @@ def build_report_data(
     """Check the arguments of :func:`report` and run its queries; see :func:`report`."""
     lazy, label, record, info = _load(source)
     schema = lazy.collect_schema()
+    score_list = _score_list(schema, scores, record)
+    by_list = _by_list(schema, by, score_list)
+    if verdict is not None:
+        _check_verdict(schema, verdict)
+    pair_list = _pair_list(schema, pair_on, record, [*by_list, *score_list])
+    thresholds = _thresholds(score_list, threshold, record)
+    _check_options(
+        sample=sample, seed=seed, confidence=confidence, n_bootstrap=n_bootstrap, title=title
+    )
+    columns = _sample_columns(schema, record, response, reference, question)
+    details = _details_exprs(record, schema, score_list, columns["response"], columns["reference"])
+    return aggregate(
+        lazy,
+        title=title
+        or f"Scored eval log: {Path(label).name if isinstance(source, str | PathLike) else label}",
+        source=label,
+        scores=score_list,
+        by=by_list,
+        thresholds=thresholds,
+        verdict=verdict,
+        pair_on=pair_list,
+        sample_columns=columns,
+        extra_columns=[],
+        per_kind=sample,
+        details=details,
+        confidence=float(confidence),
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+        provenance=record,
+        file_info=info,
+    )
+
+
+def _score_list(
+    schema: pl.Schema, scores: str | Sequence[str] | None, record: Mapping[str, Any] | None
+) -> list[str]:
+    """Return the score columns: those given, else those the log records, else the default ones."""
     recorded = [
         e.get("column") for e in (record or {}).get("scorers", []) if isinstance(e, Mapping)
     ]
@@ -208,14 +246,14 @@ def build_report_data(
             scores,
         )
     _check_columns(schema, score_list, "score", "scores")
-    for name in score_list:
-        if not schema[name].is_numeric():
-            raise ColumnTypeError(
-                f"The score column {name!r} must be numeric; it is {schema[name]}.\n"
-                f"Hint: cast it first, e.g. pl.col({name!r}).cast(pl.Float64)."
-            )
-    if len(set(score_list)) != len(score_list):
-        raise invalid_parameter(_FUNCTION, "scores", "distinct column names", score_list)
+    check_score_types(schema, score_list, function=_FUNCTION)
+    return score_list
+
+
+def _by_list(
+    schema: pl.Schema, by: str | Sequence[str] | None, score_list: Sequence[str]
+) -> list[str]:
+    """Return the grouping columns: those given, else ``model`` when the log has one."""
     by_list = _names(by, "by")
     if by_list is None:
         by_list = ["model"] if "model" in schema and "model" not in score_list else []
@@ -227,16 +265,28 @@ def build_report_data(
             )
     if set(by_list) & set(score_list):
         raise invalid_parameter(_FUNCTION, "by", "columns other than the score columns", by_list)
-    if verdict is not None:
-        if not isinstance(verdict, str):
-            raise invalid_parameter(_FUNCTION, "verdict", "a column name", verdict)
-        _check_columns(schema, [verdict], "verdict", "verdict")
-        dtype = schema[verdict]
-        if not (dtype == pl.Boolean or dtype.is_numeric() or dtype == pl.Null):
-            raise ColumnTypeError(
-                f"The verdict column {verdict!r} must hold true/false (Boolean) or 1/0; it is "
-                f"{dtype}.\nHint: convert it first, e.g. pl.col({verdict!r}) == 'correct'."
-            )
+    return by_list
+
+
+def _check_verdict(schema: pl.Schema, verdict: Any) -> None:
+    if not isinstance(verdict, str):
+        raise invalid_parameter(_FUNCTION, "verdict", "a column name", verdict)
+    _check_columns(schema, [verdict], "verdict", "verdict")
+    dtype = schema[verdict]
+    if not (dtype == pl.Boolean or dtype.is_numeric() or dtype == pl.Null):
+        raise ColumnTypeError(
+            f"The verdict column {verdict!r} must hold true/false (Boolean) or 1/0; it is "
+            f"{dtype}.\nHint: convert it first, e.g. pl.col({verdict!r}) == 'correct'."
+        )
+
+
+def _pair_list(
+    schema: pl.Schema,
+    pair_on: str | Sequence[str] | None,
+    record: Mapping[str, Any] | None,
+    taken: Sequence[str],
+) -> list[str]:
+    """Return the pairing columns: those given, else the one the log records."""
     pair_list = _names(pair_on, "pair_on")
     if pair_list is None:
         recorded_pair = (record or {}).get("pair_on")
@@ -244,11 +294,16 @@ def build_report_data(
             [recorded_pair] if isinstance(recorded_pair, str) and recorded_pair in schema else []
         )
     _check_columns(schema, pair_list, "pair_on", "pair_on")
-    if set(pair_list) & (set(by_list) | set(score_list)):
+    if set(pair_list) & set(taken):
         raise invalid_parameter(
             _FUNCTION, "pair_on", "columns other than the by and score columns", pair_list
         )
-    thresholds = _thresholds(score_list, threshold, record)
+    return pair_list
+
+
+def _check_options(
+    *, sample: Any, seed: Any, confidence: Any, n_bootstrap: Any, title: Any
+) -> None:
     if isinstance(sample, bool) or not isinstance(sample, int) or not 0 <= sample <= MAX_SAMPLE:
         raise invalid_parameter(_FUNCTION, "sample", f"an integer in [0, {MAX_SAMPLE}]", sample)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
@@ -260,42 +315,27 @@ def build_report_data(
     if title is not None and not isinstance(title, str):
         raise invalid_parameter(_FUNCTION, "title", "a string", title)
 
+
+def _sample_columns(
+    schema: pl.Schema,
+    record: Mapping[str, Any] | None,
+    response: str | None,
+    reference: str | None,
+    question: str | None,
+) -> dict[str, str | None]:
+    """Return the columns shown beside the sampled rows: given, recorded, or usual names."""
     references = (record or {}).get("references")
     recorded_reference = references if references is not None else (record or {}).get("reference")
-    response_column = _pick(
-        schema, response, [(record or {}).get("response"), "response"], "response"
-    )
-    reference_column = _pick(
-        schema, reference, [recorded_reference, "references", "reference"], "reference"
-    )
-    question_column = _pick(schema, question, ["input", "question", "prompt"], "question")
-    id_column = "id" if "id" in schema else None
-    details = _details_exprs(record, schema, score_list, response_column, reference_column)
-    return aggregate(
-        lazy,
-        title=title
-        or f"Scored eval log: {Path(label).name if isinstance(source, str | PathLike) else label}",
-        source=label,
-        scores=score_list,
-        by=by_list,
-        thresholds=thresholds,
-        verdict=verdict,
-        pair_on=pair_list,
-        sample_columns={
-            "response": response_column,
-            "reference": reference_column,
-            "question": question_column,
-            "id": id_column,
-        },
-        extra_columns=[],
-        per_kind=sample,
-        details=details,
-        confidence=float(confidence),
-        n_bootstrap=n_bootstrap,
-        seed=seed,
-        provenance=record,
-        file_info=info,
-    )
+    return {
+        "response": _pick(
+            schema, response, [(record or {}).get("response"), "response"], "response"
+        ),
+        "reference": _pick(
+            schema, reference, [recorded_reference, "references", "reference"], "reference"
+        ),
+        "question": _pick(schema, question, ["input", "question", "prompt"], "question"),
+        "id": "id" if "id" in schema else None,
+    }
 
 
 def report(
@@ -446,15 +486,18 @@ def write_report(
         writable; or the disk is full.
     """
     target = Path(path)
-    _io.check_target(target, overwrite=overwrite)
+    _files.check_target(target, overwrite=overwrite)
     page = report(source, **options)
     try:
-        with _io.atomic_target(target) as temporary, open(temporary, "w", encoding="utf-8") as out:
+        with (
+            _files.atomic_target(target) as temporary,
+            open(temporary, "w", encoding="utf-8") as out,
+        ):
             out.write(page)
             out.flush()
             os.fsync(out.fileno())
     except OSError as error:
-        full = _io.out_of_room(target, error)
+        full = _files.out_of_room(target, error)
         if full is not None:
             raise full from error
         raise

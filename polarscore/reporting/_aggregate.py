@@ -343,12 +343,14 @@ def _samples(
         return [RowSample(s, k, 0, []) for s, k, _ in kinds], pl.DataFrame()
     key = pl.col(_ROW).hash(seed=seed).alias(_KEY)
     picks = [
-        indexed.filter(condition.fill_null(False)).select(_ROW, key).bottom_k(per_kind, by=_KEY)
+        indexed.filter(condition.fill_null(value=False))
+        .select(_ROW, key)
+        .bottom_k(per_kind, by=_KEY)
         for _, _, condition in kinds
     ]
     counts = lazy.select(
         [
-            condition.fill_null(False).sum().alias(str(i))
+            condition.fill_null(value=False).sum().alias(str(i))
             for i, (_, _, condition) in enumerate(kinds)
         ]
     )

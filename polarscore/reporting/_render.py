@@ -80,7 +80,7 @@ def _header(data: ReportData) -> str:
         ("rows", f"{data.rows:,}"),
         ("score columns", ", ".join(data.scores)),
         ("groups", groups),
-        ("verdict", data.verdict or "none (pass --verdict COLUMN)"),
+        ("verdict", data.verdict or "none (name a verdict column: verdict= or --verdict)"),
         ("intervals", f"{data.confidence:.0%}"),
     ]
     items = "".join(f"<div><span>{esc(k)}:</span> {esc(v)}</div>" for k, v in facts)

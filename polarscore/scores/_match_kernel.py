@@ -15,45 +15,10 @@ from dataclasses import asdict, dataclass
 
 import polars as pl
 
+from polarscore._multi_reference import INDEX_DTYPE
 from polarscore.kernels._plugin import plugin_call
 from polarscore.scores._match_text import load_fold_table
-
-#: Function words that carry no answer content; they are ignored by the token-recall rule.
-STOPWORDS: tuple[str, ...] = (
-    "a",
-    "an",
-    "the",
-    "of",
-    "in",
-    "on",
-    "at",
-    "to",
-    "for",
-    "by",
-    "with",
-    "from",
-    "and",
-    "or",
-    "as",
-    "is",
-    "are",
-    "was",
-    "were",
-    "be",
-    "been",
-    "it",
-    "its",
-    "this",
-    "that",
-    "these",
-    "those",
-    "his",
-    "her",
-    "their",
-    "our",
-    "your",
-    "my",
-)
+from polarscore.stopwords import ANSWER_MATCH_STOPWORDS as STOPWORDS
 
 #: The rules, in the order they are tried; the first one that fires names the match.
 RULES: tuple[str, ...] = ("exact", "contains", "date", "approx_number", "token_recall")
@@ -97,8 +62,11 @@ def match_expr(
     """
     load_fold_table()
     extra = [] if question is None else [question]
-    kernel = "answer_match_details" if details else "answer_match"
-    return plugin_call(kernel, response, references, *extra, **asdict(options))
+    if not details:
+        return plugin_call("answer_match", response, references, *extra, **asdict(options))
+    found = plugin_call("answer_match_details", response, references, *extra, **asdict(options))
+    # The kernel gives the position as Int64; every other scorer's is INDEX_DTYPE.
+    return found.struct.with_fields(pl.field("reference_index").cast(INDEX_DTYPE))
 
 
 __all__ = [

@@ -23,23 +23,18 @@ from __future__ import annotations
 import json
 import re
 import threading
-import unicodedata
-import warnings
 from collections.abc import Callable, Mapping, Sequence
-from functools import cache, lru_cache
-from typing import Any, Literal, TypeAlias
+from functools import lru_cache
+from typing import Any
 
 import polars as pl
 
-from polarscore._typing import IntoExpr, IntoNumber
+from polarscore._typing import ContainsMode, FormatType, IntoExpr, IntoNumber, LengthUnit
 from polarscore._utils import check_same_length, parse_text_expr, parse_text_or_list_expr
 from polarscore._validation import check_choice, invalid_parameter
 from polarscore.kernels._plugin import plugin_call
+from polarscore.kernels._regex import native_pattern, py_compile, py_digit_class
 from polarscore.normalize import PY_WS_CLASS, py_lower, py_strip
-
-ContainsMode: TypeAlias = Literal["any", "all", "none"]
-LengthUnit: TypeAlias = Literal["chars", "words"]
-FormatType: TypeAlias = Literal["email", "url", "phone", "date"]
 
 #: The modes of :func:`contains`.
 CONTAINS_MODES: tuple[str, ...] = ("any", "all", "none")
@@ -92,7 +87,7 @@ def _as_expr(value: pl.Expr | str) -> pl.Expr:
 
 
 def _binary(flag: pl.Expr) -> pl.Expr:
-    return flag.fill_null(False).cast(pl.Float64)
+    return flag.fill_null(value=False).cast(pl.Float64)
 
 
 def _details(name: str, score: pl.Expr, reason: pl.Expr) -> pl.Expr:
@@ -102,7 +97,7 @@ def _details(name: str, score: pl.Expr, reason: pl.Expr) -> pl.Expr:
 def _choose(flag: pl.Expr, yes: pl.Expr | str, no: pl.Expr | str) -> pl.Expr:
     yes_e = pl.lit(yes) if isinstance(yes, str) else yes
     no_e = pl.lit(no) if isinstance(no, str) else no
-    return pl.when(flag.fill_null(False)).then(yes_e).otherwise(no_e)
+    return pl.when(flag.fill_null(value=False)).then(yes_e).otherwise(no_e)
 
 
 # --- contains -------------------------------------------------------------------------------------
@@ -112,6 +107,7 @@ def _contains(
     response: IntoExpr,
     keywords: Sequence[str] | pl.Expr | pl.Series,
     mode: str,
+    *,
     case_sensitive: bool,
     function: str,
 ) -> tuple[pl.Expr, pl.Expr]:
@@ -208,7 +204,9 @@ def contains(
     │ null          ┆ 0.0 ┆ 0.0      │
     └───────────────┴─────┴──────────┘
     """
-    score, _ = _contains(response, keywords, mode, case_sensitive, "contains")
+    score, _ = _contains(
+        response, keywords, mode, case_sensitive=case_sensitive, function="contains"
+    )
     return score.alias("contains")
 
 
@@ -235,7 +233,9 @@ def contains_details(
     >>> df.select(ps.contains_details("response", keywords=["paris", "x"], mode="all")).item()
     {'score': 0.5, 'reason': 'Found 1/2 keywords (mode=all)'}
     """
-    score, reason = _contains(response, keywords, mode, case_sensitive, "contains_details")
+    score, reason = _contains(
+        response, keywords, mode, case_sensitive=case_sensitive, function="contains_details"
+    )
     return _details("contains", score, reason)
 
 
@@ -245,8 +245,8 @@ def contains_details(
 def _affix(
     response: IntoExpr,
     affix: str | pl.Expr | pl.Series,
-    case_sensitive: bool,
     *,
+    case_sensitive: bool,
     function: str,
     parameter: str,
     start: bool,
@@ -311,7 +311,12 @@ def starts_with(
     [1.0, 0.0]
     """
     score, _ = _affix(
-        response, prefix, case_sensitive, function="starts_with", parameter="prefix", start=True
+        response,
+        prefix,
+        case_sensitive=case_sensitive,
+        function="starts_with",
+        parameter="prefix",
+        start=True,
     )
     return score.alias("starts_with")
 
@@ -333,7 +338,7 @@ def starts_with_details(
     score, reason = _affix(
         response,
         prefix,
-        case_sensitive,
+        case_sensitive=case_sensitive,
         function="starts_with_details",
         parameter="prefix",
         start=True,
@@ -378,7 +383,12 @@ def ends_with(
     [1.0, 0.0]
     """
     score, _ = _affix(
-        response, suffix, case_sensitive, function="ends_with", parameter="suffix", start=False
+        response,
+        suffix,
+        case_sensitive=case_sensitive,
+        function="ends_with",
+        parameter="suffix",
+        start=False,
     )
     return score.alias("ends_with")
 
@@ -400,7 +410,7 @@ def ends_with_details(
     score, reason = _affix(
         response,
         suffix,
-        case_sensitive,
+        case_sensitive=case_sensitive,
         function="ends_with_details",
         parameter="suffix",
         start=False,
@@ -414,6 +424,7 @@ def ends_with_details(
 def _exact(
     response: IntoExpr,
     reference: IntoExpr,
+    *,
     case_sensitive: bool,
     strip_whitespace: bool,
     function: str,
@@ -473,7 +484,13 @@ def exact_match(
     >>> df.select(ps.exact_match("response", "reference"))["exact_match"].to_list()
     [1.0, 0.0, 0.0]
     """
-    score, _ = _exact(response, reference, case_sensitive, strip_whitespace, "exact_match")
+    score, _ = _exact(
+        response,
+        reference,
+        case_sensitive=case_sensitive,
+        strip_whitespace=strip_whitespace,
+        function="exact_match",
+    )
     return score.alias("exact_match")
 
 
@@ -493,7 +510,11 @@ def exact_match_details(
         ``Output does not match expected.``).
     """
     score, reason = _exact(
-        response, reference, case_sensitive, strip_whitespace, "exact_match_details"
+        response,
+        reference,
+        case_sensitive=case_sensitive,
+        strip_whitespace=strip_whitespace,
+        function="exact_match_details",
     )
     return _details("exact_match", score, reason)
 
@@ -672,19 +693,6 @@ def length_check_details(
 # --- format_check ---------------------------------------------------------------------------------
 
 
-@cache
-def py_digit_class() -> str:
-    r"""Regex class body of Python's ``\d`` (Unicode decimal digits of the running interpreter)."""
-    digits = [cp for cp in range(0x110000) if unicodedata.category(chr(cp)) == "Nd"]
-    ranges: list[tuple[int, int]] = []
-    for cp in digits:
-        if ranges and ranges[-1][1] == cp - 1:
-            ranges[-1] = (ranges[-1][0], cp)
-        else:
-            ranges.append((cp, cp))
-    return "".join(f"\\x{{{a:X}}}-\\x{{{b:X}}}" for a, b in ranges)
-
-
 def _date_pattern() -> str:
     d = f"[{py_digit_class()}]"
     return rf"^(?:{d}{{4}}[-/]{d}{{1,2}}[-/]{d}{{1,2}}|{d}{{1,2}}[-/]{d}{{1,2}}[-/]{d}{{2,4}})$"
@@ -810,153 +818,17 @@ def format_check_details(response: IntoExpr, *, format_type: FormatType = "email
 
 # --- regex_match ----------------------------------------------------------------------------------
 
-_SAFE_ESCAPES = frozenset(".^$*+?()[]{}|\\/-")
-_REPEAT = re.compile(r"\{(\d+)(,(\d*))?\}")
-_MAX_NATIVE_REPEAT = 100
-
-
-def _top_level_alternation(pattern: str) -> bool:
-    """Whether ``pattern`` has a ``|`` outside every group and class (escapes skipped)."""
-    depth, i, in_class = 0, 0, False
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-            if pattern[i + 1 : i + 2] == "^":
-                i += 1
-            if pattern[i + 1 : i + 2] == "]":
-                i += 1
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == "|" and depth == 0:
-            return True
-        i += 1
-    return False
-
-
-def native_pattern(pattern: str, *, full_match: bool = False) -> str | None:
-    r"""Translate a Python pattern for the Rust engine, or return None when it may differ.
-
-    Only a conservative subset is translated: literals, ``.``, ``^``, groups ``(...)`` and
-    ``(?:...)``, ``|``, the quantifiers ``* + ? {m} {m,n} {m,}`` (greedy or lazy), classes
-    without nesting or set operations, the escapes of punctuation, ``\n \t \r``, and ``\d \D
-    \s \S`` mapped to Python's own classes, and a final ``$`` (Python's: the end, or just before
-    a final newline) when the pattern has no top-level ``|``. Anything else (another ``$``, ``\b``,
-    ``\w``, flags, look-arounds, back-references, possessive quantifiers, ``{,n}``) stays with
-    Python's ``re``. The result is for ``str.contains`` (search), or, with ``full_match``, for
-    wrapping in ``^(?:...)$`` (fullmatch).
-    """
-    digit = py_digit_class()
-    space = PY_WS_CLASS
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    escapes = len(pattern[:-1]) - len(pattern[:-1].rstrip("\\"))
-    if pattern.endswith("$") and escapes % 2 == 0:
-        # A final "$" (no MULTILINE): the end, or just before a final newline.
-        head = native_pattern(pattern[:-1], full_match=full_match)
-        if head is None or _top_level_alternation(pattern[:-1]):
-            return None
-        return head + (r"\z" if full_match else r"\n?\z")
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            if i + 1 >= n:
-                return None
-            e = pattern[i + 1]
-            if e in _SAFE_ESCAPES or e in "ntr":
-                out.append("\\" + e)
-            elif e == "d":
-                out.append(f"[{digit}]")
-            elif e == "D":
-                out.append(f"[^{digit}]")
-            elif e == "s":
-                out.append(f"[{space}]")
-            elif e == "S":
-                out.append(f"[^{space}]")
-            else:
-                return None
-            i += 2
-        elif c == "[":
-            j = i + 1
-            body: list[str] = []
-            if j < n and pattern[j] == "^":
-                body.append("^")
-                j += 1
-            if j < n and pattern[j] == "]":
-                return None
-            while j < n and pattern[j] != "]":
-                ch = pattern[j]
-                if ch == "[" or pattern.startswith(("&&", "--", "~~"), j):
-                    return None
-                if ch == "\\":
-                    if j + 1 >= n:
-                        return None
-                    e = pattern[j + 1]
-                    if e in _SAFE_ESCAPES or e in "ntr":
-                        body.append("\\" + e)
-                    elif e == "d":
-                        body.append(digit)
-                    elif e == "s":
-                        body.append(space)
-                    else:
-                        return None
-                    j += 2
-                    continue
-                body.append(ch)
-                j += 1
-            if j >= n:
-                return None
-            out.append("[" + "".join(body) + "]")
-            i = j + 1
-        elif c == "(":
-            if pattern.startswith("(?:", i):
-                out.append("(?:")
-                i += 3
-            elif pattern.startswith("(?", i):
-                return None
-            else:
-                out.append("(")
-                i += 1
-        elif c == "{":
-            m = _REPEAT.match(pattern, i)
-            if m is None or int(m.group(1)) > _MAX_NATIVE_REPEAT:
-                return None
-            if m.group(3) and int(m.group(3)) > _MAX_NATIVE_REPEAT:
-                return None
-            out.append(m.group(0))
-            i = m.end()
-        elif c == "$" or (c in "*+?}" and pattern[i + 1 : i + 2] == "+"):
-            return None
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
-def _py_compile(pattern: str) -> re.Pattern[str]:
-    """``re.compile`` without its FutureWarning about possible future syntax (``[[``)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)
-        return re.compile(pattern)
-
 
 def _compile(pattern: str, function: str) -> re.Pattern[str]:
     try:
-        return _py_compile(pattern)
+        return py_compile(pattern)
     except (re.error, OverflowError, RecursionError) as error:
         raise invalid_parameter(
             function, "pattern", f"a pattern Python's re can compile ({error})", pattern
         ) from None
 
 
-def _regex_literal(text: pl.Expr, pattern: str, full_match: bool, function: str) -> pl.Expr:
+def _regex_literal(text: pl.Expr, pattern: str, *, full_match: bool, function: str) -> pl.Expr:
     compiled = _compile(pattern, function)
     translated = native_pattern(pattern, full_match=full_match)
     if translated is not None:
@@ -969,7 +841,7 @@ def _regex_literal(text: pl.Expr, pattern: str, full_match: bool, function: str)
     )
 
 
-def _regex_per_row(text: pl.Expr, patterns: pl.Expr, full_match: bool) -> pl.Expr:
+def _regex_per_row(text: pl.Expr, patterns: pl.Expr, *, full_match: bool) -> pl.Expr:
     """One Python ``re`` test per distinct (text, pattern) pair, each pattern compiled once."""
     compiled: dict[str, re.Pattern[str] | None] = {}
 
@@ -977,7 +849,7 @@ def _regex_per_row(text: pl.Expr, patterns: pl.Expr, full_match: bool) -> pl.Exp
         pattern = pair["pattern"]
         if pattern not in compiled:
             try:
-                compiled[pattern] = _py_compile(pattern)
+                compiled[pattern] = py_compile(pattern)
             except (re.error, OverflowError, RecursionError):
                 compiled[pattern] = None
         regex = compiled[pattern]
@@ -1004,16 +876,16 @@ def _regex_per_row(text: pl.Expr, patterns: pl.Expr, full_match: bool) -> pl.Exp
 
 
 def _regex(
-    response: IntoExpr, pattern: str | pl.Expr | pl.Series, full_match: bool, function: str
+    response: IntoExpr, pattern: str | pl.Expr | pl.Series, *, full_match: bool, function: str
 ) -> tuple[pl.Expr, pl.Expr]:
     check_same_length(function, response=response, pattern=pattern)
     _check_bool(full_match, function, "full_match")
     given = _text_option(pattern, function, "pattern")
     text = _response(response, function)
     if isinstance(given, str):
-        matched = _regex_literal(text, given, full_match, function)
+        matched = _regex_literal(text, given, full_match=full_match, function=function)
     else:
-        matched = _regex_per_row(text, given, full_match)
+        matched = _regex_per_row(text, given, full_match=full_match)
     shown = _as_expr(given)
     reason = _choose(
         matched,
@@ -1065,7 +937,9 @@ def regex_match(
     ... ).rows()
     [(1.0, 0.0), (1.0, 0.0), (0.0, 0.0)]
     """
-    return _regex(response, pattern, full_match, "regex_match")[0].alias("regex_match")
+    return _regex(response, pattern, full_match=full_match, function="regex_match")[0].alias(
+        "regex_match"
+    )
 
 
 def regex_match_details(
@@ -1082,7 +956,7 @@ def regex_match_details(
         ``Struct`` named ``regex_match_details``: ``score`` and ``reason``
         (``Pattern matched: ...`` or ``Pattern not matched: ...``).
     """
-    score, reason = _regex(response, pattern, full_match, "regex_match_details")
+    score, reason = _regex(response, pattern, full_match=full_match, function="regex_match_details")
     return _details("regex_match", score, reason)
 
 

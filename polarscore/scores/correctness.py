@@ -13,9 +13,7 @@ from polarscore._typing import IntoExpr, IntoMatchMode
 from polarscore._utils import check_same_length, parse_into_expr, parse_text_expr
 from polarscore._validation import invalid_parameter
 from polarscore.kernels._plugin import plugin_call
-
-#: The reason the reference gives when it cannot score a row (no usable reference answer).
-INCONCLUSIVE_REASON = "no ideal_response provided — cannot score"
+from polarscore.reasons import CORRECTNESS_INCONCLUSIVE as INCONCLUSIVE_REASON
 
 #: The match modes, in the reference's spelling.
 MATCH_MODES: tuple[str, ...] = ("exact", "normalized", "contains")

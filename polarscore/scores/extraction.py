@@ -14,18 +14,13 @@ are ASCII-only regular expressions, which mean the same in Polars' engine and in
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias
-
 import polars as pl
 
-from polarscore._typing import IntoExpr, IntoNumber
+from polarscore._typing import ChoiceRules, IntoExpr, IntoNumber, NumberMethod
 from polarscore._utils import check_same_length, parse_text_expr
 from polarscore._validation import check_choice, check_number
 from polarscore.kernels._plugin import plugin_call
 from polarscore.normalize import py_strip
-
-ChoiceRules: TypeAlias = Literal["mmlu_pro", "answer_is"]
-NumberMethod: TypeAlias = Literal["strict", "flexible", "answer_line"]
 
 #: The letter-extraction rule sets of :func:`extract_choice`.
 CHOICE_RULES: tuple[str, ...] = ("mmlu_pro", "answer_is")
@@ -112,7 +107,7 @@ def choice_match(
     text = parse_text_expr(response, function="choice_match", parameter="response")
     gold = py_strip(parse_text_expr(reference, function="choice_match", parameter="reference"))
     letter = plugin_call("mmlu_pro_choice", text, rules=rules)
-    score = (letter == gold).fill_null(False).cast(pl.Float64)
+    score = (letter == gold).fill_null(value=False).cast(pl.Float64)
     usable = gold.str.len_bytes() > 0
     return pl.when(usable).then(score).alias("choice_match")
 

@@ -347,7 +347,7 @@ def answer_match_details(
         * ``graded_score`` (``Float64`` in [0, 1]): 1.0 when the exact or contains rule fired,
           else the best token recall over the aliases (0.0 for an alias whose numbers are
           missing, when ``numbers_must_match``); null when inconclusive;
-        * ``reference_index`` (``Int64``): the position in ``references`` of the alias that
+        * ``reference_index`` (``UInt32``): the position in ``references`` of the alias that
           matched (the first one, by rule order, then by graded score); null when none did;
         * ``rule`` (``String``): ``"exact"``, ``"contains"``, ``"date"``, ``"approx_number"`` or
           ``"token_recall"`` (the first rule that accepted the chosen alias), ``"no_match"``, or
@@ -377,7 +377,7 @@ def answer_match_details(
     ┌───────┬──────────────┬─────────────────┬──────────────┬──────────────┐
     │ score ┆ graded_score ┆ reference_index ┆ rule         ┆ reason       │
     │ ---   ┆ ---          ┆ ---             ┆ ---          ┆ ---          │
-    │ f64   ┆ f64          ┆ i64             ┆ str          ┆ str          │
+    │ f64   ┆ f64          ┆ u32             ┆ str          ┆ str          │
     ╞═══════╪══════════════╪═════════════════╪══════════════╪══════════════╡
     │ 1.0   ┆ 1.0          ┆ 1               ┆ exact        ┆ exact        │
     │ 1.0   ┆ 1.0          ┆ 0               ┆ contains     ┆ contains     │

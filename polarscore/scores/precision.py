@@ -17,20 +17,26 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping
-from typing import Any, Literal, TypeAlias
+from typing import Any
 
 import polars as pl
 
 from polarscore._defaults import DEFAULT_THRESHOLD
 from polarscore._multi_reference import dispatch_reference
-from polarscore._typing import IntoExpr, IntoNumber
+from polarscore._typing import CharSimilarity, IntoExpr, IntoNumber, MissingExpected
 from polarscore._utils import check_same_length, parse_into_expr, parse_text_expr
 from polarscore._validation import check_choice, check_number, invalid_parameter
 from polarscore.kernels._plugin import plugin_call
+from polarscore.reasons import (
+    PRECISION_EMPTY_ACTUAL as EMPTY_ACTUAL_REASON,
+)
+from polarscore.reasons import (
+    PRECISION_INVALID_TOLERANCE as INVALID_TOLERANCE_REASON,
+)
+from polarscore.reasons import (
+    PRECISION_NO_EXPECTED as NO_EXPECTED_REASON,
+)
 from polarscore.stopwords import resolve_stopwords
-
-CharSimilarity: TypeAlias = Literal["indel", "sequence_matcher"]
-MissingExpected: TypeAlias = Literal["null", "zero"]
 
 #: The fields of :func:`answer_precision_components`, in order.
 COMPONENT_FIELDS: tuple[str, ...] = (
@@ -67,16 +73,6 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {
 #: The reference's own pass threshold (``AnswerPrecisionMetric(threshold=0.8)``); polarscore's
 #: default is the package-wide :data:`polarscore.DEFAULT_THRESHOLD` (0.5).
 REFERENCE_THRESHOLD = 0.8
-
-#: Reason texts of the rows the reference does not score, in its words.
-EMPTY_ACTUAL_REASON = (
-    "Assistant returned an empty response, so the metric cannot be evaluated; "
-    "defaulting to score 0."
-)
-NO_EXPECTED_REASON = "No expected output provided."
-INVALID_TOLERANCE_REASON = (
-    "Invalid numeric tolerance (null, NaN, infinite or negative): cannot score."
-)
 
 # --- option parsing -------------------------------------------------------------------------
 

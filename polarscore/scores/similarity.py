@@ -21,61 +21,13 @@ from polarscore._typing import IntoExpr, SimilarityMetric
 from polarscore._utils import check_same_length, parse_into_expr, parse_text_expr
 from polarscore._validation import check_choice
 from polarscore.kernels._plugin import plugin_call
+from polarscore.reasons import SIMILARITY_EXPLANATIONS as EXPLANATIONS
+from polarscore.reasons import SIMILARITY_INCONCLUSIVE as INCONCLUSIVE_REASON
+from polarscore.stopwords import SIMILARITY_STOPWORDS as STOPWORDS
 
 #: The lexical metrics, in the reference's spelling.
 METRICS: tuple[str, ...] = ("token_recall", "token_f1", "rouge_l")
 
-#: The reference's 36 stopwords (dropped unless a text has nothing else).
-STOPWORDS: frozenset[str] = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "am",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "for",
-        "and",
-        "or",
-        "but",
-        "it",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "with",
-        "as",
-        "by",
-        "from",
-        "i",
-        "you",
-        "we",
-        "they",
-        "he",
-        "she",
-    ]
-)
-
-#: The reason the reference gives when a row has no usable acceptable answer.
-INCONCLUSIVE_REASON = "no acceptable_responses provided: cannot score"
-
-#: The reference's one-line meaning of each metric, quoted in every reason.
-EXPLANATIONS: dict[str, str] = {
-    "token_recall": "share of the example's words found in the response",
-    "token_f1": "word overlap, penalizing words the example doesn't have",
-    "rouge_l": "longest run of words shared in the same order",
-}
 
 DETAILS_DTYPE = pl.Struct(
     {

@@ -1,4 +1,10 @@
-"""Stopword lists for the token components of :func:`polarscore.answer_precision`.
+"""Every stopword list of polarscore, in one place.
+
+* :data:`ANSWER_MATCH_STOPWORDS`: the function words :func:`polarscore.answer_match` ignores.
+* :data:`SIMILARITY_STOPWORDS`: the 36 words of :func:`polarscore.response_similarity`'s
+  reference.
+
+The rest are the lists of the token components of :func:`polarscore.answer_precision`:
 
 * :data:`REFERENCE_STOPWORDS`: the 26 English words of eval-ai-library 0.8.2's answer precision
   metric (its module-level ``STOPWORDS``), the default.
@@ -24,6 +30,89 @@ from importlib.resources import files
 
 from polarscore._validation import invalid_parameter
 from polarscore.exceptions import InvalidParameterError
+
+#: Function words that carry no answer content: :func:`polarscore.answer_match`'s token-recall
+#: rule ignores them.
+ANSWER_MATCH_STOPWORDS: tuple[str, ...] = (
+    "a",
+    "an",
+    "the",
+    "of",
+    "in",
+    "on",
+    "at",
+    "to",
+    "for",
+    "by",
+    "with",
+    "from",
+    "and",
+    "or",
+    "as",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "it",
+    "its",
+    "this",
+    "that",
+    "these",
+    "those",
+    "his",
+    "her",
+    "their",
+    "our",
+    "your",
+    "my",
+)
+
+
+#: The 36 stopwords of :func:`polarscore.response_similarity`'s reference (dropped unless a text
+#: has nothing else).
+SIMILARITY_STOPWORDS: frozenset[str] = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "and",
+        "or",
+        "but",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "with",
+        "as",
+        "by",
+        "from",
+        "i",
+        "you",
+        "we",
+        "they",
+        "he",
+        "she",
+    ]
+)
+
 
 #: The reference's 26 stopwords (eval-ai-library 0.8.2, ``answer_precision.STOPWORDS``).
 REFERENCE_STOPWORDS: frozenset[str] = frozenset(
@@ -134,8 +223,10 @@ def resolve_stopwords(value: str | Collection[str] | None, *, function: str) -> 
 
 
 __all__ = [
+    "ANSWER_MATCH_STOPWORDS",
     "LANGUAGES",
     "REFERENCE_STOPWORDS",
+    "SIMILARITY_STOPWORDS",
     "builtin_stopwords",
     "normalize_stopword",
     "resolve_stopwords",

@@ -18,9 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from polarscore._utils import text_type_error
 from polarscore._validation import invalid_parameter
 from polarscore.adapters.arrow import ArrowScorer, OnError, ScorerSelection
-from polarscore.exceptions import ColumnNotFoundError, ColumnTypeError
+from polarscore.exceptions import ColumnNotFoundError
+from polarscore.frame import output_collision
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -55,6 +57,11 @@ def _spark_arrow_type(arrow_type: pa.DataType) -> pa.DataType:
     return arrow_type
 
 
+#: What a Spark text column must be, in Spark's type names.
+_TEXT = "a text column (string)"
+_TEXT_OR_LIST = "a text column (string) or a list of text (array<string>)"
+
+
 def _spark_type_name(data_type: Any) -> str:
     return str(data_type.simpleString())
 
@@ -77,9 +84,12 @@ def _check_spark_column(schema: Any, column: Any, *, role: str, allow_list: bool
         and isinstance(data_type.elementType, StringType)
     ):
         return
-    wanted = "text (string) or a list of strings (array<string>)" if allow_list else "text"
-    raise ColumnTypeError(
-        f"The {role} column {column!r} must hold {wanted}; it is {_spark_type_name(data_type)}."
+    raise text_type_error(
+        "score_spark",
+        role,
+        what=f"column {column!r}",
+        dtype=_spark_type_name(data_type),
+        expected=_TEXT_OR_LIST if allow_list else _TEXT,
     )
 
 
@@ -168,9 +178,11 @@ def score_spark(
     ------
     ColumnNotFoundError, ColumnTypeError
         A column is missing, or does not hold text. Raised here, before any Spark job.
+    ColumnCollisionError
+        An output name already exists (compared case-insensitively, as Spark resolves names).
+        Raised here.
     InvalidParameterError
-        An unknown scorer, option or ``on_error``, a bad option value, or an output name that
-        already exists (compared case-insensitively, as Spark resolves names). Raised here.
+        An unknown scorer, option or ``on_error``, or a bad option value. Raised here.
 
     Notes
     -----
@@ -185,7 +197,7 @@ def score_spark(
     Not run as a doctest (it needs a Spark session)::
 
         from pyspark.sql import SparkSession
-        from polarscore.spark import score_spark
+        from polarscore.adapters.spark import score_spark
 
         spark = SparkSession.builder.getOrCreate()
         log = spark.read.parquet("eval_log/")
@@ -220,12 +232,11 @@ def score_spark(
     for column in scorer.columns:
         clash = existing.get(column.name.lower())
         if clash is not None:
-            raise invalid_parameter(
-                "score_spark",
-                "prefix",
-                f"a prefix that makes the output name {column.name!r} new (Spark resolves names "
-                f"case-insensitively, and the input has a column {clash!r})",
-                prefix,
+            raise output_collision(
+                column.name,
+                spark_schema.fieldNames(),
+                hint=f"\nHint: Spark resolves names case-insensitively, so it is the column "
+                f"{clash!r}; pass prefix= to name the score columns differently.",
             )
     scorer.columns = tuple(
         dataclasses.replace(column, arrow_type=_spark_arrow_type(column.arrow_type))

@@ -1,0 +1,343 @@
+"""The command line's arguments: the parser, scorer options and thresholds read from text."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from polarscore._defaults import DEFAULT_THRESHOLD
+from polarscore.exceptions import (
+    InvalidParameterError,
+)
+from polarscore.registry import available_scorers, get_scorer
+from polarscore.scores.correctness import MATCH_MODES
+
+_PROG = "polarscore"
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=_PROG,
+        description="Judge-free scoring of LLM answers against reference answers.",
+        epilog=(
+            "exit codes: 0 ok, 1 unexpected error, 2 bad usage or options, 3 column missing, of "
+            "the wrong type or colliding, 4 input missing or unreadable, 5 output not writable "
+            "(also a full disk mid-write: the previous output is kept), 130 interrupted, "
+            "143 terminated"
+        ),
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_score_parser(sub)
+    _add_summary_parser(sub)
+    _add_report_parser(sub)
+    sub.add_parser(
+        "scorers",
+        help="list the registered scorers and their options",
+        description="List the registered scorers, their options and defaults.",
+    )
+    return parser
+
+
+def _add_score_parser(sub: Any) -> None:
+    score = sub.add_parser(
+        "score",
+        help="add score columns to eval logs (with -o), or print a per-mode summary",
+        description=(
+            "With -o OUTPUT: score eval logs (Parquet, JSONL or CSV files, globs, or directories "
+            "of Parquet files) and write them with the score columns added, as Parquet or CSV, "
+            "streaming with bounded memory. The output appears only when complete. Without -o: "
+            "print rows, scored, inconclusive and mean score (and the pass rate with "
+            "--threshold) per scorer, by default answer correctness in every match mode; the "
+            "bundled sample is scored against its alias list, beside its human verdicts."
+        ),
+        epilog=(
+            "scorer options: --scorer NAME:key=value,key=value; a value @COLUMN reads the option "
+            "per row from a column. Example: --scorer answer_correctness:match_mode=contains. "
+            "List scorers and options with 'polarscore scorers'."
+        ),
+    )
+    score.add_argument("inputs", nargs="*", metavar="INPUT", help="eval logs to score")
+    score.add_argument(
+        "--sample", action="store_true", help="score the bundled TriviaQA sample (3,000 rows)"
+    )
+    score.add_argument("-o", "--output", type=Path, help="write the scored log here")
+    score.add_argument(
+        "--format",
+        choices=["parquet", "csv"],
+        default=None,
+        help="output format (default: from the output suffix)",
+    )
+    score.add_argument(
+        "--response", default="response", help="response column (default: %(default)s)"
+    )
+    score.add_argument(
+        "--reference",
+        default=None,
+        help="reference column: text, or a list of acceptable answers (default: reference)",
+    )
+    score.add_argument(
+        "--references",
+        default=None,
+        help="list column of acceptable answers (aliases); every scorer then reads it instead "
+        "of --reference (default with --sample: references)",
+    )
+    score.add_argument(
+        "--scorer",
+        action="append",
+        dest="scorers",
+        metavar="NAME[:OPTIONS]",
+        help="scorer to run, repeatable (default: answer_correctness without -o, the default "
+        "scorers with -o; checks such as contains run only when named)",
+    )
+    score.add_argument(
+        "--match-mode",
+        choices=[*MATCH_MODES, "all"],
+        default=None,
+        help="match mode of the scorers that have one (without -o: default every mode)",
+    )
+    score.add_argument(
+        "--mode-column",
+        default=None,
+        help="column giving a per-row match mode (overrides --match-mode)",
+    )
+    score.add_argument(
+        "--threshold",
+        action="append",
+        default=None,
+        metavar="[NAME=]T",
+        help="add a boolean <score>_passed column (score >= T); NAME=T for one scorer",
+    )
+    score.add_argument("--prefix", default=None, help="prefix of the score column names")
+    score.add_argument(
+        "--drop", nargs="+", default=[], metavar="COLUMN", help="input columns to leave out"
+    )
+    score.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    score.add_argument("-q", "--quiet", action="store_true", help="no progress bar or messages")
+
+
+def _add_summary_parser(sub: Any) -> None:
+    summary = sub.add_parser(
+        "summary",
+        help="summarise scored logs: counts, mean, pass rate, confidence intervals",
+        description=(
+            "Print, per score column (and group), the rows, scored and inconclusive cases, the "
+            "mean score with a bootstrap interval and the pass rate with a Wilson interval."
+        ),
+    )
+    summary.add_argument("inputs", nargs="+", metavar="SCORED", help="scored logs")
+    summary.add_argument(
+        "--scores",
+        nargs="+",
+        default=None,
+        metavar="COLUMN",
+        help="score columns (default: float columns named after a scorer)",
+    )
+    summary.add_argument(
+        "--by", action="append", default=None, metavar="COLUMN", help="group by, repeatable"
+    )
+    summary.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="pass threshold of every score column (default: the threshold each column was "
+        f"scored with, as recorded in the file by 'polarscore score', else {DEFAULT_THRESHOLD})",
+    )
+    summary.add_argument(
+        "--expected-behavior", default=None, metavar="COLUMN", help="column of good/bad labels"
+    )
+    summary.add_argument(
+        "--confidence", type=float, default=0.95, help="interval level (default: %(default)s)"
+    )
+    summary.add_argument(
+        "--n-bootstrap", type=int, default=2000, help="bootstrap resamples (default: %(default)s)"
+    )
+    summary.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    summary.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def _add_report_parser(sub: Any) -> None:
+    report = sub.add_parser(
+        "report",
+        help="write one self-contained HTML page about scored logs",
+        description=(
+            "Write an HTML report of scored logs: pass rates and mean scores with intervals per "
+            "group, score distributions, paired differences (--pair-on), agreement with a "
+            "verdict column (--verdict), a sample of the rows behind the numbers, and how the "
+            "log was scored. One file, no script, nothing loaded from the network; aggregated "
+            "lazily, so big Parquet logs stay within bounded memory. Written atomically."
+        ),
+    )
+    report.add_argument("inputs", nargs="+", metavar="SCORED", help="scored logs")
+    report.add_argument("-o", "--output", type=Path, required=True, help="the HTML file to write")
+    report.add_argument(
+        "--scores",
+        nargs="+",
+        default=None,
+        metavar="COLUMN",
+        help="score columns (default: those recorded in the log, else float columns named "
+        "after a scorer)",
+    )
+    report.add_argument(
+        "--by",
+        action="append",
+        default=None,
+        metavar="COLUMN",
+        help="group by, repeatable (default: model, when the log has it)",
+    )
+    report.add_argument(
+        "--verdict", default=None, metavar="COLUMN", help="column of human or reference verdicts"
+    )
+    report.add_argument(
+        "--pair-on",
+        action="append",
+        default=None,
+        metavar="COLUMN",
+        help="column identifying a question, repeatable: compare groups on shared questions",
+    )
+    report.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="pass threshold of every score column (default: as recorded in the log, else "
+        f"{DEFAULT_THRESHOLD})",
+    )
+    report.add_argument(
+        "--sample",
+        type=int,
+        default=None,
+        metavar="N",
+        help="rows shown per score column and kind of row (default: 5, at most 200)",
+    )
+    report.add_argument("--response", default=None, help="response column shown in the rows")
+    report.add_argument("--reference", default=None, help="reference column shown in the rows")
+    report.add_argument(
+        "--question", default=None, help="question column shown in the rows (default: input)"
+    )
+    report.add_argument("--title", default=None, help="title of the page")
+    report.add_argument(
+        "--confidence", type=float, default=0.95, help="interval level (default: %(default)s)"
+    )
+    report.add_argument(
+        "--n-bootstrap", type=int, default=2000, help="bootstrap resamples (default: %(default)s)"
+    )
+    report.add_argument("--seed", type=int, default=0, help="seed of bootstraps and sample")
+    report.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    report.add_argument("-q", "--quiet", action="store_true", help="no message on success")
+
+
+def _split_options(text: str) -> list[str]:
+    """Split ``a=1,b=[1,2]`` on the commas that are not inside brackets or quotes."""
+    parts: list[str] = []
+    depth = 0
+    quote: str | None = None
+    current: list[str] = []
+    for char in text:
+        if quote:
+            quote = None if char == quote else quote
+        elif char in "\"'":
+            quote = char
+        elif char in "[{(":
+            depth += 1
+        elif char in "]})":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+            continue
+        current.append(char)
+    parts.append("".join(current))
+    return [p for p in parts if p.strip()]
+
+
+#: How a boolean option may be written on the command line.
+_BOOLEANS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+
+
+def _parse_bool(text: str) -> bool:
+    return _BOOLEANS[text.lower()]
+
+
+def _parse_value(scorer: str, option: str, text: str, default: Any) -> Any:
+    """Read an option value from text, guided by the type of its default."""
+    if text.startswith("@") and len(text) > 1:
+        return pl.col(text[1:])
+    if isinstance(default, str):
+        return text
+    if isinstance(default, bool | int | float):
+        parse: Callable[[str], Any] = _parse_bool if isinstance(default, bool) else type(default)
+        try:
+            return parse(text)
+        except (KeyError, ValueError):
+            raise InvalidParameterError(
+                f"The {option!r} option of {scorer} takes a {type(default).__name__}; got {text!r}."
+            ) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _scorer_name(name: str, flag: str) -> str:
+    if name not in available_scorers():
+        raise InvalidParameterError(
+            f"{flag} names no registered scorer: {name!r}. The scorers: "
+            f"{', '.join(available_scorers())} (see 'polarscore scorers')."
+        )
+    return name
+
+
+def parse_scorer(text: str) -> tuple[str, dict[str, Any]]:
+    """Parse ``NAME`` or ``NAME:key=value,key=value`` against the registry.
+
+    Examples
+    --------
+    >>> from polarscore.cli import parse_scorer
+    >>> parse_scorer("answer_correctness:match_mode=contains")
+    ('answer_correctness', {'match_mode': 'contains'})
+    """
+    name, _, rest = text.partition(":")
+    spec = get_scorer(_scorer_name(name.strip(), "--scorer"))
+    options: dict[str, Any] = {}
+    for item in _split_options(rest):
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep:
+            raise InvalidParameterError(
+                f"The scorer option {item!r} of {spec.name} must be written key=value."
+            )
+        if key not in spec.options:
+            allowed = ", ".join(repr(o) for o in spec.options) or "none"
+            raise InvalidParameterError(
+                f"The scorer {spec.name} has no option {key!r}. Its options: {allowed}."
+            )
+        options[key] = _parse_value(spec.name, key, value.strip(), spec.options[key])
+    return spec.name, options
+
+
+def _parse_thresholds(items: Sequence[str] | None) -> float | dict[str, float] | None:
+    if not items:
+        return None
+    single: float | None = None
+    named: dict[str, float] = {}
+    for item in items:
+        name, sep, value = item.rpartition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            raise InvalidParameterError(
+                f"The --threshold value must be a number or NAME=number; got {item!r}."
+            ) from None
+        if sep:
+            named[_scorer_name(name, "--threshold NAME=T")] = number
+        else:
+            single = number
+    if single is not None and named:
+        raise InvalidParameterError(
+            "Give --threshold either once as a number for every scorer, or as NAME=number."
+        )
+    return single if single is not None else named

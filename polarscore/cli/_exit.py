@@ -1,0 +1,10 @@
+"""The command line's exit codes."""
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_DATA = 3
+EXIT_INPUT = 4
+EXIT_OUTPUT = 5
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143

@@ -1,0 +1,265 @@
+"""``polarscore summary``, ``polarscore report`` and ``polarscore scorers``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from polarscore._defaults import DEFAULT_THRESHOLD
+from polarscore.cli import _files
+from polarscore.cli._exit import EXIT_OK
+from polarscore.cli._score import _listing
+from polarscore.exceptions import (
+    ColumnNotFoundError,
+    ColumnTypeError,
+    InvalidParameterError,
+)
+from polarscore.provenance import (
+    read_provenance,
+    recorded_thresholds,
+)
+from polarscore.registry import available_scorers, get_scorer
+from polarscore.summary import _default_scores, summarize
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _records(files: Sequence[Path]) -> dict[Path, dict[str, Any]]:
+    """Return the provenance records of the scored Parquet files that carry one."""
+    records = {}
+    for file in files:
+        if _files.input_format(file) == "parquet":
+            record = read_provenance(file)
+            if record is not None:
+                records[file] = record
+    return records
+
+
+def _summary_thresholds(
+    args: argparse.Namespace, scores: Sequence[str], records: dict[Path, dict[str, Any]]
+) -> dict[str, float]:
+    """``--threshold`` when given; else each score's recorded threshold, else the default."""
+    if args.threshold is not None:
+        if not 0.0 <= args.threshold <= 1.0:
+            raise InvalidParameterError(
+                f"--threshold must be between 0 and 1 (every score lies in [0, 1]); "
+                f"got {args.threshold:g}."
+            )
+        return dict.fromkeys(scores, args.threshold)
+    recorded: dict[str, tuple[float, Path]] = {}
+    for file, record in records.items():
+        for column, value in recorded_thresholds(record).items():
+            if column in recorded and recorded[column][0] != value:
+                first, where = recorded[column]
+                raise InvalidParameterError(
+                    f"The score column {column!r} was scored with threshold {first:g} in "
+                    f"{str(where)!r} but {value:g} in {str(file)!r}.\n"
+                    "Hint: pass --threshold to summarise them at one threshold."
+                )
+            recorded[column] = (value, file)
+    return {s: recorded[s][0] if s in recorded else DEFAULT_THRESHOLD for s in scores}
+
+
+def _check_summary_flags(args: argparse.Namespace, schema: pl.Schema) -> list[str]:
+    """Check the summary's flags in their own words; return the score columns."""
+    scores = list(args.scores) if args.scores else _default_scores(schema)
+    if not scores:
+        raise ColumnNotFoundError(
+            "No score column to summarise: no float column is named after a scorer. The "
+            f"columns: {_listing(schema)}.\nHint: name the score columns with --scores."
+        )
+    flags = [("--scores", c) for c in scores] + [("--by", c) for c in args.by or []]
+    if args.expected_behavior is not None:
+        flags.append(("--expected-behavior", args.expected_behavior))
+    for flag, column in flags:
+        if column not in schema:
+            raise ColumnNotFoundError(
+                f"The {flag} column {column!r} is not in the input. Its columns: "
+                f"{_listing(schema)}.\nHint: name one of them with {flag}."
+            )
+    for column in scores:
+        if not schema[column].is_numeric():
+            raise ColumnTypeError(
+                f"The --scores column {column!r} holds {schema[column]}, not numbers.\n"
+                "Hint: the command line does not convert columns; name a numeric score column."
+            )
+    if not 0.0 < args.confidence < 1.0:
+        raise InvalidParameterError(
+            f"--confidence must be between 0 and 1 (exclusive); got {args.confidence:g}."
+        )
+    if args.n_bootstrap < 0:
+        raise InvalidParameterError(f"--n-bootstrap must be 0 or more; got {args.n_bootstrap}.")
+    if args.seed < 0:
+        raise InvalidParameterError(f"--seed must be 0 or more; got {args.seed}.")
+    return scores
+
+
+def _describe_record(record: dict[str, Any]) -> list[str]:
+    """Return a few lines saying how a scored log was scored."""
+    response = record.get("response")
+    if record.get("references") is not None:
+        against = f"references {record['references']!r}"
+    else:
+        against = f"reference {record.get('reference')!r}"
+    lines = [
+        f"scored by polarscore {record.get('polarscore_version', '?')}: response "
+        f"{response!r} against {against}"
+    ]
+    for entry in record.get("scorers", []):
+        options = ", ".join(f"{k}={v!r}" for k, v in entry.get("options", {}).items())
+        threshold = entry.get("threshold")
+        passed = "no threshold" if threshold is None else f"threshold {threshold:g}"
+        lines.append(f"  {entry.get('column')}: {entry.get('name')}({options}), {passed}")
+    inputs = record.get("inputs", [])
+    shown = [
+        f"{item.get('path')} ({'?' if item.get('rows') is None else format(item['rows'], ',')} "
+        "rows)"
+        for item in inputs[:3]
+    ]
+    if len(inputs) > 3:
+        shown.append(f"and {len(inputs) - 3} more")
+    if shown:
+        lines.append("  inputs: " + ", ".join(shown))
+    return lines
+
+
+def _report(args: argparse.Namespace) -> int:
+    from polarscore.reporting import DEFAULT_SAMPLE, write_report
+
+    target: Path = args.output
+    files = _files.resolve_inputs(args.inputs)
+    _files.check_target(target, overwrite=args.overwrite, inputs=files)
+    if args.threshold is not None and not 0.0 <= args.threshold <= 1.0:
+        raise InvalidParameterError(
+            f"--threshold must be between 0 and 1 (every score lies in [0, 1]); "
+            f"got {args.threshold:g}."
+        )
+    if not 0.0 < args.confidence < 1.0:
+        raise InvalidParameterError(
+            f"--confidence must be between 0 and 1 (exclusive); got {args.confidence:g}."
+        )
+    if args.sample is not None and not 0 <= args.sample <= 200:
+        raise InvalidParameterError(f"--sample must be between 0 and 200; got {args.sample}.")
+    if args.n_bootstrap < 0:
+        raise InvalidParameterError(f"--n-bootstrap must be 0 or more; got {args.n_bootstrap}.")
+    if args.seed < 0:
+        raise InvalidParameterError(f"--seed must be 0 or more; got {args.seed}.")
+    try:
+        write_report(
+            files,
+            target,
+            overwrite=args.overwrite,
+            scores=args.scores,
+            by=args.by,
+            verdict=args.verdict,
+            pair_on=args.pair_on,
+            threshold=args.threshold,
+            response=args.response,
+            reference=args.reference,
+            question=args.question,
+            sample=DEFAULT_SAMPLE if args.sample is None else args.sample,
+            seed=args.seed,
+            confidence=args.confidence,
+            n_bootstrap=args.n_bootstrap,
+            title=args.title,
+        )
+    except ColumnNotFoundError as error:
+        # The library's message points to keyword arguments; the command line has flags.
+        message = re.sub(r"pass one of them as (\w+)=\.", _flag_hint, str(error))
+        raise ColumnNotFoundError(message) from error
+    if not args.quiet:
+        print(f"wrote {str(target)!r}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _flag_hint(match: re.Match[str]) -> str:
+    flag = {"scores": "--scores", "by": "--by", "verdict": "--verdict", "pair_on": "--pair-on"}
+    return f"name one of them with {flag.get(match.group(1), '--' + match.group(1))}."
+
+
+def _summary(args: argparse.Namespace) -> int:
+    files = _files.resolve_inputs(args.inputs)
+    schemas = {file: _files.read_schema(file) for file in files}
+    frame = _files.scan_inputs(files, schemas)
+    schema = frame.collect_schema()
+    scores = _check_summary_flags(args, schema)
+    records = _records(files)
+    thresholds = _summary_thresholds(args, scores, records)
+    table = summarize(
+        frame,
+        scores,
+        by=args.by,
+        threshold=thresholds,
+        expected_behavior=args.expected_behavior,
+        confidence=args.confidence,
+        n_bootstrap=args.n_bootstrap,
+        seed=args.seed,
+    )
+    if args.json:
+        rows = [{k: _json_value(v) for k, v in row.items()} for row in table.to_dicts()]
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    shown: list[dict[str, Any]] = []
+    for file, record in records.items():
+        if record in shown:
+            continue
+        shown.append(record)
+        if len(files) > 1:
+            print(f"{file}:")
+        print("\n".join(_describe_record(record)))
+    with pl.Config(
+        tbl_hide_dataframe_shape=True,
+        tbl_hide_column_data_types=True,
+        tbl_cols=-1,
+        tbl_rows=-1,
+        tbl_width_chars=200,
+    ):
+        print(_readable(table, by=args.by or [], confidence=args.confidence))
+    return EXIT_OK
+
+
+def _fixed(values: pl.Series) -> list[str]:
+    return ["-" if v is None else f"{v:.4f}" for v in values]
+
+
+def _readable(table: pl.DataFrame, *, by: Sequence[str], confidence: float) -> pl.DataFrame:
+    """Return the summary as a compact table: 4 decimals, intervals as ``low – high``."""
+    level = f"{confidence:.0%}"
+
+    def interval(low: str, high: str) -> list[str]:
+        return [
+            "-" if lo is None else f"{lo:.4f} – {hi:.4f}"
+            for lo, hi in zip(table[low], table[high], strict=True)
+        ]
+
+    columns: dict[str, Any] = {c: table[c] for c in (*by, "score", "rows", "scored")}
+    columns["inconclusive"] = table["inconclusive"]
+    columns["mean"] = _fixed(table["mean"])
+    columns[f"mean {level} CI"] = interval("mean_low", "mean_high")
+    columns["threshold"] = table["threshold"]
+    columns["pass rate"] = _fixed(table["pass_rate"])
+    columns[f"pass rate {level} CI"] = interval("pass_rate_low", "pass_rate_high")
+    for kind in ("good", "bad"):
+        if f"{kind}_pass_rate" in table.columns:
+            columns[f"{kind}-case pass rate"] = _fixed(table[f"{kind}_pass_rate"])
+    return pl.DataFrame(columns)
+
+
+def _list_scorers() -> int:
+    for name in available_scorers():
+        spec = get_scorer(name)
+        options = ", ".join(f"{k}={v!r}" for k, v in spec.options.items()) or "(no options)"
+        print(f"{name:<28} {spec.family:<14} {options}")
+    return EXIT_OK
