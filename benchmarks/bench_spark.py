@@ -113,7 +113,7 @@ def bench_polars(source: str, out: Path, scorer: str, codec: str) -> dict[str, f
     return {"wall_s": time.perf_counter() - wall0, "cpu_s": self_cpu_seconds() - cpu0}
 
 
-def start_spark(batch_rows: int, executor_threads: int, codec: str, fast_start: bool) -> Any:
+def start_spark(batch_rows: int, executor_threads: int, codec: str, *, fast_start: bool) -> Any:
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ["PYSPARK_PYTHON"] = sys.executable
     python_path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
@@ -175,7 +175,9 @@ def main() -> None:
     from polarscore.adapters.spark import score_spark
 
     cpu0, wall0 = tree_cpu_seconds(), time.perf_counter()
-    spark = start_spark(args.batch_rows, args.executor_threads, args.codec, args.fast_start)
+    spark = start_spark(
+        args.batch_rows, args.executor_threads, args.codec, fast_start=args.fast_start
+    )
     cpu_start, wall_start = tree_cpu_seconds(), time.perf_counter()
 
     def score(path: str, target: Path, limit: int | None = None) -> None:

@@ -54,7 +54,7 @@ SYSTEMS = ["fid", "gpt35", "chatgpt", "gpt4", "newbing"]
 
 def metrics(pred: pl.Series, truth: pl.Series) -> dict[str, float]:
     """Agreement, Cohen's kappa, precision and recall of boolean predictions."""
-    p = pred.cast(pl.Boolean).fill_null(False).to_numpy()
+    p = pred.cast(pl.Boolean).fill_null(value=False).to_numpy()
     t = truth.cast(pl.Boolean).to_numpy()
     n = len(t)
     tp = float((p & t).sum())
@@ -136,7 +136,7 @@ def baselines(df: pl.DataFrame) -> pl.DataFrame:
         pl.col("contains").any(),
         token_recall_05=(pl.col("recall") >= 0.5).any(),
     )
-    return df.select("rid").join(per_row, on="rid", how="left").fill_null(False)
+    return df.select("rid").join(per_row, on="rid", how="left").fill_null(value=False)
 
 
 # --- EVOUNA -----------------------------------------------------------------------------------

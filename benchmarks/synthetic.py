@@ -114,7 +114,7 @@ MODES = ["exact", "normalized", "contains", None, "EXACT", "Contains"]
 MODELS = ["gpt-4", "chatgpt", "gpt-3.5", "fid", "bing"]
 
 
-def _words(rng: np.random.Generator, n: int, non_ascii: bool) -> list[str]:
+def _words(rng: np.random.Generator, n: int, *, non_ascii: bool) -> list[str]:
     pool = UNICODE_WORDS if non_ascii else ASCII_WORDS
     picks = rng.integers(0, len(pool), n)
     out = [pool[i] for i in picks]
@@ -141,8 +141,8 @@ def _number(rng: np.random.Generator) -> str:
     return f"{int(rng.integers(1, 13))}/{int(rng.integers(1, 29))}/{int(rng.integers(1950, 2030))}"
 
 
-def _short(rng: np.random.Generator, non_ascii: bool) -> tuple[str, str]:
-    answer = " ".join(_words(rng, int(rng.integers(1, 6)), non_ascii))
+def _short(rng: np.random.Generator, *, non_ascii: bool) -> tuple[str, str]:
+    answer = " ".join(_words(rng, int(rng.integers(1, 6)), non_ascii=non_ascii))
     variant = rng.integers(0, 5)
     if variant == 0:
         return answer, answer
@@ -152,41 +152,44 @@ def _short(rng: np.random.Generator, non_ascii: bool) -> tuple[str, str]:
         return f"The answer is {answer}.", answer
     if variant == 3:
         return answer.capitalize() + "!", answer.title()
-    return " ".join(_words(rng, int(rng.integers(1, 6)), non_ascii)), answer
+    return " ".join(_words(rng, int(rng.integers(1, 6)), non_ascii=non_ascii)), answer
 
 
-def _sentences(rng: np.random.Generator, non_ascii: bool) -> tuple[str, str]:
+def _sentences(rng: np.random.Generator, *, non_ascii: bool) -> tuple[str, str]:
     numbers = [_number(rng) for _ in range(int(rng.integers(1, 4)))]
     parts = []
     for number in numbers:
-        words = _words(rng, int(rng.integers(4, 14)), non_ascii)
+        words = _words(rng, int(rng.integers(4, 14)), non_ascii=non_ascii)
         words.insert(int(rng.integers(0, len(words))), number)
         parts.append(" ".join(words).capitalize() + ".")
-    reference = numbers[0] if rng.random() < 0.7 else " ".join(_words(rng, 3, non_ascii))
+    reference = numbers[0] if rng.random() < 0.7 else " ".join(_words(rng, 3, non_ascii=non_ascii))
     return " ".join(parts), reference
 
 
-def _markdown(rng: np.random.Generator, non_ascii: bool) -> tuple[str, str]:
+def _markdown(rng: np.random.Generator, *, non_ascii: bool) -> tuple[str, str]:
     target = int(rng.integers(500, 3001))
-    chunks: list[str] = [f"## {' '.join(_words(rng, 3, non_ascii)).title()}\n"]
+    chunks: list[str] = [f"## {' '.join(_words(rng, 3, non_ascii=non_ascii)).title()}\n"]
     length = len(chunks[0])
     while length < target:
         kind = rng.integers(0, 4)
         if kind == 0:
-            line = "- " + " ".join(_words(rng, int(rng.integers(3, 10)), non_ascii)) + "\n"
+            line = (
+                "- " + " ".join(_words(rng, int(rng.integers(3, 10)), non_ascii=non_ascii)) + "\n"
+            )
         elif kind == 1:
-            label = " ".join(_words(rng, 2, False))
+            label = " ".join(_words(rng, 2, non_ascii=False))
             line = f"See [{label}](https://example.org/{label.replace(' ', '/')}) for details. "
         elif kind == 2:
             line = f"Source: https://en.wikipedia.org/wiki/Page_{int(rng.integers(0, 10**6))}\n"
         else:
             line = (
-                " ".join(_words(rng, int(rng.integers(8, 25)), non_ascii)) + f" ({_number(rng)}). "
+                " ".join(_words(rng, int(rng.integers(8, 25)), non_ascii=non_ascii))
+                + f" ({_number(rng)}). "
             )
         chunks.append(line)
         length += len(line)
     text = "".join(chunks)[:target]
-    reference = " ".join(_words(rng, int(rng.integers(1, 4)), non_ascii))
+    reference = " ".join(_words(rng, int(rng.integers(1, 4)), non_ascii=non_ascii))
     return text, reference
 
 
@@ -204,11 +207,11 @@ def make_eval_log(n_rows: int, *, seed: int = 0) -> pl.DataFrame:
     references: list[str | None] = []
     for kind, unicode in zip(kinds.tolist(), non_ascii.tolist(), strict=True):
         if kind == 0:
-            response, reference = _short(rng, unicode)
+            response, reference = _short(rng, non_ascii=unicode)
         elif kind == 1:
-            response, reference = _sentences(rng, unicode)
+            response, reference = _sentences(rng, non_ascii=unicode)
         elif kind == 2:
-            response, reference = _markdown(rng, unicode)
+            response, reference = _markdown(rng, non_ascii=unicode)
         else:
             response, reference = _edge(rng)
         responses.append(response)

@@ -22,6 +22,7 @@ def contains(
     response: str | None,
     keywords: list[str] = (),  # type: ignore[assignment]
     mode: str = "any",
+    *,
     case_sensitive: bool = False,
 ) -> tuple[float, str]:
     text = response or ""
@@ -43,7 +44,7 @@ def contains(
 
 
 def starts_with(
-    response: str | None, prefix: str = "", case_sensitive: bool = True
+    response: str | None, prefix: str = "", *, case_sensitive: bool = True
 ) -> tuple[float, str]:
     text = response or ""
     ok = text.startswith(prefix) if case_sensitive else text.lower().startswith(prefix.lower())
@@ -58,7 +59,7 @@ def starts_with(
 
 
 def ends_with(
-    response: str | None, suffix: str = "", case_sensitive: bool = True
+    response: str | None, suffix: str = "", *, case_sensitive: bool = True
 ) -> tuple[float, str]:
     text = response or ""
     ok = text.endswith(suffix) if case_sensitive else text.lower().endswith(suffix.lower())
@@ -75,6 +76,7 @@ def ends_with(
 def exact_match(
     response: str | None,
     reference: str | None,
+    *,
     case_sensitive: bool = True,
     strip_whitespace: bool = True,
 ) -> tuple[float, str]:
@@ -122,7 +124,7 @@ def format_check(response: str | None, format_type: str = "email") -> tuple[floa
 
 
 def regex_match(
-    response: str | None, pattern: str = "", full_match: bool = False
+    response: str | None, pattern: str = "", *, full_match: bool = False
 ) -> tuple[float, str]:
     text = response or ""
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from polarscore.scores._match_kernel import NO_MATCH, NO_REFERENCE, STOPWORDS
@@ -176,6 +177,7 @@ def find_decades(tokens: list[str]) -> list[int]:
 def date_matches(
     alias: tuple[int | None, int | None, int | None],
     response_tokens: list[str],
+    *,
     asks_when: bool,
 ) -> bool:
     if asks_when and alias[0] is not None and alias[0] // 10 * 10 in find_decades(response_tokens):
@@ -298,6 +300,48 @@ class Decision:
 _RULES = [*["exact", "contains", "date", "approx_number"] * 2, "token_recall", NO_MATCH]
 
 
+def _alias_variants(
+    usable: list[tuple[int, str]], repair: Callable[[str], str], *, parentheticals: bool
+) -> list[tuple[int, str, bool, bool]]:
+    """Each alias as (index, text, dropped a parenthetical, repaired), in the order tried."""
+    variants = []
+    for index, alias in usable:
+        fixed = repair(alias)
+        variants.append((index, fixed, False, fixed != alias))
+        if parentheticals:
+            stripped = drop_parentheticals(fixed)
+            if stripped != fixed and stripped.strip():
+                variants.append((index, stripped, True, fixed != alias))
+    return variants
+
+
+def _token_recall(
+    ref: str,
+    resp_tokens: set[str],
+    q_tokens: set[str],
+    stem_prefix: int | None,
+    *,
+    numbers_must_match: bool,
+) -> float:
+    """The alias's content tokens found in the response (those not in the question first)."""
+    tokens = content_tokens(ref, stem_prefix)
+    new = tokens - q_tokens
+    counted = new if new else tokens
+    recall = len(counted & resp_tokens) / len(counted) if counted else 0.0
+    if numbers_must_match and any(re.match(r"\d", t) and t not in resp_tokens for t in tokens):
+        return 0.0
+    return recall
+
+
+def _notes(*, dropped: bool, repaired: bool, unglued: bool) -> list[str]:
+    flags = (
+        (dropped, "parenthetical dropped"),
+        (repaired, "mojibake repaired"),
+        (unglued, "glued words split"),
+    )
+    return [note for flag, note in flags if flag]
+
+
 def answer_match(
     response: str | None,
     references: list[str | None] | None,
@@ -329,77 +373,43 @@ def answer_match(
     raw_response = response or ""
     fixed_response = repair(raw_response)
     resp = norm(fixed_response)
-    resp_words = resp.split()
     resp_tokens = content_tokens(resp, stem_prefix)
     q_norm = norm(repair(question)) if question is not None else None
     q_tokens = content_tokens(q_norm, stem_prefix) if q_norm is not None else set()
     glued = split_year_citations(norm(unglue(fixed_response))) if glued_words else resp
-    glued_words_ = glued.split()
     asks_when = q_norm is None or any(w in q_norm.split() for w in WHEN_WORDS)
-    variants = []  # (index, alias text, dropped a parenthetical, repaired)
-    for index, alias in usable:
-        fixed = repair(alias)
-        variants.append((index, fixed, False, fixed != alias))
-        if parentheticals:
-            stripped = drop_parentheticals(fixed)
-            if stripped != fixed and stripped.strip():
-                variants.append((index, stripped, True, fixed != alias))
+
+    def hits(ref: str, text: str) -> list[bool]:
+        """Exact, contains, date and approximate number, on one reading of the response."""
+        date = alias_date(ref.split()) if dates else None
+        return [
+            exact and text == ref,
+            contains and ref != " " and ref in text,
+            date is not None and date_matches(date, text.split(), asks_when=asks_when),
+            approximate_numbers and number_matches(ref.split(), text.split()),
+        ]
+
     candidates = []
+    variants = _alias_variants(usable, repair, parentheticals=parentheticals)
     for order, (index, alias, dropped, repaired) in enumerate(variants):
         ref = norm(alias)
-        ref_words = ref.split()
-        is_exact = exact and resp == ref
-        is_contained = contains and ref != " " and ref in resp
-        date = alias_date(ref_words) if dates else None
-        is_date = date is not None and date_matches(date, resp_words, asks_when)
-        is_number = approximate_numbers and number_matches(ref_words, resp_words)
-        # The same rules again on the response with glued words split, except token recall.
-        g_exact = exact and glued == ref
-        g_contained = contains and ref != " " and ref in glued
-        g_date = date is not None and date_matches(date, glued_words_, asks_when)
-        g_number = approximate_numbers and number_matches(ref_words, glued_words_)
         recall = 0.0
         if token_recall:
-            tokens = content_tokens(ref, stem_prefix)
-            new = tokens - q_tokens
-            counted = new if new else tokens
-            if counted:
-                recall = len(counted & resp_tokens) / len(counted)
-            if numbers_must_match and any(
-                re.match(r"\d", t) and t not in resp_tokens for t in tokens
-            ):
-                recall = 0.0
-        # The response with glued words split is read only when no rule accepts the response
-        # as written, for any alias: its ranks come after all of theirs.
-        unglued = False
-        if is_exact:
-            rule = 0
-        elif is_contained:
-            rule = 1
-        elif is_date:
-            rule = 2
-        elif is_number:
-            rule = 3
-        elif g_exact:
-            rule, unglued = 4, True
-        elif g_contained:
-            rule, unglued = 5, True
-        elif g_date:
-            rule, unglued = 6, True
-        elif g_number:
-            rule, unglued = 7, True
-        elif token_recall and recall >= min_token_recall:
-            rule = 8
-        else:
-            rule = 9
+            recall = _token_recall(
+                ref, resp_tokens, q_tokens, stem_prefix, numbers_must_match=numbers_must_match
+            )
+        # The same rules again on the response with glued words split (not token recall), read
+        # only when no rule accepts the response as written: its ranks come after all of theirs.
+        fallback = 8 if token_recall and recall >= min_token_recall else 9
+        rule = next(
+            (i for i, hit in enumerate(hits(ref, resp) + hits(ref, glued)) if hit), fallback
+        )
         graded = 1.0 if rule < 8 else recall
-        notes = []
-        if dropped:
-            notes.append("parenthetical dropped")
-        if repaired or fixed_response != raw_response:
-            notes.append("mojibake repaired")
-        if unglued:
-            notes.append("glued words split")
+        notes = _notes(
+            dropped=dropped,
+            repaired=repaired or fixed_response != raw_response,
+            unglued=4 <= rule < 8,
+        )
         candidates.append((rule, -graded, order, index, notes))
     rule, neg_graded, _, index, notes = min(candidates, key=lambda c: c[:3])
     matched = rule < 9

@@ -163,6 +163,68 @@ class Precision:
     reason: str = ""
 
 
+def _set_overlap(a_set: set[str], e_set: set[str]) -> tuple[float, float, float]:
+    """Containment, token precision and token recall of two token sets."""
+    inter = len(a_set & e_set)
+    if not a_set and not e_set:
+        contains = 1.0
+    elif not a_set or not e_set:
+        contains = 0.0
+    else:
+        contains = inter / min(len(a_set), len(e_set))
+    token_precision = (1.0 if not e_set else 0.0) if not a_set else inter / len(a_set)
+    token_recall = (1.0 if not a_set else 0.0) if not e_set else inter / len(e_set)
+    return contains, token_precision, token_recall
+
+
+def _power_mean(
+    components: dict[str, float], weights: Mapping[str, float] | None, power_p: float
+) -> float:
+    """The weighted power mean of the clamped components, accumulated in ORDER."""
+    w = dict(DEFAULT_WEIGHTS if weights is None else weights)
+    keys = [k for k in ORDER if k in w]
+    total = 0.0
+    for k in keys:
+        total += w[k]
+    acc = 0.0
+    for k in keys:
+        acc += (w[k] / total) * (min(1.0, max(0.0, components[k])) ** power_p)
+    return min(1.0, max(0.0, acc ** (1.0 / power_p)))
+
+
+def _reason(
+    components: dict[str, float],
+    num: NumericResult,
+    penalty: float,
+    power_p: float,
+    missing: list[str],
+    extra: list[str],
+) -> str:
+    bits = []
+    if components["exact"] == 1.0:
+        bits.append("exact match")
+    elif components["normalized"] == 1.0:
+        bits.append("normalized match")
+    else:
+        bits += [
+            f"char similarity {_fmt2(components['char_ratio'])}",
+            f"token precision {_fmt2(components['token_precision'])}",
+        ]
+    if num.actual or num.expected:
+        bits.append(f"numeric agreement {_fmt2(num.score)}")
+    contains = components["contains"]
+    if contains == 1.0:
+        bits.append("full containment")
+    elif contains > 0:
+        bits.append(f"containment {_fmt2(contains)}")
+    if penalty > 0:
+        bits.append("penalized for many extra tokens")
+    missing_text = f"Missing terms: {missing}" if missing else "Missing terms: none."
+    extra_text = f"Extra terms: {extra}" if extra else "Extra terms: none."
+    bits.append(f"power-mean aggregation (p={_fmt2(power_p)}); {missing_text} {extra_text}")
+    return ", ".join(bits)
+
+
 def answer_precision(
     actual: str | None,
     expected: str | None,
@@ -184,15 +246,7 @@ def answer_precision(
         return Precision("no_expected", 0.0, reason="No expected output provided.")
     a_norm, e_norm = basic_normalize(actual), basic_normalize(expected)
     a_set, e_set = set(tokens(actual, stopwords)), set(tokens(expected, stopwords))
-    inter = len(a_set & e_set)
-    if not a_set and not e_set:
-        contains = 1.0
-    elif not a_set or not e_set:
-        contains = 0.0
-    else:
-        contains = inter / min(len(a_set), len(e_set))
-    token_precision = (1.0 if not e_set else 0.0) if not a_set else inter / len(a_set)
-    token_recall = (1.0 if not a_set else 0.0) if not e_set else inter / len(e_set)
+    contains, token_precision, token_recall = _set_overlap(a_set, e_set)
     ratio = sequence_matcher_ratio if char_similarity == "sequence_matcher" else indel_ratio
     char_ratio = 1.0 if not a_norm and not e_norm else ratio(a_norm, e_norm)
     num = numeric_agreement(numbers(actual), numbers(expected), tol_abs, tol_rel)
@@ -205,40 +259,12 @@ def answer_precision(
         "token_recall": token_recall,
         "numeric": num.score,
     }
-    w = dict(DEFAULT_WEIGHTS if weights is None else weights)
-    keys = [k for k in ORDER if k in w]
-    total = 0.0
-    for k in keys:
-        total += w[k]
-    acc = 0.0
-    for k in keys:
-        acc += (w[k] / total) * (min(1.0, max(0.0, components[k])) ** power_p)
-    base = min(1.0, max(0.0, acc ** (1.0 / power_p)))
+    base = _power_mean(components, weights, power_p)
     extra = sorted(a_set - e_set)
     penalty = 0.05 if len(extra) >= 5 and token_precision < 0.7 else 0.0
     score = min(1.0, max(0.0, base * (1.0 - penalty)))
     missing = sorted(e_set - a_set)
-    bits = []
-    if components["exact"] == 1.0:
-        bits.append("exact match")
-    elif components["normalized"] == 1.0:
-        bits.append("normalized match")
-    else:
-        bits += [
-            f"char similarity {_fmt2(char_ratio)}",
-            f"token precision {_fmt2(token_precision)}",
-        ]
-    if num.actual or num.expected:
-        bits.append(f"numeric agreement {_fmt2(num.score)}")
-    if contains == 1.0:
-        bits.append("full containment")
-    elif contains > 0:
-        bits.append(f"containment {_fmt2(contains)}")
-    if penalty > 0:
-        bits.append("penalized for many extra tokens")
-    missing_text = f"Missing terms: {missing}" if missing else "Missing terms: none."
-    extra_text = f"Extra terms: {extra}" if extra else "Extra terms: none."
-    bits.append(f"power-mean aggregation (p={_fmt2(power_p)}); {missing_text} {extra_text}")
+    reason = _reason(components, num, penalty, power_p, missing, extra)
     return Precision(
         "scored",
         score,
@@ -247,5 +273,5 @@ def answer_precision(
         missing,
         extra,
         num,
-        ", ".join(bits),
+        reason,
     )

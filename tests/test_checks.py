@@ -128,39 +128,45 @@ def _one(expr: pl.Expr, response: str | None, reference: str | None = None) -> A
     case_sensitive=st.booleans(),
 )
 def test_contains_oracle(
-    response: str | None, keywords: list[str], mode: str, case_sensitive: bool
+    response: str | None, keywords: list[str], mode: str, *, case_sensitive: bool
 ) -> None:
     expr = ps.contains_details(
         "response", keywords=keywords, mode=mode, case_sensitive=case_sensitive
     )  # type: ignore[arg-type]
-    assert _one(expr, response) == oracles_checks.contains(response, keywords, mode, case_sensitive)
+    assert _one(expr, response) == oracles_checks.contains(
+        response, keywords, mode, case_sensitive=case_sensitive
+    )
 
 
 @given(response=hostile, affix=hostile_text, case_sensitive=st.booleans())
 def test_starts_and_ends_with_oracle(
-    response: str | None, affix: str, case_sensitive: bool
+    response: str | None, affix: str, *, case_sensitive: bool
 ) -> None:
     start = ps.starts_with_details("response", prefix=affix, case_sensitive=case_sensitive)
     end = ps.ends_with_details("response", suffix=affix, case_sensitive=case_sensitive)
-    assert _one(start, response) == oracles_checks.starts_with(response, affix, case_sensitive)
-    assert _one(end, response) == oracles_checks.ends_with(response, affix, case_sensitive)
+    assert _one(start, response) == oracles_checks.starts_with(
+        response, affix, case_sensitive=case_sensitive
+    )
+    assert _one(end, response) == oracles_checks.ends_with(
+        response, affix, case_sensitive=case_sensitive
+    )
 
 
 @given(response=hostile, reference=hostile, case_sensitive=st.booleans(), strip=st.booleans())
 def test_exact_match_oracle(
-    response: str | None, reference: str | None, case_sensitive: bool, strip: bool
+    response: str | None, reference: str | None, *, case_sensitive: bool, strip: bool
 ) -> None:
     expr = ps.exact_match_details(
         "response", "reference", case_sensitive=case_sensitive, strip_whitespace=strip
     )
     assert _one(expr, response, reference) == oracles_checks.exact_match(
-        response, reference, case_sensitive, strip
+        response, reference, case_sensitive=case_sensitive, strip_whitespace=strip
     )
 
 
 @given(response=hostile, low=st.integers(0, 6), span=st.integers(0, 6), words=st.booleans())
 def test_length_and_non_empty_oracle(
-    response: str | None, low: int, span: int, words: bool
+    response: str | None, low: int, span: int, *, words: bool
 ) -> None:
     unit = "words" if words else "chars"
     expr = ps.length_check_details("response", min_length=low, max_length=low + span, unit=unit)
@@ -208,13 +214,13 @@ regex_text = st.text(st.sampled_from("abAB ς σΣİiß\n\t٣5._x\x1c"), max_siz
 
 
 @given(pattern=patterns, response=st.one_of(st.none(), regex_text), full=st.booleans())
-def test_regex_match_oracle(pattern: str, response: str | None, full: bool) -> None:
+def test_regex_match_oracle(pattern: str, response: str | None, *, full: bool) -> None:
     try:
         expr = ps.regex_match_details("response", pattern=pattern, full_match=full)
     except ps.InvalidParameterError:
         assert oracles_checks.regex_match("", pattern)[0] == 0.0  # Python cannot compile it
         return
-    assert _one(expr, response) == oracles_checks.regex_match(response, pattern, full)
+    assert _one(expr, response) == oracles_checks.regex_match(response, pattern, full_match=full)
 
 
 @given(pattern=patterns)
@@ -322,7 +328,8 @@ def test_per_row_prefix_and_pattern(engine: Engine) -> None:
     )
     rows = ROWS.to_dicts()
     assert out["starts_with"].to_list() == [
-        oracles_checks.starts_with(r["response"], r["prefix"] or "", False)[0] for r in rows
+        oracles_checks.starts_with(r["response"], r["prefix"] or "", case_sensitive=False)[0]
+        for r in rows
     ]
     assert out["regex_match"].to_list() == [
         oracles_checks.regex_match(r["response"], r["pattern"])[0] for r in rows

@@ -643,7 +643,7 @@ def test_parse_scorer_values() -> None:
     """Option text is read with the type of the option's default (in-process, no subprocess)."""
     assert _args._parse_value("s", "n", "3", 1) == 3
     assert _args._parse_value("s", "x", "0.25", 0.0) == 0.25
-    assert _args._parse_value("s", "b", "yes", False) is True
+    assert _args._parse_value("s", "b", "yes", default=False) is True
     assert _args._parse_value("s", "w", "[0.5, 0.5]", None) == [0.5, 0.5]
     assert _args._parse_value("s", "w", "plain", None) == "plain"
     assert str(_args._parse_value("s", "m", "@mode", "x")) == str(pl.col("mode"))

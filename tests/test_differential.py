@@ -159,7 +159,7 @@ def _char_ratio(row: Row, char_similarity: str) -> float | None:
     return oracles_precision.sequence_matcher_ratio(a, b)
 
 
-def _contains(row: Row, mode: str, case_sensitive: bool) -> dict[str, Any]:
+def _contains(row: Row, *, mode: str, case_sensitive: bool) -> dict[str, Any]:
     keywords = [k for k in row["keywords"] or [] if k is not None]
     score, reason = oracles_checks.contains(
         row["response"], keywords, mode=mode, case_sensitive=case_sensitive

@@ -186,7 +186,7 @@ def test_output_folder_no_one_can_write(good_log: Path) -> None:
 
 
 @pytest.mark.parametrize("overwrite", [False, True])
-def test_output_equal_to_an_input(good_log: Path, tmp_path: Path, overwrite: bool) -> None:
+def test_output_equal_to_an_input(good_log: Path, tmp_path: Path, *, overwrite: bool) -> None:
     log = tmp_path / "log.parquet"
     log.write_bytes(good_log.read_bytes())
     other = tmp_path / "other.parquet"
