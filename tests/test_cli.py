@@ -16,7 +16,7 @@ from polars.testing import assert_frame_equal
 
 import polarscore as ps
 from polarscore import cli
-from polarscore.cli import _args, _files, _progress
+from polarscore.cli import _args, _output, _progress
 from polarscore.datasets import load_sample
 from polarscore.summary import wilson_interval
 from tests import oracles_checks
@@ -677,7 +677,7 @@ def test_slices_join_into_the_one_query_result(tmp_path: Path, kind: str) -> Non
     for slice_rows in (1, 499, 2_003, 10_000):
         target = tmp_path / f"out_{slice_rows}.{kind}"
         progress = _progress.Progress(expected.height, stream=None)
-        _files.write_in_slices(
+        _output.write_in_slices(
             scored if slice_rows > 1 else scored.head(20),
             target,
             kind,  # type: ignore[arg-type]
@@ -713,7 +713,7 @@ def test_progress_moves_while_a_slice_runs(tmp_path: Path) -> None:
     counted = pl.col("x").map_batches(slow, is_elementwise=True, return_dtype=pl.Int64)
     counted = counted.map_batches(progress.counter, is_elementwise=True, return_dtype=pl.Int64)
     frame = pl.scan_parquet(source).with_columns(counted.alias("y"))
-    _files.write_in_slices(
+    _output.write_in_slices(
         frame, tmp_path / "out.parquet", "parquet", total=rows, progress=progress, interval=0.05
     )
     drawn = [int(line.split("]")[1].split("/")[0].replace(",", "")) for line in lines]

@@ -3,7 +3,7 @@
 A full disk is simulated without root by a file-size limit on the CLI subprocess
 (``RLIMIT_FSIZE``, with ``SIGXFSZ`` ignored so that the write fails with ``EFBIG`` instead of
 killing the process), and in-process by making the sync or the rename fail with ``ENOSPC``. Each
-runs on both ways :func:`polarscore.cli._files.atomic_target` writes: the nameless
+runs on both ways :func:`polarscore._atomic.atomic_target` writes: the nameless
 ``O_TMPFILE`` file (Linux) and the hidden ``.tmp`` file used where that is missing (macOS,
 Windows). The run must end with exit code 5 and one line naming the output, keep the previous
 output byte for byte, and leave no temporary file.
@@ -25,8 +25,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from polarscore import cli
-from polarscore.cli import _files
+from polarscore import _atomic, cli
 from tests.cli_process import ENV
 from tests.test_hardening_cli import PREVIOUS, assert_one_line_failure
 
@@ -39,9 +38,9 @@ LIMIT = 16 * 1024
 _RUN = (
     "import sys\n"
     "from polarscore import cli\n"
-    "from polarscore.cli import _files\n"
+    "from polarscore import _atomic\n"
     "if sys.argv[1] == 'fallback':\n"
-    "    _files._O_TMPFILE = None\n"
+    "    _atomic._O_TMPFILE = None\n"
     "sys.exit(cli.main(sys.argv[2:]))\n"
 )
 
@@ -50,10 +49,10 @@ _RUN = (
 def writer(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """Which temporary file the writer uses; the nameless one only where the system has it."""
     if request.param == "o_tmpfile":
-        if not _files.leaves_nothing_when_killed(tmp_path):
+        if not _atomic.leaves_nothing_when_killed(tmp_path):
             pytest.skip("no O_TMPFILE here")
     else:
-        monkeypatch.setattr(_files, "_O_TMPFILE", None)
+        monkeypatch.setattr(_atomic, "_O_TMPFILE", None)
     return str(request.param)
 
 

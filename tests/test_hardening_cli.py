@@ -17,8 +17,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from polarscore import cli
-from polarscore.cli import _files
+from polarscore import _atomic, cli
 from polarscore.datasets import load_sample
 from tests.cli_process import COMMAND, ENV, run_cli
 
@@ -263,7 +262,7 @@ def test_killed_mid_run_leaves_no_output(
     if sig != signal.SIGKILL:
         assert stderr.strip().endswith("no output was written"), stderr
         assert temporaries(tmp_path) == []
-    elif _files.leaves_nothing_when_killed(tmp_path):
+    elif _atomic.leaves_nothing_when_killed(tmp_path):
         assert temporaries(tmp_path) == []
     else:  # no O_TMPFILE: a hidden .tmp beside the target is all a SIGKILL can leave
         assert all(name.startswith(".scored.parquet.") for name in temporaries(tmp_path))

@@ -342,7 +342,8 @@ def test_write_report_is_atomic_and_refuses_to_overwrite(tmp_path: Path) -> None
     target = tmp_path / "r.html"
     ps.write_report(frame, target, n_bootstrap=0)
     first = target.read_text(encoding="utf-8")
-    with pytest.raises(ps.PolarscoreError, match="already exists"):
+    # The hint names the function's own argument, not the command line's flag.
+    with pytest.raises(ps.PolarscoreError, match=r"(?s)already exists.*pass overwrite=True"):
         ps.write_report(frame, target)
     with pytest.raises(ps.ColumnNotFoundError):
         ps.write_report(frame, target, overwrite=True, verdict="nope")

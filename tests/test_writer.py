@@ -1,4 +1,4 @@
-"""The atomic writer (:func:`polarscore.cli._files.atomic_target`) on both of its paths.
+"""The atomic writer (:func:`polarscore._atomic.atomic_target`) on both of its paths.
 
 Linux uses a nameless ``O_TMPFILE`` file, linked in under a hidden name and renamed over the
 target; macOS, Windows and file systems without ``O_TMPFILE`` use a hidden ``.tmp`` file beside
@@ -18,8 +18,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from polarscore import cli
-from polarscore.cli import _files
+from polarscore import _atomic, cli
 
 PREVIOUS = b"the previous result"
 NEW = b"the new result, longer than the previous one"
@@ -31,11 +30,11 @@ def writer(
 ) -> Iterator[str]:
     """Force one path; the fallback one is checked to make its ``.tmp`` file with mkstemp."""
     if request.param == "o_tmpfile":
-        if not _files.leaves_nothing_when_killed(tmp_path):
+        if not _atomic.leaves_nothing_when_killed(tmp_path):
             pytest.skip("no O_TMPFILE here")
         yield "o_tmpfile"
         return
-    monkeypatch.setattr(_files, "_O_TMPFILE", None)
+    monkeypatch.setattr(_atomic, "_O_TMPFILE", None)
     made: list[str] = []
     mkstemp = tempfile.mkstemp
 
@@ -54,7 +53,7 @@ def _names(folder: Path) -> list[str]:
 
 
 def _write(target: Path, data: bytes) -> None:
-    with _files.atomic_target(target) as temporary, open(temporary, "wb") as out:
+    with _atomic.atomic_target(target) as temporary, open(temporary, "wb") as out:
         out.write(data)
 
 
@@ -113,7 +112,7 @@ def test_failure_removes_the_temporary_file_and_keeps_the_target(
     target.write_bytes(PREVIOUS)
 
     def stopped_mid_write() -> None:
-        with _files.atomic_target(target) as temporary:
+        with _atomic.atomic_target(target) as temporary:
             with open(temporary, "wb") as out:
                 out.write(NEW)
             raise error("stopped mid-write")

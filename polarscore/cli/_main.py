@@ -12,7 +12,7 @@ from types import FrameType
 
 import polars as pl
 
-from polarscore.cli import _files
+from polarscore import _inputs
 from polarscore.cli._args import _PROG, _build_parser
 from polarscore.cli._exit import (
     EXIT_DATA,
@@ -83,7 +83,7 @@ def _bound_parquet_read_ahead() -> None:
 
     Polars' streaming Parquet source keeps decoding row groups while a slower operator (scoring
     is much slower than decoding) falls behind (pola-rs/polars#28569). The CLI scores Parquet
-    logs slice by slice (:func:`polarscore.cli._files.write_in_slices`) so that this cannot grow
+    logs slice by slice (:func:`polarscore.cli._output.write_in_slices`) so that this cannot grow
     with the log; one row group of read-ahead also keeps each query's own footprint small, at no
     measured cost in speed (``answer_correctness`` over 3M rows in one query: 0.8 GiB instead of
     1.5 GiB). The command line is an application, so it may set this for its own process; the
@@ -119,10 +119,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _error(str(error))
         return EXIT_USAGE
     except pl.exceptions.PolarsError as error:
-        _error(f"cannot read the input: {_files.first_line(error)}")
+        _error(f"cannot read the input: {_inputs.first_line(error)}")
         return EXIT_INPUT
     except pl.exceptions.PanicException as error:
-        _error(f"internal error in Polars: {_files.first_line(error)}")
+        _error(f"internal error in Polars: {_inputs.first_line(error)}")
         return EXIT_ERROR
     except OSError as error:
         _error(str(error))

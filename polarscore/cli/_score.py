@@ -13,10 +13,11 @@ from typing import Any, TypeVar
 
 import polars as pl
 
+from polarscore import _atomic, _inputs
 from polarscore._defaults import DEFAULT_THRESHOLD
 from polarscore._typing import OutputFormat
 from polarscore._utils import is_text_dtype
-from polarscore.cli import _files, _progress
+from polarscore.cli import _output, _progress
 from polarscore.cli._args import _parse_thresholds, parse_scorer
 from polarscore.cli._exit import EXIT_OK
 from polarscore.datasets import sample_path
@@ -129,7 +130,7 @@ def _check_input_columns(
                 f"The {flag} column {column!r} is not in the input. Its columns: "
                 f"{_listing(schema)}.\nHint: name one of them with {flag}."
             )
-    _files.check_columns_in_every_file(schemas, needed)
+    _inputs.check_columns_in_every_file(schemas, needed)
     for column, flag in needed.items():
         dtype = schema[column]
         if flag in ("--response", "--mode-column"):
@@ -211,12 +212,14 @@ def _score_to_file(args: argparse.Namespace) -> int:
     requests = resolve_scorers(selection, thresholds=thresholds, prefix=args.prefix)
     _check_option_values(selection)
 
-    files = [sample_path()] if args.sample else _files.resolve_inputs(args.inputs)
+    files = [sample_path()] if args.sample else _inputs.resolve_inputs(args.inputs)
     target: Path = args.output
-    kind = _files.output_format(target, args.format)
-    _files.check_target(target, overwrite=args.overwrite, inputs=files)
-    schemas = {file: _files.read_schema(file) for file in files}
-    frame = _files.scan_inputs(files, schemas)
+    kind = _output.output_format(target, args.format)
+    _atomic.check_target(
+        target, overwrite=args.overwrite, inputs=files, overwrite_option="--overwrite"
+    )
+    schemas = {file: _inputs.read_schema(file) for file in files}
+    frame = _inputs.scan_inputs(files, schemas)
     schema = frame.collect_schema()
     _check_input_columns(schema, schemas, _needed_columns(args, selection, reference, references))
     for column in args.drop:
@@ -225,7 +228,7 @@ def _score_to_file(args: argparse.Namespace) -> int:
                 f"The --drop column {column!r} is not in the input. Its columns: "
                 f"{_listing(schema)}."
             )
-    total = _files.count_rows(files)
+    total = _inputs.count_rows(files)
     progress = _progress.Progress(total, stream=_progress.stderr_if_tty(quiet=args.quiet))
     scored = _score(
         frame, args, (reference, references), selection, thresholds=thresholds, prefix=args.prefix
@@ -248,7 +251,7 @@ def _score_to_file(args: argparse.Namespace) -> int:
         response=args.response,
         reference=reference,
         references=references,
-        inputs={str(file): rows for file, rows in _files.file_rows(files).items()},
+        inputs={str(file): rows for file, rows in _inputs.file_rows(files).items()},
     )
     _write(scored, target, kind, total=total, progress=progress, record=record)
     if not args.quiet:
@@ -286,7 +289,7 @@ def _score(
 
 def _check_csv(scored: pl.LazyFrame, kind: str) -> None:
     if kind == "csv":
-        nested = _files.nested_columns(scored.collect_schema())
+        nested = _output.nested_columns(scored.collect_schema())
         if nested:
             raise ColumnTypeError(
                 f"CSV cannot hold the nested column(s) {', '.join(repr(c) for c in nested)}.\n"
@@ -306,25 +309,25 @@ def _write(
     """Write the scored log atomically, with its provenance record, drawing ``progress``."""
     metadata = {PROVENANCE_KEY: json.dumps(record, ensure_ascii=False)}
     try:
-        with _files.atomic_target(target) as temporary:
+        with _atomic.atomic_target(target) as temporary:
             if total:
-                _files.write_in_slices(
+                _output.write_in_slices(
                     scored, temporary, kind, total=total, progress=progress, metadata=metadata
                 )
             else:
                 _progress.run_with_progress(
-                    _files.sink(scored, temporary, kind, metadata=metadata), progress
+                    _output.sink(scored, temporary, kind, metadata=metadata), progress
                 )
     except (OSError, pl.exceptions.PolarsError) as error:
         # A full disk fails the write, the sync or the rename; Polars' writers report it as
         # their own error, so it is told apart from an input failure by its errno.
-        full = _files.out_of_room(target, error)
+        full = _atomic.out_of_room(target, error)
         if full is not None:
             raise full from error
         if isinstance(error, OSError):
             raise
         raise InputFileError(
-            f"Scoring stopped while reading or scoring the input: {_files.first_line(error)}"
+            f"Scoring stopped while reading or scoring the input: {_inputs.first_line(error)}"
         ) from error
 
 
@@ -351,9 +354,9 @@ def _print_mode_summary(args: argparse.Namespace) -> int:
     resolve_scorers(list(dict(selection).items()), thresholds=thresholds)
     _check_option_values(selection)
 
-    files = [sample_path()] if args.sample else _files.resolve_inputs(args.inputs)
-    schemas = {file: _files.read_schema(file) for file in files}
-    frame = _files.scan_inputs(files, schemas)
+    files = [sample_path()] if args.sample else _inputs.resolve_inputs(args.inputs)
+    schemas = {file: _inputs.read_schema(file) for file in files}
+    frame = _inputs.scan_inputs(files, schemas)
     schema = frame.collect_schema()
     _check_input_columns(schema, schemas, _needed_columns(args, selection, reference, references))
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import polars as pl
 
+from polarscore import _atomic, _inputs
 from polarscore._defaults import DEFAULT_THRESHOLD
-from polarscore.cli import _files
 from polarscore.cli._exit import EXIT_OK
 from polarscore.cli._score import _listing
 from polarscore.exceptions import (
@@ -40,7 +40,7 @@ def _records(files: Sequence[Path]) -> dict[Path, dict[str, Any]]:
     """Return the provenance records of the scored Parquet files that carry one."""
     records = {}
     for file in files:
-        if _files.input_format(file) == "parquet":
+        if _inputs.input_format(file) == "parquet":
             record = read_provenance(file)
             if record is not None:
                 records[file] = record
@@ -139,8 +139,10 @@ def _report(args: argparse.Namespace) -> int:
     from polarscore.reporting import DEFAULT_SAMPLE, write_report
 
     target: Path = args.output
-    files = _files.resolve_inputs(args.inputs)
-    _files.check_target(target, overwrite=args.overwrite, inputs=files)
+    files = _inputs.resolve_inputs(args.inputs)
+    _atomic.check_target(
+        target, overwrite=args.overwrite, inputs=files, overwrite_option="--overwrite"
+    )
     if args.threshold is not None and not 0.0 <= args.threshold <= 1.0:
         raise InvalidParameterError(
             f"--threshold must be between 0 and 1 (every score lies in [0, 1]); "
@@ -190,9 +192,9 @@ def _flag_hint(match: re.Match[str]) -> str:
 
 
 def _summary(args: argparse.Namespace) -> int:
-    files = _files.resolve_inputs(args.inputs)
-    schemas = {file: _files.read_schema(file) for file in files}
-    frame = _files.scan_inputs(files, schemas)
+    files = _inputs.resolve_inputs(args.inputs)
+    schemas = {file: _inputs.read_schema(file) for file in files}
+    frame = _inputs.scan_inputs(files, schemas)
     schema = frame.collect_schema()
     scores = _check_summary_flags(args, schema)
     records = _records(files)

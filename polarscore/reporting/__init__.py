@@ -20,9 +20,9 @@ from typing import Any
 
 import polars as pl
 
+from polarscore import _atomic, _inputs
 from polarscore._defaults import DEFAULT_THRESHOLD
 from polarscore._validation import check_number, invalid_parameter
-from polarscore.cli import _files
 from polarscore.exceptions import ColumnNotFoundError, ColumnTypeError, PolarscoreError
 from polarscore.provenance import read_provenance, recorded_thresholds
 from polarscore.reporting._aggregate import ReportData, aggregate
@@ -63,12 +63,12 @@ def _load(source: Source) -> tuple[pl.LazyFrame, str, dict[str, Any] | None, dic
         )
     if not items:
         raise invalid_parameter(_FUNCTION, "source", "at least one path", source)
-    files = _files.resolve_inputs([str(Path(i)) for i in items])
-    schemas = {file: _files.read_schema(file) for file in files}
-    frame = _files.scan_inputs(files, schemas)
+    files = _inputs.resolve_inputs([str(Path(i)) for i in items])
+    schemas = {file: _inputs.read_schema(file) for file in files}
+    frame = _inputs.scan_inputs(files, schemas)
     record = None
     for file in files:
-        if _files.input_format(file) == "parquet":
+        if _inputs.input_format(file) == "parquet":
             record = read_provenance(file)
             if record is not None:
                 break
@@ -486,18 +486,18 @@ def write_report(
         writable; or the disk is full.
     """
     target = Path(path)
-    _files.check_target(target, overwrite=overwrite)
+    _atomic.check_target(target, overwrite=overwrite)
     page = report(source, **options)
     try:
         with (
-            _files.atomic_target(target) as temporary,
+            _atomic.atomic_target(target) as temporary,
             open(temporary, "w", encoding="utf-8") as out,
         ):
             out.write(page)
             out.flush()
             os.fsync(out.fileno())
     except OSError as error:
-        full = _files.out_of_room(target, error)
+        full = _atomic.out_of_room(target, error)
         if full is not None:
             raise full from error
         raise

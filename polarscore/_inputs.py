@@ -1,0 +1,210 @@
+"""Reading eval logs lazily: paths, globs and folders of Parquet, JSON Lines or CSV files.
+
+The command line and :func:`polarscore.reporting.write_report` read their inputs here. Files are
+*scanned* (never read whole) into one frame whose columns are the union of theirs; a file that
+cannot be read as its kind fails early, named in the message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import polars as pl
+
+from polarscore._typing import InputFormat
+from polarscore.exceptions import ColumnNotFoundError, InputFileError
+
+_INPUT_SUFFIXES: dict[str, InputFormat] = {
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".jsonl": "ndjson",
+    ".ndjson": "ndjson",
+    ".csv": "csv",
+}
+
+
+def _glob_chars(text: str) -> bool:
+    return any(c in text for c in "*?[")
+
+
+def resolve_inputs(inputs: Sequence[str | Path]) -> list[Path]:
+    """Expand paths, globs and directories (of Parquet files) into a sorted list of files.
+
+    Raises
+    ------
+    InputFileError
+        When a path does not exist, a glob or directory matches no file, or a file has a
+        suffix other than ``.parquet``/``.pq``, ``.jsonl``/``.ndjson`` or ``.csv``.
+    """
+    files: list[Path] = []
+    for item in inputs:
+        text = str(item)
+        path = Path(text)
+        if path.is_dir():
+            found = sorted(
+                p
+                for p in path.rglob("*")
+                if p.is_file() and p.suffix.lower() in (".parquet", ".pq")
+            )
+            if not found:
+                raise InputFileError(f"The input directory {text!r} holds no Parquet files.")
+            files.extend(found)
+        elif path.is_file():
+            files.append(path)
+        elif _glob_chars(text):
+            found = sorted(Path(p) for p in glob.glob(text, recursive=True) if Path(p).is_file())
+            if not found:
+                raise InputFileError(f"The input pattern {text!r} matches no file.")
+            files.extend(found)
+        else:
+            raise InputFileError(f"The input file {text!r} does not exist.")
+    for file in files:
+        input_format(file)
+    return files
+
+
+def input_format(path: Path) -> InputFormat:
+    """Return the format of an input file, from its suffix."""
+    try:
+        return _INPUT_SUFFIXES[path.suffix.lower()]
+    except KeyError:
+        raise InputFileError(
+            f"Cannot tell the format of {str(path)!r}: the suffix must be one of "
+            f"{', '.join(_INPUT_SUFFIXES)}."
+        ) from None
+
+
+def first_line(error: BaseException) -> str:
+    """Return the first line of an error message (Polars errors carry a long context)."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def read_schema(file: Path) -> pl.Schema:
+    """Return the schema of one input file, reading only its footer or first rows.
+
+    Raises
+    ------
+    InputFileError
+        When the file cannot be read as its kind, naming the file.
+    """
+    kind = input_format(file)
+    try:
+        if kind == "parquet":
+            return pl.Schema(pl.read_parquet_schema(file))
+        if kind == "ndjson":
+            return pl.scan_ndjson(file).collect_schema()
+        return pl.scan_csv(file).collect_schema()
+    except (pl.exceptions.PolarsError, OSError) as error:
+        raise InputFileError(
+            f"Cannot read {str(file)!r}: it is not a valid file of its kind ({first_line(error)})."
+        ) from error
+
+
+def union_schema(schemas: Mapping[Path, pl.Schema]) -> pl.Schema:
+    """Return the columns of all ``schemas`` by name, in order of first appearance.
+
+    A column that is all-null (``Null``) in some files takes its type from the others.
+
+    Raises
+    ------
+    InputFileError
+        When two files give one column different types, naming the column and both files.
+    """
+    union: dict[str, pl.DataType] = {}
+    origin: dict[str, Path] = {}
+    for file, schema in schemas.items():
+        for name, dtype in schema.items():
+            known = union.get(name)
+            if known is None or known == pl.Null:
+                union[name] = dtype
+                origin[name] = file
+            elif dtype != known and dtype != pl.Null:
+                raise InputFileError(
+                    f"The column {name!r} is {known} in {str(origin[name])!r} but {dtype} in "
+                    f"{str(file)!r}; the input files must agree on each column's type."
+                )
+    return pl.Schema(union)
+
+
+def scan_inputs(
+    files: Sequence[Path], schemas: Mapping[Path, pl.Schema] | None = None
+) -> pl.LazyFrame:
+    """Scan ``files`` lazily into one frame whose columns are the union of theirs, by name.
+
+    A column absent from a file is null on that file's rows. ``schemas`` (from
+    :func:`read_schema`, one per file) is read here when not given; reading it fails early, naming
+    the file, when one is corrupt.
+    """
+    if schemas is None:
+        schemas = {file: read_schema(file) for file in files}
+    union = union_schema(schemas)
+    parts: list[pl.LazyFrame] = []
+    parquet = [f for f in files if input_format(f) == "parquet"]
+    if parquet:
+        parts.append(
+            pl.scan_parquet(
+                parquet,
+                schema=union_schema({f: schemas[f] for f in parquet}),
+                missing_columns="insert",
+            )
+        )
+    for file in files:
+        kind = input_format(file)
+        if kind == "ndjson":
+            parts.append(pl.scan_ndjson(file, schema=schemas[file]))
+        elif kind == "csv":
+            parts.append(pl.scan_csv(file, schema=schemas[file]))
+    if len(parts) == 1:
+        return parts[0]
+    frame = pl.concat(parts, how="diagonal")
+    return frame.select(union.names())
+
+
+def check_columns_in_every_file(
+    schemas: Mapping[Path, pl.Schema], columns: Mapping[str, str]
+) -> None:
+    """Fail when an input file lacks a column that the scoring needs.
+
+    ``columns`` maps each needed column to its role in the message (for example ``--response``).
+    Columns missing from *every* file are left to the caller (its message lists the columns).
+
+    Raises
+    ------
+    polarscore.exceptions.ColumnNotFoundError
+        Naming the first file that lacks a needed column that others have.
+    """
+    if len(schemas) < 2:
+        return
+    for name, role in columns.items():
+        lacking = [file for file, schema in schemas.items() if name not in schema]
+        if lacking and len(lacking) < len(schemas):
+            others = "" if len(lacking) == 1 else f" (and {len(lacking) - 1} other file(s))"
+            raise ColumnNotFoundError(
+                f"The input file {str(lacking[0])!r}{others} has no column {name!r} ({role}), "
+                "which the other files have and the scorers need."
+            )
+
+
+def file_rows(files: Sequence[Path]) -> dict[Path, int | None]:
+    """Return each file's row count where its metadata gives it for free (Parquet), else None."""
+    import pyarrow.parquet as pq
+
+    rows: dict[Path, int | None] = {}
+    for file in files:
+        rows[file] = None
+        if input_format(file) == "parquet":
+            with contextlib.suppress(Exception):
+                rows[file] = int(pq.ParquetFile(file).metadata.num_rows)
+    return rows
+
+
+def count_rows(files: Sequence[Path]) -> int | None:
+    """Return the total number of rows when it is cheap to know (Parquet metadata), else None."""
+    counts = file_rows(files)
+    if not counts or any(n is None for n in counts.values()):
+        return None
+    return sum(n for n in counts.values() if n is not None)
