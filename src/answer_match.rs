@@ -7,10 +7,10 @@
 //! rule wins, then the best graded score, then the first position.
 //!
 //! Normalisation ([`Normalizer`]) restates, one linear pass per step over reused buffers, the
-//! regular-expression recipe of `polarscore/scores/_match_text.py` with Python's character
-//! classes (`re`'s `\w` and `\d`, letters as `[^\W\d_]`, `str.lower()`), and accent folding as
-//! Python's NFKD with combining marks dropped, from a table the Python side reads from the
-//! interpreter's `unicodedata` ([`set_fold_table`]).
+//! regular-expression recipe of `match_normalize` (`polarscore/normalize.py`) with Python's
+//! character classes (`re`'s `\w` and `\d`, letters as `[^\W\d_]`, `str.lower()`), and accent
+//! folding as Python's NFKD with combining marks dropped, from a table the Python side reads from
+//! the interpreter's `unicodedata` ([`set_fold_table`]).
 
 use std::cmp::Ordering;
 use std::sync::OnceLock;
@@ -99,13 +99,14 @@ impl FoldTable {
 
 // --- normalisation ------------------------------------------------------------------------------
 
-/// Articles, dropped wherever they are (`ARTICLES` in `_match_text.py`).
+/// Articles, dropped wherever they are (`ARTICLES` in `polarscore/normalize.py`).
 #[inline]
 fn is_article(word: &str) -> bool {
     matches!(word, "a" | "an" | "the")
 }
 
-/// Number and ordinal words and the digits they become (`NUMBER_WORDS` in `_match_text.py`).
+/// Number and ordinal words and the digits they become (`NUMBER_WORDS` in
+/// `polarscore/normalize.py`).
 fn number_word(word: &str) -> Option<&'static str> {
     Some(match word {
         "zero" => "0",

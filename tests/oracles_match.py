@@ -13,8 +13,8 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from polarscore.normalize import ARTICLES, NUMBER_WORDS
 from polarscore.scores._match_kernel import NO_MATCH, NO_REFERENCE, STOPWORDS
-from polarscore.scores._match_text import ARTICLES, NUMBER_WORDS
 from polarscore.scores.match import RULE_DEFAULTS as DEFAULTS
 
 _L = r"[^\W\d_]"

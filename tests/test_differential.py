@@ -35,8 +35,7 @@ from hypothesis import strategies as st
 
 import polarscore as ps
 from polarscore.kernels._plugin import plugin_call
-from polarscore.normalize import datarobot_normalize, py_lower
-from polarscore.scores._match_text import match_normalize
+from polarscore.normalize import datarobot_normalize, match_normalize, py_lower
 from polarscore.scores.squad import squad_normalize
 from tests import (
     oracles,

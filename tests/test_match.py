@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import polarscore as ps
-from polarscore.scores._match_text import ARTICLES, NUMBER_WORDS, match_normalize
+from polarscore.normalize import ARTICLES, NUMBER_WORDS, match_normalize
 from polarscore.scores.match import STOPWORDS
 from tests import oracles_match
 from tests.conftest import Engine

@@ -1,12 +1,12 @@
 """The native kernel of :func:`polarscore.answer_match`: every alias of every row, in Rust.
 
-The per-row work runs in the expression plugin (``src/answer_match.rs``): one pass over each
-string to normalise it (see :mod:`polarscore.scores._match_text`), the exact and contains rules
-on the padded normalised strings, then, only for rows they did not decide, the token-recall rule
-over sorted sets of stemmed content tokens. The aliases of a ``List(String)`` reference are
-handled inside the kernel (the first alias accepted by the earliest rule wins, then the best
-graded score, then the first position), so the expression is elementwise: it runs unchanged on
-eager frames, lazy and streaming queries, and Arrow batches of any size.
+The per-row work runs in the expression plugin (``src/answer_match.rs``): one pass over each string
+to normalise it (see :func:`polarscore.normalize.match_normalize`), the exact and contains rules on
+the padded normalised strings, then, only for rows they did not decide, the token-recall rule over
+sorted sets of stemmed content tokens. The aliases of a ``List(String)`` reference are handled
+inside the kernel (the first alias accepted by the earliest rule wins, then the best graded score,
+then the first position), so the expression is elementwise: it runs unchanged on eager frames, lazy
+and streaming queries, and Arrow batches of any size.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import polars as pl
 
 from polarscore._multi_reference import INDEX_DTYPE
 from polarscore.kernels._plugin import plugin_call
-from polarscore.scores._match_text import load_fold_table
+from polarscore.normalize import load_fold_table
 from polarscore.stopwords import ANSWER_MATCH_STOPWORDS as STOPWORDS
 
 #: The rules, in the order they are tried; the first one that fires names the match.
