@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
 
 import polarscore as ps  # noqa: E402
-from polarscore.scores import checks  # noqa: E402
+from polarscore.scores.checks import _language  # noqa: E402
 from tests import oracles_checks  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
@@ -91,7 +91,7 @@ def _best(run: Callable[[], object], repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
         # language_detection keeps a process-wide cache of detected texts: time it cold.
-        checks._detect_language.cache_clear()
+        _language._detect_language.cache_clear()
         start = time.perf_counter()
         run()
         best = min(best, time.perf_counter() - start)

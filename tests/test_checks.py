@@ -16,7 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import polarscore as ps
-from polarscore.scores.checks import LANGUAGES, native_pattern
+from polarscore.kernels._regex import native_pattern
+from polarscore.scores.checks import LANGUAGES
 from tests import oracles_checks
 from tests.conftest import DATA, Engine
 from tests.strategies import TRAP_CHARS, text
