@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import polars as pl
 
@@ -17,13 +16,11 @@ from polarscore import _atomic, _inputs
 from polarscore._defaults import DEFAULT_THRESHOLD
 from polarscore._typing import OutputFormat
 from polarscore._utils import is_text_dtype
-from polarscore.cli import _output, _progress
+from polarscore.cli import _output, _progress, _words
 from polarscore.cli._args import _parse_thresholds, parse_scorer
 from polarscore.cli._exit import EXIT_OK
 from polarscore.datasets import sample_path
 from polarscore.exceptions import (
-    ColumnCollisionError,
-    ColumnNotFoundError,
     ColumnTypeError,
     InputFileError,
     InvalidParameterError,
@@ -36,8 +33,6 @@ from polarscore.provenance import (
 from polarscore.registry import default_scorers, get_scorer
 from polarscore.scores.correctness import MATCH_MODES
 from polarscore.summary import summarize
-
-_T = TypeVar("_T")
 
 
 def _option_columns(options: dict[str, Any]) -> list[str]:
@@ -116,20 +111,13 @@ def _selection(args: argparse.Namespace, *, printing: bool) -> list[tuple[str, d
     return selection
 
 
-def _listing(schema: pl.Schema) -> str:
-    return ", ".join(repr(c) for c in schema.names()) or "(none)"
-
-
 def _check_input_columns(
     schema: pl.Schema, schemas: dict[Path, pl.Schema], needed: dict[str, str]
 ) -> None:
     """Check the columns the flags name (``needed``: column -> flag), in the flags' words."""
     for column, flag in needed.items():
         if column not in schema:
-            raise ColumnNotFoundError(
-                f"The {flag} column {column!r} is not in the input. Its columns: "
-                f"{_listing(schema)}.\nHint: name one of them with {flag}."
-            )
+            raise _words.missing_column(flag, column, schema)
     _inputs.check_columns_in_every_file(schemas, needed)
     for column, flag in needed.items():
         dtype = schema[column]
@@ -144,10 +132,13 @@ def _check_input_columns(
         else:
             continue
         if not fits:
-            raise ColumnTypeError(
-                f"The {flag} column {column!r} holds {dtype}, not {expected}.\n"
-                "Hint: the command line does not convert columns; write the log with the column "
-                f"as text (in Polars: pl.col({column!r}).cast(pl.String))."
+            raise _words.unconverted_column(
+                flag,
+                column,
+                dtype,
+                expected=expected,
+                advice="write the log with the column as text "
+                f"(in Polars: pl.col({column!r}).cast(pl.String)).",
             )
 
 
@@ -200,7 +191,10 @@ def _check_option_values(selection: Sequence[tuple[str, dict[str, Any]]]) -> Non
     """
     for name, options in selection:
         spec = get_scorer(name)
-        _cli_words(partial(spec.expr, pl.col("response"), pl.col("reference"), **options))
+        _words.in_cli_words(
+            partial(spec.expr, pl.col("response"), pl.col("reference"), **options),
+            scorer_options=True,
+        )
 
 
 def _score_to_file(args: argparse.Namespace) -> int:
@@ -224,10 +218,7 @@ def _score_to_file(args: argparse.Namespace) -> int:
     _check_input_columns(schema, schemas, _needed_columns(args, selection, reference, references))
     for column in args.drop:
         if column not in schema:
-            raise ColumnNotFoundError(
-                f"The --drop column {column!r} is not in the input. Its columns: "
-                f"{_listing(schema)}."
-            )
+            raise _words.missing_column("--drop", column, schema, hint=False)
     total = _inputs.count_rows(files)
     progress = _progress.Progress(total, stream=_progress.stderr_if_tty(quiet=args.quiet))
     scored = _score(
@@ -273,7 +264,7 @@ def _score(
 
     ``references`` is the ``(reference, references)`` pair of :func:`_reference_columns`.
     """
-    return _cli_words(
+    return _words.in_cli_words(
         partial(
             score_frame,
             frame,
@@ -283,7 +274,8 @@ def _score(
             scorers=list(selection),
             thresholds=thresholds,
             prefix=prefix,
-        )
+        ),
+        scorer_options=True,
     )
 
 
@@ -418,22 +410,3 @@ def _summary_table(
             pl.when(given).then(pl.col("pass_rate")).alias("pass_rate"),
         )
     )
-
-
-_PYTHON_PARAMETER = re.compile(r"^The '(\w+)' parameter of (\w+) ")
-
-
-def _cli_words(build: Callable[[], _T]) -> _T:
-    """Run ``build``, saying its errors in the command line's words.
-
-    A scorer's bad option value is reported as a ``--scorer`` option, and the hint for an
-    output name that is already a column points to ``--prefix``.
-    """
-    try:
-        return build()
-    except InvalidParameterError as error:
-        message = _PYTHON_PARAMETER.sub(r"The option \1 of --scorer \2 ", str(error))
-        raise InvalidParameterError(message) from error
-    except ColumnCollisionError as error:
-        message = str(error).replace("Hint: pass prefix= ", "Hint: pass --prefix ")
-        raise ColumnCollisionError(message) from error

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import sys
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +15,10 @@ import polars as pl
 
 from polarscore import _atomic, _inputs
 from polarscore._defaults import DEFAULT_THRESHOLD
+from polarscore.cli import _words
 from polarscore.cli._exit import EXIT_OK
-from polarscore.cli._score import _listing
 from polarscore.exceptions import (
     ColumnNotFoundError,
-    ColumnTypeError,
     InvalidParameterError,
 )
 from polarscore.provenance import (
@@ -78,22 +77,22 @@ def _check_summary_flags(args: argparse.Namespace, schema: pl.Schema) -> list[st
     if not scores:
         raise ColumnNotFoundError(
             "No score column to summarise: no float column is named after a scorer. The "
-            f"columns: {_listing(schema)}.\nHint: name the score columns with --scores."
+            f"columns: {_words.listing(schema)}.\nHint: name the score columns with --scores."
         )
     flags = [("--scores", c) for c in scores] + [("--by", c) for c in args.by or []]
     if args.expected_behavior is not None:
         flags.append(("--expected-behavior", args.expected_behavior))
     for flag, column in flags:
         if column not in schema:
-            raise ColumnNotFoundError(
-                f"The {flag} column {column!r} is not in the input. Its columns: "
-                f"{_listing(schema)}.\nHint: name one of them with {flag}."
-            )
+            raise _words.missing_column(flag, column, schema)
     for column in scores:
         if not schema[column].is_numeric():
-            raise ColumnTypeError(
-                f"The --scores column {column!r} holds {schema[column]}, not numbers.\n"
-                "Hint: the command line does not convert columns; name a numeric score column."
+            raise _words.unconverted_column(
+                "--scores",
+                column,
+                schema[column],
+                expected="numbers",
+                advice="name a numeric score column.",
             )
     if not 0.0 < args.confidence < 1.0:
         raise InvalidParameterError(
@@ -158,8 +157,9 @@ def _report(args: argparse.Namespace) -> int:
         raise InvalidParameterError(f"--n-bootstrap must be 0 or more; got {args.n_bootstrap}.")
     if args.seed < 0:
         raise InvalidParameterError(f"--seed must be 0 or more; got {args.seed}.")
-    try:
-        write_report(
+    _words.in_cli_words(
+        partial(
+            write_report,
             files,
             target,
             overwrite=args.overwrite,
@@ -177,18 +177,10 @@ def _report(args: argparse.Namespace) -> int:
             n_bootstrap=args.n_bootstrap,
             title=args.title,
         )
-    except ColumnNotFoundError as error:
-        # The library's message points to keyword arguments; the command line has flags.
-        message = re.sub(r"pass one of them as (\w+)=\.", _flag_hint, str(error))
-        raise ColumnNotFoundError(message) from error
+    )
     if not args.quiet:
         print(f"wrote {str(target)!r}", file=sys.stderr)
     return EXIT_OK
-
-
-def _flag_hint(match: re.Match[str]) -> str:
-    flag = {"scores": "--scores", "by": "--by", "verdict": "--verdict", "pair_on": "--pair-on"}
-    return f"name one of them with {flag.get(match.group(1), '--' + match.group(1))}."
 
 
 def _summary(args: argparse.Namespace) -> int:
