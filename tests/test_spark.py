@@ -18,6 +18,10 @@ from tests.conftest import DATA, SPARK_BATCH_ROWS
 pytestmark = [
     # pyspark warns about pandas 3 when it prepares Arrow UDFs; it does not affect mapInArrow.
     pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
+    # PySpark before 4.3 leaves toArrow()'s collect socket for the garbage collector to close.
+    pytest.mark.filterwarnings(
+        "ignore:Exception ignored in. <socket.socket:pytest.PytestUnraisableExceptionWarning"
+    ),
 ]
 
 SCORERS = [ps.get_scorer(name) for name in ps.available_scorers()]
@@ -281,3 +285,29 @@ def test_checks_of_the_response_alone_need_no_reference(spark: Any) -> None:
     assert got == {None: (0.0, 0.0), "": (0.0, 0.0), "The answer is (B).": (1.0, 1.0)}
     with pytest.raises(ps.InvalidParameterError, match="'reference'"):
         ps_spark().score_spark(frame, response="response", scorers=["answer_match"])
+
+
+def test_arrow_schema_of_every_spark_column() -> None:
+    """The schema the batches are checked against, on the installed PySpark (4.0 to 4.3 differ
+    in how the converter is called): timestamps in UTC, and a column with no Arrow counterpart
+    typed null and nullable (Arrow rejects a non-nullable null field)."""
+    from pyspark.sql import types as t
+
+    from polarscore.adapters.spark import _arrow_schema
+
+    schema = t.StructType(
+        [
+            t.StructField("response", t.StringType(), nullable=False),
+            t.StructField("reference", t.ArrayType(t.StringType()), nullable=True),
+            t.StructField("at", t.TimestampType(), nullable=False),
+            t.StructField("every", t.CalendarIntervalType(), nullable=False),
+        ]
+    )
+    assert _arrow_schema(schema) == pa.schema(
+        [
+            pa.field("response", pa.string(), nullable=False),
+            pa.field("reference", pa.list_(pa.string()), nullable=True),
+            pa.field("at", pa.timestamp("us", tz="UTC"), nullable=False),
+            pa.field("every", pa.null(), nullable=True),
+        ]
+    )

@@ -27,6 +27,10 @@ from polarscore.adapters.spark import score_spark
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
+    # PySpark before 4.3 leaves toArrow()'s collect socket for the garbage collector to close.
+    pytest.mark.filterwarnings(
+        "ignore:Exception ignored in. <socket.socket:pytest.PytestUnraisableExceptionWarning"
+    ),
 ]
 
 SCORERS = ["answer_correctness", "answer_precision", "squad_f1", "response_similarity"]

@@ -13,6 +13,7 @@ the DataFrame API, so it works on classic Spark and on Spark Connect.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -93,22 +94,34 @@ def _check_spark_column(schema: Any, column: Any, *, role: str, allow_list: bool
     )
 
 
+def _to_arrow_type(data_type: Any) -> pa.DataType:
+    """Return the Arrow type Spark's Arrow batches carry for ``data_type``, timestamps in UTC.
+
+    PySpark's converter changed its keywords within 4.x (4.0 to 4.2 take ``timestamp_utc``,
+    default true; 4.3 takes ``timezone``), so the call is made the way the installed one takes it.
+    """
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    if "timezone" in inspect.signature(to_arrow_type).parameters:
+        return to_arrow_type(data_type, timezone="UTC")
+    return to_arrow_type(data_type)
+
+
 def _arrow_schema(schema: Any) -> pa.Schema:
     """Return the Arrow schema Spark hands ``mapInArrow`` for a Spark schema (best effort).
 
     Only the scored columns (and those named in option expressions) are read by polarscore; a
-    field whose type has no Arrow counterpart here is typed ``null``, which is fine as long as no
-    scorer reads it.
+    field whose type PySpark cannot convert to Arrow is typed ``null`` (nullable, as Arrow
+    requires of a null field), which is fine as long as no scorer reads it.
     """
-    from pyspark.sql.pandas.types import to_arrow_type
+    from pyspark.errors import PySparkException
 
     fields = []
     for field in schema.fields:
         try:
-            arrow_type = to_arrow_type(field.dataType, timezone="UTC")
-        except Exception:
-            arrow_type = pa.null()
-        fields.append(pa.field(field.name, arrow_type, nullable=field.nullable))
+            fields.append(pa.field(field.name, _to_arrow_type(field.dataType), field.nullable))
+        except PySparkException:  # a type with no Arrow counterpart in this PySpark
+            fields.append(pa.field(field.name, pa.null(), nullable=True))
     return pa.schema(fields)
 
 
