@@ -6,6 +6,7 @@ minimum-versions run) read them here. Usage:
 
     .ci/requirements.py runtime   the runtime dependencies, as declared
     .ci/requirements.py minimum   the runtime dependencies pinned to their declared lower bounds
+    .ci/requirements.py minimum EXTRA   that extra's dependencies pinned to their lower bounds
     .ci/requirements.py test      the test extra (any extra's name prints that extra)
     .ci/requirements.py lint      the test extra's linters (ruff, mypy)
 
@@ -35,10 +36,10 @@ def runtime() -> list[str]:
     return list(PROJECT["dependencies"])
 
 
-def minimum() -> list[str]:
-    """Return each runtime dependency pinned to its lower bound (``>=``)."""
+def minimum(extra: str | None = None) -> list[str]:
+    """Return each runtime dependency (or ``extra``'s) pinned to its lower bound (``>=``)."""
     pins = []
-    for requirement in runtime():
+    for requirement in runtime() if extra is None else extras()[extra]:
         lower = re.search(r">=\s*([0-9][0-9A-Za-z.]*)", requirement)
         if lower is None:
             sys.exit(f".ci/requirements.py: the dependency {requirement!r} declares no lower bound")
@@ -46,9 +47,14 @@ def minimum() -> list[str]:
     return pins
 
 
+def extras() -> dict[str, list[str]]:
+    """Return the optional dependencies, by extra."""
+    return dict(PROJECT["optional-dependencies"])
+
+
 def test() -> list[str]:
     """Return the test extra."""
-    return list(PROJECT["optional-dependencies"]["test"])
+    return list(extras()["test"])
 
 
 def lint() -> list[str]:
@@ -58,12 +64,19 @@ def lint() -> list[str]:
 
 def main() -> None:
     """Print the requirements of the mode (or extra) named on the command line."""
-    modes = {"runtime": runtime, "minimum": minimum, "lint": lint}
-    extras = PROJECT["optional-dependencies"]
-    if len(sys.argv) != 2 or sys.argv[1] not in {*modes, *extras}:
-        sys.exit(f"usage: .ci/requirements.py {{{','.join([*modes, *extras])}}}")
-    mode = sys.argv[1]
-    print("\n".join(modes[mode]() if mode in modes else extras[mode]))
+    modes = {"runtime": runtime, "lint": lint}
+    args = sys.argv[1:]
+    if args[:1] == ["minimum"] and len(args) <= 2 and set(args[1:]) <= set(extras()):
+        print("\n".join(minimum(*args[1:])))
+    elif len(args) == 1 and args[0] in modes:
+        print("\n".join(modes[args[0]]()))
+    elif len(args) == 1 and args[0] in extras():
+        print("\n".join(extras()[args[0]]))
+    else:
+        sys.exit(
+            f"usage: .ci/requirements.py {{{','.join(['minimum', *modes, *extras()])}}}"
+            " | .ci/requirements.py minimum EXTRA"
+        )
 
 
 if __name__ == "__main__":
