@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -16,6 +17,7 @@ from polarscore.exceptions import (
 )
 from polarscore.registry import available_scorers, get_scorer
 from polarscore.scores.correctness import MATCH_MODES
+from polarscore.summary import summarize
 
 _PROG = "polarscore"
 
@@ -120,6 +122,29 @@ def _add_score_parser(sub: Any) -> None:
     score.add_argument("-q", "--quiet", action="store_true", help="no progress bar or messages")
 
 
+def _add_interval_arguments(parser: argparse.ArgumentParser, *, seed_help: str) -> None:
+    """Add --confidence, --n-bootstrap and --seed, with :func:`polarscore.summarize`'s defaults."""
+    defaults = {
+        name: parameter.default
+        for name, parameter in inspect.signature(summarize).parameters.items()
+    }
+    parser.add_argument(
+        "--confidence",
+        type=float,
+        default=defaults["confidence"],
+        help="interval level (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--n-bootstrap",
+        type=int,
+        default=defaults["n_bootstrap"],
+        help="bootstrap resamples (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=defaults["seed"], help=f"{seed_help} (default: %(default)s)"
+    )
+
+
 def _add_summary_parser(sub: Any) -> None:
     summary = sub.add_parser(
         "summary",
@@ -150,13 +175,7 @@ def _add_summary_parser(sub: Any) -> None:
     summary.add_argument(
         "--expected-behavior", default=None, metavar="COLUMN", help="column of good/bad labels"
     )
-    summary.add_argument(
-        "--confidence", type=float, default=0.95, help="interval level (default: %(default)s)"
-    )
-    summary.add_argument(
-        "--n-bootstrap", type=int, default=2000, help="bootstrap resamples (default: %(default)s)"
-    )
-    summary.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    _add_interval_arguments(summary, seed_help="bootstrap seed")
     summary.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
@@ -219,13 +238,7 @@ def _add_report_parser(sub: Any) -> None:
         "--question", default=None, help="question column shown in the rows (default: input)"
     )
     report.add_argument("--title", default=None, help="title of the page")
-    report.add_argument(
-        "--confidence", type=float, default=0.95, help="interval level (default: %(default)s)"
-    )
-    report.add_argument(
-        "--n-bootstrap", type=int, default=2000, help="bootstrap resamples (default: %(default)s)"
-    )
-    report.add_argument("--seed", type=int, default=0, help="seed of bootstraps and sample")
+    _add_interval_arguments(report, seed_help="seed of bootstraps and sample")
     report.add_argument("--overwrite", action="store_true", help="replace an existing output")
     report.add_argument("-q", "--quiet", action="store_true", help="no message on success")
 
