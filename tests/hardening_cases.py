@@ -14,14 +14,13 @@ from typing import Any
 import polars as pl
 
 import polarscore as ps
-from tests import (
-    oracles,
-    oracles_checks,
-    oracles_extraction,
-    oracles_match,
-    oracles_precision,
-    oracles_similarity,
-)
+from tests.oracles import answer_match as oracle_match
+from tests.oracles import checks as oracle_checks
+from tests.oracles import correctness as oracle_correctness
+from tests.oracles import extract as oracle_extract
+from tests.oracles import precision as oracle_precision
+from tests.oracles import similarity as oracle_similarity
+from tests.oracles import squad as oracle_squad
 
 SCORERS = [ps.get_scorer(name) for name in ps.available_scorers()]
 IDS = [spec.name for spec in SCORERS]
@@ -33,7 +32,7 @@ Oracle = Callable[..., float | None]
 
 def _correctness(response: str | None, reference: str | None, **options: Any) -> float | None:
     mode = options.get("match_mode", "normalized")
-    return oracles.answer_correctness(response, reference, mode)[0]
+    return oracle_correctness.answer_correctness(response, reference, mode)[0]
 
 
 def _literal(value: Any) -> Any:
@@ -45,7 +44,7 @@ def _match_list(
     response: str | None, references: list[str | None] | None, **options: Any
 ) -> float | None:
     options = {name: _literal(value) for name, value in options.items()}
-    return oracles_match.answer_match(response, references, **options).score
+    return oracle_match.answer_match(response, references, **options).score
 
 
 def _match(response: str | None, reference: str | None, **options: Any) -> float | None:
@@ -58,13 +57,13 @@ def _precision(response: str | None, reference: str | None, **options: Any) -> f
     stopwords = resolve_stopwords(options.pop("stopwords", None), function="oracle")
     options["tol_abs"] = options.pop("numeric_tolerance_abs", 0.0)
     options["tol_rel"] = options.pop("numeric_tolerance_rel", 0.0)
-    return oracles_precision.answer_precision(
+    return oracle_precision.answer_precision(
         response, reference, stopwords=stopwords, **options
     ).score
 
 
 def _similarity(response: str | None, acceptable: Any, **options: Any) -> float | None:
-    score = oracles_similarity.response_similarity(
+    score = oracle_similarity.response_similarity(
         response, acceptable, options.get("metric", "token_recall")
     )[0]
     return None if score is None else round(score, 4)
@@ -72,14 +71,14 @@ def _similarity(response: str | None, acceptable: Any, **options: Any) -> float 
 
 def _squad(pair: str) -> Oracle:
     def oracle(response: str | None, truths: Any, **options: Any) -> float | None:
-        return oracles_similarity.squad_max(pair, response, truths)[0]
+        return oracle_squad.squad_max(pair, response, truths)[0]
 
     return oracle
 
 
 def _check(name: str) -> Oracle:
     """A judge-free check's oracle: the response alone, or (exact_match) with the reference."""
-    check = oracles_checks.ORACLES[name]
+    check = oracle_checks.ORACLES[name]
 
     def oracle(response: str | None, reference: str | None, **options: Any) -> float | None:
         options = {option: _literal(value) for option, value in options.items()}
@@ -91,15 +90,15 @@ def _check(name: str) -> Oracle:
 
 
 ORACLES: dict[str, Oracle] = {
-    **{name: _check(name) for name in oracles_checks.ORACLES},
+    **{name: _check(name) for name in oracle_checks.ORACLES},
     "answer_correctness": _correctness,
     "answer_match": _match,
     "answer_precision": _precision,
     "response_similarity": _similarity,
     "squad_exact_match": _squad("em"),
     "squad_f1": _squad("f1"),
-    "choice_match": oracles_extraction.choice_match,
-    "numeric_match": oracles_extraction.numeric_match,
+    "choice_match": oracle_extract.choice_match,
+    "numeric_match": oracle_extract.numeric_match,
 }
 
 #: Per (scorer, option): valid literal values (the fuzz suite draws from them) and invalid ones

@@ -8,8 +8,8 @@ from polars.testing import assert_frame_equal, assert_series_equal
 
 import polarscore as ps
 from polarscore.scores.correctness import INCONCLUSIVE_REASON, MATCH_MODES
-from tests import oracles
 from tests.conftest import Engine
+from tests.oracles import correctness as oracle
 from tests.strategies import optional_text, text
 
 
@@ -103,7 +103,7 @@ def test_spec_examples(
         per_row=ps.answer_correctness("response", "reference", match_mode=pl.col("mode")),
     )
     assert out["per_row"].item() == expected
-    assert oracles.answer_correctness(response, reference, mode)[0] == expected
+    assert oracle.answer_correctness(response, reference, mode)[0] == expected
 
 
 @pytest.mark.parametrize(
@@ -154,7 +154,7 @@ def test_matches_oracle_on_random_unicode(
     out = df.select(
         ps.answer_correctness_details("response", "reference", match_mode=pl.col("mode"))
     ).unnest("answer_correctness_details")
-    expected = [oracles.answer_correctness(r, ref, m) for r, ref, m in rows]
+    expected = [oracle.answer_correctness(r, ref, m) for r, ref, m in rows]
     assert out["score"].to_list() == [e[0] for e in expected]
     assert out["reason"].to_list() == [e[1] for e in expected]
 
@@ -168,7 +168,7 @@ def test_literal_mode_equals_per_row_mode(
     )
     literal = df.select(ps.answer_correctness("r", "ref", match_mode=mode)).item()
     per_row = df.select(ps.answer_correctness("r", "ref", match_mode=pl.lit(mode))).item()
-    assert literal == per_row == oracles.answer_correctness(response, reference, mode)[0]
+    assert literal == per_row == oracle.answer_correctness(response, reference, mode)[0]
 
 
 @given(value=text.filter(lambda s: s.strip() != ""), mode=st.sampled_from(MATCH_MODES))
@@ -281,7 +281,7 @@ def test_long_responses_match_oracle(rows: list[tuple[str, int, str, str]]) -> N
     df = pl.DataFrame({"response": responses, "reference": references})
     out = df.select(ps.answer_correctness("response", "reference", match_mode="normalized"))
     expected = [
-        oracles.answer_correctness(r, ref, "normalized")[0]
+        oracle.answer_correctness(r, ref, "normalized")[0]
         for r, ref in zip(responses, references, strict=True)
     ]
     assert out["answer_correctness"].to_list() == expected

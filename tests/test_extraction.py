@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 import polarscore as ps
 from polarscore.kernels._plugin import plugin_call
-from tests import oracles_extraction
 from tests.conftest import DATA, Engine
+from tests.oracles import extract as oracle
 
 MMLU = pl.read_parquet(DATA / "mmlu_pro_extraction.parquet")
 GSM8K = pl.read_parquet(DATA / "gsm8k_openai_extraction.parquet")
@@ -89,8 +89,8 @@ def test_mmlu_pro_accuracy_per_model() -> None:
 # --- the harness's rules in Python's re, as an oracle ---------------------------------------------
 
 
-_oracle_answer_is = oracles_extraction.answer_is
-_oracle_full = oracles_extraction.mmlu_pro
+_oracle_answer_is = oracle.answer_is
+_oracle_full = oracle.mmlu_pro
 
 
 PIECES = st.sampled_from(
@@ -134,7 +134,7 @@ def test_openai_accuracy_per_system() -> None:
 
 
 def _lm_eval(text: str, method: str) -> str | None:
-    return oracles_extraction.number(text, method)
+    return oracle.number(text, method)
 
 
 NUMBER_PIECES = st.sampled_from(
@@ -192,7 +192,7 @@ def test_invalid_options(call: object, parameter: str) -> None:
 def _numeric_oracle(
     response: str, gold: str, method: str, tol_abs: float, tol_rel: float
 ) -> float | None:
-    return oracles_extraction.numeric_match(response, gold, method, tol_abs, tol_rel)
+    return oracle.numeric_match(response, gold, method, tol_abs, tol_rel)
 
 
 @given(

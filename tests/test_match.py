@@ -12,8 +12,8 @@ from polars.testing import assert_frame_equal
 import polarscore as ps
 from polarscore.normalize import ARTICLES, NUMBER_WORDS, match_normalize
 from polarscore.scores.match import STOPWORDS
-from tests import oracles_match
 from tests.conftest import Engine
+from tests.oracles import answer_match as oracle
 
 DATA = Path(__file__).parent / "data"
 
@@ -32,7 +32,7 @@ def _assert_kernel_is_oracle(
     got = df.select(
         ps.answer_match_details("response", "references", question="question", **options)
     ).item()
-    want = oracles_match.answer_match(response, references, question=question, **options)
+    want = oracle.answer_match(response, references, question=question, **options)
     assert got == want.__dict__
 
 
@@ -365,7 +365,7 @@ def test_repair_mojibake_expression() -> None:
     df = pl.DataFrame({"t": ["DÃ¡in", "10Â\xa0km", "Malmö", "plain", None, "Ã©t\u00e9"]})
     got = df.select(ps.repair_mojibake("t")).to_series().to_list()
     assert got == ["Dáin", "10\xa0km", "Malmö", "plain", None, "Ã©t\u00e9"]
-    assert got == [None if t is None else oracles_match.repair_mojibake(t) for t in df["t"]]
+    assert got == [None if t is None else oracle.repair_mojibake(t) for t in df["t"]]
     via_namespace = df.select(pl.col("t").score.repair_mojibake()).to_series().to_list()
     assert via_namespace == got
 
@@ -508,9 +508,7 @@ def test_new_rules_agree_with_oracle_on_every_pair(switched_off: str | None) -> 
         .unnest("answer_match_details")
         .to_dicts()
     )
-    want = [
-        oracles_match.answer_match(r, refs, question=q, **options).__dict__ for r, refs, q in rows
-    ]
+    want = [oracle.answer_match(r, refs, question=q, **options).__dict__ for r, refs, q in rows]
     assert got == want
     if switched_off is None:  # the grid exercises every rule and every note
         reasons = {d["reason"] for d in got}
@@ -611,9 +609,7 @@ def test_normalize_agrees_with_oracle_on_tricky_alphabet(text: str) -> None:
     for fold_accents in (True, False):
         for number_words in (True, False):
             got = _norm(text, fold_accents=fold_accents, number_words=number_words)
-            want = oracles_match.normalize(
-                text, fold_accents=fold_accents, number_words=number_words
-            )
+            want = oracle.normalize(text, fold_accents=fold_accents, number_words=number_words)
             assert got == want, (text, fold_accents, number_words)
 
 
@@ -627,7 +623,7 @@ def test_normalize_agrees_with_oracle_on_every_code_point(*, fold_accents: bool)
         match_normalize(pl.col("t"), fold_accents=fold_accents, number_words=True)
     )["t"]
     for text, normalized in zip(texts, got, strict=True):
-        want = oracles_match.normalize(text, fold_accents=fold_accents)
+        want = oracle.normalize(text, fold_accents=fold_accents)
         assert normalized == want, f"chunk starting at U+{ord(text[0]):04X}"
 
 
@@ -653,9 +649,9 @@ def _baseline_contains(df: pl.DataFrame) -> pl.Series:
     return df.select(
         pl.struct("response", "references").map_elements(
             lambda row: any(
-                oracles_match.normalize(ref).strip() in oracles_match.normalize(row["response"])
+                oracle.normalize(ref).strip() in oracle.normalize(row["response"])
                 for ref in row["references"]
-                if ref and oracles_match.normalize(ref).strip()
+                if ref and oracle.normalize(ref).strip()
             ),
             return_dtype=pl.Boolean,
         )

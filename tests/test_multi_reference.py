@@ -14,8 +14,8 @@ from polars.testing import assert_frame_equal, assert_series_equal
 import polarscore as ps
 from polarscore._multi_reference import dispatch_reference
 from polarscore.scores.correctness import INCONCLUSIVE_REASON, MATCH_MODES
-from tests import oracles
 from tests.conftest import ENGINES, Engine
+from tests.oracles import correctness as oracle
 from tests.strategies import optional_text, text
 
 LIST_SCORERS = [
@@ -103,7 +103,7 @@ def _correctness_oracle(
     response: str | None, references: list[str | None] | None, mode: str | None
 ) -> tuple[float | None, int | None]:
     scored = [
-        (oracles.answer_correctness(response, ref, mode)[0], i)
+        (oracle.answer_correctness(response, ref, mode)[0], i)
         for i, ref in enumerate(references or [])
     ]
     usable = [(s, i) for s, i in scored if s is not None]

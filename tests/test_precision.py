@@ -19,8 +19,8 @@ from polarscore.scores.precision import (
     NO_EXPECTED_REASON,
 )
 from polarscore.stopwords import LANGUAGES, REFERENCE_STOPWORDS, builtin_stopwords
-from tests import oracles_precision as oracle
 from tests.conftest import Engine
+from tests.oracles import precision as oracle
 from tests.strategies import optional_text, text
 
 PARITY_OPTIONS = {

@@ -10,8 +10,8 @@ from polars.testing import assert_frame_equal
 
 import polarscore as ps
 from polarscore.scores.squad import squad_normalize
-from tests import oracles_similarity as oracle
 from tests.conftest import Engine
+from tests.oracles import squad as oracle
 from tests.strategies import TRAP_CHARS, optional_text
 
 EVOUNA = Path(__file__).parent / "data" / "evouna_sample.parquet"
