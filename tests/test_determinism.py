@@ -22,7 +22,7 @@ import pytest
 
 import polarscore as ps
 from benchmarks.synthetic import make_eval_log
-from tests.hardening_cases import SCORERS, option_sets, reference_forms
+from tests.scorer_cases import SCORERS, option_sets, reference_forms
 
 ROOT = Path(__file__).parents[1]
 DATA = Path(__file__).parent / "data"

@@ -1,8 +1,11 @@
-"""What the hardening suites need to know about each registered scorer, beyond its ScorerSpec.
+"""What the registry-driven suites need to know about each registered scorer, beyond its ScorerSpec.
 
-Every table here is keyed by scorer name and checked for completeness against the registry (see
-``test_hardening_options.py::test_every_scorer_is_described``), so a scorer that lands without
-its entries fails loudly instead of escaping the hardening suites.
+Its oracle, its options' valid and invalid values, and the tolerances of the comparison with the
+oracle. Every table here is keyed by scorer name and checked for completeness against the
+registry (see ``test_options.py::test_every_scorer_is_described``), so a scorer that lands
+without its entries fails loudly instead of escaping the suites that read them
+(``test_options.py``, ``test_input_types.py``, ``test_hostile_text.py``, ``test_fuzz.py``,
+``test_determinism.py``).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pytest
 
 import polarscore as ps
-from tests.hardening_cases import IDS, SCORERS, as_form, reference_forms
+from tests.scorer_cases import IDS, SCORERS, as_form, reference_forms
 
 FRAME = pl.DataFrame(
     {

@@ -1,6 +1,6 @@
 """Every option of every registered scorer: invalid values fail when the expression is built.
 
-The invalid values come from two places: the per-option cases of ``tests/hardening_cases.py``
+The invalid values come from two places: the per-option cases of ``tests/scorer_cases.py``
 (unknown names, thresholds outside [0, 1], empty weight maps, ...) and generic ones derived from
 the option's default (NaN, infinities, a string or a bool where a number is expected; an unknown
 name or a number where a name is expected; a non-bool where a bool is expected). Each must raise
@@ -17,7 +17,7 @@ import polars as pl
 import pytest
 
 import polarscore as ps
-from tests.hardening_cases import IDS, OPTION_CASES, ORACLES, SCORERS
+from tests.scorer_cases import IDS, OPTION_CASES, ORACLES, SCORERS
 
 FRAME = pl.DataFrame({"response": ["Paris", "42 km", None], "reference": ["paris", "42", "x"]})
 
@@ -59,10 +59,10 @@ def _id(value: Any) -> str:
 def test_every_scorer_is_described() -> None:
     """A scorer that lands without an oracle or option cases is not hardened: fail loudly."""
     for spec in SCORERS:
-        assert spec.name in ORACLES, f"{spec.name}: add its oracle to tests/hardening_cases.py"
+        assert spec.name in ORACLES, f"{spec.name}: add its oracle to tests/scorer_cases.py"
         cases = OPTION_CASES.get(spec.name, {})
         for option in spec.options:
-            assert option in cases, f"{spec.name}.{option}: add OptionCases to hardening_cases"
+            assert option in cases, f"{spec.name}.{option}: add OptionCases to scorer_cases"
             assert cases[option].invalid, f"{spec.name}.{option}: no invalid example"
             assert cases[option].valid, f"{spec.name}.{option}: no valid example"
         assert set(cases) <= set(spec.options), f"{spec.name}: cases for unknown options"

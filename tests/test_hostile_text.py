@@ -5,7 +5,7 @@ pathological whitespace runs, control characters and NUL bytes, each scored (wit
 option value) and compared row by row with the scorer's pure-Python oracle. The heaviest cases
 (10 MB cells against the oracles, 100 MB of text through the streaming engine: about 15 minutes
 on two cores, nearly all of it in the pure-Python oracles) are marked ``slow``; run them with
-``python -m pytest -m slow tests/test_hardening_text.py``.
+``python -m pytest -m slow tests/test_hostile_text.py``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import polars as pl
 import pytest
 
 import polarscore as ps
-from tests.hardening_cases import (
+from tests.scorer_cases import (
     ORACLES,
     SCORERS,
     as_form,
