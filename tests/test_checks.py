@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 import polarscore as ps
 from polarscore.kernels._regex import native_pattern
 from polarscore.scores.checks import LANGUAGES
-from tests.conftest import DATA, Engine
+from tests.conftest import DATA
+from tests.engines import Engine
 from tests.oracles import checks as oracle
 from tests.strategies import TRAP_CHARS, text
 

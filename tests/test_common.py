@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import polarscore as ps
 from polarscore.namespace import ScoreNamespace
 from polarscore.normalize import PY_WHITESPACE, PY_WORD_CLASS, PY_WS_CLASS
-from tests.conftest import ENGINES, Engine
+from tests.engines import EAGER, Engine
 from tests.strategies import text
 
 SCORERS = [ps.get_scorer(name) for name in ps.available_scorers()]
@@ -34,14 +34,16 @@ def _reference_column(spec: ps.ScorerSpec) -> pl.Expr:
 
 
 @pytest.mark.parametrize("spec", SCORERS, ids=IDS)
-def test_dtype_and_range(spec: ps.ScorerSpec, engine: Engine) -> None:
-    out = engine(FRAME, spec.expr("response", _reference_column(spec)))
-    scores = out[spec.name]
+def test_dtype_range_and_engines(spec: ps.ScorerSpec, engine: Engine) -> None:
+    """Every engine gives the declared dtype and range, and exactly the eager result."""
+    reference = _reference_column(spec)
+    scores = engine.score(FRAME, spec, reference=reference)
     assert scores.dtype == spec.dtype
     values = scores.drop_nulls()
     assert values.len() > 0
     assert values.min() >= spec.lower  # type: ignore[operator]
     assert values.max() <= spec.upper  # type: ignore[operator]
+    assert scores.equals(EAGER.score(FRAME, spec, reference=reference))
 
 
 @pytest.mark.parametrize("spec", [s for s in SCORERS if s.nullable], ids=lambda s: s.name)
@@ -63,14 +65,6 @@ def test_row_order_independent(spec: ps.ScorerSpec) -> None:
     forward = FRAME.with_row_index().select("index", expr)
     backward = FRAME.with_row_index().reverse().select("index", expr).sort("index")
     assert forward.equals(backward)
-
-
-@pytest.mark.parametrize("spec", SCORERS, ids=IDS)
-def test_engines_agree(spec: ps.ScorerSpec) -> None:
-    expr = spec.expr("response", _reference_column(spec))
-    results = [run(FRAME, expr) for run in ENGINES.values()]
-    for other in results[1:]:
-        assert other.equals(results[0])
 
 
 @pytest.mark.parametrize("spec", [s for s in SCORERS if s.identity], ids=lambda s: s.name)

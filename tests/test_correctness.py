@@ -8,7 +8,7 @@ from polars.testing import assert_frame_equal, assert_series_equal
 
 import polarscore as ps
 from polarscore.scores.correctness import INCONCLUSIVE_REASON, MATCH_MODES
-from tests.conftest import Engine
+from tests.engines import Engine
 from tests.oracles import correctness as oracle
 from tests.strategies import optional_text, text
 

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 import polarscore as ps
 from polarscore.kernels._plugin import plugin_call
-from tests.conftest import DATA, Engine
+from tests.conftest import DATA
+from tests.engines import Engine
 from tests.oracles import extract as oracle
 
 MMLU = pl.read_parquet(DATA / "mmlu_pro_extraction.parquet")

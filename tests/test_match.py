@@ -12,7 +12,7 @@ from polars.testing import assert_frame_equal
 import polarscore as ps
 from polarscore.normalize import ARTICLES, NUMBER_WORDS, match_normalize
 from polarscore.scores.match import STOPWORDS
-from tests.conftest import Engine
+from tests.engines import Engine
 from tests.oracles import answer_match as oracle
 
 DATA = Path(__file__).parent / "data"

@@ -19,7 +19,7 @@ from polarscore.scores.precision import (
     NO_EXPECTED_REASON,
 )
 from polarscore.stopwords import LANGUAGES, REFERENCE_STOPWORDS, builtin_stopwords
-from tests.conftest import Engine
+from tests.engines import Engine
 from tests.oracles import precision as oracle
 from tests.strategies import optional_text, text
 

@@ -9,7 +9,7 @@ from polars.testing import assert_frame_equal
 
 import polarscore as ps
 from polarscore.scores.similarity import INCONCLUSIVE_REASON, METRICS, STOPWORDS
-from tests.conftest import Engine
+from tests.engines import Engine
 from tests.oracles import similarity as oracle
 from tests.oracles import tokens
 from tests.strategies import optional_text, text

@@ -10,7 +10,7 @@ from polars.testing import assert_frame_equal
 
 import polarscore as ps
 from polarscore.scores.squad import squad_normalize
-from tests.conftest import Engine
+from tests.engines import Engine
 from tests.oracles import squad as oracle
 from tests.strategies import TRAP_CHARS, optional_text
 
