@@ -353,12 +353,10 @@ def test_per_row_language() -> None:
     ]
 
 
-def test_namespace_and_score_frame() -> None:
+def test_score_frame_equals_the_function() -> None:
     df = pl.DataFrame({"response": ["The answer is (B).", "no"], "reference": ["x", "no"]})
     direct = df.select(ps.regex_match("response", pattern=r"\(([A-J])\)"))
-    spaced = df.select(pl.col("response").score.regex_match(pattern=r"\(([A-J])\)"))
     framed = ps.score_frame(df, scorers={"regex_match": {"pattern": r"\(([A-J])\)"}})
-    assert direct.equals(spaced)
     assert framed["regex_match"].equals(direct["regex_match"])
     assert direct["regex_match"].to_list() == [1.0, 0.0]
 

@@ -4,7 +4,7 @@ import polars as pl
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from polars.testing import assert_frame_equal, assert_series_equal
+from polars.testing import assert_series_equal
 
 import polarscore as ps
 from polarscore.scores.correctness import INCONCLUSIVE_REASON, MATCH_MODES
@@ -236,16 +236,6 @@ def test_two_scores_of_one_column_do_not_collide() -> None:
         "answer_correctness",
         "answer_correctness_details",
     ]
-
-
-def test_namespace_equals_function() -> None:
-    df = pl.DataFrame(
-        {"response": ["Paris.", "x"], "reference": ["paris", "y"], "m": ["exact", None]}
-    )
-    assert_frame_equal(
-        df.select(pl.col("response").score.answer_correctness("reference", match_mode=pl.col("m"))),
-        df.select(ps.answer_correctness("response", "reference", match_mode=pl.col("m"))),
-    )
 
 
 # --- the pruned normalized-match kernel ----------------------------------------------------------

@@ -544,12 +544,6 @@ def test_missing_expected_modes() -> None:
     assert reasons.to_list()[:3] == [NO_EXPECTED_REASON, NO_EXPECTED_REASON, EMPTY_ACTUAL_REASON]
 
 
-def test_namespace_matches_function() -> None:
-    a = FRAME.select(pl.col("response").score.answer_precision("reference"))
-    b = FRAME.select(ps.answer_precision("response", "reference"))
-    assert a.equals(b)
-
-
 def test_registry_entry() -> None:
     spec = ps.get_scorer("answer_precision")
     assert spec.family == "precision"

@@ -264,13 +264,3 @@ def test_non_string_acceptable_is_a_type_error() -> None:
     df = pl.DataFrame({"r": ["x"], "a": [1]})
     with pytest.raises(ps.ColumnTypeError, match="'acceptable' parameter of response_similarity"):
         df.select(ps.response_similarity("r", "a"))
-
-
-def test_namespace_delegates() -> None:
-    df = pl.DataFrame({"r": ["a b"], "a": [["b c"]], "u": [["a b"]]})
-    assert_frame_equal(
-        df.select(
-            pl.col("r").score.response_similarity_details("a", metric="token_f1", unacceptable="u")
-        ),
-        df.select(ps.response_similarity_details("r", "a", metric="token_f1", unacceptable="u")),
-    )

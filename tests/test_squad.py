@@ -152,12 +152,8 @@ def test_engines_on_random_frame(engine: Engine) -> None:
     assert_frame_equal(engine(df, *exprs), df.select(*exprs))
 
 
-def test_namespace_delegates() -> None:
+def test_the_best_reference_counts() -> None:
     df = pl.DataFrame({"r": ["the cat sat"], "g": [["cat", "a cat sat"]]})
-    assert_frame_equal(
-        df.select(pl.col("r").score.squad_f1("g"), pl.col("r").score.squad_exact_match("g")),
-        df.select(ps.squad_f1("r", "g"), ps.squad_exact_match("r", "g")),
-    )
     assert df.select(ps.squad_exact_match("r", "g")).item() == 1.0
 
 
