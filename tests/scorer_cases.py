@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
@@ -104,34 +105,88 @@ ORACLES: dict[str, Oracle] = {
     "numeric_match": oracle_extract.numeric_match,
 }
 
-#: Per (scorer, option): valid literal values (the fuzz suite draws from them) and invalid ones
-#: (each must raise InvalidParameterError when the expression is built).
 NAN, INF = math.nan, math.inf
 
 
+@dataclass(frozen=True)
+class Invalid:
+    """An invalid option value whose error must also hold ``message`` (the offending entry of a
+    collection, the rule the value breaks)."""
+
+    value: Any
+    message: str
+
+
 class OptionCases:
-    def __init__(self, valid: tuple[Any, ...], invalid: tuple[Any, ...]) -> None:
+    """One option's valid literal values (the fuzz suite draws from them) and invalid ones.
+
+    Every invalid value must raise InvalidParameterError when the expression is built, in the
+    house template (``The 'option' parameter of function must be ... Got ... instead.``), its
+    message holding each of ``messages`` (what is allowed), and an :class:`Invalid` value's
+    message its own fragment too.
+    """
+
+    def __init__(
+        self,
+        valid: tuple[Any, ...],
+        invalid: tuple[Any, ...],
+        *,
+        messages: tuple[str, ...] = (),
+    ) -> None:
         self.valid = valid
-        self.invalid = invalid
+        self.invalid = tuple(v.value if isinstance(v, Invalid) else v for v in invalid)
+        self.messages = messages
+        #: (index into ``invalid``, the fragment its message holds).
+        self.value_messages = tuple(
+            (i, v.message) for i, v in enumerate(invalid) if isinstance(v, Invalid)
+        )
+
+    def messages_for(self, index: int) -> tuple[str, ...]:
+        """The fragments the error of ``invalid[index]`` must hold."""
+        return (*self.messages, *(m for i, m in self.value_messages if i == index))
 
 
-_BOOL = OptionCases(valid=(True, False), invalid=(1, "yes", None))
+def _one_of(*choices: str) -> str:
+    return f"must be one of {', '.join(map(repr, choices))}."
+
+
+def _flag(*invalid: Any) -> OptionCases:
+    """A True/False option."""
+    return OptionCases(valid=(True, False), invalid=invalid, messages=("must be True or False.",))
+
+
+_BOOL = _flag(1, "yes", "no", None)
 # "__no_such_choice__" is the generic invalid string of the option suite; as a prefix or a
 # pattern it is an ordinary valid value.
 _AFFIX = OptionCases(
     valid=("", "Par", "PARIS", "ΟΔΟΣ", " ", "\x1c", "__no_such_choice__"),
-    invalid=(None, 1, ["Par"]),
+    invalid=(None, 1, 3, ["Par"]),
+    messages=("must be a string, or a polars expression giving one per row.",),
 )
-
-_TOLERANCE = OptionCases(valid=(0.0, 0.5, 2, 0.01), invalid=(-1, NAN, INF, "1", None, True))
+_TOLERANCE = OptionCases(
+    valid=(0.0, 0.5, 2, 0.01),
+    invalid=(-1, NAN, INF, "1", None, True),
+    messages=("must be a finite number >= 0",),
+)
+_LENGTH = "must be a whole number >= 0, or a polars expression giving one per row."
+_PER_ROW_TOLERANCE = "must be a finite number >= 0, or a polars expression giving one per row."
+_COLUMN = "must be a column name, a polars expression or a polars Series."
+_COMPILE = "must be a pattern Python's re can compile"
+_SCHEMA = "must be a valid JSON schema"
 
 OPTION_CASES: dict[str, Mapping[str, OptionCases]] = {
     "choice_match": {
-        "rules": OptionCases(valid=("mmlu_pro", "answer_is"), invalid=("MMLU", "", None, 1)),
+        "rules": OptionCases(
+            valid=("mmlu_pro", "answer_is"),
+            invalid=("MMLU", "", None, 1),
+            messages=(_one_of("mmlu_pro", "answer_is"),),
+        ),
     },
     "numeric_match": {
         "method": OptionCases(
-            valid=("strict", "flexible", "answer_line"), invalid=("last", "Strict", "", None, 1)
+            valid=("strict", "flexible", "answer_line"),
+            invalid=("last", "Strict", "", None, 1),
+            messages=(_one_of("strict", "flexible", "answer_line"),),
         ),
         "numeric_tolerance_abs": _TOLERANCE,
         "numeric_tolerance_rel": _TOLERANCE,
@@ -139,10 +194,13 @@ OPTION_CASES: dict[str, Mapping[str, OptionCases]] = {
     "contains": {
         "keywords": OptionCases(
             valid=((), ["paris"], ["Paris", "42", ""], ("ß", "İ", "Σ", "ς"), ["a", "a"]),
-            invalid=("Paris", [1], 42, None, ["a", None]),
+            invalid=("Paris", [1], ["a", 1], 42, None, ["a", None]),
+            messages=("must be a list of strings",),
         ),
         "mode": OptionCases(
-            valid=("any", "all", "none"), invalid=("ALL", "Any", " all", "", "some", None, 1)
+            valid=("any", "all", "none"),
+            invalid=("ALL", "Any", " all", "", "some", None, 1),
+            messages=(_one_of("any", "all", "none"),),
         ),
         "case_sensitive": _BOOL,
     },
@@ -150,16 +208,23 @@ OPTION_CASES: dict[str, Mapping[str, OptionCases]] = {
     "ends_with": {"suffix": _AFFIX, "case_sensitive": _BOOL},
     "exact_match": {"case_sensitive": _BOOL, "strip_whitespace": _BOOL},
     "length_check": {
-        "min_length": OptionCases(valid=(0, 1, 5), invalid=(-1, 1.5, "3", True, None)),
-        "max_length": OptionCases(valid=(10000, 5, 100), invalid=(-1, 2.5, "10", False, None)),
+        "min_length": OptionCases(
+            valid=(0, 1, 5), invalid=(-1, 1.5, "3", True, None), messages=(_LENGTH,)
+        ),
+        "max_length": OptionCases(
+            valid=(10000, 5, 100), invalid=(-1, 2.5, "10", False, None), messages=(_LENGTH,)
+        ),
         "unit": OptionCases(
-            valid=("chars", "words"), invalid=("WORDS", "word", "tokens", "", None)
+            valid=("chars", "words"),
+            invalid=("WORDS", "word", "tokens", "", None),
+            messages=(_one_of("chars", "words"),),
         ),
     },
     "format_check": {
         "format_type": OptionCases(
             valid=("email", "url", "phone", "date"),
             invalid=("Email", "uri", "", "telephone", None),
+            messages=(_one_of("email", "url", "phone", "date"),),
         )
     },
     "regex_match": {
@@ -178,7 +243,17 @@ OPTION_CASES: dict[str, Mapping[str, OptionCases]] = {
                 "(?a)\\w+",
                 "ς|ß",
             ),
-            invalid=("(", r"\p{L}", "[", "a**", r"\z", None, 1),
+            invalid=(
+                Invalid("(", f"{_COMPILE} (missing ), unterminated subpattern"),
+                Invalid(r"\p{L}", rf"{_COMPILE} (bad escape \p"),
+                Invalid(r"\p{L}+", rf"{_COMPILE} (bad escape \p"),
+                Invalid("(?<name>x)", f"{_COMPILE} (unknown extension ?<n"),
+                Invalid("[", f"{_COMPILE} (unterminated character set"),
+                Invalid("a**", f"{_COMPILE} (multiple repeat"),
+                Invalid(r"\z", rf"{_COMPILE} (bad escape \z"),
+                None,
+                1,
+            ),
         ),
         "full_match": _BOOL,
     },
@@ -192,72 +267,150 @@ OPTION_CASES: dict[str, Mapping[str, OptionCases]] = {
                 {"$schema": "http://json-schema.org/draft-04/schema#", "type": "integer"},
                 {"type": "string", "pattern": "^\\d+$"},
             ),
-            invalid=(False, True, [], "x", {"type": "strin"}, {"minLength": -1}),
+            invalid=(
+                Invalid(
+                    value=False,
+                    message="must be a JSON schema object (a dict; a boolean schema is read as "
+                    "'accept everything'",
+                ),
+                True,
+                [],
+                "x",
+                Invalid({"type": "strin"}, f"{_SCHEMA} ('strin' is not valid"),
+                Invalid({"minLength": -1}, f"{_SCHEMA} (-1 is less than the minimum of 0)"),
+                Invalid({"items": [{"type": "integer"}]}, _SCHEMA),
+                Invalid({"required": "answer"}, f"{_SCHEMA} ('answer' is not of type 'array')"),
+            ),
         )
     },
     "language_detection": {
         "expected_language": OptionCases(
             valid=("en", "fr", "zh-cn"),
-            invalid=("EN", "english", "zh", "", " en", "unknown", None),
+            invalid=(
+                *(
+                    Invalid(code, "must be one of 'af', 'ar', 'bg',")
+                    for code in ("EN", "english", "zh", "pt-BR", "", " en", "unknown")
+                ),
+                Invalid(None, "must be a string, or a polars expression giving one per row."),
+            ),
         )
     },
     "answer_correctness": {
         "match_mode": OptionCases(
             valid=("exact", "normalized", "contains", "EXACT", "Contains"),
-            invalid=("exakt", "", " exact", None, 1, True, NAN, ["exact"]),
+            invalid=("exakt", "", " exact", "fuzzy", None, 1, True, NAN, ["exact"]),
+            messages=(
+                "must be one of 'exact', 'normalized', 'contains' (any case), or a polars "
+                "expression giving one mode per row.",
+            ),
         ),
     },
     "response_similarity": {
         "metric": OptionCases(
-            valid=("token_recall", "token_f1", "rouge_l"), invalid=("bleu", "ROUGE_L", None, 1)
+            valid=("token_recall", "token_f1", "rouge_l"),
+            invalid=("bleu", "rouge", "ROUGE_L", None, 1),
+            messages=(_one_of("token_recall", "token_f1", "rouge_l"),),
         ),
-        "unacceptable": OptionCases(valid=(None,), invalid=(42, 1.5)),
+        "unacceptable": OptionCases(valid=(None,), invalid=(42, 1.5), messages=(_COLUMN,)),
     },
     "answer_precision": {
         "char_similarity": OptionCases(
-            valid=("indel", "sequence_matcher"), invalid=("levenshtein", "Indel", None, 1)
+            valid=("indel", "sequence_matcher"),
+            invalid=("levenshtein", "Indel", None, 1),
+            messages=(_one_of("indel", "sequence_matcher"),),
         ),
-        "missing_expected": OptionCases(valid=("null", "zero"), invalid=("none", None, 0)),
+        "missing_expected": OptionCases(
+            valid=("null", "zero"), invalid=("none", None, 0), messages=(_one_of("null", "zero"),)
+        ),
         "numeric_tolerance_abs": OptionCases(
             valid=(0.0, 0, 0.5, 1e-9, 10, 1e308),
             invalid=(-0.1, -1, NAN, INF, -INF, "0.1", None, True),
+            messages=(_PER_ROW_TOLERANCE,),
         ),
         "numeric_tolerance_rel": OptionCases(
-            valid=(0.0, 0.05, 1, 1e308), invalid=(-0.1, NAN, INF, -INF, "0.1", None, False)
+            valid=(0.0, 0.05, 1, 1e308),
+            invalid=(-0.1, NAN, INF, -INF, "0.1", None, False),
+            messages=(_PER_ROW_TOLERANCE,),
         ),
         "power_p": OptionCases(
-            valid=(0.3, 1.0, 2, 0.05), invalid=(0, 0.0, -0.3, NAN, INF, "0.3", None, True)
+            valid=(0.3, 1.0, 2, 0.05),
+            invalid=(0, 0.0, -0.3, NAN, INF, "0.3", None, True),
+            messages=("must be a finite number > 0.",),
         ),
         "weights": OptionCases(
             valid=(None, {"contains": 1.0}, {"numeric": 0.5, "char_ratio": 0.5, "exact": 0.1}),
-            invalid=({}, {"bogus": 1.0}, {"contains": -1.0}, {"contains": NAN}, ["contains"]),
+            invalid=(
+                Invalid({}, "must be a non-empty mapping from component names ('contains',"),
+                Invalid({"bogus": 1.0}, "must be one of 'contains', 'char_ratio',"),
+                Invalid({"contains": 1.0, "bogus": 1.0}, "Got 'bogus' instead"),
+                Invalid({"contains": -1.0}, "must be a finite number >= 0."),
+                Invalid({"contains": NAN}, "must be a finite number >= 0."),
+                Invalid({"contains": 0.0, "numeric": 0.0}, "a mapping with a positive weight"),
+                Invalid(["contains"], "must be a non-empty mapping"),
+            ),
         ),
         "stopwords": OptionCases(
             valid=(None, "en", (), ("paris", "answer")),
-            invalid=("xx", 42, ("two words",), ("",), (42,)),
+            invalid=(
+                Invalid("xx", "a language code ('de', 'en', 'es', 'fr', 'ru')"),
+                Invalid("english", "a language code ('de', 'en', 'es', 'fr', 'ru')"),
+                42,
+                ("two words",),
+                Invalid(["two words"], "Got the entry 'two words' instead"),
+                Invalid(["ok", "don't"], 'Got the entry "don\'t" instead'),
+                ("",),
+                (42,),
+                Invalid([3], "Got the entry 3 instead"),
+            ),
         ),
     },
     "answer_match": {
         "question": OptionCases(
             valid=(None, pl.lit("What is the capital of France?"), pl.lit("")),
             invalid=(42, 1.5, b"question", ["q"]),
+            messages=(_COLUMN,),
         ),
-        "exact": OptionCases(valid=(True, False), invalid=(1, 0, "yes", None)),
-        "contains": OptionCases(valid=(True, False), invalid=(1, "no", None)),
-        "token_recall": OptionCases(valid=(True, False), invalid=(0, "true", None)),
+        "exact": _flag(1, 0, "yes", None),
+        "contains": _flag(1, "no", None),
+        "token_recall": _flag(0, "true", None),
         "min_token_recall": OptionCases(
-            valid=(0.3, 1.0, 1, 0.01), invalid=(0, 0.0, -0.1, 1.1, NAN, INF, "0.5", None, True)
+            valid=(0.3, 1.0, 1, 0.01),
+            invalid=(0, 0.0, -0.1, 1.1, 1.5, NAN, INF, "0.5", "high", None, True),
+            messages=("must be a finite number > 0 and <= 1.",),
         ),
-        "stem_prefix": OptionCases(valid=(6, 1, 100, None), invalid=(0, -1, 2.5, "6", True, NAN)),
-        "numbers_must_match": OptionCases(valid=(True, False), invalid=(1, "yes", None)),
-        "fold_accents": OptionCases(valid=(True, False), invalid=(0, "no", None)),
-        "number_words": OptionCases(valid=(True, False), invalid=(1, "x", None)),
-        "dates": OptionCases(valid=(True, False), invalid=(1, "yes", None)),
-        "parentheticals": OptionCases(valid=(True, False), invalid=(0, "no", None)),
-        "repair_mojibake": OptionCases(valid=(True, False), invalid=(1, "x", None)),
-        "approximate_numbers": OptionCases(valid=(True, False), invalid=(0, "on", None)),
-        "glued_words": OptionCases(valid=(True, False), invalid=(1, "split", None)),
+        "stem_prefix": OptionCases(
+            valid=(6, 1, 100, None),
+            invalid=(0, -1, 2.5, 6.0, "6", True, NAN),
+            messages=("must be a positive integer, or None for no stemming.",),
+        ),
+        "numbers_must_match": _flag(1, "yes", None),
+        "fold_accents": _flag(0, "no", None),
+        "number_words": _flag(1, "x", None),
+        "dates": _flag(1, "yes", None),
+        "parentheticals": _flag(0, "no", None),
+        "repair_mojibake": _flag(1, "x", None),
+        "approximate_numbers": _flag(0, "on", None),
+        "glued_words": _flag(1, 0, "split", None),
     },
+}
+
+#: Option values each valid alone that are invalid together: (scorer, options, the option the
+#: error names). Each must fail when the expression is built, as a single invalid value does.
+INVALID_COMBINATIONS: list[tuple[str, dict[str, Any], str]] = [
+    ("answer_match", {"exact": False, "contains": False, "token_recall": False}, "token_recall"),
+    ("length_check", {"min_length": 10, "max_length": 5}, "min_length"),
+]
+
+#: The other public functions that take a scorer's options (its details, components,
+#: extraction): every invalid value of an option they take must fail in them too, naming them.
+COMPANIONS: dict[str, tuple[Callable[..., pl.Expr], ...]] = {
+    "answer_correctness": (ps.answer_correctness_details,),
+    "answer_match": (ps.answer_match_details,),
+    "answer_precision": (ps.answer_precision_components, ps.answer_precision_diagnostics),
+    "response_similarity": (ps.response_similarity_details,),
+    "choice_match": (ps.extract_choice,),
+    "numeric_match": (ps.extract_number,),
+    **{name: (getattr(ps, f"{name}_details"),) for name in oracle_checks.ORACLES},
 }
 
 

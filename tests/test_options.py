@@ -4,20 +4,35 @@ The invalid values come from two places: the per-option cases of ``tests/scorer_
 (unknown names, thresholds outside [0, 1], empty weight maps, ...) and generic ones derived from
 the option's default (NaN, infinities, a string or a bool where a number is expected; an unknown
 name or a number where a name is expected; a non-bool where a bool is expected). Each must raise
-InvalidParameterError (a PolarscoreError, itself a ValueError) naming the function, the option,
-the value and what is allowed.
+InvalidParameterError (a PolarscoreError, itself a ValueError) in the house template, ``The
+'option' parameter of function must ... Got value instead.``, naming the value (or its offending
+entry) and holding the fragments its OptionCases declare (what is allowed). The same values are
+tried on each companion function that takes the option (``*_details``, ``*_components``,
+``extract_*``: ``COMPANIONS``), which must name itself; values valid alone but invalid together
+are ``INVALID_COMBINATIONS``. The data arguments and the functions around the scorers
+(``is_passing``, ``summarize``, ``score_frame``) are checked here too.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
+from collections.abc import Callable
 from typing import Any
 
 import polars as pl
 import pytest
 
 import polarscore as ps
-from tests.scorer_cases import IDS, OPTION_CASES, ORACLES, SCORERS
+from polarscore.registry import keyword_defaults
+from tests.scorer_cases import (
+    COMPANIONS,
+    IDS,
+    INVALID_COMBINATIONS,
+    OPTION_CASES,
+    ORACLES,
+    SCORERS,
+)
 
 FRAME = pl.DataFrame({"response": ["Paris", "42 km", None], "reference": ["paris", "42", "x"]})
 
@@ -32,19 +47,31 @@ def _generic_invalid(default: Any) -> tuple[Any, ...]:
     return ()
 
 
-def _invalid_cases() -> list[tuple[ps.ScorerSpec, str, Any]]:
+def _key(value: Any) -> tuple[type, str]:
+    """Tell values apart by type too (``True == 1`` and ``0.0 == 0``, but both must be tried)."""
+    return type(value), repr(value)
+
+
+def _invalid_cases() -> list[tuple[ps.ScorerSpec, str, Any, tuple[str, ...]]]:
+    """(scorer, option, invalid value, the fragments its error must hold)."""
     cases = []
     for spec in SCORERS:
         declared = OPTION_CASES.get(spec.name, {})
         for option, default in spec.options.items():
-            values = list(_generic_invalid(default))
+            values = [(v, ()) for v in _generic_invalid(default)]
             if option in declared:
                 # A generic value the scorer documents as valid (an infinite tolerance) is not
                 # invalid for it.
-                valid = [v for v in declared[option].valid if not isinstance(v, pl.Expr)]
-                values = [v for v in values if v not in valid]
-                values += [v for v in declared[option].invalid if v not in values]
-            cases += [(spec, option, value) for value in values]
+                option_cases = declared[option]
+                valid = {_key(v) for v in option_cases.valid if not isinstance(v, pl.Expr)}
+                values = [(v, option_cases.messages) for v, _ in values if _key(v) not in valid]
+                seen = {_key(v) for v, _ in values}
+                values += [
+                    (v, option_cases.messages_for(i))
+                    for i, v in enumerate(option_cases.invalid)
+                    if _key(v) not in seen
+                ]
+            cases += [(spec, option, value, fragments) for value, fragments in values]
     return cases
 
 
@@ -54,6 +81,42 @@ INVALID = _invalid_cases()
 def _id(value: Any) -> str:
     # An expression's repr holds its address: give it a stable id (pytest-xdist compares ids).
     return "expr" if isinstance(value, pl.Expr) else repr(value)
+
+
+def _call(function: Callable[..., pl.Expr], **options: Any) -> pl.Expr:
+    """Call a scorer or a companion with column names for its data arguments."""
+    data = [
+        p
+        for p in inspect.signature(function).parameters.values()
+        if p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty
+    ]
+    return function(*("response", "reference")[: len(data)], **options)
+
+
+def _takes(function: Callable[..., pl.Expr], option: str) -> bool:
+    return option in inspect.signature(function).parameters
+
+
+def _assert_invalid(
+    function: Callable[..., pl.Expr],
+    options: dict[str, Any],
+    option: str,
+    items: list[Any],
+    fragments: tuple[str, ...] = (),
+) -> None:
+    """Building ``function`` with ``options`` fails in the house template, naming ``option``,
+    the function, one of ``items`` (the value or its offending entry) and every fragment."""
+    with pytest.raises(ps.InvalidParameterError) as info:
+        _call(function, **options)
+    assert isinstance(info.value, ValueError)
+    message = str(info.value)
+    assert message.startswith(f"The {option!r} parameter of {function.__name__} must "), message
+    assert any(
+        message.endswith((f" Got {item!r} instead.", f" Got the entry {item!r} instead."))
+        for item in items
+    ), message
+    for fragment in fragments:
+        assert fragment in message, (fragment, message)
 
 
 def test_every_scorer_is_described() -> None:
@@ -68,26 +131,57 @@ def test_every_scorer_is_described() -> None:
         assert set(cases) <= set(spec.options), f"{spec.name}: cases for unknown options"
 
 
+def test_every_function_with_options_is_a_scorer_or_a_companion() -> None:
+    """So the invalid values above reach every public expression function's options."""
+    covered = {spec.function.__name__ for spec in SCORERS}
+    for spec in SCORERS:
+        for companion in COMPANIONS.get(spec.name, ()):
+            assert set(keyword_defaults(companion)) <= set(spec.options), companion.__name__
+            covered.add(companion.__name__)
+    with_options = {
+        name
+        for name in ps.__all__
+        if inspect.isfunction(function := getattr(ps, name))
+        and inspect.signature(function).return_annotation in ("pl.Expr", pl.Expr)
+        and keyword_defaults(function)
+    }
+    # is_passing's threshold is checked with the functions around the scorers, below.
+    assert with_options - covered == {"is_passing"}
+
+
 @pytest.mark.parametrize(
-    ("spec", "option", "value"),
+    ("spec", "option", "value", "fragments"),
     INVALID,
-    ids=[f"{s.name}-{o}-{_id(v)}" for s, o, v in INVALID],
+    ids=[f"{s.name}-{o}-{_id(v)}" for s, o, v, _ in INVALID],
 )
-def test_invalid_option_fails_at_build_time(spec: ps.ScorerSpec, option: str, value: Any) -> None:
-    with pytest.raises(ps.InvalidParameterError) as info:
-        spec.function("response", "reference", **{option: value})
-    assert isinstance(info.value, ValueError)
-    message = str(info.value)
-    assert repr(option) in message, message
-    assert spec.function.__name__ in message, message
+def test_invalid_option_fails_at_build_time(
+    spec: ps.ScorerSpec, option: str, value: Any, fragments: tuple[str, ...]
+) -> None:
+    """In the scorer and in each companion that takes the option, named by its own name."""
     # The value, or the offending item of a collection or mapping value.
     items = [value]
     if isinstance(value, dict):
         items += [*value.keys(), *value.values()]
     elif isinstance(value, list | tuple | frozenset | set):
         items += list(value)
-    assert any(repr(item) in message for item in items), message
-    assert "must" in message, message
+    companions = [c for c in COMPANIONS.get(spec.name, ()) if _takes(c, option)]
+    for function in (spec.function, *companions):
+        _assert_invalid(function, {option: value}, option, items, fragments)
+
+
+@pytest.mark.parametrize(
+    ("name", "options", "option"),
+    INVALID_COMBINATIONS,
+    ids=[f"{name}-{option}" for name, _, option in INVALID_COMBINATIONS],
+)
+def test_invalid_combination_fails_at_build_time(
+    name: str, options: dict[str, Any], option: str
+) -> None:
+    spec = ps.get_scorer(name)
+    for key, value in options.items():  # each value is valid on its own
+        _call(spec.function, **{key: value})
+    for function in (spec.function, *COMPANIONS.get(name, ())):
+        _assert_invalid(function, options, option, [options[option]])
 
 
 VALID = [
@@ -133,11 +227,31 @@ def test_options_are_keyword_only(spec: ps.ScorerSpec) -> None:
         spec.function("response", "reference", *spec.options.values())
 
 
-@pytest.mark.parametrize("spec", SCORERS, ids=IDS)
+#: (scorer, which data argument): the reference of a check of the response alone is not read.
+DATA_ARGUMENTS = [
+    (spec, position)
+    for spec in SCORERS
+    for position in (0, 1)
+    if position == 0 or spec.reference_kind != "none"
+]
+
+
+@pytest.mark.parametrize(
+    ("spec", "position"),
+    DATA_ARGUMENTS,
+    ids=[f"{s.name}-{('response', 'reference')[i]}" for s, i in DATA_ARGUMENTS],
+)
 @pytest.mark.parametrize("bad", [42, 1.5, None, b"response", ["response"]])
-def test_data_argument_of_the_wrong_kind(spec: ps.ScorerSpec, bad: Any) -> None:
-    with pytest.raises(ps.InvalidParameterError, match="'response'"):
-        spec.function(bad, "reference")
+def test_data_argument_of_the_wrong_kind(spec: ps.ScorerSpec, position: int, bad: Any) -> None:
+    """Named by the scorer's own name for it ('references', 'acceptable', ...)."""
+    parameter = list(inspect.signature(spec.function).parameters)[position]
+    arguments: list[Any] = ["response", "reference"]
+    arguments[position] = bad
+    with pytest.raises(ps.InvalidParameterError) as info:
+        spec.function(*arguments)
+    message = str(info.value)
+    assert message.startswith(f"The {parameter!r} parameter of {spec.function.__name__} must be ")
+    assert message.endswith(f" Got {bad!r} instead."), message
 
 
 def test_per_row_match_mode_must_be_text() -> None:
