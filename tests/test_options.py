@@ -325,5 +325,7 @@ AROUND: list[tuple[str, Any, str]] = [
 
 @pytest.mark.parametrize(("call", "option"), [a[1:] for a in AROUND], ids=[a[0] for a in AROUND])
 def test_options_around_the_scorers(call: Any, option: str) -> None:
-    with pytest.raises(ps.InvalidParameterError, match=rf"The [\"']{option}\b"):
+    """In the template: the option (or one entry, ``"threshold['name']"``) and the function."""
+    template = rf"^The (?:'{option}'|\"{option}\[[^]]+\]\") parameter of \w+ must "
+    with pytest.raises(ps.InvalidParameterError, match=template):
         call()

@@ -583,8 +583,6 @@ def test_is_passing() -> None:
     scored = FRAME.select(ps.is_passing(ps.answer_precision("response", "reference")))
     assert scored.columns == ["answer_precision_passed"]
     assert scored.to_series()[5] is None  # inconclusive stays null
-    with pytest.raises(ps.InvalidParameterError, match="'threshold' parameter"):
-        ps.is_passing("s", threshold=math.nan)
 
 
 @given(
