@@ -7,7 +7,7 @@ Usage::
 For each check, the realistic rows of ``tests/data/deterministic_cases.parquet`` (real model
 outputs and LLM-shaped answers) are repeated to ``--rows`` and scored with one option set; the
 reference loop (eval-ai-library 0.8.2's per-row rule in plain Python: the oracles of
-``tests/oracles_checks.py``, with ``jsonschema.validate`` and ``langdetect.detect`` themselves) runs
+``tests/oracles/checks.py``, with ``jsonschema.validate`` and ``langdetect.detect`` themselves) runs
 on the first ``--loop-rows`` of the same frame in the same process, and the ratio of rows per
 second is reported. The loop leaves out eval_lib's own per-call overhead (its metric objects and
 logs), so the ratio understates the gain over the library itself.
@@ -45,7 +45,7 @@ sys.path[:0] = [str(ROOT)]
 
 import polarscore as ps  # noqa: E402
 from polarscore.scores.checks import _language  # noqa: E402
-from tests import oracles_checks  # noqa: E402
+from tests.oracles import checks as oracle_checks  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 
@@ -106,7 +106,7 @@ def _expr(metric: str, options: dict[str, Any]) -> pl.Expr:
 
 
 def _loop(metric: str, options: dict[str, Any], frame: pl.DataFrame) -> Callable[[], object]:
-    oracle = oracles_checks.ORACLES[metric]
+    oracle = oracle_checks.ORACLES[metric]
     pairs = list(zip(frame["response"].to_list(), frame["reference"].to_list(), strict=True))
     if metric == "exact_match":
         return lambda: [oracle(r, g, **options) for r, g in pairs]

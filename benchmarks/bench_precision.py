@@ -8,7 +8,7 @@ Generates (or reuses) the synthetic eval log of ``benchmarks/synthetic.py``, the
 same run and on the same data:
 
 * ``reference loop``: eval-ai-library's AnswerPrecisionMetric as a plain per-row Python loop
-  (``tests/oracles_precision.py``: ``re``, ``unicodedata``, ``difflib``, the greedy number loop),
+  (``tests/oracles/precision.py``: ``re``, ``unicodedata``, ``difflib``, the greedy number loop),
   the way eval-ai-library scores a row, on a random sample of ``--loop-rows`` rows (measured
   twice, around the polarscore runs, keeping the faster rate, since the machine may be busy);
 * ``polarscore``: ``answer_precision`` with ``char_similarity="indel"`` and
@@ -35,7 +35,7 @@ from _measure import benchmark_parser, run_child, time_select  # noqa: E402
 from _measure import text_mib as measured_text_mib  # noqa: E402
 from synthetic import cached_eval_log  # noqa: E402
 
-from tests.oracles_precision import answer_precision as reference_row  # noqa: E402
+from tests.oracles.precision import answer_precision as reference_row  # noqa: E402
 
 
 def reference_loop(responses: list[str | None], references: list[str | None]) -> list:

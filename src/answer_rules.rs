@@ -11,7 +11,7 @@
 //!
 //! The date and number rules read normalised text (words separated by spaces), so every
 //! spelling the normalisation merges is merged here too. The pure-Python oracle of
-//! `tests/oracles_match.py` restates each function.
+//! `tests/oracles/answer_match.py` restates each function.
 
 use crate::answer_match::is_stopword;
 

@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 import polarscore as ps
 from polarscore.kernels._regex import native_pattern
 from polarscore.scores.checks import LANGUAGES
-from tests import oracles_checks
-from tests.conftest import DATA, Engine
+from tests.conftest import DATA
+from tests.engines import Engine
+from tests.oracles import checks as oracle
 from tests.strategies import TRAP_CHARS, text
 
 CASES = pl.read_parquet(DATA / "deterministic_cases.parquet")
@@ -134,7 +135,7 @@ def test_contains_oracle(
     expr = ps.contains_details(
         "response", keywords=keywords, mode=mode, case_sensitive=case_sensitive
     )  # type: ignore[arg-type]
-    assert _one(expr, response) == oracles_checks.contains(
+    assert _one(expr, response) == oracle.contains(
         response, keywords, mode, case_sensitive=case_sensitive
     )
 
@@ -145,12 +146,10 @@ def test_starts_and_ends_with_oracle(
 ) -> None:
     start = ps.starts_with_details("response", prefix=affix, case_sensitive=case_sensitive)
     end = ps.ends_with_details("response", suffix=affix, case_sensitive=case_sensitive)
-    assert _one(start, response) == oracles_checks.starts_with(
+    assert _one(start, response) == oracle.starts_with(
         response, affix, case_sensitive=case_sensitive
     )
-    assert _one(end, response) == oracles_checks.ends_with(
-        response, affix, case_sensitive=case_sensitive
-    )
+    assert _one(end, response) == oracle.ends_with(response, affix, case_sensitive=case_sensitive)
 
 
 @given(response=hostile, reference=hostile, case_sensitive=st.booleans(), strip=st.booleans())
@@ -160,7 +159,7 @@ def test_exact_match_oracle(
     expr = ps.exact_match_details(
         "response", "reference", case_sensitive=case_sensitive, strip_whitespace=strip
     )
-    assert _one(expr, response, reference) == oracles_checks.exact_match(
+    assert _one(expr, response, reference) == oracle.exact_match(
         response, reference, case_sensitive=case_sensitive, strip_whitespace=strip
     )
 
@@ -171,8 +170,8 @@ def test_length_and_non_empty_oracle(
 ) -> None:
     unit = "words" if words else "chars"
     expr = ps.length_check_details("response", min_length=low, max_length=low + span, unit=unit)
-    assert _one(expr, response) == oracles_checks.length_check(response, low, low + span, unit)
-    assert _one(ps.non_empty_details("response"), response) == oracles_checks.non_empty(response)
+    assert _one(expr, response) == oracle.length_check(response, low, low + span, unit)
+    assert _one(ps.non_empty_details("response"), response) == oracle.non_empty(response)
 
 
 URLISH = st.lists(
@@ -195,9 +194,7 @@ FORMATISH = st.lists(
 def test_format_check_oracle(response: str | None) -> None:
     for format_type in ("email", "url", "phone", "date"):
         expr = ps.format_check_details("response", format_type=format_type)  # type: ignore[arg-type]
-        assert _one(expr, response) == oracles_checks.format_check(response, format_type), (
-            format_type
-        )
+        assert _one(expr, response) == oracle.format_check(response, format_type), format_type
 
 
 # Patterns from a small grammar: literals (hostile ones included), classes, groups and
@@ -219,9 +216,9 @@ def test_regex_match_oracle(pattern: str, response: str | None, *, full: bool) -
     try:
         expr = ps.regex_match_details("response", pattern=pattern, full_match=full)
     except ps.InvalidParameterError:
-        assert oracles_checks.regex_match("", pattern)[0] == 0.0  # Python cannot compile it
+        assert oracle.regex_match("", pattern)[0] == 0.0  # Python cannot compile it
         return
-    assert _one(expr, response) == oracles_checks.regex_match(response, pattern, full_match=full)
+    assert _one(expr, response) == oracle.regex_match(response, pattern, full_match=full)
 
 
 @given(pattern=patterns)
@@ -254,7 +251,7 @@ SCHEMAS = [
 @given(response=JSONISH, schema=st.sampled_from(SCHEMAS))
 def test_json_schema_oracle(response: str, schema: dict[str, Any]) -> None:
     expr = ps.json_schema_details("response", schema=schema)
-    assert _one(expr, response) == oracles_checks.json_schema(response, schema)
+    assert _one(expr, response) == oracle.json_schema(response, schema)
 
 
 #: Schemas the metaschema rejects: a literal one raises, a per-row one fails its rows as the
@@ -276,7 +273,7 @@ def test_json_schema_per_row_oracle(rows: list[tuple[str, dict[str, Any] | None]
         schema={"response": pl.String, "schema": pl.String},
     )
     got = df.select(ps.json_schema_details("response", schema=pl.col("schema"))).to_series()
-    expected = [oracles_checks.json_schema(r, s) for r, s in rows]
+    expected = [oracle.json_schema(r, s) for r, s in rows]
     assert [(d["score"], d["reason"]) for d in got.to_list()] == expected
 
 
@@ -293,7 +290,7 @@ def test_json_schema_per_row_that_is_not_an_object() -> None:
 @given(response=st.one_of(hostile, st.sampled_from(["Yes", "ok", "I", "A: 42", "Bonjour à tous"])))
 def test_language_detection_oracle(response: str | None) -> None:
     expr = ps.language_detection_details("response", expected_language="en")
-    assert _one(expr, response) == oracles_checks.language_detection(response, "en")
+    assert _one(expr, response) == oracle.language_detection(response, "en")
 
 
 # --- per-row options ------------------------------------------------------------------------
@@ -314,7 +311,7 @@ def test_per_row_keywords(engine: Engine) -> None:
     out = engine(ROWS, ps.contains_details("response", keywords=pl.col("keywords"), mode="all"))
     got = out.to_series().to_list()
     expected = [
-        oracles_checks.contains(r, [k for k in (kw or []) if k is not None], "all")
+        oracle.contains(r, [k for k in (kw or []) if k is not None], "all")
         for r, kw in zip(ROWS["response"], ROWS["keywords"].to_list(), strict=True)
     ]
     assert [(g["score"], g["reason"]) for g in got] == expected
@@ -329,14 +326,13 @@ def test_per_row_prefix_and_pattern(engine: Engine) -> None:
     )
     rows = ROWS.to_dicts()
     assert out["starts_with"].to_list() == [
-        oracles_checks.starts_with(r["response"], r["prefix"] or "", case_sensitive=False)[0]
-        for r in rows
+        oracle.starts_with(r["response"], r["prefix"] or "", case_sensitive=False)[0] for r in rows
     ]
     assert out["regex_match"].to_list() == [
-        oracles_checks.regex_match(r["response"], r["pattern"])[0] for r in rows
+        oracle.regex_match(r["response"], r["pattern"])[0] for r in rows
     ]
     assert out["length_check"].to_list() == [
-        oracles_checks.length_check(r["response"], r["low"])[0] for r in rows
+        oracle.length_check(r["response"], r["low"])[0] for r in rows
     ]
 
 
@@ -352,61 +348,17 @@ def test_per_row_language() -> None:
     )
     got = df.select(ps.language_detection("response", expected_language=pl.col("language")))
     assert got.to_series().to_list() == [
-        oracles_checks.language_detection(r, lang)[0]
+        oracle.language_detection(r, lang)[0]
         for r, lang in zip(df["response"], df["language"], strict=True)
     ]
 
 
-def test_namespace_and_score_frame() -> None:
+def test_score_frame_equals_the_function() -> None:
     df = pl.DataFrame({"response": ["The answer is (B).", "no"], "reference": ["x", "no"]})
     direct = df.select(ps.regex_match("response", pattern=r"\(([A-J])\)"))
-    spaced = df.select(pl.col("response").score.regex_match(pattern=r"\(([A-J])\)"))
     framed = ps.score_frame(df, scorers={"regex_match": {"pattern": r"\(([A-J])\)"}})
-    assert direct.equals(spaced)
     assert framed["regex_match"].equals(direct["regex_match"])
     assert direct["regex_match"].to_list() == [1.0, 0.0]
-
-
-# --- errors ---------------------------------------------------------------------------------
-
-INVALID_OPTIONS = [
-    ("contains", {"mode": "ALL"}, "mode"),
-    ("contains", {"mode": ""}, "mode"),
-    ("contains", {"keywords": "Paris"}, "keywords"),
-    ("contains", {"keywords": ["a", 1]}, "keywords"),
-    ("contains", {"case_sensitive": "no"}, "case_sensitive"),
-    ("starts_with", {"prefix": None}, "prefix"),
-    ("ends_with", {"suffix": 3}, "suffix"),
-    ("length_check", {"unit": "WORDS"}, "unit"),
-    ("length_check", {"unit": "tokens"}, "unit"),
-    ("length_check", {"min_length": -1}, "min_length"),
-    ("length_check", {"min_length": 10, "max_length": 5}, "min_length"),
-    ("length_check", {"max_length": 2.5}, "max_length"),
-    ("format_check", {"format_type": "Email"}, "format_type"),
-    ("format_check", {"format_type": "uri"}, "format_type"),
-    ("regex_match", {"pattern": "("}, "pattern"),
-    ("regex_match", {"pattern": r"\p{L}+"}, "pattern"),
-    ("regex_match", {"pattern": "(?<name>x)"}, "pattern"),
-    ("regex_match", {"full_match": 1}, "full_match"),
-    ("json_schema", {"schema": False}, "schema"),
-    ("json_schema", {"schema": {"type": "strin"}}, "schema"),
-    ("json_schema", {"schema": {"items": [{"type": "integer"}]}}, "schema"),
-    ("json_schema", {"schema": {"required": "answer"}}, "schema"),
-    ("language_detection", {"expected_language": "english"}, "expected_language"),
-    ("language_detection", {"expected_language": "pt-BR"}, "expected_language"),
-    ("language_detection", {"expected_language": "unknown"}, "expected_language"),
-]
-
-
-@pytest.mark.parametrize(("metric", "options", "parameter"), INVALID_OPTIONS)
-def test_invalid_option_names_function_and_parameter(
-    metric: str, options: dict[str, Any], parameter: str
-) -> None:
-    spec = ps.get_scorer(metric)
-    with pytest.raises(ps.InvalidParameterError) as info:
-        spec.function("response", "reference", **options)
-    message = str(info.value)
-    assert f"'{parameter}' parameter of {metric} must be" in message, message
 
 
 def test_languages_are_langdetects() -> None:

@@ -19,8 +19,8 @@ from polarscore import cli
 from polarscore.cli import _args, _output, _progress
 from polarscore.datasets import load_sample
 from polarscore.summary import wilson_interval
-from tests import oracles_checks
 from tests.cli_process import COMMAND, ENV, run_cli
+from tests.oracles import checks as oracle
 
 LOG = pl.DataFrame(
     {
@@ -314,13 +314,11 @@ def test_checks_with_options(tmp_path: Path) -> None:
     scored = pl.read_parquet(target)
     answers = LOG["answer"].to_list()
     assert scored["contains"].to_list() == [
-        oracles_checks.contains(a, ["paris", "42"], "all")[0] for a in answers
+        oracle.contains(a, ["paris", "42"], "all")[0] for a in answers
     ]
-    assert scored["regex_match"].to_list() == [
-        oracles_checks.regex_match(a, r"\d+$")[0] for a in answers
-    ]
+    assert scored["regex_match"].to_list() == [oracle.regex_match(a, r"\d+$")[0] for a in answers]
     assert scored["length_check"].to_list() == [
-        oracles_checks.length_check(a, 2, unit="words")[0] for a in answers
+        oracle.length_check(a, 2, unit="words")[0] for a in answers
     ]
 
 

@@ -3,7 +3,7 @@
 The same random rows (the hostile Unicode of ``tests/strategies.py``: Python-only whitespace,
 combining marks, digits that are ``\\w`` only in Python, case-mapping and NFKC traps, nulls) go
 to a native kernel, through the public expression that calls it, and to the oracle in
-``tests/oracles*.py``; every output field must be equal (floats within the tolerance the
+``tests/oracles/``; every output field must be equal (floats within the tolerance the
 scorer's parity tests use). ``tests/test_fuzz.py`` does the same for every registered scorer's
 score with random options; this file covers every kernel the Rust crate exports
 (``src/expressions.rs``), including the details structs, the normalisations and the kernels
@@ -37,14 +37,13 @@ import polarscore as ps
 from polarscore.kernels._plugin import plugin_call
 from polarscore.normalize import datarobot_normalize, match_normalize, py_lower
 from polarscore.scores.squad import squad_normalize
-from tests import (
-    oracles,
-    oracles_checks,
-    oracles_extraction,
-    oracles_match,
-    oracles_precision,
-    oracles_similarity,
-)
+from tests.oracles import answer_match as oracle_match
+from tests.oracles import checks as oracle_checks
+from tests.oracles import correctness as oracle_correctness
+from tests.oracles import extract as oracle_extract
+from tests.oracles import precision as oracle_precision
+from tests.oracles import similarity as oracle_similarity
+from tests.oracles import squad as oracle_squad
 from tests.strategies import optional_text, text
 
 EXPRESSIONS_RS = Path(__file__).resolve().parents[1] / "src" / "expressions.rs"
@@ -103,7 +102,9 @@ def _same(got: Any, expected: Any, tol: float) -> bool:
 
 
 def _correctness(row: Row) -> dict[str, Any]:
-    score, reason = oracles.answer_correctness(row["response"], row["reference"], row["mode"])
+    score, reason = oracle_correctness.answer_correctness(
+        row["response"], row["reference"], row["mode"]
+    )
     mode = str(row["mode"] or "normalized").lower()
     mode = mode if mode in ("exact", "normalized", "contains") else "normalized"
     return {
@@ -115,7 +116,7 @@ def _correctness(row: Row) -> dict[str, Any]:
 
 
 def _match(row: Row, **options: Any) -> dict[str, Any]:
-    d = oracles_match.answer_match(
+    d = oracle_match.answer_match(
         row["response"], row["references"], question=row["question"], **options
     )
     return {
@@ -128,7 +129,7 @@ def _match(row: Row, **options: Any) -> dict[str, Any]:
 
 
 def _precision(row: Row, **options: Any) -> dict[str, Any]:
-    p = oracles_precision.answer_precision(row["response"], row["reference"], **options)
+    p = oracle_precision.answer_precision(row["response"], row["reference"], **options)
     scored = p.path == "scored"
     return {
         "score": p.score,
@@ -144,8 +145,8 @@ def _precision(row: Row, **options: Any) -> dict[str, Any]:
 def _squad(row: Row) -> dict[str, Any]:
     refs = row["references"]
     return {
-        "em": oracles_similarity.squad_max("em", row["response"], refs)[0],
-        "f1": oracles_similarity.squad_max("f1", row["response"], refs)[0],
+        "em": oracle_squad.squad_max("em", row["response"], refs)[0],
+        "f1": oracle_squad.squad_max("f1", row["response"], refs)[0],
     }
 
 
@@ -154,13 +155,13 @@ def _char_ratio(row: Row, char_similarity: str) -> float | None:
     if a is None or b is None:
         return None
     if char_similarity == "indel":
-        return oracles_precision.indel_ratio(a, b)
-    return oracles_precision.sequence_matcher_ratio(a, b)
+        return oracle_precision.indel_ratio(a, b)
+    return oracle_precision.sequence_matcher_ratio(a, b)
 
 
 def _contains(row: Row, *, mode: str, case_sensitive: bool) -> dict[str, Any]:
     keywords = [k for k in row["keywords"] or [] if k is not None]
-    score, reason = oracles_checks.contains(
+    score, reason = oracle_checks.contains(
         row["response"], keywords, mode=mode, case_sensitive=case_sensitive
     )
     return {"score": score, "reason": reason}
@@ -168,7 +169,7 @@ def _contains(row: Row, *, mode: str, case_sensitive: bool) -> dict[str, Any]:
 
 def _numeric_match(row: Row) -> int:
     actual, expected = row["actual"], row["expected"]
-    result = oracles_precision.numeric_agreement(actual, expected, row["ta"], row["tr"])
+    result = oracle_precision.numeric_agreement(actual, expected, row["ta"], row["tr"])
     return round(result.score * len(expected))
 
 
@@ -228,7 +229,7 @@ CASES: dict[str, Case] = {
         {"text": (S, optional_text)},
         st.just({}),
         lambda: datarobot_normalize(pl.col("text")),
-        _maybe(oracles.datarobot_normalize),
+        _maybe(oracle_correctness.datarobot_normalize),
     ),
     "answer_match_details": Case(
         {
@@ -265,7 +266,7 @@ CASES: dict[str, Case] = {
         {"text": (S, optional_text)},
         st.fixed_dictionaries({"fold_accents": st.booleans(), "number_words": st.booleans()}),
         lambda **o: match_normalize(pl.col("text"), **o),
-        lambda row, **o: None if row["text"] is None else oracles_match.normalize(row["text"], **o),
+        lambda row, **o: None if row["text"] is None else oracle_match.normalize(row["text"], **o),
     ),
     "response_similarity_details": Case(
         {
@@ -277,7 +278,7 @@ CASES: dict[str, Case] = {
         lambda **o: ps.response_similarity_details(
             "response", "acceptable", unacceptable="unacceptable", **o
         ),
-        lambda row, metric: oracles_similarity.similarity_details(
+        lambda row, metric: oracle_similarity.similarity_details(
             row["response"], row["acceptable"], row["unacceptable"], metric
         ),
         1e-12,
@@ -286,7 +287,7 @@ CASES: dict[str, Case] = {
         {"response": (S, optional_text), "acceptable": (L, text_list)},
         st.fixed_dictionaries({"metric": st.sampled_from(["token_recall", "token_f1", "rouge_l"])}),
         lambda **o: ps.response_similarity("response", "acceptable", **o),
-        lambda row, metric: oracles_similarity.response_similarity(
+        lambda row, metric: oracle_similarity.response_similarity(
             row["response"], row["acceptable"], metric
         )[0],
         1e-12,
@@ -308,7 +309,7 @@ CASES: dict[str, Case] = {
         {"text": (S, optional_text)},
         st.just({}),
         lambda: squad_normalize(pl.col("text")),
-        _maybe(oracles_similarity.squad_normalize),
+        _maybe(oracle_squad.squad_normalize),
     ),
     "answer_precision_diagnostics": Case(
         {"response": (S, optional_text), "reference": (S, optional_text)},
@@ -349,7 +350,7 @@ CASES: dict[str, Case] = {
         {"text": (S, optional_text)},
         st.just({}),
         lambda: plugin_call("precision_normalize", pl.col("text")),
-        _maybe(oracles_precision.basic_normalize),
+        _maybe(oracle_precision.basic_normalize),
     ),
     "precision_char_ratio": Case(
         {"a": (S, optional_text), "b": (S, optional_text)},
@@ -406,7 +407,7 @@ CASES: dict[str, Case] = {
         lambda row, **o: dict(
             zip(
                 ("score", "reason"),
-                oracles_checks.length_check(row["response"], unit="words", **o),
+                oracle_checks.length_check(row["response"], unit="words", **o),
                 strict=False,
             )
         ),
@@ -418,7 +419,7 @@ CASES: dict[str, Case] = {
         lambda row, prefix: dict(
             zip(
                 ("score", "reason"),
-                oracles_checks.starts_with(row["response"], prefix, case_sensitive=False),
+                oracle_checks.starts_with(row["response"], prefix, case_sensitive=False),
                 strict=False,
             )
         ),
@@ -427,26 +428,26 @@ CASES: dict[str, Case] = {
         {"response": (S, optional_text), "reference": (S, optional_text)},
         st.fixed_dictionaries({"case_sensitive": st.booleans(), "strip_whitespace": st.booleans()}),
         lambda **o: ps.exact_match("response", "reference", **o),
-        lambda row, **o: oracles_checks.exact_match(row["response"], row["reference"], **o)[0],
+        lambda row, **o: oracle_checks.exact_match(row["response"], row["reference"], **o)[0],
     ),
     "non_empty_score": Case(
         {"response": (S, optional_text)},
         st.just({}),
         lambda: ps.non_empty("response"),
-        lambda row: oracles_checks.non_empty(row["response"])[0],
+        lambda row: oracle_checks.non_empty(row["response"])[0],
     ),
     "url_state": Case(
         {"response": (S, st.one_of(optional_text, url_text))},
         st.just({}),
         lambda: ps.format_check("response", format_type="url"),
-        lambda row: oracles_checks.format_check(row["response"], format_type="url")[0],
+        lambda row: oracle_checks.format_check(row["response"], format_type="url")[0],
     ),
     "extract_number": Case(
         {"text": (S, st.one_of(optional_text, number_text))},
         st.fixed_dictionaries({"method": st.sampled_from(["strict", "flexible", "answer_line"])}),
         lambda **o: ps.extract_number("text", **o),
         lambda row, method: (
-            None if row["text"] is None else oracles_extraction.number(row["text"], method)
+            None if row["text"] is None else oracle_extract.number(row["text"], method)
         ),
     ),
     "numeric_match": Case(
@@ -462,13 +463,13 @@ CASES: dict[str, Case] = {
             }
         ),
         lambda **o: ps.numeric_match("response", "reference", **o),
-        lambda row, **o: oracles_extraction.numeric_match(row["response"], row["reference"], **o),
+        lambda row, **o: oracle_extract.numeric_match(row["response"], row["reference"], **o),
     ),
     "repair_mojibake": Case(
         {"text": (S, st.one_of(optional_text, mojibake_text))},
         st.just({}),
         lambda: ps.repair_mojibake("text"),
-        _maybe(oracles_match.repair_mojibake),
+        _maybe(oracle_match.repair_mojibake),
     ),
     "mmlu_pro_choice": Case(
         {
@@ -508,9 +509,9 @@ CASES: dict[str, Case] = {
         lambda row, rules: (
             None
             if row["text"] is None
-            else (
-                oracles_extraction.mmlu_pro if rules == "mmlu_pro" else oracles_extraction.answer_is
-            )(row["text"])
+            else (oracle_extract.mmlu_pro if rules == "mmlu_pro" else oracle_extract.answer_is)(
+                row["text"]
+            )
         ),
     ),
 }

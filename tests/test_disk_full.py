@@ -27,7 +27,7 @@ import pytest
 
 from polarscore import _atomic, cli
 from tests.cli_process import ENV
-from tests.test_hardening_cli import PREVIOUS, assert_one_line_failure
+from tests.test_cli_faults import PREVIOUS, assert_one_line_failure
 
 resource = pytest.importorskip("resource")  # POSIX only: file-size limits
 

@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 
 import polarscore as ps
 from polarscore.kernels._plugin import plugin_call
-from tests import oracles_extraction
-from tests.conftest import DATA, Engine
+from tests.conftest import DATA
+from tests.engines import Engine
+from tests.oracles import extract as oracle
 
 MMLU = pl.read_parquet(DATA / "mmlu_pro_extraction.parquet")
 GSM8K = pl.read_parquet(DATA / "gsm8k_openai_extraction.parquet")
@@ -89,8 +90,8 @@ def test_mmlu_pro_accuracy_per_model() -> None:
 # --- the harness's rules in Python's re, as an oracle ---------------------------------------------
 
 
-_oracle_answer_is = oracles_extraction.answer_is
-_oracle_full = oracles_extraction.mmlu_pro
+_oracle_answer_is = oracle.answer_is
+_oracle_full = oracle.mmlu_pro
 
 
 PIECES = st.sampled_from(
@@ -134,7 +135,7 @@ def test_openai_accuracy_per_system() -> None:
 
 
 def _lm_eval(text: str, method: str) -> str | None:
-    return oracles_extraction.number(text, method)
+    return oracle.number(text, method)
 
 
 NUMBER_PIECES = st.sampled_from(
@@ -175,24 +176,10 @@ def test_tolerance_and_missing_gold() -> None:
     assert loose.to_list() == [1.0, 1.0, 1.0, 0.0, None]
 
 
-@pytest.mark.parametrize(
-    ("call", "parameter"),
-    [
-        (lambda: ps.extract_choice("r", rules="MMLU"), "rules"),  # type: ignore[arg-type]
-        (lambda: ps.choice_match("r", "g", rules=None), "rules"),  # type: ignore[arg-type]
-        (lambda: ps.extract_number("r", method="last"), "method"),  # type: ignore[arg-type]
-        (lambda: ps.numeric_match("r", "g", numeric_tolerance_abs=-1), "numeric_tolerance_abs"),
-    ],
-)
-def test_invalid_options(call: object, parameter: str) -> None:
-    with pytest.raises(ps.InvalidParameterError, match=f"'{parameter}' parameter"):
-        call()  # type: ignore[operator]
-
-
 def _numeric_oracle(
     response: str, gold: str, method: str, tol_abs: float, tol_rel: float
 ) -> float | None:
-    return oracles_extraction.numeric_match(response, gold, method, tol_abs, tol_rel)
+    return oracle.numeric_match(response, gold, method, tol_abs, tol_rel)
 
 
 @given(

@@ -11,7 +11,7 @@ from polars.testing import assert_frame_equal
 import polarscore as ps
 from polarscore import registry
 from polarscore.frame import resolve_scorers
-from tests.conftest import Engine
+from tests.engines import Engine
 
 DATA = pl.DataFrame(
     {

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 import polarscore as ps
-from tests.hardening_cases import (
+from tests.scorer_cases import (
     OPTION_CASES,
     ORACLES,
     SCORERS,

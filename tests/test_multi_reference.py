@@ -14,8 +14,8 @@ from polars.testing import assert_frame_equal, assert_series_equal
 import polarscore as ps
 from polarscore._multi_reference import dispatch_reference
 from polarscore.scores.correctness import INCONCLUSIVE_REASON, MATCH_MODES
-from tests import oracles
-from tests.conftest import ENGINES, Engine
+from tests.engines import EAGER, STREAMING, Engine
+from tests.oracles import correctness as oracle
 from tests.strategies import optional_text, text
 
 LIST_SCORERS = [
@@ -64,7 +64,7 @@ def _check_list_of_one(
 @pytest.mark.parametrize("spec", LIST_SCORERS, ids=IDS)
 def test_list_of_one_equals_the_plain_string(spec: ps.ScorerSpec, parity: pl.DataFrame) -> None:
     for options in _variants(spec):
-        _check_list_of_one(ENGINES["eager"], spec, parity, **options)
+        _check_list_of_one(EAGER, spec, parity, **options)
 
 
 @pytest.mark.parametrize("spec", LIST_SCORERS, ids=IDS)
@@ -103,7 +103,7 @@ def _correctness_oracle(
     response: str | None, references: list[str | None] | None, mode: str | None
 ) -> tuple[float | None, int | None]:
     scored = [
-        (oracles.answer_correctness(response, ref, mode)[0], i)
+        (oracle.answer_correctness(response, ref, mode)[0], i)
         for i, ref in enumerate(references or [])
     ]
     usable = [(s, i) for s, i in scored if s is not None]
@@ -215,7 +215,7 @@ def test_list_path_streams_over_many_batches() -> None:
         ps.response_similarity_details("r", "g", metric="rouge_l"),
         ps.squad_f1("r", "g"),
     ]
-    assert_frame_equal(df.lazy().select(*exprs).collect(engine="streaming"), df.select(*exprs))
+    assert_frame_equal(STREAMING(df, *exprs), EAGER(df, *exprs))
     assert df.select(ps.answer_correctness("r", "g")).to_series().sum() == (n - (n + 2) // 3)
 
 

@@ -28,6 +28,7 @@ KERNEL_NAME = "polarscore-test-python"
 # jupyter_client leaves two zmq sockets of its kernel client to the garbage collector (a known
 # upstream issue, jupyter/nbclient#316); ignore exactly that, and collect them inside the test.
 pytestmark = [
+    pytest.mark.notebook,
     pytest.mark.filterwarnings("ignore:Unclosed socket <zmq:ResourceWarning"),
     pytest.mark.filterwarnings(
         "ignore:Exception ignored in. <function Socket.__del__"

@@ -6,6 +6,7 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,7 +59,43 @@ def test_ci_test_installs_and_runs_pytest_in_the_given_venv(tmp_path: Path) -> N
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    assert calls.read_text().splitlines() == ["-m pip install -e .[test]", "-m pytest"]
+    # The default selection, then the Spark tests and the notebooks, which it leaves out.
+    assert calls.read_text().splitlines() == [
+        "-m pip install -e .[test]",
+        "-m pytest",
+        "-m pytest -m spark",
+        "-m pytest -m notebook",
+    ]
+
+
+#: The test files of each explicitly selected marker.
+SELECTED = {
+    "spark": ["tests/test_spark.py", "tests/test_spark_faults.py"],
+    "notebook": ["tests/test_notebooks.py"],
+}
+
+
+def _collected(*args: str) -> list[str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
+    assert result.returncode in (0, 5), result.stdout + result.stderr  # 5: nothing selected
+    return [line for line in result.stdout.splitlines() if "::" in line]
+
+
+def test_ci_test_selections_cover_the_spark_and_notebook_tests() -> None:
+    """The default run leaves them out; ``-m spark`` / ``-m notebook`` override it and run them."""
+    files = [f for paths in SELECTED.values() for f in paths]
+    every = _collected("-m", "", *files)
+    assert every
+    assert _collected(*files) == []
+    for marker, paths in SELECTED.items():
+        selected = _collected("-m", marker, *files)
+        assert selected == [t for t in every if t.split("::")[0] in paths], marker
 
 
 def test_ci_test_without_a_venv_says_how_to_make_one(tmp_path: Path) -> None:
@@ -79,8 +116,6 @@ def _python_block(title: str) -> str:
 
 
 def test_quick_start_runs_as_a_script_and_prints_its_result(tmp_path: Path) -> None:
-    import sys
-
     script = tmp_path / "quickstart.py"
     script.write_text(_python_block("Quick start"))
     result = subprocess.run(

@@ -16,7 +16,8 @@ import polars as pl
 import pytest
 
 import polarscore as ps
-from tests import oracles_similarity as oracle
+from tests.oracles import similarity as oracle
+from tests.oracles import tokens
 
 #: More distinct words than 16-bit ids can number.
 MANY = 70_001
@@ -50,7 +51,7 @@ def test_more_than_70000_distinct_words_in_one_row() -> None:
     assert _rouge_l(text, ref_text) == expected
     # The words past id 65,535 carry the score: the others alone match at most 12 words.
     low_only = " ".join(w for w in reference if w.startswith("w") and int(w[1:]) < 65_536)
-    assert oracle.lcs_length(oracle.words(text), oracle.words(low_only)) <= 12
+    assert tokens.lcs_length(oracle.words(text), oracle.words(low_only)) <= 12
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -16,6 +16,7 @@ import polarscore as ps
 from tests.conftest import DATA, SPARK_BATCH_ROWS
 
 pytestmark = [
+    pytest.mark.spark,
     # pyspark warns about pandas 3 when it prepares Arrow UDFs; it does not affect mapInArrow.
     pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
     # PySpark before 4.3 leaves toArrow()'s collect socket for the garbage collector to close.

@@ -26,6 +26,7 @@ import polarscore as ps
 from polarscore.adapters.spark import score_spark
 
 pytestmark = [
+    pytest.mark.spark,
     pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
     # PySpark before 4.3 leaves toArrow()'s collect socket for the garbage collector to close.
     pytest.mark.filterwarnings(

@@ -5,7 +5,7 @@ pathological whitespace runs, control characters and NUL bytes, each scored (wit
 option value) and compared row by row with the scorer's pure-Python oracle. The heaviest cases
 (10 MB cells against the oracles, 100 MB of text through the streaming engine: about 15 minutes
 on two cores, nearly all of it in the pure-Python oracles) are marked ``slow``; run them with
-``python -m pytest -m slow tests/test_hardening_text.py``.
+``python -m pytest -m slow tests/test_hostile_text.py``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ import polars as pl
 import pytest
 
 import polarscore as ps
-from tests.hardening_cases import (
+from tests.engines import EAGER, STREAMING, Engine
+from tests.scorer_cases import (
     ORACLES,
     SCORERS,
     as_form,
@@ -154,8 +155,8 @@ def _check_against_oracle(
     reference = as_form(pl.col("reference"), form)
     for options in option_sets(spec) if all_options else [{}]:
         expr = spec.expr("response", reference, **options)
-        got = df.select(expr).to_series().to_list()
-        streamed = df.lazy().select(expr).collect(engine="streaming").to_series().to_list()
+        got = EAGER(df, expr).to_series().to_list()
+        streamed = STREAMING(df, expr).to_series().to_list()
         assert streamed == got, f"{spec.name} {options}: streaming differs from eager"
         for i, (response, ref) in enumerate(pairs):
             if got[i] is not None:
@@ -210,12 +211,10 @@ def test_hundred_megabytes_of_text_streams(spec: ps.ScorerSpec) -> None:
     df = pl.DataFrame({"response": [cell] * 10, "reference": ["Paris 42", cell] * 5})
     reference: Any = as_form(pl.col("reference"), reference_forms(spec)[0])
     expr = spec.expr("response", reference)
-    streamed = df.lazy().select(expr).collect(engine="streaming")
-    assert streamed.equals(df.select(expr))
+    assert STREAMING(df, expr).equals(EAGER(df, expr))
 
 
-@pytest.mark.parametrize("engine", ["in-memory", "streaming"])
-def test_contains_with_a_long_reference(engine: str) -> None:
+def test_contains_with_a_long_reference(engine: Engine) -> None:
     """Found by this suite: a per-row literal ``str.contains`` compiles the reference into a
     regex, and a reference of a few hundred kilobytes exceeded the regex size limit."""
     numbers = " ".join(str(i) for i in range(100_000))
@@ -226,5 +225,5 @@ def test_contains_with_a_long_reference(engine: str) -> None:
         }
     )
     expr = ps.answer_correctness("response", "reference", match_mode="contains")
-    got = df.lazy().select(expr).collect(engine=engine).to_series().to_list()  # type: ignore[call-overload]
+    got = engine(df, expr).to_series().to_list()
     assert got == [0.0, 1.0, 0.0, 0.0]

@@ -1,7 +1,8 @@
-"""Slow, obviously-correct pure-Python versions of the reference behaviours (tests only).
+"""A slow, obviously-correct pure-Python answer correctness (tests only): mirrors
+``src/correctness.rs``.
 
-Each oracle is written from the reference behaviour in plain Python, with Python's own ``str`` and
-``re`` semantics, so it shares none of the Polars implementation's code or its Rust character
+Written from DataRobot's answer-correctness behaviour in plain Python, with Python's own ``str``
+and ``re`` semantics, so it shares none of the Polars implementation's code or its Rust character
 classes.
 """
 

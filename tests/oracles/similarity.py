@@ -1,17 +1,16 @@
-"""Pure-Python oracles for response similarity and SQuAD EM/F1 (tests only).
+"""A pure-Python response similarity (tests only): mirrors ``src/similarity.rs``.
 
-Written from DataRobot's response-similarity behaviour and from the definition of the official
-SQuAD v1.1 evaluation script (``normalize_answer``, ``exact_match_score``, ``f1_score``,
-``metric_max_over_ground_truths``), with Python's own ``str`` and ``re``, so they share no code or
-character classes with the Polars implementation.
+Written from DataRobot's response-similarity behaviour (token recall, token F1, ROUGE-L over its
+word lists, and the reason text of the details), with Python's own ``str`` and ``re``, so it
+shares no code or character classes with the Polars implementation. The token overlap and LCS
+it counts with are :mod:`tests.oracles.tokens`.
 """
 
 from __future__ import annotations
 
 import re
-import string
-from collections import Counter
-from collections.abc import Sequence
+
+from tests.oracles.tokens import lcs_length, multiset_overlap
 
 # The reference's stopwords: its docs call them 34; its code has these 36.
 STOPWORDS = {
@@ -20,23 +19,6 @@ STOPWORDS = {
     *("it", "its", "this", "that", "these", "those", "with", "as", "by", "from"),
     *("i", "you", "we", "they", "he", "she"),
 }
-
-
-def multiset_overlap(left: Sequence[object], right: Sequence[object]) -> int:
-    """Size of the multiset intersection (Counter ``&``)."""
-    common = Counter(left) & Counter(right)
-    return sum(common.values())
-
-
-def lcs_length(left: Sequence[object], right: Sequence[object]) -> int:
-    """Longest common subsequence length by the textbook dynamic programme (two rows kept)."""
-    previous = [0] * (len(right) + 1)
-    for x in left:
-        current = [0]
-        for j, y in enumerate(right):
-            current.append(previous[j] + 1 if x == y else max(previous[j + 1], current[j]))
-        previous = current
-    return previous[-1]
 
 
 # --- response similarity (DataRobot) -----------------------------------------------------------
@@ -83,49 +65,6 @@ def response_similarity(
     scored = [(pair_similarity(metric, response or "", text), i) for i, text in items]
     best = max(score for score, _ in scored)
     return best, next(i for score, i in scored if score == best)
-
-
-# --- SQuAD v1.1 (official evaluation script's definitions) ---------------------------------------
-
-_PUNCTUATION = set(string.punctuation)
-
-
-def squad_normalize(text: str) -> str:
-    text = text.lower()
-    text = "".join(ch for ch in text if ch not in _PUNCTUATION)
-    text = re.sub(r"\b(a|an|the)\b", " ", text)
-    return " ".join(text.split())
-
-
-def squad_em_pair(prediction: str, truth: str) -> float:
-    return float(squad_normalize(prediction) == squad_normalize(truth))
-
-
-def squad_f1_pair(prediction: str, truth: str) -> float:
-    pred = squad_normalize(prediction).split()
-    gold = squad_normalize(truth).split()
-    same = multiset_overlap(pred, gold)
-    if same == 0:
-        return 0.0
-    precision = 1.0 * same / len(pred)
-    recall = 1.0 * same / len(gold)
-    return (2 * precision * recall) / (precision + recall)
-
-
-def squad_max(
-    pair: str, prediction: str | None, truths: str | list[str | None] | None
-) -> tuple[float | None, int | None]:
-    """Max over usable (non-null, non-blank) ground truths; (None, None) when none is usable."""
-    if truths is None:
-        return None, None
-    items = [truths] if isinstance(truths, str) else truths
-    usable = [(i, t) for i, t in enumerate(items) if t is not None and t.strip()]
-    if not usable:
-        return None, None
-    fn = squad_em_pair if pair == "em" else squad_f1_pair
-    scored = [(fn(prediction or "", t), i) for i, t in usable]
-    best = max(s for s, _ in scored)
-    return best, next(i for s, i in scored if s == best)
 
 
 # --- the reference's reason text -------------------------------------------------------------
