@@ -132,16 +132,20 @@ fn push_rows<'a>(arr: &'a ListArray<i64>, rows: &mut Vec<Option<RowList<'a>>>) -
     Ok(())
 }
 
-/// The number of rows of a set of inputs that broadcast: the longest one.
+/// The number of rows of a set of inputs, broadcast as Polars does: a one-row input (a literal)
+/// stretches to the length the others share, which may be 0 (an empty batch stays empty).
 pub fn output_len(lens: &[usize]) -> PolarsResult<usize> {
-    let n = lens.iter().copied().max().unwrap_or(0);
-    for &l in lens {
-        polars_ensure!(
-            l == n || l == 1,
-            ShapeMismatch: "inputs have different lengths: {l} and {n}"
-        );
+    let mut n: Option<usize> = None;
+    for &l in lens.iter().filter(|&&l| l != 1) {
+        match n {
+            None => n = Some(l),
+            Some(m) => polars_ensure!(
+                l == m,
+                ShapeMismatch: "inputs have different lengths: {m} and {l}"
+            ),
+        }
     }
-    Ok(n)
+    Ok(n.unwrap_or(usize::from(!lens.is_empty())))
 }
 
 /// Rows per task when a kernel splits a batch over threads.
@@ -168,4 +172,25 @@ where
         out.extend(part);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::output_len;
+
+    #[test]
+    fn one_row_inputs_broadcast_to_the_others_length() {
+        assert_eq!(output_len(&[5, 1, 5]).unwrap(), 5);
+        assert_eq!(output_len(&[1, 1]).unwrap(), 1);
+        assert_eq!(output_len(&[]).unwrap(), 0);
+        // An empty batch with a literal option stays empty.
+        assert_eq!(output_len(&[0, 0, 1]).unwrap(), 0);
+        assert_eq!(output_len(&[1, 0]).unwrap(), 0);
+    }
+
+    #[test]
+    fn other_lengths_must_agree() {
+        assert!(output_len(&[3, 2]).is_err());
+        assert!(output_len(&[0, 1, 4]).is_err());
+    }
 }

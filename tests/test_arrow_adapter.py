@@ -376,12 +376,6 @@ def test_a_scorer_that_compares_needs_the_reference_column() -> None:
         ArrowScorer(table.schema, response="response", scorers=["non_empty", "answer_correctness"])
 
 
-@pytest.mark.xfail(
-    reason="known bug: on an empty frame, these scorers fail with a literal-expression option "
-    "(the plugin: 'lengths don't match: 0 and 1'; json_schema: a return dtype), and the adapter "
-    "checks every request on an empty frame of the schema, so it refuses the request",
-    raises=ps.InvalidParameterError,
-)
 @pytest.mark.parametrize(
     ("scorer", "options"),
     [

@@ -80,13 +80,7 @@ def test_every_option_set_agrees_across_engines(
     for options in option_sets(spec):
         expected = EAGER.score(small, spec, reference=reference, **options)
         assert STREAMING.score(small, spec, reference=reference, **options).equals(expected)
-        if any(isinstance(value, pl.Expr) for value in options.values()):
-            # The Arrow adapter refuses literal-expression options (a known bug, see
-            # test_arrow_adapter.py::test_literal_expression_options): score each batch with
-            # the expression itself.
-            got = ARROW_97(small, score_expr(spec, form, **options)).to_series()
-        else:
-            got = ARROW_97.score(small, spec, reference=reference, **options)
+        got = ARROW_97.score(small, spec, reference=reference, **options)
         assert got.equals(expected, check_names=False), options
 
 

@@ -117,6 +117,8 @@ def _json_per_row(text: pl.Expr, schemas: pl.Expr) -> pl.Expr:
     """Return each row's failure message against its own schema, each distinct pair once."""
 
     def apply(pairs: pl.Series) -> pl.Series:
+        if pairs.is_empty():  # replace_strict hands an empty input back with its own dtype
+            return pl.Series(pairs.name, [], dtype=pl.String)
         distinct = pairs.unique()
         failures = pl.Series(
             [_row_check(p["schema"])(p["text"]) for p in distinct.to_list()], dtype=pl.String
