@@ -8,6 +8,8 @@ GPT-3 solutions of openai/grade-school-math (MIT) with OpenAI's own ``orig_is_co
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
 import pytest
 from hypothesis import given
@@ -110,6 +112,16 @@ def test_extract_choice_matches_the_harness_regexes(texts: list[str | None]) -> 
     )
     assert out["full"].to_list() == [None if t is None else _oracle_full(t) for t in texts]
     assert out["first"].to_list() == [None if t is None else _oracle_answer_is(t) for t in texts]
+
+
+@given(text=choice_text)
+def test_the_one_pass_rules_are_the_harness_regexes(text: str) -> None:
+    """The oracle's one-pass forms of the harness's second and third rules find what the
+    harness's own regular expressions find."""
+    colon = re.search(oracle.ANSWER_COLON, text)
+    assert oracle.answer_colon(text) == (colon.group(1) if colon else None)
+    last = re.search(oracle.LAST_LETTER, text, re.DOTALL)
+    assert oracle.last_letter(text) == (last.group(0) if last else None)
 
 
 # --- GSM8K ----------------------------------------------------------------------------------------

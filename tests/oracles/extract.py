@@ -24,11 +24,40 @@ def mmlu_pro(text: str) -> str | None:
     first = answer_is(text)
     if first:
         return first
-    match = re.search(r".*[aA]nswer:\s*([A-J])", text)
-    if match:
-        return match.group(1)
-    match = re.search(r"\b[A-J]\b(?!.*\b[A-J]\b)", text, re.DOTALL)
-    return match.group(0) if match else None
+    return answer_colon(text) or last_letter(text)
+
+
+#: The harness's second rule as it writes it: the letter after the last "answer:" of a line.
+ANSWER_COLON = r".*[aA]nswer:\s*([A-J])"
+
+#: The harness's third rule as it writes it: a standalone letter with none after it.
+LAST_LETTER = r"\b[A-J]\b(?!.*\b[A-J]\b)"
+
+
+def answer_colon(text: str) -> str | None:
+    """The harness's second rule, in one pass over the text.
+
+    ``re.search`` retries the greedy ``.*`` from every position of a line (quadratic on long
+    lines). What it finds: on the first line where ``[aA]nswer:\\s*[A-J]`` starts, the last start
+    on that line (``\\s*`` may run on past the line's end). Overlapping starts count ("Answer:
+    Answer: C" gives C), hence the lookahead.
+    """
+    starts = [(m.start(), m.group(1)) for m in re.finditer(r"(?=[aA]nswer:\s*([A-J]))", text)]
+    if not starts:
+        return None
+    line_end = text.find("\n", starts[0][0])
+    return [letter for at, letter in starts if line_end == -1 or at < line_end][-1]
+
+
+def last_letter(text: str) -> str | None:
+    r"""The harness's third rule in one pass: the last standalone letter A-J.
+
+    The harness's lookahead scans the rest of the text again from every letter, which is
+    quadratic on long answers (over a minute for the MMLU-Pro logs); the last match of
+    ``\b[A-J]\b`` is the same letter. ``tests/test_extraction.py`` checks the two agree.
+    """
+    letters = re.findall(r"\b[A-J]\b", text)
+    return letters[-1] if letters else None
 
 
 def number(text: str, method: str) -> str | None:
