@@ -66,22 +66,31 @@ class ScoreColumn:
         return ScorerRequest(spec=self.spec, options=self.options, column=self.name)
 
 
+def _empty_table(schema: pa.Schema) -> pa.Table:
+    """Return a table of no rows of ``schema``.
+
+    Built from ``pa.nulls``, not ``schema.empty_table()``: pyarrow 16 (the oldest supported) has
+    no converter that builds an empty list of dictionaries from its type.
+    """
+    return pa.table([pa.nulls(0, field.type) for field in schema], schema=schema)
+
+
 def _polars_schema(schema: pa.Schema) -> pl.Schema:
     """Return the Polars schema of ``schema``'s fields, so the frame API's checks apply.
 
     Arrow's ``large_string`` and ``string_view`` become ``String``, its dictionaries of strings
-    ``Categorical``; a field Polars cannot read is ``Unknown`` (never text, so an error names
-    it if a scorer reads it).
+    ``Categorical`` (``Enum`` when Polars wrote them); a field Polars cannot read is ``Unknown``
+    (never text, so an error names it if a scorer reads it).
     """
     dtypes: dict[str, pl.DataType] = {}
     for field in schema:
         try:
-            series = pl.from_arrow(pa.array([], type=field.type))
+            frame = pl.from_arrow(_empty_table(pa.schema([field])))
         except Exception:
             dtypes[field.name] = pl.Unknown()
             continue
-        assert isinstance(series, pl.Series)
-        dtypes[field.name] = series.dtype
+        assert isinstance(frame, pl.DataFrame)
+        dtypes[field.name] = frame.schema[field.name]
     return pl.Schema(dtypes)
 
 
@@ -190,7 +199,7 @@ class ArrowScorer:
         if missing:
             raise ColumnNotFoundError.from_missing(missing[0], schema.names)
         self._needed = [name for name in schema.names if name in needed]
-        empty = pl.from_arrow(self._project(schema.empty_table()))
+        empty = pl.from_arrow(self._project(_empty_table(schema)))
         assert isinstance(empty, pl.DataFrame)
         try:
             empty.select(exprs)
