@@ -116,17 +116,11 @@ def _row_check(schema_text: str | None) -> Callable[[str], str | None]:
 def _json_per_row(text: pl.Expr, schemas: pl.Expr) -> pl.Expr:
     """Return each row's failure message against its own schema, each distinct pair once."""
 
-    def apply(pairs: pl.Series) -> pl.Series:
-        if pairs.is_empty():  # replace_strict hands an empty input back with its own dtype
-            return pl.Series(pairs.name, [], dtype=pl.String)
-        distinct = pairs.unique()
-        failures = pl.Series(
-            [_row_check(p["schema"])(p["text"]) for p in distinct.to_list()], dtype=pl.String
-        )
-        return pairs.replace_strict(distinct, failures, return_dtype=pl.String)
+    def check(pair: dict[str, Any]) -> str | None:
+        return _row_check(pair["schema"])(pair["text"])
 
     return pl.struct(text.alias("text"), schemas.alias("schema")).map_batches(
-        apply, return_dtype=pl.String, is_elementwise=True
+        map_present(check, pl.String()), return_dtype=pl.String, is_elementwise=True
     )
 
 

@@ -57,7 +57,7 @@ def choose(flag: pl.Expr, yes: pl.Expr | str, no: pl.Expr | str) -> pl.Expr:
 
 
 def map_present(
-    function: Callable[[str], Any], dtype: pl.DataType
+    function: Callable[[Any], Any], dtype: pl.DataType
 ) -> Callable[[pl.Series], pl.Series]:
     """Return a batch function applying ``function`` to each distinct non-null value only."""
 
