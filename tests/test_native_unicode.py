@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from polarscore.kernels._plugin import load_unicode_tables
+from polarscore.kernels import _plugin
+from polarscore.kernels._plugin import load_unicode_tables, unicode_flags
 from polarscore.normalize import datarobot_normalize, py_lower
 
 ALL_CHARS = [chr(cp) for cp in range(sys.maxunicode + 1) if not 0xD800 <= cp <= 0xDFFF]
@@ -29,6 +30,40 @@ def _mismatches(expr: pl.Expr, oracle: list[str], inputs: list[str]) -> list[tup
 
 def test_tables_follow_the_running_interpreter() -> None:
     assert load_unicode_tables() == unicodedata.unidata_version
+
+
+def _flags_of(c: str) -> int:
+    """The flags of one character, asked of the interpreter one property at a time."""
+    flags = 0
+    category = unicodedata.category(c)
+    if re.fullmatch(r"\w", c):
+        flags |= _plugin.WORD
+    if category == "Cn":
+        flags |= _plugin.UNASSIGNED
+    if c.islower() or c.isupper() or c.istitle():
+        flags |= _plugin.CASED
+    if category in ("Mn", "Me", "Cf", "Lm", "Sk") or c in _plugin._WORD_BREAK_MID:
+        flags |= _plugin.CASE_IGNORABLE
+    if re.fullmatch(r"\d", c):
+        flags |= _plugin.DIGIT | unicodedata.decimal(c) << 8
+    if c.isspace():
+        flags |= _plugin.SPACE
+    if not c.isprintable():
+        flags |= _plugin.UNPRINTABLE
+    if c.lower() != c:
+        flags |= _plugin.CHANGES_WHEN_LOWERED
+    return flags
+
+
+def test_flags_equal_the_interpreter_on_every_code_point() -> None:
+    # unicode_flags asks only about assigned, non-private characters; this asks about all.
+    flags = unicode_flags().tolist()
+    wrong = [
+        (hex(cp), flags[cp], expected)
+        for cp in range(sys.maxunicode + 1)
+        if flags[cp] != (expected := _flags_of(chr(cp)))
+    ]
+    assert wrong[:10] == []
 
 
 def test_lower_equals_python_on_every_code_point() -> None:
