@@ -75,12 +75,18 @@ def unicode_flags() -> np.ndarray[Any, np.dtype[np.uint16]]:
     chars = list(text)
 
     def where(values: Any) -> np.ndarray[Any, np.dtype[np.intp]]:
-        return assigned[np.frombuffer(bytes(values), dtype=bool)]
+        selected: np.ndarray[Any, np.dtype[np.intp]] = assigned[
+            np.frombuffer(bytes(values), dtype=bool)
+        ]
+        return selected
 
     def where_kept(pattern: str) -> np.ndarray[Any, np.dtype[np.intp]]:
         # The code points of `text` that `pattern` (a negated class) leaves in place.
         kept = re.sub(pattern, "\0", text).encode("utf-32-le")
-        return assigned[np.frombuffer(kept, dtype="<u4") != 0]
+        selected: np.ndarray[Any, np.dtype[np.intp]] = assigned[
+            np.frombuffer(kept, dtype="<u4") != 0
+        ]
+        return selected
 
     flags[where_kept(r"\W")] |= WORD
     ignorable = np.isin(categories, [b"Mn", b"Me", b"Cf", b"Lm", b"Sk"])
