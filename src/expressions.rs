@@ -525,8 +525,10 @@ fn squad_f1(inputs: &[Series]) -> PolarsResult<Series> {
 fn squad_normalize(inputs: &[Series]) -> PolarsResult<Series> {
     let t = tables()?;
     let ca = inputs[0].str()?;
+    let mut normalized = String::new();
     let out = ca.apply_into_string_amortized(|text, buf| {
-        squad::for_each_normalized(t, text, |c| buf.push(c))
+        squad::normalize_into(t, text, &mut normalized);
+        buf.push_str(&normalized);
     });
     Ok(out.into_series())
 }
