@@ -51,7 +51,7 @@ pub struct RowList<'a> {
 }
 
 impl<'a> RowList<'a> {
-    pub fn iter(self) -> impl Iterator<Item = Option<&'a str>> + 'a {
+    pub fn iter(self) -> impl Iterator<Item = Option<&'a str>> + Clone + 'a {
         let values = self.values;
         (self.start..self.end).map(move |j| {
             if values.is_null(j) {

@@ -360,7 +360,7 @@ fn similarity_metric(kwargs: &SimilarityKwargs) -> PolarsResult<Metric> {
 }
 
 /// The answers of one row as optional items: a null string or a null list has none.
-fn row_items<'a>(refs: RowRefs<'a>) -> impl Iterator<Item = Option<&'a str>> + 'a {
+fn row_items<'a>(refs: RowRefs<'a>) -> impl Iterator<Item = Option<&'a str>> + Clone + 'a {
     let (one, many) = match refs {
         RowRefs::One(Some(text)) => (Some(text), None),
         RowRefs::One(None) | RowRefs::Null => (None, None),

@@ -1,8 +1,10 @@
 //! DataRobot's response similarity: token recall, token F1 and ROUGE-L over Python `\w+` words.
 //!
 //! Words are `re.findall(r"\w+", text.lower())` with Python's `\w` and `str.lower()`, minus the
-//! reference's 36 stopwords unless that leaves none. A row's response is interned once
-//! ([`Vocab`]); each acceptable (or unacceptable) answer is tokenised and scored against it.
+//! reference's 36 stopwords unless that leaves none. A row's response is tokenised once; the
+//! words of its answers (a few, and short) are interned together ([`Vocab`]), and the response's
+//! words are only looked up among them: a response word no answer has can never match, and it
+//! drops out of the longest common subsequence too.
 
 use crate::pyunicode::{py_is_blank, Tables};
 use crate::tokens::{BitLcs, Vocab};
@@ -136,6 +138,25 @@ impl Words {
         self.n_content = self.words.iter().filter(|(_, stop)| !stop).count();
     }
 
+    /// Every word, with whether it is a stopword.
+    fn all(&self) -> impl Iterator<Item = (&str, bool)> + '_ {
+        let mut start = 0;
+        self.words.iter().map(move |&(end, stop)| {
+            let w = &self.buf[start..end];
+            start = end;
+            (w, stop)
+        })
+    }
+
+    /// The number of words kept: the non-stopwords, or all of them if none is left.
+    fn n_kept(&self) -> usize {
+        if self.n_content == 0 {
+            self.words.len()
+        } else {
+            self.n_content
+        }
+    }
+
     /// The words the reference keeps: the non-stopwords, or all of them if none is left.
     pub fn kept(&self) -> impl Iterator<Item = &str> + '_ {
         let all = self.n_content == 0;
@@ -174,10 +195,18 @@ impl WordRun {
 /// Reusable buffers for scoring many rows.
 #[derive(Default)]
 pub struct Scratch {
+    response: Words,
     words: Words,
+    /// The words of a row's usable answers, interned together.
     vocab: Vocab,
-    response_ids: Vec<u32>,
+    /// Each usable answer's kept words (ids in `vocab`), one after the other; `answers` holds
+    /// each one's end in `item_ids` and its position in the row.
     item_ids: Vec<u32>,
+    answers: Vec<(usize, u32)>,
+    /// How often the response holds each answer word; the response's answer words in order.
+    counts: Vec<u32>,
+    sequence: Vec<u32>,
+    used: Vec<u32>,
     lcs: BitLcs,
 }
 
@@ -202,45 +231,18 @@ pub fn f_measure(matched: usize, n_response: usize, n_reference: usize) -> f64 {
 impl<'s> Scorer<'s> {
     /// Prepare to score `response` (null already read as `""`).
     pub fn new(t: &Tables, metric: Metric, response: &str, scratch: &'s mut Scratch) -> Self {
-        scratch.words.fill(t, response);
-        scratch.vocab.clear();
-        scratch.response_ids.clear();
-        for w in scratch.words.kept() {
-            let id = scratch.vocab.intern(w);
-            scratch.response_ids.push(id);
-        }
-        if metric == Metric::RougeL {
-            scratch.lcs.set_pattern(&scratch.response_ids);
-        }
+        scratch.response.fill(t, response);
         Scorer {
             metric,
-            n_response: scratch.response_ids.len(),
+            n_response: scratch.response.n_kept(),
             scratch,
         }
     }
 
-    /// The score of the response against one answer.
+    /// The score of the response against one answer (a usable one: not blank).
     pub fn score(&mut self, t: &Tables, answer: &str) -> f64 {
-        let s = &mut *self.scratch;
-        s.words.fill(t, answer);
-        s.item_ids.clear();
-        for w in s.words.kept() {
-            s.item_ids.push(s.vocab.get(w));
-        }
-        let n_reference = s.item_ids.len();
-        match self.metric {
-            Metric::TokenRecall => {
-                if n_reference == 0 {
-                    0.0
-                } else {
-                    s.vocab.overlap(&s.item_ids) as f64 / n_reference as f64
-                }
-            }
-            Metric::TokenF1 => {
-                f_measure(s.vocab.overlap(&s.item_ids), self.n_response, n_reference)
-            }
-            Metric::RougeL => f_measure(s.lcs.lcs(&s.item_ids), self.n_response, n_reference),
-        }
+        self.best(t, std::iter::once(Some(answer)))
+            .map_or(0.0, |b| b.score)
     }
 
     /// The best score over `answers` (a null item is the text "None"; blank items are
@@ -249,28 +251,105 @@ impl<'s> Scorer<'s> {
     pub fn best<'a>(
         &mut self,
         t: &Tables,
-        answers: impl Iterator<Item = Option<&'a str>>,
+        answers: impl Iterator<Item = Option<&'a str>> + Clone,
     ) -> Option<Best<'a>> {
-        let mut best: Option<Best<'a>> = None;
-        let mut count = 0u32;
+        let s = &mut *self.scratch;
+        let texts = answers.clone();
+        // The answers' kept words, interned together.
+        s.vocab.clear();
+        s.item_ids.clear();
+        s.answers.clear();
         for (i, answer) in answers.enumerate() {
             let text = answer.unwrap_or("None");
             if py_is_blank(text) {
                 continue;
             }
-            count += 1;
-            let score = self.score(t, text);
-            if best.as_ref().is_none_or(|b| score > b.score) {
-                best = Some(Best {
-                    score,
-                    index: i as u32,
-                    text,
-                    count: 0,
-                });
+            s.words.fill(t, text);
+            for w in s.words.kept() {
+                let id = s.vocab.intern(w);
+                s.item_ids.push(id);
+            }
+            s.answers.push((s.item_ids.len(), i as u32));
+        }
+        if s.answers.is_empty() {
+            return None;
+        }
+        // The response's kept words that some answer has: their counts and their order.
+        s.counts.clear();
+        s.counts.resize(s.vocab.len(), 0);
+        s.sequence.clear();
+        let keep_all = s.response.n_content == 0;
+        // The byte lengths of the answers' words (63 stands for 63 and longer): most response
+        // words are told apart by their length alone, before any hashing.
+        let lengths = s.vocab.tokens().fold(0u64, |m, w| m | 1 << w.len().min(63));
+        for (w, stop) in s.response.all() {
+            if (stop && !keep_all) || lengths & 1 << w.len().min(63) == 0 {
+                continue;
+            }
+            let id = s.vocab.get(w);
+            if let Some(count) = s.counts.get_mut(id as usize) {
+                *count += 1;
+                s.sequence.push(id);
             }
         }
-        best.map(|b| Best { count, ..b })
+        if self.metric == Metric::RougeL {
+            s.lcs.set_pattern(&s.sequence);
+        }
+        let mut best: Option<(f64, u32)> = None;
+        let mut start = 0;
+        for &(end, index) in &s.answers {
+            let ids = s.item_ids.get(start..end).unwrap_or(&[]);
+            start = end;
+            let n_reference = ids.len();
+            let score = match self.metric {
+                Metric::TokenRecall => {
+                    if n_reference == 0 {
+                        0.0
+                    } else {
+                        overlap(&s.counts, &mut s.used, ids) as f64 / n_reference as f64
+                    }
+                }
+                Metric::TokenF1 => f_measure(
+                    overlap(&s.counts, &mut s.used, ids),
+                    self.n_response,
+                    n_reference,
+                ),
+                Metric::RougeL => f_measure(s.lcs.lcs(ids), self.n_response, n_reference),
+            };
+            if best.is_none_or(|(b, _)| score > b) {
+                best = Some((score, index));
+            }
+        }
+        let (score, index) = best?;
+        let text = texts
+            .clone()
+            .nth(index as usize)
+            .flatten()
+            .unwrap_or("None");
+        Some(Best {
+            score,
+            index,
+            text,
+            count: s.answers.len() as u32,
+        })
     }
+}
+
+/// The multiset intersection size of the response (`counts` per answer word) and one answer's
+/// words: `sum((Counter(response) & Counter(answer)).values())`.
+fn overlap(counts: &[u32], used: &mut Vec<u32>, ids: &[u32]) -> usize {
+    used.clear();
+    used.resize(counts.len(), 0);
+    let mut matched = 0;
+    for &id in ids {
+        if let (Some(used), Some(&count)) = (used.get_mut(id as usize), counts.get(id as usize)) {
+            if *used < count {
+                *used += 1;
+                matched += 1;
+            }
+        }
+    }
+    matched
 }
 
 /// The best answer of a row.
