@@ -7,7 +7,7 @@
 //! drops out of the longest common subsequence too.
 
 use crate::pyunicode::{py_is_blank, Tables};
-use crate::tokens::{BitLcs, Vocab};
+use crate::tokens::{overlap, BitLcs, Vocab};
 
 /// The three lexical metrics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -333,23 +333,6 @@ impl<'s> Scorer<'s> {
             count: s.answers.len() as u32,
         })
     }
-}
-
-/// The multiset intersection size of the response (`counts` per answer word) and one answer's
-/// words: `sum((Counter(response) & Counter(answer)).values())`.
-fn overlap(counts: &[u32], used: &mut Vec<u32>, ids: &[u32]) -> usize {
-    used.clear();
-    used.resize(counts.len(), 0);
-    let mut matched = 0;
-    for &id in ids {
-        if let (Some(used), Some(&count)) = (used.get_mut(id as usize), counts.get(id as usize)) {
-            if *used < count {
-                *used += 1;
-                matched += 1;
-            }
-        }
-    }
-    matched
 }
 
 /// The best answer of a row.

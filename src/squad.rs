@@ -7,7 +7,7 @@
 //! written as it is read and taken back if it is an article.
 
 use crate::pyunicode::{py_is_blank, Tables};
-use crate::tokens::Vocab;
+use crate::tokens::{overlap, Vocab};
 
 /// What an ASCII character is to the normalisation.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -212,9 +212,13 @@ fn normalize_up_to(t: &Tables, text: &str, limit: usize, out: &mut String) {
 pub struct Scratch {
     response: String,
     reference: String,
+    /// F1: the references' words, interned together; each reference's word ids one after the
+    /// other (`ends` holds where each ends); how often the response holds each word.
     vocab: Vocab,
     ids: Vec<u32>,
-    /// Exact match: the normalised references, one after the other, and their ends.
+    counts: Vec<u32>,
+    used: Vec<u32>,
+    /// Exact match: the normalised references, one after the other (`ends` holds their ends).
     references: String,
     ends: Vec<usize>,
 }
@@ -296,37 +300,54 @@ pub fn best<'a>(
     }
 }
 
-/// F1 over the usable references: the response's words are counted once.
+/// F1 over the usable references. Their words are interned together; the response's words are
+/// only looked up among them (a word no reference has can never match).
 fn f1<'a>(
     t: &Tables,
     response: &str,
     references: impl Iterator<Item = Option<&'a str>>,
     s: &mut Scratch,
 ) -> Option<f64> {
-    let mut best: Option<f64> = None;
-    let mut prepared = false;
-    let mut n_response = 0;
+    s.vocab.clear();
+    s.ids.clear();
+    s.ends.clear();
     for reference in references.flatten().filter(|r| !py_is_blank(r)) {
-        if !prepared {
-            normalize_into(t, response, &mut s.response);
-            s.vocab.clear();
-            for w in words(&s.response) {
-                s.vocab.intern(w);
-                n_response += 1;
-            }
-            prepared = true;
-        }
         normalize_into(t, reference, &mut s.reference);
-        s.ids.clear();
         for w in words(&s.reference) {
-            s.ids.push(s.vocab.get(w));
+            let id = s.vocab.intern(w);
+            s.ids.push(id);
         }
-        let same = s.vocab.overlap(&s.ids);
+        s.ends.push(s.ids.len());
+    }
+    if s.ends.is_empty() {
+        return None;
+    }
+    // The references' word lengths (63 for 63 and longer) tell most response words apart
+    // before any hashing.
+    let lengths = s.vocab.tokens().fold(0u64, |m, w| m | 1 << w.len().min(63));
+    normalize_into(t, response, &mut s.response);
+    s.counts.clear();
+    s.counts.resize(s.vocab.len(), 0);
+    let mut n_response = 0;
+    for w in words(&s.response) {
+        n_response += 1;
+        if lengths & 1 << w.len().min(63) != 0 {
+            if let Some(count) = s.counts.get_mut(s.vocab.get(w) as usize) {
+                *count += 1;
+            }
+        }
+    }
+    let mut best: Option<f64> = None;
+    let mut start = 0;
+    for &end in &s.ends {
+        let ids = s.ids.get(start..end).unwrap_or(&[]);
+        start = end;
+        let same = overlap(&s.counts, &mut s.used, ids);
         let score = if same == 0 {
             0.0
         } else {
             let precision = same as f64 / n_response as f64;
-            let recall = same as f64 / s.ids.len() as f64;
+            let recall = same as f64 / ids.len() as f64;
             (2.0 * precision * recall) / (precision + recall)
         };
         if best.is_none_or(|b| score > b) {

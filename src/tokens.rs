@@ -1,11 +1,11 @@
 //! Token machinery shared by the word-based scorers (response similarity, SQuAD F1).
 //!
-//! A row's response is interned into a [`Vocab`] (dense ids, with counts); every reference's
-//! tokens are then looked up in it, since a token the response does not have can never match.
-//! On the ids: [`Vocab::overlap`] is the multiset intersection size (`Counter` `&`), and
-//! [`BitLcs`] the longest common subsequence by Hyyrö's bit-parallel algorithm.
+//! A row's references (a few short texts) are interned together into a [`Vocab`] (dense ids,
+//! with counts); the response's tokens are then only looked up in it, since a token no reference
+//! has can never match. On the ids: [`overlap`] is the multiset intersection size (`Counter`
+//! `&`), and [`BitLcs`] the longest common subsequence by Hyyrö's bit-parallel algorithm.
 
-/// The id of a reference token that the response does not have.
+/// The id of a token the vocabulary does not hold.
 pub const ABSENT: u32 = u32::MAX;
 
 /// A fast, non-cryptographic hash of a token (FxHash-style over 8-byte words; the high bits
@@ -47,7 +47,6 @@ pub struct Vocab {
     slot_of: Vec<usize>,
     /// A power-of-two number of slots, each [`ABSENT`] or an id.
     slots: Vec<u32>,
-    used: Vec<u32>,
 }
 
 impl Vocab {
@@ -192,25 +191,24 @@ impl Vocab {
         }
         self.find(token, hash).1
     }
+}
 
-    /// The multiset intersection size of the interned text and `ids` (looked up with
-    /// [`Vocab::get`]): `sum((Counter(text) & Counter(other)).values())`.
-    pub fn overlap(&mut self, ids: &[u32]) -> usize {
-        self.used.clear();
-        self.used.resize(self.counts.len(), 0);
-        let mut matched = 0;
-        for &id in ids {
-            if let (Some(used), Some(&count)) =
-                (self.used.get_mut(id as usize), self.counts.get(id as usize))
-            {
-                if *used < count {
-                    *used += 1;
-                    matched += 1;
-                }
+/// The multiset intersection size of a text (`counts[id]`: how often it holds each word of a
+/// [`Vocab`]) and another's words (`ids` in that vocabulary):
+/// `sum((Counter(text) & Counter(other)).values())`. `used` is scratch.
+pub fn overlap(counts: &[u32], used: &mut Vec<u32>, ids: &[u32]) -> usize {
+    used.clear();
+    used.resize(counts.len(), 0);
+    let mut matched = 0;
+    for &id in ids {
+        if let (Some(used), Some(&count)) = (used.get_mut(id as usize), counts.get(id as usize)) {
+            if *used < count {
+                *used += 1;
+                matched += 1;
             }
         }
-        matched
     }
+    matched
 }
 
 const SLOTS: usize = 128;
@@ -332,7 +330,11 @@ mod tests {
         assert_eq!(v.counts, [3, 1, 1, 1]);
         assert_eq!(v.token(v.get("é")), "é");
         assert_eq!(
-            v.overlap(&[v.get("a"), v.get("a"), v.get("zz"), v.get("a"), v.get("a")]),
+            overlap(
+                &v.counts,
+                &mut Vec::new(),
+                &[v.get("a"), v.get("a"), v.get("zz"), v.get("a"), v.get("a")]
+            ),
             3
         );
     }
@@ -402,7 +404,7 @@ mod tests {
             .iter()
             .map(|t| v.get(t))
             .collect();
-        assert_eq!(v.overlap(&other), 3);
+        assert_eq!(overlap(&v.counts, &mut Vec::new(), &other), 3);
         v.clear();
         assert_eq!(v.get("yes"), ABSENT);
     }
