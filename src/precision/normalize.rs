@@ -18,7 +18,6 @@ use crate::pyunicode::{is_py_space, Tables};
 pub struct NormScratch {
     cleaned: String,
     nfkc: String,
-    lowered: String,
 }
 
 /// Python `str.isspace()` of the character starting at byte `i`, with its length.
@@ -176,45 +175,24 @@ fn nfkc_inert(c: char) -> bool {
         .is_some_and(|w| w & (1 << (c as u32 & 63)) != 0)
 }
 
-/// Python `strip()` then `re.sub(r"\s+", " ", ...)`, appended to `out`.
-fn push_collapsed(text: &str, out: &mut String) {
+/// Python `strip()` then `re.sub(r"\s+", " ", ...)` of an ASCII text, lower-cased on the way
+/// (one pass over the bytes).
+fn push_collapsed_lower_ascii(text: &str, out: &mut String) {
+    let mut bytes = std::mem::take(out).into_bytes();
     let mut pending = false;
-    let mut any = false;
-    for c in text.chars() {
-        if is_py_space(c) {
-            pending = any;
+    for &b in text.as_bytes() {
+        if is_py_space(char::from(b)) {
+            pending = !bytes.is_empty();
         } else {
             if pending {
-                out.push(' ');
+                bytes.push(b' ');
                 pending = false;
             }
-            out.push(c);
-            any = true;
+            bytes.push(b.to_ascii_lowercase());
         }
     }
-}
-
-/// [`push_collapsed`] of an ASCII text, whole runs at a time.
-fn push_collapsed_ascii(text: &str, out: &mut String) {
-    let bytes = text.as_bytes();
-    let space = |b: u8| is_py_space(b as char);
-    let mut i = 0;
-    loop {
-        while bytes.get(i).is_some_and(|&b| space(b)) {
-            i += 1;
-        }
-        let start = i;
-        while bytes.get(i).is_some_and(|&b| !space(b)) {
-            i += 1;
-        }
-        let Some(word) = text.get(start..i).filter(|w| !w.is_empty()) else {
-            return;
-        };
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(word);
-    }
+    // Only ASCII bytes were written.
+    *out = String::from_utf8(bytes).unwrap_or_default();
 }
 
 /// the normalised form of `text`, written into `out` (cleared first).
@@ -229,15 +207,25 @@ pub fn basic_normalize(t: &Tables, text: &str, s: &mut NormScratch, out: &mut St
         source = &s.cleaned;
     }
     if source.is_ascii() {
-        push_collapsed_ascii(source, out);
-        out.make_ascii_lowercase();
+        push_collapsed_lower_ascii(source, out);
         return;
     }
     s.nfkc.clear();
     push_nfkc(t, source, &mut s.nfkc);
-    s.lowered.clear();
-    t.push_lower(&s.nfkc, &mut s.lowered);
-    push_collapsed(&s.lowered, out);
+    // `lower()` then the collapse, in one pass.
+    let mut pending = false;
+    t.for_each_lower(&s.nfkc, |c| {
+        if is_py_space(c) {
+            pending = !out.is_empty();
+        } else {
+            if pending {
+                out.push(' ');
+                pending = false;
+            }
+            out.push(c);
+        }
+        true
+    });
 }
 
 /// Call `f` on each token of a normalised text (ASCII punctuation and the space split it), in
