@@ -993,18 +993,24 @@ struct CharRatioKwargs {
 /// The character similarity of two normalised texts (tests and benchmarks of the kernel).
 #[polars_expr(output_type=Float64)]
 fn precision_char_ratio(inputs: &[Series], kwargs: CharRatioKwargs) -> PolarsResult<Series> {
-    let a = Texts::new(&inputs[0], "a")?;
-    let b = Texts::new(&inputs[1], "b")?;
-    let n = output_len(&[a.len(), b.len()])?;
     let mut s = precision::char_ratio::RatioScratch::default();
     let indel = kwargs.char_similarity == "indel";
-    let ca: Float64Chunked = (0..n)
-        .map(|i| match (a.get(i), b.get(i)) {
-            (Some(x), Some(y)) if indel => Some(precision::char_ratio::indel(x, y, &mut s)),
-            (Some(x), Some(y)) => Some(precision::char_ratio::sequence_matcher(x, y, &mut s)),
-            _ => None,
-        })
-        .collect();
+    let mut ratio = |pair: (Option<&str>, Option<&str>)| match pair {
+        (Some(x), Some(y)) if indel => Some(precision::char_ratio::indel(x, y, &mut s)),
+        (Some(x), Some(y)) => Some(precision::char_ratio::sequence_matcher(x, y, &mut s)),
+        _ => None,
+    };
+    let (a_ca, b_ca) = (inputs[0].str(), inputs[1].str());
+    let ca: Float64Chunked = match (a_ca, b_ca) {
+        // Two columns of the same length: read them chunk by chunk, in place.
+        (Ok(a), Ok(b)) if a.len() == b.len() => a.iter().zip(b.iter()).map(ratio).collect(),
+        _ => {
+            let a = Texts::new(&inputs[0], "a")?;
+            let b = Texts::new(&inputs[1], "b")?;
+            let n = output_len(&[a.len(), b.len()])?;
+            (0..n).map(|i| ratio((a.get(i), b.get(i)))).collect()
+        }
+    };
     Ok(ca.with_name("char_ratio".into()).into_series())
 }
 

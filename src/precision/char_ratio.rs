@@ -10,6 +10,31 @@
 //! Two empty strings have similarity 1.0 under both.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A multiplicative hash for `char` keys: the maps here are per-row scratch over a few code
+/// points, where the default SipHash's DoS resistance buys nothing and costs most of a lookup.
+#[derive(Default)]
+struct CharHasher(u64);
+
+impl Hasher for CharHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u32(u32::from(b));
+        }
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        // Fibonacci hashing: the high bits, which hashbrown reads, mix every input bit.
+        self.0 = (self.0 ^ u64::from(n)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type CharMap<V> = HashMap<char, V, BuildHasherDefault<CharHasher>>;
 
 /// Reusable buffers of both similarities.
 #[derive(Default)]
@@ -18,11 +43,11 @@ pub struct RatioScratch {
     b: Vec<char>,
     // Indel: pattern bit masks, ASCII by table, the rest by map.
     ascii: Vec<u64>,
-    other: HashMap<char, usize>,
+    other: CharMap<usize>,
     other_masks: Vec<u64>,
     state: Vec<u64>,
     // SequenceMatcher.
-    ids: HashMap<char, u32>,
+    ids: CharMap<u32>,
     b_ids: Vec<u32>,
     starts: Vec<usize>,
     positions: Vec<usize>,
@@ -64,8 +89,11 @@ fn lcs_bit_parallel<T: Copy + Into<char>>(a: &[T], b: &[T], s: &mut RatioScratch
         return 0;
     }
     let words = m.div_ceil(64);
-    s.ascii.clear();
-    s.ascii.resize(128 * words, 0);
+    // `s.ascii` is all zeros between calls: only the entries the pattern sets are cleared
+    // afterwards, so a short pattern costs its own length, not a 128-row table.
+    if s.ascii.len() < 128 * words {
+        s.ascii.resize(128 * words, 0);
+    }
     s.other.clear();
     s.other_masks.clear();
     for (i, &c) in pattern.iter().enumerate() {
@@ -82,6 +110,47 @@ fn lcs_bit_parallel<T: Copy + Into<char>>(a: &[T], b: &[T], s: &mut RatioScratch
             s.other_masks[row * words + w] |= bit;
         }
     }
+    let total = if words == 1 {
+        lcs_one_word(text, m, s)
+    } else {
+        lcs_many_words(text, m, words, s)
+    };
+    for (i, &c) in pattern.iter().enumerate() {
+        let c: char = c.into();
+        if c.is_ascii() {
+            s.ascii[c as usize * words + i / 64] = 0;
+        }
+    }
+    total
+}
+
+/// The recurrence for a pattern of at most 64 characters: the state is one word.
+fn lcs_one_word<T: Copy + Into<char>>(text: &[T], m: usize, s: &RatioScratch) -> usize {
+    let mut v = u64::MAX;
+    for &c in text {
+        let c: char = c.into();
+        let mask = if c.is_ascii() {
+            s.ascii[c as usize]
+        } else {
+            match s.other.get(&c) {
+                Some(&row) => s.other_masks[row],
+                None => continue, // no match anywhere: the state is unchanged
+            }
+        };
+        let u = v & mask;
+        v = v.wrapping_add(u) | (v - u);
+    }
+    let used = if m == 64 { u64::MAX } else { (1u64 << m) - 1 };
+    (!v & used).count_ones() as usize
+}
+
+/// The recurrence over `words` 64-bit words, with the carry between them.
+fn lcs_many_words<T: Copy + Into<char>>(
+    text: &[T],
+    m: usize,
+    words: usize,
+    s: &mut RatioScratch,
+) -> usize {
     s.state.clear();
     s.state.resize(words, u64::MAX);
     for &c in text.iter() {
@@ -105,7 +174,7 @@ fn lcs_bit_parallel<T: Copy + Into<char>>(a: &[T], b: &[T], s: &mut RatioScratch
     }
     let mut total = 0usize;
     for (w, &v) in s.state.iter().enumerate() {
-        let bits = if w + 1 == words && m % 64 != 0 {
+        let bits = if w + 1 == words && !m.is_multiple_of(64) {
             !v & ((1u64 << (m % 64)) - 1)
         } else {
             !v
