@@ -9,8 +9,10 @@ import pty
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import polars as pl
+import pyarrow as pa
 import pytest
 from polars.testing import assert_frame_equal
 
@@ -687,6 +689,45 @@ def test_slices_join_into_the_one_query_result(tmp_path: Path, kind: str) -> Non
         want = expected if slice_rows > 1 else expected.head(20)
         assert_frame_equal(got, want, check_dtypes=kind == "parquet")
         assert progress.rows == want.height
+
+
+def test_a_failed_write_stops_the_slices(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A slice is written while the next one is scored: a write that fails stops the run with
+    its own error once the next slice is scored, and no later slice is scored or written."""
+    import pyarrow.parquet as pq
+
+    source = tmp_path / "log.parquet"
+    load_sample().select("response", "reference").head(2_003).write_parquet(source)
+    scored = ps.score_frame(pl.scan_parquet(source), scorers=["answer_correctness"])
+    written: list[int] = []
+    write_table = pq.ParquetWriter.write_table
+
+    def fail_the_second(self: pq.ParquetWriter, table: pa.Table, **kwargs: Any) -> None:
+        written.append(table.num_rows)
+        if len(written) == 2:
+            raise OSError("No space left on device")
+        write_table(self, table, **kwargs)
+
+    collected: list[int] = []
+    collect = _output.collect_with_progress
+
+    def counted(query: pl.LazyFrame, progress: _progress.Progress, **kwargs: Any) -> pl.DataFrame:
+        collected.append(1)
+        return collect(query, progress, **kwargs)
+
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", fail_the_second)
+    monkeypatch.setattr(_output, "collect_with_progress", counted)
+    with pytest.raises(OSError, match="No space left"):
+        _output.write_in_slices(
+            scored,
+            tmp_path / "out.parquet",
+            "parquet",
+            total=2_003,
+            progress=_progress.Progress(2_003, stream=None),
+            slice_rows=200,
+        )
+    assert written == [200, 200]
+    assert len(collected) == 3
 
 
 def test_progress_moves_while_a_slice_runs(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ goes through :func:`polarscore._atomic.atomic_target`.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
 import polars as pl
@@ -69,8 +70,8 @@ def write_in_slices(
 
     ``frame`` should pass one column through :meth:`Progress.counter`, so that the progress
     line moves while a slice runs. Each slice is its own streaming query, and its result is
-    appended to one Parquet (or CSV) file before the next starts, so at most one slice is in
-    memory at any time. One query over
+    appended to one Parquet (or CSV) file while the next one is scored, so at most two slices
+    are in memory at any time. One query over
     the whole log would be simpler, but Polars' Parquet source decodes row groups ahead of a
     slower consumer without bound (pola-rs/polars#28569), and scoring is much slower than
     decoding: the peak memory then grows with the log (1.4 GiB at 1M rows, 2.2 GiB at 3M, with
@@ -83,27 +84,41 @@ def write_in_slices(
     import pyarrow.parquet as pq
 
     writer: pq.ParquetWriter | None = None
-    with open(path, "wb") as out:
+
+    def write(part: pl.DataFrame, offset: int) -> None:
+        nonlocal writer
+        if kind == "parquet":
+            table = part.to_arrow()
+            if writer is None:
+                schema = table.schema
+                if metadata:
+                    schema = schema.with_metadata({**(schema.metadata or {}), **dict(metadata)})
+                writer = pq.ParquetWriter(out, schema, compression="zstd")
+            writer.write_table(table)
+        else:
+            part.write_csv(out, include_header=offset == 0)
+
+    # A slice is written on a second thread while the next one is scored: the writer (Arrow's
+    # Parquet encoder, one thread) would otherwise leave the scoring threads idle. At most one
+    # write is in flight, and it is waited for before the next one starts and before the file
+    # is closed, on failure too.
+    with open(path, "wb") as out, ThreadPoolExecutor(1, "polarscore-writer") as pool:
+        pending: Future[None] | None = None
         try:
             for offset in range(0, total, slice_rows):
                 query = frame.slice(offset, slice_rows)
                 part = collect_with_progress(query, progress, interval=interval)
-                if kind == "parquet":
-                    table = part.to_arrow()
-                    if writer is None:
-                        schema = table.schema
-                        if metadata:
-                            schema = schema.with_metadata(
-                                {**(schema.metadata or {}), **dict(metadata)}
-                            )
-                        writer = pq.ParquetWriter(out, schema, compression="zstd")
-                    writer.write_table(table)
-                else:
-                    part.write_csv(out, include_header=offset == 0)
+                if pending is not None:
+                    pending.result()
+                pending = pool.submit(write, part, offset)
                 # The query's counter (Progress.counter) shows rows while a slice runs; the
                 # slice's own height is the exact count once it is done.
                 progress.rows = offset + part.height
+            if pending is not None:
+                pending.result()
         finally:  # on failure too: the file is then a temporary that is thrown away
+            if pending is not None:
+                wait([pending])
             if writer is not None:
                 writer.close()
     progress.render(final=True)

@@ -84,6 +84,10 @@ def run_with_progress(query: pl.LazyFrame, progress: Progress, *, interval: floa
     progress.render(final=True)
 
 
+#: How often :func:`collect_with_progress` looks for the query's result.
+_POLL_SECONDS = 0.005
+
+
 def collect_with_progress(
     query: pl.LazyFrame, progress: Progress, *, interval: float = 0.2
 ) -> pl.DataFrame:
@@ -95,6 +99,7 @@ def collect_with_progress(
     """
     handle = query.collect(engine="streaming", background=True)
     ended = False
+    next_render = time.monotonic()
     try:
         while True:
             try:
@@ -106,8 +111,12 @@ def collect_with_progress(
                 raise
             if result is not None:
                 return result
-            progress.render()
-            time.sleep(interval)
+            # Draw every `interval`, but look for the result far more often: a query's end
+            # otherwise waits for the next draw, up to `interval` per slice.
+            if time.monotonic() >= next_render:
+                progress.render()
+                next_render = time.monotonic() + interval
+            time.sleep(_POLL_SECONDS)
     except BaseException:
         if not ended:
             progress.cancel()
