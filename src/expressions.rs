@@ -196,7 +196,11 @@ struct MatchKwargs {
 
 /// Decide every row: inputs are the response, the references (String or List(String)) and,
 /// optionally, the question. `None` for a row with no usable alias.
-fn match_rows(inputs: &[Series], kwargs: &MatchKwargs) -> PolarsResult<Vec<Option<Decision>>> {
+fn match_rows(
+    inputs: &[Series],
+    context: CallerContext,
+    kwargs: &MatchKwargs,
+) -> PolarsResult<Vec<Option<Decision>>> {
     let t = tables()?;
     let fold = if kwargs.fold_accents {
         Some(fold_table()?)
@@ -229,26 +233,30 @@ fn match_rows(inputs: &[Series], kwargs: &MatchKwargs) -> PolarsResult<Vec<Optio
         lens.push(q.len());
     }
     let n = output_len(&lens)?;
-    let mut matcher = Matcher::default();
-    let mut out = Vec::with_capacity(n);
-    for row in 0..n {
-        let resp = response.get(row).unwrap_or("");
-        let q = question.as_ref().and_then(|q| q.get(row));
-        let decision = match references.row(row) {
-            RowRefs::One(reference) => {
-                matcher.decide(t, fold, &opts, resp, std::iter::once(reference), q)
+    Ok(map_row_ranges(n, !context.parallel(), |rows| {
+        let mut matcher = Matcher::default();
+        rows.map(|row| {
+            let resp = response.get(row).unwrap_or("");
+            let q = question.as_ref().and_then(|q| q.get(row));
+            match references.row(row) {
+                RowRefs::One(reference) => {
+                    matcher.decide(t, fold, &opts, resp, std::iter::once(reference), q)
+                }
+                RowRefs::Many(list) => matcher.decide(t, fold, &opts, resp, list.iter(), q),
+                RowRefs::Null => None,
             }
-            RowRefs::Many(list) => matcher.decide(t, fold, &opts, resp, list.iter(), q),
-            RowRefs::Null => None,
-        };
-        out.push(decision);
-    }
-    Ok(out)
+        })
+        .collect()
+    }))
 }
 
 #[polars_expr(output_type=Float64)]
-fn answer_match(inputs: &[Series], kwargs: MatchKwargs) -> PolarsResult<Series> {
-    let rows = match_rows(inputs, &kwargs)?;
+fn answer_match(
+    inputs: &[Series],
+    context: CallerContext,
+    kwargs: MatchKwargs,
+) -> PolarsResult<Series> {
+    let rows = match_rows(inputs, context, &kwargs)?;
     let ca: Float64Chunked = rows.iter().map(|d| d.map(|d| d.score())).collect();
     Ok(ca.with_name("answer_match".into()).into_series())
 }
@@ -267,8 +275,12 @@ fn match_details_type(_: &[Field]) -> PolarsResult<Field> {
 }
 
 #[polars_expr(output_type_func=match_details_type)]
-fn answer_match_details(inputs: &[Series], kwargs: MatchKwargs) -> PolarsResult<Series> {
-    let rows = match_rows(inputs, &kwargs)?;
+fn answer_match_details(
+    inputs: &[Series],
+    context: CallerContext,
+    kwargs: MatchKwargs,
+) -> PolarsResult<Series> {
+    let rows = match_rows(inputs, context, &kwargs)?;
     let n = rows.len();
     let score: Float64Chunked = rows.iter().map(|d| d.map(|d| d.score())).collect();
     let graded: Float64Chunked = rows.iter().map(|d| d.map(|d| d.graded)).collect();
@@ -372,23 +384,29 @@ fn row_items<'a>(refs: RowRefs<'a>) -> impl Iterator<Item = Option<&'a str>> + C
 }
 
 #[polars_expr(output_type=Float64)]
-fn response_similarity(inputs: &[Series], kwargs: SimilarityKwargs) -> PolarsResult<Series> {
+fn response_similarity(
+    inputs: &[Series],
+    context: CallerContext,
+    kwargs: SimilarityKwargs,
+) -> PolarsResult<Series> {
     let t = tables()?;
     let metric = similarity_metric(&kwargs)?;
     let response = Texts::new(&inputs[0], "response")?;
     let acceptable = References::new(&inputs[1], "acceptable")?;
     let n = output_len(&[response.len(), acceptable.len()])?;
-    let mut scratch = similarity::Scratch::default();
-    let ca: Float64Chunked = (0..n)
-        .map(|row| {
+    let scores = map_row_ranges(n, !context.parallel(), |rows| {
+        let mut scratch = similarity::Scratch::default();
+        rows.map(|row| {
             let resp = response.get(row).unwrap_or("");
             let mut scorer = similarity::Scorer::new(t, metric, resp, &mut scratch);
             scorer
                 .best(t, row_items(acceptable.row(row)))
                 .map(|b| b.score)
         })
-        .collect();
-    Ok(ca.with_name("response_similarity".into()).into_series())
+        .collect()
+    });
+    let ca = Float64Chunked::from_iter_options("response_similarity".into(), scores.into_iter());
+    Ok(ca.into_series())
 }
 
 fn similarity_details_type(_: &[Field]) -> PolarsResult<Field> {
@@ -496,29 +514,35 @@ fn response_similarity_details(
     Ok(out.into_series())
 }
 
-fn squad_scores(inputs: &[Series], pair: Pair, name: &str) -> PolarsResult<Series> {
+fn squad_scores(
+    inputs: &[Series],
+    context: CallerContext,
+    pair: Pair,
+    name: &str,
+) -> PolarsResult<Series> {
     let t = tables()?;
     let response = Texts::new(&inputs[0], "response")?;
     let references = References::new(&inputs[1], "reference")?;
     let n = output_len(&[response.len(), references.len()])?;
-    let mut scratch = squad::Scratch::default();
-    let ca: Float64Chunked = (0..n)
-        .map(|row| {
+    let scores = map_row_ranges(n, !context.parallel(), |rows| {
+        let mut scratch = squad::Scratch::default();
+        rows.map(|row| {
             let resp = response.get(row).unwrap_or("");
             squad::best(t, pair, resp, row_items(references.row(row)), &mut scratch)
         })
-        .collect();
-    Ok(ca.with_name(name.into()).into_series())
+        .collect()
+    });
+    Ok(Float64Chunked::from_iter_options(name.into(), scores.into_iter()).into_series())
 }
 
 #[polars_expr(output_type=Float64)]
-fn squad_exact_match(inputs: &[Series]) -> PolarsResult<Series> {
-    squad_scores(inputs, Pair::ExactMatch, "squad_exact_match")
+fn squad_exact_match(inputs: &[Series], context: CallerContext) -> PolarsResult<Series> {
+    squad_scores(inputs, context, Pair::ExactMatch, "squad_exact_match")
 }
 
 #[polars_expr(output_type=Float64)]
-fn squad_f1(inputs: &[Series]) -> PolarsResult<Series> {
-    squad_scores(inputs, Pair::F1, "squad_f1")
+fn squad_f1(inputs: &[Series], context: CallerContext) -> PolarsResult<Series> {
+    squad_scores(inputs, context, Pair::F1, "squad_f1")
 }
 
 #[polars_expr(output_type=String)]
@@ -646,50 +670,60 @@ fn precision_rows<'a>(
     mut each: impl FnMut(usize, &PrecisionRow<'a>, &mut precision::Scratch) -> PolarsResult<()>,
 ) -> PolarsResult<()> {
     for row in 0..inp.n {
-        let resp = inp.response.get(row);
-        let (ta, tr) = (inp.tol_abs.get(row), inp.tol_rel.get(row));
-        let o = &inp.options;
-        let out = match inp.references.row(row) {
-            RowRefs::One(reference) => PrecisionRow {
-                scored: Some(precision::score_pair(
-                    t, o, resp, reference, ta, tr, scratch,
-                )),
-                index: Some(0),
-                reference,
-            },
-            RowRefs::Many(list) => {
-                // The first reference with the best score; null scores are unusable.
-                let mut best: Option<(f64, Scored, u32, Option<&'a str>)> = None;
-                for (j, reference) in list.iter().enumerate() {
-                    let scored = precision::score_pair(t, o, resp, reference, ta, tr, scratch);
-                    if let Some(score) = scored.score {
-                        if best.as_ref().is_none_or(|b| score > b.0) {
-                            best = Some((score, scored, j as u32, reference));
-                        }
-                    }
-                }
-                match best {
-                    Some((_, scored, j, reference)) => PrecisionRow {
-                        scored: Some(scored),
-                        index: Some(j),
-                        reference,
-                    },
-                    None => PrecisionRow {
-                        scored: None,
-                        index: None,
-                        reference: None,
-                    },
-                }
-            }
-            RowRefs::Null => PrecisionRow {
-                scored: None,
-                index: None,
-                reference: None,
-            },
-        };
+        let out = precision_row(t, inp, row, scratch);
         each(row, &out, scratch)?;
     }
     Ok(())
+}
+
+/// One row of answer_precision: the best reference's result.
+fn precision_row<'a>(
+    t: &pyunicode::Tables,
+    inp: &PrecisionInputs<'a>,
+    row: usize,
+    scratch: &mut precision::Scratch,
+) -> PrecisionRow<'a> {
+    let resp = inp.response.get(row);
+    let (ta, tr) = (inp.tol_abs.get(row), inp.tol_rel.get(row));
+    let o = &inp.options;
+    match inp.references.row(row) {
+        RowRefs::One(reference) => PrecisionRow {
+            scored: Some(precision::score_pair(
+                t, o, resp, reference, ta, tr, scratch,
+            )),
+            index: Some(0),
+            reference,
+        },
+        RowRefs::Many(list) => {
+            // The first reference with the best score; null scores are unusable.
+            let mut best: Option<(f64, Scored, u32, Option<&'a str>)> = None;
+            for (j, reference) in list.iter().enumerate() {
+                let scored = precision::score_pair(t, o, resp, reference, ta, tr, scratch);
+                if let Some(score) = scored.score {
+                    if best.as_ref().is_none_or(|b| score > b.0) {
+                        best = Some((score, scored, j as u32, reference));
+                    }
+                }
+            }
+            match best {
+                Some((_, scored, j, reference)) => PrecisionRow {
+                    scored: Some(scored),
+                    index: Some(j),
+                    reference,
+                },
+                None => PrecisionRow {
+                    scored: None,
+                    index: None,
+                    reference: None,
+                },
+            }
+        }
+        RowRefs::Null => PrecisionRow {
+            scored: None,
+            index: None,
+            reference: None,
+        },
+    }
 }
 
 fn is_list_reference(fields: &[Field]) -> bool {
@@ -764,17 +798,24 @@ fn diagnostics_type(fields: &[Field]) -> PolarsResult<Field> {
 }
 
 #[polars_expr(output_type=Float64)]
-fn answer_precision(inputs: &[Series], kwargs: PrecisionKwargs) -> PolarsResult<Series> {
+fn answer_precision(
+    inputs: &[Series],
+    context: CallerContext,
+    kwargs: PrecisionKwargs,
+) -> PolarsResult<Series> {
     let t = tables()?;
     let inp = precision_inputs(inputs, &kwargs)?;
-    let mut scores: Vec<Option<f64>> = Vec::with_capacity(inp.n);
-    let mut scratch = precision::Scratch::default();
-    precision_rows(t, &inp, &mut scratch, |_, r, _| {
-        scores.push(r.scored.and_then(|s| s.score));
-        Ok(())
-    })?;
-    let ca: Float64Chunked = scores.into_iter().collect();
-    Ok(ca.with_name("answer_precision".into()).into_series())
+    let scores = map_row_ranges(inp.n, !context.parallel(), |rows| {
+        let mut scratch = precision::Scratch::default();
+        rows.map(|row| {
+            precision_row(t, &inp, row, &mut scratch)
+                .scored
+                .and_then(|s| s.score)
+        })
+        .collect()
+    });
+    let ca = Float64Chunked::from_iter_options("answer_precision".into(), scores.into_iter());
+    Ok(ca.into_series())
 }
 
 #[polars_expr(output_type_func=components_type)]

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
 import polarscore as ps
 from benchmarks.synthetic import make_eval_log
@@ -117,6 +118,16 @@ out = frame.select([score_expr(spec, form) for spec, form in CASES])
 out = out.with_columns(pl.lit(pl.thread_pool_size()).alias("__threads"))
 out.write_parquet(sys.argv[1])
 """
+
+
+def test_batches_split_over_threads_keep_their_rows(frame: pl.DataFrame) -> None:
+    """A batch of more than 16,384 rows is split into ranges scored on all cores: each row's
+    result must not depend on the range it lands in (nor on the rows scored before it there)."""
+    copies = 6  # 21,600 rows: three ranges of 8,192 rows and more
+    tiled = pl.concat([frame] * copies)
+    exprs = [score_expr(spec, form) for spec, form in CASES]
+    once = frame.select(exprs)
+    assert_frame_equal(tiled.select(exprs), pl.concat([once] * copies))
 
 
 def test_thread_count_does_not_matter(tmp_path: Path, frame: pl.DataFrame) -> None:
