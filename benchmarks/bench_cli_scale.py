@@ -3,11 +3,12 @@
 Usage::
 
     python benchmarks/bench_cli_scale.py [--sizes 1000000 3000000 10000000]
-        [--in-memory-max 3000000] [--scorer NAME ...] [--workdir DIR] [--json OUT.json]
-        [--compare-read-ahead]
+        [--in-memory-max 3000000] [--scorer NAME ...] [--log LOG.parquet] [--workdir DIR]
+        [--json OUT.json] [--compare-read-ahead]
 
-For each size, the input is the shared synthetic eval log of ``benchmarks/synthetic.py``: the
-cached 1M-row log, repeated (and cut) to the size, written once to ``--workdir`` as Parquet with
+For each size, the input is ``--log`` (a real eval log, e.g. the MMLU-Pro chain-of-thought log
+of ``../shared/data``) or else the shared synthetic eval log of ``benchmarks/synthetic.py`` (the
+cached 1M-row log), repeated (and cut) to the size, written once to ``--workdir`` as Parquet with
 the streaming engine. Then, each in a fresh subprocess so that its peak RSS (``ru_maxrss`` of the
 child, from ``os.wait4``) is its own:
 
@@ -65,15 +66,19 @@ ps.score_frame(frame, scorers=scorers).write_parquet(target)
 """
 
 
-def make_input(n_rows: int, workdir: Path) -> Path:
-    """Write (once) an ``n_rows`` log made of the cached 1M-row synthetic log, repeated."""
-    path = workdir / f"log_{n_rows}.parquet"
+def make_input(n_rows: int, workdir: Path, log: Path | None = None) -> Path:
+    """Write (once) an ``n_rows`` log made of ``log`` (a Parquet eval log), or else of the
+    cached 1M-row synthetic log, repeated."""
+    path = workdir / f"{log.stem if log else 'log'}_{n_rows}.parquet"
     if path.exists():
         return path
-    base_rows = min(n_rows, BASE_ROWS)
-    base = workdir / f"base_{base_rows}.parquet"
-    if not base.exists():
-        cached_eval_log(base_rows).write_parquet(base)
+    if log is None:
+        base_rows = min(n_rows, BASE_ROWS)
+        base = workdir / f"base_{base_rows}.parquet"
+        if not base.exists():
+            cached_eval_log(base_rows).write_parquet(base)
+    else:
+        base, base_rows = log, pl.scan_parquet(log).select(pl.len()).collect().item()
     copies = math.ceil(n_rows / base_rows)
     tmp = path.with_suffix(".tmp")
     pl.concat([pl.scan_parquet(base)] * copies).head(n_rows).sink_parquet(tmp, engine="streaming")
@@ -86,6 +91,13 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000_000, 3_000_000])
     parser.add_argument("--in-memory-max", type=int, default=3_000_000)
     parser.add_argument("--scorer", action="append", default=None, help="default: every scorer")
+    parser.add_argument(
+        "--log",
+        type=Path,
+        default=None,
+        help="a Parquet eval log (response and reference columns) repeated to each size, "
+        "instead of the synthetic log; e.g. ../shared/data/mmlu_pro_cot.parquet",
+    )
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument(
@@ -100,13 +112,16 @@ def main() -> None:
     scorer_flags = [flag for name in scorers for flag in ("--scorer", name)]
 
     results = []
-    print(f"scorers: {', '.join(scorers) or 'every registered scorer'}; polars {pl.__version__}")
+    print(
+        f"log: {args.log or 'synthetic'}; scorers: {', '.join(scorers) or 'every default scorer'}; "
+        f"polars {pl.__version__}"
+    )
     print(
         f"{'rows':>11} {'mode':<22} {'input MiB':>9} {'seconds':>8} {'rows/s':>10} "
         f"{'peak RSS MiB':>12}"
     )
     for n_rows in args.sizes:
-        source = make_input(n_rows, workdir)
+        source = make_input(n_rows, workdir, args.log)
         size_mib = source.stat().st_size / 2**20
         target = workdir / f"scored_{n_rows}.parquet"
         runs = {
