@@ -46,7 +46,8 @@ pub struct RatioScratch {
     other: CharMap<usize>,
     other_masks: Vec<u64>,
     state: Vec<u64>,
-    // SequenceMatcher.
+    // SequenceMatcher: character ids (ASCII by table, the rest by map).
+    ascii_ids: Vec<u32>,
     ids: CharMap<u32>,
     b_ids: Vec<u32>,
     starts: Vec<usize>,
@@ -210,32 +211,58 @@ pub fn indel(a: &str, b: &str, s: &mut RatioScratch) -> f64 {
 
 /// `difflib.SequenceMatcher(None, a, b).ratio()` of CPython 3.11.
 pub fn sequence_matcher(a: &str, b: &str, s: &mut RatioScratch) -> f64 {
-    s.a.clear();
-    s.a.extend(a.chars());
-    s.b.clear();
-    s.b.extend(b.chars());
-    let (la, lb) = (s.a.len(), s.b.len());
+    // Each distinct character of b gets an id (ASCII ones through a table, reset afterwards);
+    // a's characters become those ids, or NO_ID for one b does not have, so equal ids are
+    // equal characters and a NO_ID never equals an id of b.
+    if s.ascii_ids.len() != 128 {
+        s.ascii_ids.clear();
+        s.ascii_ids.resize(128, NO_ID);
+    }
+    s.ids.clear();
+    s.b_ids.clear();
+    let mut n_ids = 0u32;
+    for c in b.chars() {
+        let id = if c.is_ascii() {
+            let slot = &mut s.ascii_ids[c as usize];
+            if *slot == NO_ID {
+                *slot = n_ids;
+                n_ids += 1;
+            }
+            *slot
+        } else {
+            *s.ids.entry(c).or_insert_with(|| {
+                n_ids += 1;
+                n_ids - 1
+            })
+        };
+        s.b_ids.push(id);
+    }
+    s.a_ids.clear();
+    for c in a.chars() {
+        s.a_ids.push(if c.is_ascii() {
+            s.ascii_ids[c as usize]
+        } else {
+            s.ids.get(&c).copied().unwrap_or(NO_ID)
+        });
+    }
+    for byte in b.bytes().filter(u8::is_ascii) {
+        s.ascii_ids[usize::from(byte)] = NO_ID;
+    }
+    let (la, lb) = (s.a_ids.len(), s.b_ids.len());
     if la + lb == 0 {
         return 1.0;
     }
-    let matches = matching_characters(s);
+    let matches = matching_characters(s, n_ids as usize);
     2.0 * matches as f64 / (la + lb) as f64
 }
 
 const NO_ID: u32 = u32::MAX;
 
-/// The sum of the sizes of `get_matching_blocks()`.
-fn matching_characters(s: &mut RatioScratch) -> usize {
-    let (la, lb) = (s.a.len(), s.b.len());
+/// The sum of the sizes of `get_matching_blocks()`, from `a_ids` and `b_ids` (`n_ids`
+/// distinct ids in b).
+fn matching_characters(s: &mut RatioScratch, n_ids: usize) -> usize {
+    let (la, lb) = (s.a_ids.len(), s.b_ids.len());
     // b2j: the positions of each character of b, popular characters removed (autojunk).
-    s.ids.clear();
-    s.b_ids.clear();
-    for &c in &s.b {
-        let next = s.ids.len() as u32;
-        let id = *s.ids.entry(c).or_insert(next);
-        s.b_ids.push(id);
-    }
-    let n_ids = s.ids.len();
     s.starts.clear();
     s.starts.resize(n_ids + 1, 0);
     for &id in &s.b_ids {
@@ -261,10 +288,6 @@ fn matching_characters(s: &mut RatioScratch) -> usize {
             s.positions[s.fill[id]] = j;
             s.fill[id] += 1;
         }
-    }
-    s.a_ids.clear();
-    for &c in &s.a {
-        s.a_ids.push(s.ids.get(&c).copied().unwrap_or(NO_ID));
     }
     s.len_prev.clear();
     s.len_prev.resize(lb, (0, 0));
@@ -331,7 +354,7 @@ fn find_longest_match(
         std::mem::swap(&mut s.len_prev, &mut s.len_cur);
         s.stamp += 1;
     }
-    let (a, b) = (&s.a, &s.b);
+    let (a, b) = (&s.a_ids, &s.b_ids);
     while besti > alo && bestj > blo && a[besti - 1] == b[bestj - 1] {
         besti -= 1;
         bestj -= 1;
