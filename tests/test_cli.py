@@ -691,6 +691,22 @@ def test_slices_join_into_the_one_query_result(tmp_path: Path, kind: str) -> Non
         assert progress.rows == want.height
 
 
+@pytest.mark.parametrize(
+    ("total", "expected"),
+    [
+        (10_000_000, 250_000),
+        (1_000_000, 250_000),
+        (600_000, 150_000),
+        (200_000, 50_000),
+        (30_000, 25_000),
+        (1_000, 25_000),
+    ],
+)
+def test_small_logs_are_cut_in_four(total: int, expected: int) -> None:
+    assert _output.slice_size(total) == expected
+    assert _output.slice_size(total, most=7) == 7
+
+
 def test_a_failed_write_stops_the_slices(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A slice is written while the next one is scored: a write that fails stops the run with
     its own error once the next slice is scored, and no later slice is scored or written."""

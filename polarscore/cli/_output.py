@@ -53,6 +53,18 @@ def sink(
 
 #: Rows scored per query when the input's size is known (Parquet): see :func:`write_in_slices`.
 SLICE_ROWS = 250_000
+#: The smallest slice :func:`slice_size` cuts a small log into.
+MIN_SLICE_ROWS = 25_000
+
+
+def slice_size(total: int, most: int = SLICE_ROWS) -> int:
+    """Return the rows per slice for a ``total``-row log.
+
+    At most ``most``, and a quarter of a smaller log (not under :data:`MIN_SLICE_ROWS`), so that
+    writing a slice overlaps scoring the next one even when the whole log would fit in one or two
+    slices.
+    """
+    return min(most, max(MIN_SLICE_ROWS, -(-total // 4)))
 
 
 def write_in_slices(
@@ -68,11 +80,11 @@ def write_in_slices(
 ) -> None:
     """Score and write ``frame`` (``total`` rows) to ``path``, ``slice_rows`` rows at a time.
 
-    ``frame`` should pass one column through :meth:`Progress.counter`, so that the progress
-    line moves while a slice runs. Each slice is its own streaming query, and its result is
-    appended to one Parquet (or CSV) file while the next one is scored, so at most two slices
-    are in memory at any time. One query over
-    the whole log would be simpler, but Polars' Parquet source decodes row groups ahead of a
+    A small log is cut in smaller slices (:func:`slice_size`). ``frame`` should pass one column
+    through :meth:`Progress.counter`, so that the progress line moves while a slice runs. Each
+    slice is its own streaming query, and its result is appended to one Parquet (or CSV) file
+    while the next one is scored, so at most two slices are in memory at any time. One query
+    over the whole log would be simpler, but Polars' Parquet source decodes row groups ahead of a
     slower consumer without bound (pola-rs/polars#28569), and scoring is much slower than
     decoding: the peak memory then grows with the log (1.4 GiB at 1M rows, 2.2 GiB at 3M, with
     ``answer_correctness`` and ``answer_match``; 1.4 GiB at both with slices). Slicing needs the
@@ -84,6 +96,7 @@ def write_in_slices(
     import pyarrow.parquet as pq
 
     writer: pq.ParquetWriter | None = None
+    slice_rows = slice_size(total, slice_rows)
 
     def write(part: pl.DataFrame, offset: int) -> None:
         nonlocal writer
