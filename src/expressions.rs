@@ -426,6 +426,7 @@ fn similarity_details_type(_: &[Field]) -> PolarsResult<Field> {
 #[polars_expr(output_type_func=similarity_details_type)]
 fn response_similarity_details(
     inputs: &[Series],
+    context: CallerContext,
     kwargs: SimilarityKwargs,
 ) -> PolarsResult<Series> {
     use std::fmt::Write;
@@ -442,62 +443,62 @@ fn response_similarity_details(
         lens.push(u.len());
     }
     let n = output_len(&lens)?;
-    let mut scratch = similarity::Scratch::default();
-    let mut score = Vec::with_capacity(n);
-    let mut index = Vec::with_capacity(n);
+    // Per row: (score, index, reason, closest unacceptable (score, index), closer), or None
+    // when no acceptable answer is usable.
+    type Row = Option<(f64, u32, String, Option<(f64, u32)>, Option<bool>)>;
+    let rows: Vec<Row> = map_row_ranges(n, !context.parallel(), |range| {
+        let mut scratch = similarity::Scratch::default();
+        range
+            .map(|row| {
+                let resp = response.get(row).unwrap_or("");
+                let mut scorer = similarity::Scorer::new(t, metric, resp, &mut scratch);
+                let best = scorer.best(t, row_items(acceptable.row(row)))?;
+                let mut reason = String::new();
+                // Writing to a String cannot fail.
+                let _ = write!(
+                    reason,
+                    "{} {:.2} ({}); closest of {} acceptable: ",
+                    metric.name(),
+                    best.score,
+                    metric.explanation(),
+                    best.count
+                );
+                similarity::push_quoted(&mut reason, best.text);
+                let worst = unacceptable
+                    .as_ref()
+                    .and_then(|u| scorer.best(t, row_items(u.row(row))));
+                let closer = worst.map(|w| {
+                    let _ = write!(reason, "; closest unacceptable {:.2}: ", w.score);
+                    similarity::push_quoted(&mut reason, w.text);
+                    let is_closer = w.score >= best.score;
+                    if is_closer {
+                        reason.push_str(SIMILARITY_WARNING);
+                    }
+                    is_closer
+                });
+                Some((
+                    best.score,
+                    best.index,
+                    reason,
+                    worst.map(|w| (w.score, w.index)),
+                    closer,
+                ))
+            })
+            .collect()
+    });
+    let score = rows.iter().map(|r| r.as_ref().map(|r| r.0));
+    let index = rows.iter().map(|r| r.as_ref().map(|r| r.1));
     let mut reasons = StringChunkedBuilder::new("reason".into(), n);
-    let mut worst_score = Vec::with_capacity(n);
-    let mut worst_index = Vec::with_capacity(n);
-    let mut closer = Vec::with_capacity(n);
-    let mut reason = String::new();
-    for row in 0..n {
-        let resp = response.get(row).unwrap_or("");
-        let mut scorer = similarity::Scorer::new(t, metric, resp, &mut scratch);
-        let Some(best) = scorer.best(t, row_items(acceptable.row(row))) else {
-            score.push(None);
-            index.push(None);
-            reasons.append_value(SIMILARITY_INCONCLUSIVE);
-            worst_score.push(None);
-            worst_index.push(None);
-            closer.push(None);
-            continue;
-        };
-        reason.clear();
-        // Writing to a String cannot fail.
-        let _ = write!(
-            reason,
-            "{} {:.2} ({}); closest of {} acceptable: ",
-            metric.name(),
-            best.score,
-            metric.explanation(),
-            best.count
-        );
-        similarity::push_quoted(&mut reason, best.text);
-        let worst = unacceptable
-            .as_ref()
-            .and_then(|u| scorer.best(t, row_items(u.row(row))));
-        match worst {
-            Some(w) => {
-                let _ = write!(reason, "; closest unacceptable {:.2}: ", w.score);
-                similarity::push_quoted(&mut reason, w.text);
-                let is_closer = w.score >= best.score;
-                if is_closer {
-                    reason.push_str(SIMILARITY_WARNING);
-                }
-                worst_score.push(Some(w.score));
-                worst_index.push(Some(w.index));
-                closer.push(Some(is_closer));
-            }
-            None => {
-                worst_score.push(None);
-                worst_index.push(None);
-                closer.push(None);
-            }
-        }
-        score.push(Some(best.score));
-        index.push(Some(best.index));
-        reasons.append_value(&reason);
+    for r in &rows {
+        reasons.append_value(r.as_ref().map_or(SIMILARITY_INCONCLUSIVE, |r| r.2.as_str()));
     }
+    let worst_score = rows
+        .iter()
+        .map(|r| r.as_ref().and_then(|r| r.3).map(|w| w.0));
+    let worst_index = rows
+        .iter()
+        .map(|r| r.as_ref().and_then(|r| r.3).map(|w| w.1));
+    let closer = rows.iter().map(|r| r.as_ref().and_then(|r| r.4));
     let fields = [
         Float64Chunked::from_iter_options("score".into(), score.into_iter()).into_series(),
         UInt32Chunked::from_iter_options("acceptable_index".into(), index.into_iter())
@@ -663,15 +664,23 @@ struct PrecisionRow<'a> {
     reference: Option<&'a str>,
 }
 
+/// Score every row (a large batch split over all cores), then hand each result to `each`, in
+/// row order, with a scratch of its own.
 fn precision_rows<'a>(
     t: &pyunicode::Tables,
     inp: &PrecisionInputs<'a>,
-    scratch: &mut precision::Scratch,
+    context: CallerContext,
     mut each: impl FnMut(usize, &PrecisionRow<'a>, &mut precision::Scratch) -> PolarsResult<()>,
 ) -> PolarsResult<()> {
-    for row in 0..inp.n {
-        let out = precision_row(t, inp, row, scratch);
-        each(row, &out, scratch)?;
+    let rows = map_row_ranges(inp.n, !context.parallel(), |range| {
+        let mut scratch = precision::Scratch::default();
+        range
+            .map(|row| precision_row(t, inp, row, &mut scratch))
+            .collect()
+    });
+    let mut scratch = precision::Scratch::default();
+    for (row, out) in rows.iter().enumerate() {
+        each(row, out, &mut scratch)?;
     }
     Ok(())
 }
@@ -819,14 +828,17 @@ fn answer_precision(
 }
 
 #[polars_expr(output_type_func=components_type)]
-fn answer_precision_components(inputs: &[Series], kwargs: PrecisionKwargs) -> PolarsResult<Series> {
+fn answer_precision_components(
+    inputs: &[Series],
+    context: CallerContext,
+    kwargs: PrecisionKwargs,
+) -> PolarsResult<Series> {
     let t = tables()?;
     let inp = precision_inputs(inputs, &kwargs)?;
     let list = matches!(inp.references, References::Many(_));
     let mut cols: Vec<Vec<Option<f64>>> = (0..8).map(|_| Vec::with_capacity(inp.n)).collect();
     let mut index: Vec<Option<u32>> = Vec::with_capacity(inp.n);
-    let mut scratch = precision::Scratch::default();
-    precision_rows(t, &inp, &mut scratch, |_, r, _| {
+    precision_rows(t, &inp, context, |_, r, _| {
         let c: Option<Components> = r.scored.and_then(|s| s.components);
         let values = [
             c.map(|c| c.exact),
@@ -889,6 +901,7 @@ fn list_series(
 #[polars_expr(output_type_func=diagnostics_type)]
 fn answer_precision_diagnostics(
     inputs: &[Series],
+    context: CallerContext,
     kwargs: PrecisionKwargs,
 ) -> PolarsResult<Series> {
     let t = tables()?;
@@ -907,8 +920,7 @@ fn answer_precision_diagnostics(
     let mut m_offsets: Vec<i64> = vec![0];
     let (mut mism, mut text) = (Vec::<Mismatch>::new(), String::new());
     let o = &inp.options;
-    let mut scratch = precision::Scratch::default();
-    precision_rows(t, &inp, &mut scratch, |row, r, scratch| {
+    precision_rows(t, &inp, context, |row, r, scratch| {
         index.push(r.index);
         let Some(scored) = r.scored else {
             score.push(None);

@@ -126,6 +126,14 @@ def test_batches_split_over_threads_keep_their_rows(frame: pl.DataFrame) -> None
     copies = 6  # 21,600 rows: three ranges of 8,192 rows and more
     tiled = pl.concat([frame] * copies)
     exprs = [score_expr(spec, form) for spec, form in CASES]
+    # The variants with reasons, components and diagnostics split their batches too.
+    for form in ("reference", "references"):
+        exprs += [
+            ps.answer_match_details("response", form).alias(f"match-{form}"),
+            ps.response_similarity_details("response", form).alias(f"similarity-{form}"),
+            ps.answer_precision_components("response", form).alias(f"components-{form}"),
+            ps.answer_precision_diagnostics("response", form).alias(f"diagnostics-{form}"),
+        ]
     once = frame.select(exprs)
     assert_frame_equal(tiled.select(exprs), pl.concat([once] * copies))
 
