@@ -138,16 +138,6 @@ impl Words {
         self.n_content = self.words.iter().filter(|(_, stop)| !stop).count();
     }
 
-    /// Every word, with whether it is a stopword.
-    fn all(&self) -> impl Iterator<Item = (&str, bool)> + '_ {
-        let mut start = 0;
-        self.words.iter().map(move |&(end, stop)| {
-            let w = &self.buf[start..end];
-            start = end;
-            (w, stop)
-        })
-    }
-
     /// The number of words kept: the non-stopwords, or all of them if none is left.
     fn n_kept(&self) -> usize {
         if self.n_content == 0 {
@@ -278,14 +268,7 @@ impl<'s> Scorer<'s> {
         s.counts.clear();
         s.counts.resize(s.vocab.len(), 0);
         s.sequence.clear();
-        let keep_all = s.response.n_content == 0;
-        // The byte lengths of the answers' words (63 stands for 63 and longer): most response
-        // words are told apart by their length alone, before any hashing.
-        let lengths = s.vocab.tokens().fold(0u64, |m, w| m | 1 << w.len().min(63));
-        for (w, stop) in s.response.all() {
-            if (stop && !keep_all) || lengths & 1 << w.len().min(63) == 0 {
-                continue;
-            }
+        for w in s.response.kept() {
             let id = s.vocab.get(w);
             if let Some(count) = s.counts.get_mut(id as usize) {
                 *count += 1;

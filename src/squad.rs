@@ -159,9 +159,9 @@ pub fn normalize_into(t: &Tables, text: &str, out: &mut String) {
     normalize_up_to(t, text, usize::MAX, out);
 }
 
-/// [`normalize_into`], stopped once the output is longer than `limit` bytes (the output is
-/// then a prefix of the normalisation, longer than `limit - 4`: taking back an article removes
-/// at most four bytes, " the").
+/// [`normalize_into`], which may stop reading once the output is longer than `limit` bytes: the
+/// output is then a prefix of the normalisation that stays longer than `limit - 4` (taking back
+/// an article removes at most four bytes, " the"). A text holding a capital sigma is read whole.
 fn normalize_up_to(t: &Tables, text: &str, limit: usize, out: &mut String) {
     let mut bytes = std::mem::take(out).into_bytes();
     bytes.clear();
@@ -185,20 +185,21 @@ fn normalize_up_to(t: &Tables, text: &str, limit: usize, out: &mut String) {
             n.ascii(rest.as_bytes());
             rest = "";
         }
-        while !rest.is_empty() {
+        while !rest.is_empty() && n.out.len() <= limit {
             let ascii = rest
                 .bytes()
                 .position(|b| !b.is_ascii())
                 .unwrap_or(rest.len());
             n.ascii(&rest.as_bytes()[..ascii]);
+            if n.out.len() > limit {
+                // `ascii` stopped inside the stretch: nothing after it may be read.
+                break;
+            }
             rest = &rest[ascii..];
             let mut chars = rest.chars();
             if let Some(c) = chars.next() {
                 t.lower_char_each(c, |l| n.lowered(t, l));
                 rest = chars.as_str();
-            }
-            if n.out.len() > limit {
-                break;
             }
         }
     }
@@ -322,19 +323,14 @@ fn f1<'a>(
     if s.ends.is_empty() {
         return None;
     }
-    // The references' word lengths (63 for 63 and longer) tell most response words apart
-    // before any hashing.
-    let lengths = s.vocab.tokens().fold(0u64, |m, w| m | 1 << w.len().min(63));
     normalize_into(t, response, &mut s.response);
     s.counts.clear();
     s.counts.resize(s.vocab.len(), 0);
     let mut n_response = 0;
     for w in words(&s.response) {
         n_response += 1;
-        if lengths & 1 << w.len().min(63) != 0 {
-            if let Some(count) = s.counts.get_mut(s.vocab.get(w) as usize) {
-                *count += 1;
-            }
+        if let Some(count) = s.counts.get_mut(s.vocab.get(w) as usize) {
+            *count += 1;
         }
     }
     let mut best: Option<f64> = None;

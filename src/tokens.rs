@@ -47,6 +47,15 @@ pub struct Vocab {
     slot_of: Vec<usize>,
     /// A power-of-two number of slots, each [`ABSENT`] or an id.
     slots: Vec<u32>,
+    /// One bit per byte length of the tokens held ([`length_bit`]): most tokens the vocabulary
+    /// does not hold are told apart by their length alone, before any hashing.
+    lengths: u64,
+}
+
+/// The bit of a token's byte length in [`Vocab`]'s length set (63 stands for 63 and longer).
+#[inline]
+fn length_bit(token: &str) -> u64 {
+    1 << token.len().min(63)
 }
 
 impl Vocab {
@@ -61,6 +70,7 @@ impl Vocab {
         self.hashes.clear();
         self.counts.clear();
         self.slot_of.clear();
+        self.lengths = 0;
     }
 
     /// The number of distinct tokens.
@@ -158,6 +168,7 @@ impl Vocab {
         self.spans.push((start, self.arena.len()));
         self.hashes.push(hash);
         self.counts.push(1);
+        self.lengths |= length_bit(token);
         self.slot_of.push(slot);
         if let Some(s) = self.slots.get_mut(slot) {
             *s = id;
@@ -180,13 +191,16 @@ impl Vocab {
     /// The id of `token`, or [`ABSENT`].
     #[inline]
     pub fn get(&self, token: &str) -> u32 {
-        self.get_hashed(token, token_hash(token))
+        if self.lengths & length_bit(token) == 0 {
+            return ABSENT;
+        }
+        self.find(token, token_hash(token)).1
     }
 
     /// [`Vocab::get`] with the token's [`token_hash`] already computed.
     #[inline]
     pub fn get_hashed(&self, token: &str, hash: u64) -> u32 {
-        if self.counts.is_empty() {
+        if self.lengths & length_bit(token) == 0 {
             return ABSENT;
         }
         self.find(token, hash).1
