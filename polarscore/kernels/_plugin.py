@@ -68,9 +68,10 @@ def unicode_flags() -> np.ndarray[Any, np.dtype[np.uint16]]:
     # Unassigned (Cn), private-use (Co) and surrogate (Cs) code points are inert in Python: not
     # printable, no case, not a word character, digit or space. Only the rest (about 150,000 in
     # Unicode 14, against 1.1 million code points) need a question to the interpreter each.
-    flags[np.isin(categories, [b"Cn", b"Co", b"Cs"])] |= UNPRINTABLE
+    inert = np.isin(categories, [b"Cn", b"Co", b"Cs"])
+    flags[inert] |= UNPRINTABLE
     flags[categories == b"Cn"] |= UNASSIGNED
-    assigned = np.flatnonzero(~np.isin(categories, [b"Cn", b"Co", b"Cs"]))
+    assigned = np.flatnonzero(~inert)
     text = assigned.astype("<u4").tobytes().decode("utf-32-le")
     chars = list(text)
 
