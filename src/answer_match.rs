@@ -12,6 +12,9 @@
 //! folding as Python's NFKD with combining marks dropped, from a table the Python side reads from
 //! the interpreter's `unicodedata` ([`set_fold_table`]).
 
+#[cfg(feature = "plugin")]
+mod expressions;
+
 use std::cmp::Ordering;
 use std::sync::OnceLock;
 

@@ -1,11 +1,15 @@
-//! Reading plugin inputs row by row: text columns (a literal broadcasts) and reference columns
-//! that hold one string or a list of strings per row.
+//! What every family's `#[polars_expr]` wrappers share: reading plugin inputs row by row (text
+//! columns, where a literal broadcasts, and reference columns that hold one string or a list of
+//! strings per row), splitting a batch over the cores, and the interpreter's tables.
 
 use std::ops::Range;
 
 use polars::prelude::*;
 use polars_arrow::array::{Array, ListArray, Utf8ViewArray};
+use pyo3_polars::derive::CallerContext;
 use rayon::prelude::*;
+
+use crate::pyunicode;
 
 /// A `String` input as one optional `&str` per row; a one-row input is broadcast.
 pub struct Texts<'a> {
@@ -172,6 +176,35 @@ where
         out.extend(part);
     }
     out
+}
+
+/// The interpreter's Unicode tables, or a compute error telling that they are not installed.
+pub fn tables() -> PolarsResult<&'static pyunicode::Tables> {
+    pyunicode::tables().map_err(|msg| polars_err!(ComputeError: "{msg}"))
+}
+
+/// The answers of one row as optional items: a null string or a null list has none.
+pub fn row_items<'a>(refs: RowRefs<'a>) -> impl Iterator<Item = Option<&'a str>> + Clone + 'a {
+    let (one, many) = match refs {
+        RowRefs::One(Some(text)) => (Some(text), None),
+        RowRefs::One(None) | RowRefs::Null => (None, None),
+        RowRefs::Many(list) => (None, Some(list)),
+    };
+    one.map(Some)
+        .into_iter()
+        .chain(many.into_iter().flat_map(|list| list.iter()))
+}
+
+/// `f` of each row of a text input (a one-row input is broadcast), on all cores when allowed.
+pub fn per_text<T: Send>(
+    input: &Series,
+    context: &CallerContext,
+    f: impl Fn(Option<&str>) -> Option<T> + Sync,
+) -> PolarsResult<Vec<Option<T>>> {
+    let text = Texts::new(input, "response")?;
+    Ok(map_row_ranges(text.len(), !context.parallel(), |rows| {
+        rows.map(|row| f(text.get(row))).collect()
+    }))
 }
 
 #[cfg(test)]

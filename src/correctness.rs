@@ -1,5 +1,8 @@
 //! DataRobot's answer correctness: exact, normalized and contains match, one pass per string.
 
+#[cfg(feature = "plugin")]
+mod expressions;
+
 use crate::pyunicode::{py_is_blank, py_strip, Tables};
 
 /// The three match modes.

@@ -4,6 +4,9 @@
 //! text and, separately, of each keyword (eval-ai-library 0.8.2's `ContainsMetric`). The keyword
 //! list may differ per row, so it arrives as a `List(String)` column (a literal list broadcasts).
 
+#[cfg(feature = "plugin")]
+mod expressions;
+
 use crate::pyunicode::{is_py_space, py_strip, Tables};
 
 /// How many of `keywords` occur in `text`, and how many keywords there are (null items skipped).

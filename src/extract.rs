@@ -24,6 +24,9 @@
 //! A found number is cleaned as lm-eval's GSM8K metric ignores text: `,` and `$` dropped, then
 //! one trailing `.`.
 
+#[cfg(feature = "plugin")]
+mod expressions;
+
 use crate::pyunicode::{is_py_space, Tables};
 
 #[inline]

@@ -1,8 +1,9 @@
 //! polarscore's native kernels, as Polars expression plugins.
 //!
-//! `expressions` holds the thin `#[polars_expr]` wrappers; each kernel family lives in its own
-//! module as plain Rust over `&str`. The Python module `polarscore._internal` exposes only what
-//! the Python side needs to set up the kernels (the interpreter's Unicode tables).
+//! Each kernel family lives in its own module as plain Rust over `&str`, with its thin
+//! `#[polars_expr]` wrappers beside it in a child module `expressions` (the `plugin` feature);
+//! `columns` holds what the wrappers share. The Python module `polarscore._internal` exposes
+//! only what the Python side needs to set up the kernels (the interpreter's Unicode tables).
 //!
 //! The plugin and the Python module are the `plugin` feature (on by default). Without it the
 //! crate is the kernels alone, with no Python or Polars dependency: the fuzz targets in `fuzz/`
@@ -19,8 +20,6 @@ pub mod answer_rules;
 mod columns;
 pub mod correctness;
 pub mod deterministic;
-#[cfg(feature = "plugin")]
-mod expressions;
 pub mod extract;
 pub mod precision;
 pub mod pyunicode;

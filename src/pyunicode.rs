@@ -7,6 +7,9 @@
 //! Python (no case mapping, not a word character, not a digit), and are treated so here, whatever
 //! newer Unicode says about them.
 
+#[cfg(feature = "plugin")]
+mod expressions;
+
 use std::sync::OnceLock;
 
 /// Python `str.isalnum() or c == "_"`: `re`'s `\w` on `str`.

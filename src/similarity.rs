@@ -6,6 +6,9 @@
 //! words are only looked up among them: a response word no answer has can never match, and it
 //! drops out of the longest common subsequence too.
 
+#[cfg(feature = "plugin")]
+mod expressions;
+
 use crate::pyunicode::{py_is_blank, Tables};
 use crate::tokens::{overlap, BitLcs, Vocab};
 

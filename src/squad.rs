@@ -6,6 +6,9 @@
 //! exactly the maximal `\w` runs that are an article, so one pass does it all: a `\w` run is
 //! written as it is read and taken back if it is an article.
 
+#[cfg(feature = "plugin")]
+mod expressions;
+
 use crate::pyunicode::{py_is_blank, Tables};
 use crate::tokens::{overlap, Vocab};
 

@@ -6,6 +6,8 @@
 //! mean in the reference's summation order. [`write_reason`] and friends spell the diagnostics.
 
 pub mod char_ratio;
+#[cfg(feature = "plugin")]
+mod expressions;
 pub mod normalize;
 pub mod numbers;
 

@@ -1,0 +1,187 @@
+//! The `#[polars_expr]` wrappers of answer_match, its normalisation and mojibake repair.
+
+use polars::prelude::*;
+use pyo3_polars::derive::{polars_expr, CallerContext};
+use serde::Deserialize;
+
+use crate::answer_match::{self as matching, Decision, Matcher, Normalizer};
+use crate::columns::{map_row_ranges, output_len, tables, References, RowRefs, Texts};
+
+fn fold_table() -> PolarsResult<&'static matching::FoldTable> {
+    matching::fold_table().map_err(|msg| polars_err!(ComputeError: "{msg}"))
+}
+
+#[derive(Deserialize)]
+struct MatchKwargs {
+    exact: bool,
+    contains: bool,
+    token_recall: bool,
+    min_token_recall: f64,
+    stem_prefix: Option<usize>,
+    numbers_must_match: bool,
+    fold_accents: bool,
+    number_words: bool,
+    dates: bool,
+    parentheticals: bool,
+    repair_mojibake: bool,
+    approximate_numbers: bool,
+    glued_words: bool,
+}
+
+/// Decide every row: inputs are the response, the references (String or List(String)) and,
+/// optionally, the question. `None` for a row with no usable alias.
+fn match_rows(
+    inputs: &[Series],
+    context: CallerContext,
+    kwargs: &MatchKwargs,
+) -> PolarsResult<Vec<Option<Decision>>> {
+    let t = tables()?;
+    let fold = if kwargs.fold_accents {
+        Some(fold_table()?)
+    } else {
+        None
+    };
+    let opts = matching::Options {
+        exact: kwargs.exact,
+        contains: kwargs.contains,
+        token_recall: kwargs.token_recall,
+        min_token_recall: kwargs.min_token_recall,
+        stem_prefix: kwargs.stem_prefix,
+        numbers_must_match: kwargs.numbers_must_match,
+        fold_accents: kwargs.fold_accents,
+        number_words: kwargs.number_words,
+        dates: kwargs.dates,
+        parentheticals: kwargs.parentheticals,
+        repair_mojibake: kwargs.repair_mojibake,
+        approximate_numbers: kwargs.approximate_numbers,
+        glued_words: kwargs.glued_words,
+    };
+    let response = Texts::new(&inputs[0], "response")?;
+    let references = References::new(&inputs[1], "references")?;
+    let question = match inputs.get(2) {
+        Some(q) => Some(Texts::new(q, "question")?),
+        None => None,
+    };
+    let mut lens = vec![response.len(), references.len()];
+    if let Some(q) = &question {
+        lens.push(q.len());
+    }
+    let n = output_len(&lens)?;
+    Ok(map_row_ranges(n, !context.parallel(), |rows| {
+        let mut matcher = Matcher::default();
+        rows.map(|row| {
+            let resp = response.get(row).unwrap_or("");
+            let q = question.as_ref().and_then(|q| q.get(row));
+            match references.row(row) {
+                RowRefs::One(reference) => {
+                    matcher.decide(t, fold, &opts, resp, std::iter::once(reference), q)
+                }
+                RowRefs::Many(list) => matcher.decide(t, fold, &opts, resp, list.iter(), q),
+                RowRefs::Null => None,
+            }
+        })
+        .collect()
+    }))
+}
+
+#[polars_expr(output_type=Float64)]
+fn answer_match(
+    inputs: &[Series],
+    context: CallerContext,
+    kwargs: MatchKwargs,
+) -> PolarsResult<Series> {
+    let rows = match_rows(inputs, context, &kwargs)?;
+    let ca: Float64Chunked = rows.iter().map(|d| d.map(|d| d.score())).collect();
+    Ok(ca.with_name("answer_match".into()).into_series())
+}
+
+fn match_details_type(_: &[Field]) -> PolarsResult<Field> {
+    Ok(Field::new(
+        "answer_match_details".into(),
+        DataType::Struct(vec![
+            Field::new("score".into(), DataType::Float64),
+            Field::new("graded_score".into(), DataType::Float64),
+            Field::new("reference_index".into(), DataType::Int64),
+            Field::new("rule".into(), DataType::String),
+            Field::new("reason".into(), DataType::String),
+        ]),
+    ))
+}
+
+#[polars_expr(output_type_func=match_details_type)]
+fn answer_match_details(
+    inputs: &[Series],
+    context: CallerContext,
+    kwargs: MatchKwargs,
+) -> PolarsResult<Series> {
+    let rows = match_rows(inputs, context, &kwargs)?;
+    let n = rows.len();
+    let score: Float64Chunked = rows.iter().map(|d| d.map(|d| d.score())).collect();
+    let graded: Float64Chunked = rows.iter().map(|d| d.map(|d| d.graded)).collect();
+    let index: Int64Chunked = rows
+        .iter()
+        .map(|d| d.and_then(|d| d.index).map(i64::from))
+        .collect();
+    let rule: StringChunked = rows
+        .iter()
+        .map(|d| Some(d.map_or("no_reference", |d| d.rule.name())))
+        .collect();
+    let mut reason = String::new();
+    let reasons: StringChunked = rows
+        .iter()
+        .map(|d| {
+            reason.clear();
+            match d {
+                Some(d) => d.write_reason(&mut reason),
+                None => reason.push_str("no_reference"),
+            }
+            Some(reason.clone())
+        })
+        .collect();
+    let fields = [
+        score.with_name("score".into()).into_series(),
+        graded.with_name("graded_score".into()).into_series(),
+        index.with_name("reference_index".into()).into_series(),
+        rule.with_name("rule".into()).into_series(),
+        reasons.with_name("reason".into()).into_series(),
+    ];
+    let out = StructChunked::from_series("answer_match_details".into(), n, fields.iter())?;
+    Ok(out.into_series())
+}
+
+/// `repair_mojibake`: UTF-8 read as Latin-1 or cp1252, undone where it re-encodes cleanly.
+#[polars_expr(output_type=String)]
+fn repair_mojibake(inputs: &[Series]) -> PolarsResult<Series> {
+    let ca = inputs[0].str()?;
+    let (mut raw, mut fixed) = (Vec::new(), String::new());
+    let out = ca.apply_into_string_amortized(|text, buf| {
+        if crate::answer_rules::repair_mojibake_into(text, &mut raw, &mut fixed) {
+            buf.push_str(&fixed);
+        } else {
+            buf.push_str(text);
+        }
+    });
+    Ok(out.into_series())
+}
+
+#[derive(Deserialize)]
+struct MatchNormalizeKwargs {
+    fold_accents: bool,
+    number_words: bool,
+}
+
+#[polars_expr(output_type=String)]
+fn match_normalize(inputs: &[Series], kwargs: MatchNormalizeKwargs) -> PolarsResult<Series> {
+    let t = tables()?;
+    let fold = if kwargs.fold_accents {
+        Some(fold_table()?)
+    } else {
+        None
+    };
+    let ca = inputs[0].str()?;
+    let mut norm = Normalizer::default();
+    let out = ca.apply_into_string_amortized(|text, buf| {
+        norm.normalize_into(t, fold, kwargs.number_words, text, buf)
+    });
+    Ok(out.into_series())
+}
