@@ -13,7 +13,7 @@
 //! spelling the normalisation merges is merged here too. The pure-Python oracle of
 //! `tests/oracles/answer_match.py` restates each function.
 
-use crate::answer_match::is_stopword;
+use crate::answer_words::is_stopword;
 
 // --- mojibake -----------------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ use pyo3::prelude::*;
 
 pub mod answer_match;
 pub mod answer_rules;
+pub mod answer_words;
 #[cfg(feature = "plugin")]
 mod columns;
 pub mod correctness;
