@@ -17,6 +17,7 @@ that must follow Python character by character run in the native kernels.
 
 from __future__ import annotations
 
+import struct
 import unicodedata
 from functools import cache
 
@@ -25,6 +26,7 @@ import polars as pl
 from polarscore import _internal
 from polarscore._typing import IntoExpr
 from polarscore._utils import parse_text_expr
+from polarscore.kernels._cache import cached_table
 from polarscore.kernels._plugin import plugin_call
 
 #: The 29 code points that Python treats as whitespace (``str.isspace``).
@@ -239,10 +241,36 @@ def fold_table() -> tuple[list[int], list[str]]:
     return code_points, folded
 
 
+def _fold_table_bytes() -> bytes:
+    """:func:`fold_table` as bytes: the count, the code points, the foldings' ends, the text."""
+    code_points, folded = fold_table()
+    text = "".join(folded).encode()
+    ends, end = [], 0
+    for f in folded:
+        end += len(f.encode())
+        ends.append(end)
+    n = len(code_points)
+    return struct.pack(f"<I{n}I{n}I", n, *code_points, *ends) + text
+
+
+def _fold_table_from_bytes(payload: bytes) -> tuple[list[int], list[str]]:
+    n = struct.unpack_from("<I", payload)[0]
+    numbers = struct.unpack_from(f"<{2 * n}I", payload, 4)
+    code_points, ends = list(numbers[:n]), numbers[n:]
+    text = payload[4 + 8 * n :]
+    starts = (0, *ends[:-1])
+    return code_points, [text[a:b].decode() for a, b in zip(starts, ends, strict=True)]
+
+
 @cache
 def load_fold_table() -> None:
-    """Hand the interpreter's accent folding to the native kernel, once per process."""
-    _internal.set_match_fold_table(*fold_table())
+    """Hand the interpreter's accent folding to the native kernel, once per process.
+
+    The table is read from polarscore's cache when it holds one for this interpreter (see
+    :mod:`polarscore.kernels._cache`), else built by :func:`fold_table` and cached.
+    """
+    payload = cached_table("match-fold", _fold_table_bytes, builders=[fold_table])
+    _internal.set_match_fold_table(*_fold_table_from_bytes(payload))
 
 
 def match_normalize(expr: pl.Expr, *, fold_accents: bool, number_words: bool) -> pl.Expr:

@@ -9,10 +9,9 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
-import pyarrow as pa
 
 from polarscore._typing import IntoExpr, ReferenceKind
 from polarscore._validation import check_choice, invalid_parameter
@@ -23,6 +22,9 @@ from polarscore.scores.match import answer_match
 from polarscore.scores.precision import answer_precision
 from polarscore.scores.similarity import response_similarity
 from polarscore.scores.squad import squad_exact_match, squad_f1
+
+if TYPE_CHECKING:
+    import pyarrow as pa  # imported where it is used: most processes never need it
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -8,6 +8,8 @@ The kernels must read text exactly as the Python of the reference libraries does
 ``str.isspace``, ``re``'s ``\w`` and ``\d``), and the running interpreter's Unicode version may
 differ from Rust's. So before the first kernel runs, :func:`load_unicode_tables` reads the
 interpreter's own ``unicodedata`` once and hands the extension one flag pair per code point.
+Reading them takes about 0.2 s, so they are cached per interpreter and Unicode version
+(:mod:`polarscore.kernels._cache`): a later process reads a 2 MiB file instead.
 """
 
 from __future__ import annotations
@@ -17,13 +19,16 @@ import re
 import unicodedata
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import polars as pl
 from polars.plugins import register_plugin_function
 
 from polarscore import _internal
+from polarscore.kernels._cache import cached_table
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _LIBRARY = Path(_internal.__file__).parent
 
@@ -59,6 +64,8 @@ def unicode_flags() -> np.ndarray[Any, np.dtype[np.uint16]]:
     >>> bool(flags[ord("²")] & WORD), bool(flags[0x0301] & WORD)
     (True, False)
     """
+    import numpy as np  # only here: a process that reads the cached tables never needs it
+
     n = 0x110000
     everything = np.arange(n, dtype="<u4").tobytes().decode("utf-32-le", "surrogatepass")
     categories = np.frombuffer(
@@ -109,14 +116,20 @@ def unicode_flags() -> np.ndarray[Any, np.dtype[np.uint16]]:
     return flags
 
 
+def _flag_bytes() -> bytes:
+    return bytes(unicode_flags().astype("<u2").tobytes())
+
+
 @cache
 def load_unicode_tables() -> str:
     """Hand the interpreter's Unicode tables to the native kernels, once per process.
 
-    Returns the ``unicodedata`` version the kernels follow.
+    The tables come from polarscore's cache when it holds them for this interpreter, else from
+    :func:`unicode_flags` (then cached). Returns the ``unicodedata`` version the kernels follow.
     """
     version = unicodedata.unidata_version
-    _internal.set_unicode_tables(unicode_flags().astype("<u2").tobytes(), version)
+    flags = cached_table("unicode-flags", _flag_bytes, builders=[unicode_flags])
+    _internal.set_unicode_tables(flags, version)
     return version
 
 
