@@ -6,7 +6,7 @@
 //! discounted and every number of the alias required). The first alias accepted by the earliest
 //! rule wins, then the best graded score, then the first position.
 //!
-//! Normalisation ([`Normalizer`]) restates, one linear pass per step over reused buffers, the
+//! Normalisation ([`Normalizer`], in `normalize`) restates in one forward pass the
 //! regular-expression recipe of `match_normalize` (`polarscore/normalize.py`) with Python's
 //! character classes (`re`'s `\w` and `\d`, letters as `[^\W\d_]`, `str.lower()`), and accent
 //! folding as Python's NFKD with combining marks dropped, from a table the Python side reads from
@@ -14,13 +14,20 @@
 
 #[cfg(feature = "plugin")]
 mod expressions;
+mod normalize;
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
+pub mod reference;
+
+pub use normalize::{Normalizer, Seen};
 
 use std::cmp::Ordering;
 use std::sync::OnceLock;
 
 use crate::answer_rules as rules;
-use crate::answer_words::{is_article, is_stopword, number_word};
+use crate::answer_words::is_stopword;
 use crate::pyunicode::{py_is_blank, Tables};
+use crate::tokens::Vocab;
 
 // --- accent folding -----------------------------------------------------------------------------
 
@@ -118,355 +125,6 @@ fn is_digit(t: &Tables, c: char) -> bool {
     t.digit_value(c).is_some()
 }
 
-/// A text unit the normalisation steps run over: a `char` (any text, classified by the
-/// interpreter's tables) or a byte of an ASCII text (classified by ASCII rules, which agree with
-/// Python's on ASCII). The steps are written once, generic over both.
-trait Unit: Copy + PartialEq {
-    /// An ASCII character as a unit.
-    fn ascii(b: u8) -> Self;
-    fn is_letter(self, t: &Tables) -> bool;
-    fn is_digit(self, t: &Tables) -> bool;
-    fn is_word(self, t: &Tables) -> bool;
-    /// `'` or `’`.
-    fn is_apostrophe(self) -> bool;
-    fn to_char(self) -> char;
-    /// The first apostrophe or dot in `a` from `from` on (what step 2 acts on).
-    fn find_mark(a: &[Self], from: usize) -> Option<usize>;
-    /// The first comma in `a` from `from` on (what step 3 acts on).
-    fn find_comma(a: &[Self], from: usize) -> Option<usize>;
-    /// The first decimal digit in `a` from `from` on (what step 4 acts on).
-    fn find_digit(a: &[Self], from: usize, t: &Tables) -> Option<usize>;
-}
-
-impl Unit for char {
-    #[inline]
-    fn ascii(b: u8) -> Self {
-        b as char
-    }
-    #[inline]
-    fn is_letter(self, t: &Tables) -> bool {
-        is_letter(t, self)
-    }
-    #[inline]
-    fn is_digit(self, t: &Tables) -> bool {
-        is_digit(t, self)
-    }
-    #[inline]
-    fn is_word(self, t: &Tables) -> bool {
-        t.is_word(self)
-    }
-    #[inline]
-    fn is_apostrophe(self) -> bool {
-        matches!(self, '\'' | '\u{2019}')
-    }
-    #[inline]
-    fn to_char(self) -> char {
-        self
-    }
-    fn find_mark(a: &[Self], from: usize) -> Option<usize> {
-        let rest = a.get(from..)?;
-        Some(from + rest.iter().position(|&c| c == '.' || c.is_apostrophe())?)
-    }
-    fn find_comma(a: &[Self], from: usize) -> Option<usize> {
-        Some(from + a.get(from..)?.iter().position(|&c| c == ',')?)
-    }
-    fn find_digit(a: &[Self], from: usize, t: &Tables) -> Option<usize> {
-        Some(from + a.get(from..)?.iter().position(|&c| is_digit(t, c))?)
-    }
-}
-
-impl Unit for u8 {
-    #[inline]
-    fn ascii(b: u8) -> Self {
-        b
-    }
-    #[inline]
-    fn is_letter(self, _: &Tables) -> bool {
-        self.is_ascii_alphabetic()
-    }
-    #[inline]
-    fn is_digit(self, _: &Tables) -> bool {
-        self.is_ascii_digit()
-    }
-    #[inline]
-    fn is_word(self, _: &Tables) -> bool {
-        self.is_ascii_alphanumeric() || self == b'_'
-    }
-    #[inline]
-    fn is_apostrophe(self) -> bool {
-        self == b'\''
-    }
-    #[inline]
-    fn to_char(self) -> char {
-        self as char
-    }
-    fn find_mark(a: &[Self], from: usize) -> Option<usize> {
-        Some(from + memchr::memchr2(b'.', b'\'', a.get(from..)?)?)
-    }
-    fn find_comma(a: &[Self], from: usize) -> Option<usize> {
-        Some(from + memchr::memchr(b',', a.get(from..)?)?)
-    }
-    fn find_digit(a: &[Self], from: usize, _: &Tables) -> Option<usize> {
-        Some(from + a.get(from..)?.iter().position(u8::is_ascii_digit)?)
-    }
-}
-
-/// Reusable buffers of the normalisation.
-#[derive(Default)]
-pub struct Normalizer {
-    folded: String,
-    a: Vec<char>,
-    b: Vec<char>,
-    ascii_a: Vec<u8>,
-    ascii_b: Vec<u8>,
-}
-
-impl Normalizer {
-    /// Write the answer-match normalisation of `text` into `out` (cleared first): the words
-    /// separated by one space, with one space on each side (`" "` when there is no word).
-    ///
-    /// `fold` is the accent-folding table, or `None` for no folding. An ASCII text stays bytes
-    /// throughout (folding and lowering cannot take it out of ASCII).
-    pub fn normalize_into(
-        &mut self,
-        t: &Tables,
-        fold: Option<&FoldTable>,
-        number_words: bool,
-        text: &str,
-        out: &mut String,
-    ) {
-        if text.is_ascii() {
-            let (a, b) = (&mut self.ascii_a, &mut self.ascii_b);
-            a.clear();
-            a.extend_from_slice(text.as_bytes());
-            a.make_ascii_lowercase();
-            steps(t, number_words, a, b, out);
-            return;
-        }
-        // 1. NFKD without marks, then str.lower().
-        self.a.clear();
-        let source = match fold {
-            Some(fold) => {
-                self.folded.clear();
-                for c in text.chars() {
-                    match fold.get(c) {
-                        Some(f) => self.folded.push_str(f),
-                        None => self.folded.push(c),
-                    }
-                }
-                self.folded.as_str()
-            }
-            None => text,
-        };
-        let a = &mut self.a;
-        t.for_each_lower(source, |c| {
-            a.push(c);
-            true
-        });
-        steps(t, number_words, &mut self.a, &mut self.b, out);
-    }
-}
-
-/// Steps 2-5 of the normalisation, from the lowered text in `a` (`b` is scratch).
-///
-/// Steps 2-4 each copy the text in bulk between the characters they act on (apostrophes and
-/// dots, commas, digits), which they find with a search; what a backtracking pass would do at
-/// each such character depends only on its neighbours and on whether the character before it
-/// was read as itself (not dropped or consumed by the previous rewrite), which each step tracks.
-fn steps<U: Unit>(
-    t: &Tables,
-    number_words: bool,
-    a: &mut Vec<U>,
-    b: &mut Vec<U>,
-    out: &mut String,
-) {
-    // 2. After a letter: a possessive 's goes, and so does an apostrophe or a dot.
-    drop_inner_marks(t, a, b);
-    // 3. Thousands separators.
-    drop_thousands_separators(t, b, a);
-    // 4. A letter glued to a digit is split off; a decimal point becomes "_".
-    split_and_join_numbers(t, a, b);
-    // 5. Words, ordinal suffixes and number words, articles.
-    write_words(t, number_words, b, out);
-}
-
-/// `re.sub(r"([^\W\d_])(?:\.?['’]s\b|['’.])", r"\1", text)`.
-fn drop_inner_marks<U: Unit>(t: &Tables, a: &[U], out: &mut Vec<U>) {
-    out.clear();
-    let dot = U::ascii(b'.');
-    // `a[..copied]` is handled; `a[fresh]` follows a dropped stretch (or starts the text), so
-    // no letter before it was read.
-    let (mut copied, mut fresh, mut from) = (0, 0, 0);
-    while let Some(p) = U::find_mark(a, from) {
-        from = p + 1;
-        if p == fresh || !a.get(p - 1).is_some_and(|c| c.is_letter(t)) {
-            continue;
-        }
-        let mut k = p;
-        if a.get(k) == Some(&dot) {
-            k += 1;
-        }
-        let end = if a.get(k).is_some_and(|x| x.is_apostrophe())
-            && a.get(k + 1) == Some(&U::ascii(b's'))
-            && a.get(k + 2).is_none_or(|&c| !c.is_word(t))
-        {
-            k + 2
-        } else {
-            p + 1
-        };
-        out.extend_from_slice(a.get(copied..p).unwrap_or(&[]));
-        (copied, fresh, from) = (end, end, end);
-    }
-    out.extend_from_slice(a.get(copied..).unwrap_or(&[]));
-}
-
-/// Whether `a[k..k + 4]` is `,` and three decimal digits.
-#[inline]
-fn group_at<U: Unit>(t: &Tables, a: &[U], k: usize) -> bool {
-    a.get(k) == Some(&U::ascii(b','))
-        && a.get(k + 1..k + 4)
-            .is_some_and(|g| g.iter().all(|&c| c.is_digit(t)))
-}
-
-/// Where `(\d),(\d{3})(?:,(\d{3}))?(?:,(\d{3}))?\b` matches from `i` (a digit), in the order a
-/// backtracking engine tries the optional groups.
-fn thousands_end<U: Unit>(t: &Tables, a: &[U], i: usize) -> Option<usize> {
-    if !group_at(t, a, i + 1) {
-        return None;
-    }
-    let boundary = |e: usize| a.get(e).is_none_or(|&c| !c.is_word(t));
-    let e1 = i + 5;
-    if group_at(t, a, e1) {
-        let e2 = e1 + 4;
-        if group_at(t, a, e2) && boundary(e2 + 4) {
-            return Some(e2 + 4);
-        }
-        if boundary(e2) {
-            return Some(e2);
-        }
-    }
-    boundary(e1).then_some(e1)
-}
-
-/// `re.sub(r"(\d),(\d{3})(?:,(\d{3}))?(?:,(\d{3}))?\b", r"\1\2\3\4", text)`.
-fn drop_thousands_separators<U: Unit>(t: &Tables, a: &[U], out: &mut Vec<U>) {
-    out.clear();
-    let comma = U::ascii(b',');
-    // `a[..copied]` is handled (a match consumed up to `copied`).
-    let (mut copied, mut from) = (0, 0);
-    while let Some(p) = U::find_comma(a, from) {
-        from = p + 1;
-        // A match starts at the digit just before a comma, if no match consumed that digit.
-        let Some(start) = p.checked_sub(1).filter(|&i| i >= copied) else {
-            continue;
-        };
-        if !a.get(start).is_some_and(|c| c.is_digit(t)) {
-            continue;
-        }
-        if let Some(end) = thousands_end(t, a, start) {
-            out.extend_from_slice(a.get(copied..start).unwrap_or(&[]));
-            out.extend(
-                a.get(start..end)
-                    .unwrap_or(&[])
-                    .iter()
-                    .filter(|&&d| d != comma),
-            );
-            (copied, from) = (end, end);
-        }
-    }
-    out.extend_from_slice(a.get(copied..).unwrap_or(&[]));
-}
-
-/// `re.sub(r"([^\W\d_])(\d)", r"\1 \2", text)`, then `re.sub(r"(\d)\.(\d)", r"\1_\2", text)`.
-///
-/// One pass does both: the space goes between a letter and a digit, which neither creates nor
-/// breaks a digit-dot-digit match.
-fn split_and_join_numbers<U: Unit>(t: &Tables, a: &[U], out: &mut Vec<U>) {
-    out.clear();
-    let mut copied = 0;
-    while let Some(p) = U::find_digit(a, copied, t) {
-        out.extend_from_slice(a.get(copied..p).unwrap_or(&[]));
-        // A letter before a digit is always read as itself (a rewrite consumes only a dot
-        // and a digit).
-        if p.checked_sub(1)
-            .and_then(|i| a.get(i))
-            .is_some_and(|c| c.is_letter(t))
-        {
-            out.push(U::ascii(b' '));
-        }
-        let (Some(&c), next) = (a.get(p), a.get(p + 2)) else {
-            break;
-        };
-        match next.filter(|&&d| a.get(p + 1) == Some(&U::ascii(b'.')) && d.is_digit(t)) {
-            Some(&d) => {
-                out.extend([c, U::ascii(b'_'), d]);
-                copied = p + 3;
-            }
-            None => {
-                out.push(c);
-                copied = p + 1;
-            }
-        }
-    }
-    out.extend_from_slice(a.get(copied..).unwrap_or(&[]));
-}
-
-/// The ASCII spelling of `word`, in `buf`, when it is short enough to be a table word.
-#[inline]
-fn short_ascii<'b, U: Unit>(word: &[U], buf: &'b mut [u8; 16]) -> Option<&'b str> {
-    if word.len() > buf.len() {
-        return None;
-    }
-    for (slot, &c) in buf.iter_mut().zip(word) {
-        let c = c.to_char();
-        if !c.is_ascii() {
-            return None;
-        }
-        *slot = c as u8;
-    }
-    std::str::from_utf8(buf.get(..word.len())?).ok()
-}
-
-/// Split on runs of non-word characters; per word, drop an ordinal suffix and read a number
-/// word (with `number_words`), drop articles; join with spaces and pad both ends.
-fn write_words<U: Unit>(t: &Tables, number_words: bool, a: &[U], out: &mut String) {
-    out.clear();
-    out.push(' ');
-    let mut buf = [0u8; 16];
-    let mut i = 0;
-    while i < a.len() {
-        let start = i;
-        while a.get(i).is_some_and(|&c| c.is_word(t)) {
-            i += 1;
-        }
-        let Some(mut word) = a.get(start..i).filter(|w| !w.is_empty()) else {
-            i += 1;
-            continue;
-        };
-        if number_words {
-            // (\d)(?:st|nd|rd|th)$
-            if let [.., d, x, y] = word {
-                if matches!(
-                    (x.to_char(), y.to_char()),
-                    ('s', 't') | ('n', 'd') | ('r', 'd') | ('t', 'h')
-                ) && d.is_digit(t)
-                {
-                    word = word.get(..word.len() - 2).unwrap_or(word);
-                }
-            }
-        }
-        match short_ascii(word, &mut buf) {
-            Some(w) if is_article(w) => continue,
-            Some(w) => match number_word(w).filter(|_| number_words) {
-                Some(digits) => out.push_str(digits),
-                None => out.push_str(w),
-            },
-            None => out.extend(word.iter().map(|c| c.to_char())),
-        }
-        out.push(' ');
-    }
-}
-
 // --- content tokens -----------------------------------------------------------------------------
 
 /// Light stemming, written to `out`: a plural ending dropped (`(\p{L}{2,}[^s])ies$` → `$1y`, then
@@ -516,59 +174,6 @@ pub fn stem_into(t: &Tables, token: &str, prefix: Option<usize>, out: &mut Strin
                 out.push('y');
             }
         }
-    }
-}
-
-/// The distinct stemmed content tokens of a normalised text, sorted.
-#[derive(Default)]
-pub struct TokenSet {
-    buf: String,
-    spans: Vec<(usize, usize)>,
-}
-
-impl TokenSet {
-    /// Fill the set from `normalized` (words separated by spaces), stop words left out.
-    pub fn build(&mut self, t: &Tables, normalized: &str, prefix: Option<usize>) {
-        let Self { buf, spans } = self;
-        buf.clear();
-        spans.clear();
-        for word in normalized.split(' ') {
-            if word.is_empty() || is_stopword(word) {
-                continue;
-            }
-            let start = buf.len();
-            stem_into(t, word, prefix, buf);
-            spans.push((start, buf.len()));
-        }
-        let text = buf.as_str();
-        let get = |s: &(usize, usize)| text.get(s.0..s.1).unwrap_or("");
-        spans.sort_unstable_by(|x, y| get(x).cmp(get(y)));
-        spans.dedup_by(|x, y| get(&*x) == get(&*y));
-    }
-
-    pub fn clear(&mut self) {
-        self.buf.clear();
-        self.spans.clear();
-    }
-
-    pub fn len(&self) -> usize {
-        self.spans.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.spans.is_empty()
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
-        self.spans
-            .iter()
-            .map(|s| self.buf.get(s.0..s.1).unwrap_or(""))
-    }
-
-    pub fn contains(&self, token: &str) -> bool {
-        self.spans
-            .binary_search_by(|s| self.buf.get(s.0..s.1).unwrap_or("").cmp(token))
-            .is_ok()
     }
 }
 
@@ -663,6 +268,62 @@ fn words(text: &str) -> Vec<&str> {
     text.split(' ').filter(|w| !w.is_empty()).collect()
 }
 
+/// Whether the padded normalised alias `needle` (`" words "`) occurs in the padded normalised
+/// `hay`: `memmem::find` without building a searcher per call, for the short needles aliases are.
+/// Every occurrence has the needle's second byte one after a space, so the candidates are the
+/// places of that byte (`memchr`), each checked in full.
+fn contains_padded(hay: &[u8], needle: &[u8]) -> bool {
+    let [space, second, ..] = needle else {
+        return memchr::memmem::find(hay, needle).is_some();
+    };
+    memchr::memchr_iter(*second, hay).any(|p| {
+        p > 0
+            && hay.get(p - 1) == Some(space)
+            && hay
+                .get(p..)
+                .is_some_and(|rest| rest.starts_with(needle.get(1..).unwrap_or(&[])))
+    })
+}
+
+/// Call `f` on each word of a normalised text (words between single spaces, one space on each
+/// side) until it returns false. Eight bytes at a time look for the next space.
+fn for_each_word<'t>(text: &'t str, mut f: impl FnMut(&'t str) -> bool) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let b = text.as_bytes();
+    let mut start = 0;
+    while start < b.len() {
+        let mut end = start;
+        loop {
+            if let Some(chunk) = b.get(end..end + 8) {
+                let mut word = [0u8; 8];
+                word.copy_from_slice(chunk);
+                let v = u64::from_le_bytes(word) ^ (u64::from(b' ') * ONES);
+                let zero = v.wrapping_sub(ONES) & !v & HIGH;
+                if zero == 0 {
+                    end += 8;
+                    continue;
+                }
+                end += zero.trailing_zeros() as usize / 8;
+            } else {
+                end += b
+                    .get(end..)
+                    .and_then(|r| r.iter().position(|&x| x == b' '))
+                    .unwrap_or(b.len() - end);
+            }
+            break;
+        }
+        if end > start {
+            if let Some(word) = text.get(start..end) {
+                if !f(word) {
+                    return;
+                }
+            }
+        }
+        start = end + 1;
+    }
+}
+
 /// One alias as the rules see it: its position in the row's references, its span in
 /// [`Matcher::aliases`] and its `NOTE_*` bits.
 type AliasSpan = (u32, usize, usize, u8);
@@ -699,7 +360,7 @@ impl Spans<'_> {
         if opts.contains {
             let hit = self.spans.iter().find(|s| {
                 let a = self.alias(s);
-                a != " " && memchr::memmem::find(resp.as_bytes(), a.as_bytes()).is_some()
+                a != " " && contains_padded(resp.as_bytes(), a.as_bytes())
             });
             if let Some(span) = hit {
                 return Some(Self::decided(Rule::Contains, span, notes));
@@ -769,9 +430,149 @@ pub struct Matcher {
     /// The normalised usable aliases, end to end.
     aliases: String,
     alias_spans: Vec<AliasSpan>,
-    response_tokens: TokenSet,
-    question_tokens: TokenSet,
-    alias_tokens: TokenSet,
+    tokens: RecallTokens,
+}
+
+/// The token-recall rule's tokens of a row: the aliases' stemmed content tokens, interned
+/// together, and which of them the response and the question hold.
+///
+/// Only the aliases' tokens (a few) are ever asked about, so the response's and the question's
+/// words are read once each and only looked up among them: no set of the response's own tokens
+/// is built or sorted, and a word whose first byte starts no alias token is not even stemmed
+/// (stemming keeps a token's first character).
+#[derive(Default)]
+struct RecallTokens {
+    vocab: Vocab,
+    /// Each alias's distinct token ids, one alias after the other; `ends[k]` ends alias `k`'s.
+    ids: Vec<u32>,
+    ends: Vec<usize>,
+    /// Per token: the last alias that listed it (plus one), to list it once per alias.
+    listed: Vec<u32>,
+    /// Per token: it starts with a decimal digit; the response holds it; the question does.
+    digit: Vec<bool>,
+    in_response: Vec<bool>,
+    in_question: Vec<bool>,
+    /// The first bytes of the tokens, one bit each.
+    first: [u64; 4],
+    stem: String,
+}
+
+impl RecallTokens {
+    /// Intern the content tokens of the normalised aliases.
+    fn build<'s>(
+        &mut self,
+        t: &Tables,
+        aliases: impl Iterator<Item = &'s str>,
+        prefix: Option<usize>,
+    ) {
+        self.vocab.clear();
+        self.ids.clear();
+        self.ends.clear();
+        self.listed.clear();
+        self.digit.clear();
+        self.first = [0; 4];
+        for (k, alias) in aliases.enumerate() {
+            let stamp = k as u32 + 1;
+            for word in alias.split(' ') {
+                if word.is_empty() || is_stopword(word) {
+                    continue;
+                }
+                self.stem.clear();
+                stem_into(t, word, prefix, &mut self.stem);
+                let id = self.vocab.intern(&self.stem) as usize;
+                if id == self.listed.len() {
+                    self.listed.push(0);
+                    self.digit
+                        .push(self.stem.chars().next().is_some_and(|c| is_digit(t, c)));
+                    if let Some(&b) = self.stem.as_bytes().first() {
+                        if let Some(w) = self.first.get_mut(usize::from(b >> 6)) {
+                            *w |= 1 << (b & 63);
+                        }
+                    }
+                }
+                if let Some(l) = self.listed.get_mut(id) {
+                    if *l != stamp {
+                        *l = stamp;
+                        self.ids.push(id as u32);
+                    }
+                }
+            }
+            self.ends.push(self.ids.len());
+        }
+    }
+
+    /// Mark which tokens the normalised `text` holds, in `held` (cleared first).
+    fn mark(&mut self, t: &Tables, text: &str, prefix: Option<usize>, question: bool) {
+        let held = if question {
+            &mut self.in_question
+        } else {
+            &mut self.in_response
+        };
+        held.clear();
+        held.resize(self.vocab.len(), false);
+        let mut missing = self.vocab.len();
+        // A stem of `Some(0)` characters is empty: every word may then give any token.
+        let filter = prefix != Some(0);
+        let (first, vocab, stem) = (&self.first, &self.vocab, &mut self.stem);
+        for_each_word(text, |word| {
+            let Some(&b) = word.as_bytes().first() else {
+                return true;
+            };
+            if filter
+                && first
+                    .get(usize::from(b >> 6))
+                    .is_none_or(|w| w & (1 << (b & 63)) == 0)
+            {
+                return true;
+            }
+            if is_stopword(word) {
+                return true;
+            }
+            stem.clear();
+            stem_into(t, word, prefix, stem);
+            if let Some(h) = held.get_mut(vocab.get(stem) as usize) {
+                if !*h {
+                    *h = true;
+                    missing -= 1;
+                }
+            }
+            missing > 0
+        });
+    }
+
+    /// The token recall of alias `k`: its tokens the response holds, over those the question
+    /// does not give away (over all of them if it gives every one away); 0.0 when a number
+    /// token is missing and numbers must match.
+    fn recall(&self, k: usize, numbers_must_match: bool, question: bool) -> f64 {
+        let start = if k == 0 {
+            0
+        } else {
+            self.ends.get(k - 1).copied().unwrap_or(0)
+        };
+        let end = self.ends.get(k).copied().unwrap_or(start);
+        let (mut n_all, mut hits_all, mut n_new, mut hits_new) = (0usize, 0usize, 0usize, 0usize);
+        for &id in self.ids.get(start..end).unwrap_or(&[]) {
+            let id = id as usize;
+            let hit = self.in_response.get(id).copied().unwrap_or(false);
+            if numbers_must_match && !hit && self.digit.get(id).copied().unwrap_or(false) {
+                return 0.0;
+            }
+            n_all += 1;
+            hits_all += usize::from(hit);
+            if !(question && self.in_question.get(id).copied().unwrap_or(false)) {
+                n_new += 1;
+                hits_new += usize::from(hit);
+            }
+        }
+        // Tokens the question already gives away are no evidence, unless they are all there is.
+        if n_new > 0 {
+            hits_new as f64 / n_new as f64
+        } else if n_all > 0 {
+            hits_all as f64 / n_all as f64
+        } else {
+            0.0
+        }
+    }
 }
 
 impl Matcher {
@@ -834,7 +635,8 @@ impl Matcher {
             response
         };
         let row_notes = if response_repaired { NOTE_MOJIBAKE } else { 0 };
-        self.norm
+        let seen = self
+            .norm
             .normalize_into(t, fold, nw, response, &mut self.response);
         let spans = Spans {
             spans: &self.alias_spans,
@@ -861,20 +663,25 @@ impl Matcher {
         }
         // Only when no rule accepts the response as written: the same rules (token recall
         // excepted) on the response with glued words split.
-        if opts.glued_words
-            && (rules::has_glued_words(response) || rules::has_glued_years(&self.response))
-        {
-            let source = if rules::unglue_into(response, &mut self.stripped) {
-                self.norm
-                    .normalize_into(t, fold, nw, &self.stripped, &mut self.scratch);
-                self.scratch.as_str()
+        if opts.glued_words && (seen.glued_words || seen.glued_year) {
+            // `unglue_into` then the normalisation, in one pass.
+            let (source, years) = if seen.glued_words {
+                let s = self
+                    .norm
+                    .normalize_unglued_into(t, fold, nw, response, &mut self.scratch);
+                (self.scratch.as_str(), s.glued_year)
             } else {
-                self.response.as_str()
+                (self.response.as_str(), true)
             };
-            rules::split_year_citations_into(source, &mut self.glued);
-            if self.glued != self.response {
+            // Without a glued year, splitting them would give the text back.
+            let glued = if years {
+                rules::split_year_citations_into(source, &mut self.glued);
+                self.glued.as_str()
+            } else {
+                source
+            };
+            if glued != self.response {
                 let notes = row_notes | NOTE_GLUED;
-                let glued = self.glued.as_str();
                 let d = spans.text_rule(opts, glued, notes);
                 if let Some(d) = d.or_else(|| spans.value_rule(opts, glued, asks_when, notes)) {
                     return Some(d);
@@ -894,16 +701,15 @@ impl Matcher {
             return Some(best);
         }
         let prefix = opts.stem_prefix;
-        self.response_tokens.build(t, resp, prefix);
+        let tokens = &mut self.tokens;
+        tokens.build(t, self.alias_spans.iter().map(alias), prefix);
+        tokens.mark(t, resp, prefix, false);
         if has_question {
-            self.question_tokens.build(t, &self.question, prefix);
-        } else {
-            self.question_tokens.clear();
+            tokens.mark(t, &self.question, prefix, true);
         }
         let mut best_rule = Rule::NoMatch;
-        for span in &self.alias_spans {
-            self.alias_tokens.build(t, alias(span), prefix);
-            let recall = self.recall(t, opts);
+        for (k, span) in self.alias_spans.iter().enumerate() {
+            let recall = tokens.recall(k, opts.numbers_must_match, has_question);
             let rule = if recall >= opts.min_token_recall {
                 Rule::TokenRecall
             } else {
@@ -926,34 +732,6 @@ impl Matcher {
             }
         }
         Some(best)
-    }
-
-    /// The token recall of the current alias tokens against the response tokens.
-    fn recall(&self, t: &Tables, opts: &Options) -> f64 {
-        let (mut n_all, mut hits_all, mut n_new, mut hits_new) = (0usize, 0usize, 0usize, 0usize);
-        for token in self.alias_tokens.iter() {
-            let hit = self.response_tokens.contains(token);
-            if opts.numbers_must_match
-                && !hit
-                && token.chars().next().is_some_and(|c| is_digit(t, c))
-            {
-                return 0.0;
-            }
-            n_all += 1;
-            hits_all += usize::from(hit);
-            if !self.question_tokens.contains(token) {
-                n_new += 1;
-                hits_new += usize::from(hit);
-            }
-        }
-        // Tokens the question already gives away are no evidence, unless they are all there is.
-        if n_new > 0 {
-            hits_new as f64 / n_new as f64
-        } else if n_all > 0 {
-            hits_all as f64 / n_all as f64
-        } else {
-            0.0
-        }
     }
 }
 
@@ -1156,6 +934,43 @@ mod tests {
         assert_eq!(decide(resp, &refs, None).unwrap().rule, Rule::TokenRecall);
         let q = Some("who will win the 2018 election in sri lanka");
         assert_eq!(decide(resp, &refs, q).unwrap().rule, Rule::NoMatch);
+    }
+
+    #[test]
+    fn padded_search_and_words_agree_with_the_plain_ones() {
+        let hay = " the cat sat on the mat 12 catalogue cats ";
+        for needle in [
+            " cat ",
+            " mat ",
+            " 12 ",
+            " cats ",
+            " the cat ",
+            " at ",
+            " ",
+            " dog ",
+            "t",
+        ] {
+            assert_eq!(
+                contains_padded(hay.as_bytes(), needle.as_bytes()),
+                hay.contains(needle),
+                "{needle:?}"
+            );
+        }
+        for text in [
+            " ",
+            " a ",
+            " the cat sat on the mat ",
+            " abcdefgh abcdefghijklmnop x ",
+            " héllo wörld ",
+        ] {
+            let mut got = Vec::new();
+            for_each_word(text, |w| {
+                got.push(w);
+                true
+            });
+            let want: Vec<&str> = text.split(' ').filter(|w| !w.is_empty()).collect();
+            assert_eq!(got, want, "{text:?}");
+        }
     }
 
     #[test]

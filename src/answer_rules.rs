@@ -152,7 +152,7 @@ pub fn has_glued_words(text: &str) -> bool {
 
 /// Where a normalised word splits into a year and a glued citation marker or word: `Some(4)` for
 /// `193912` (`1939 12`) and `2011as` (`2011 as`), else `None`.
-fn year_glue(word: &str) -> Option<usize> {
+pub(crate) fn year_glue(word: &str) -> Option<usize> {
     let b = word.as_bytes();
     let year = b.len() > 4
         && b.iter().take(4).all(u8::is_ascii_digit)

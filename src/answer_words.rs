@@ -4,45 +4,132 @@
 //! Both the core rules ([`crate::answer_match`]) and the second-round rules
 //! ([`crate::answer_rules`]) read them, so they live apart from both.
 
+/// The articles and the number words (the words [`is_article`] and [`number_word`] know).
+const LISTED: &[&[u8]] = &[
+    b"a",
+    b"an",
+    b"the",
+    b"zero",
+    b"one",
+    b"first",
+    b"two",
+    b"second",
+    b"three",
+    b"third",
+    b"four",
+    b"fourth",
+    b"five",
+    b"fifth",
+    b"six",
+    b"sixth",
+    b"seven",
+    b"seventh",
+    b"eight",
+    b"eighth",
+    b"nine",
+    b"ninth",
+    b"ten",
+    b"tenth",
+    b"eleven",
+    b"eleventh",
+    b"twelve",
+    b"twelfth",
+    b"thirteen",
+    b"thirteenth",
+    b"fourteen",
+    b"fourteenth",
+    b"fifteen",
+    b"fifteenth",
+    b"sixteen",
+    b"sixteenth",
+    b"seventeen",
+    b"seventeenth",
+    b"eighteen",
+    b"eighteenth",
+    b"nineteen",
+    b"nineteenth",
+    b"twenty",
+    b"twentieth",
+    b"thirty",
+    b"forty",
+    b"fifty",
+    b"sixty",
+    b"seventy",
+    b"eighty",
+    b"ninety",
+    b"hundred",
+];
+
+/// One bit per (length, first letter, last letter) of the [`LISTED`] words: a word whose
+/// bit is clear is none of them.
+static LISTED_SHAPES: [[u32; 26]; 12] = {
+    let mut table = [[0u32; 26]; 12];
+    let mut k = 0;
+    while k < LISTED.len() {
+        let w = LISTED[k];
+        if !w.is_empty() {
+            table[w.len()][(w[0] - b'a') as usize] |= 1 << (w[w.len() - 1] - b'a');
+        }
+        k += 1;
+    }
+    table
+};
+
+/// Whether `word` may be an article or a number word, by its length and its first and last
+/// letters (one table look-up).
+#[inline]
+pub fn may_be_listed(word: &[u8]) -> bool {
+    let (Some(&first), Some(&last)) = (word.first(), word.last()) else {
+        return false;
+    };
+    let (f, l) = (first.wrapping_sub(b'a'), last.wrapping_sub(b'a'));
+    f < 26
+        && l < 26
+        && LISTED_SHAPES
+            .get(word.len())
+            .and_then(|row| row.get(usize::from(f)))
+            .is_some_and(|bits| bits & (1 << l) != 0)
+}
+
 /// Articles, dropped wherever they are (`ARTICLES` in `polarscore/normalize.py`).
 #[inline]
-pub fn is_article(word: &str) -> bool {
-    matches!(word, "a" | "an" | "the")
+pub fn is_article(word: &[u8]) -> bool {
+    matches!(word, b"a" | b"an" | b"the")
 }
 
 /// Number and ordinal words and the digits they become (`NUMBER_WORDS` in
 /// `polarscore/normalize.py`).
-pub fn number_word(word: &str) -> Option<&'static str> {
+pub fn number_word(word: &[u8]) -> Option<&'static str> {
     Some(match word {
-        "zero" => "0",
-        "one" | "first" => "1",
-        "two" | "second" => "2",
-        "three" | "third" => "3",
-        "four" | "fourth" => "4",
-        "five" | "fifth" => "5",
-        "six" | "sixth" => "6",
-        "seven" | "seventh" => "7",
-        "eight" | "eighth" => "8",
-        "nine" | "ninth" => "9",
-        "ten" | "tenth" => "10",
-        "eleven" | "eleventh" => "11",
-        "twelve" | "twelfth" => "12",
-        "thirteen" | "thirteenth" => "13",
-        "fourteen" | "fourteenth" => "14",
-        "fifteen" | "fifteenth" => "15",
-        "sixteen" | "sixteenth" => "16",
-        "seventeen" | "seventeenth" => "17",
-        "eighteen" | "eighteenth" => "18",
-        "nineteen" | "nineteenth" => "19",
-        "twenty" | "twentieth" => "20",
-        "thirty" => "30",
-        "forty" => "40",
-        "fifty" => "50",
-        "sixty" => "60",
-        "seventy" => "70",
-        "eighty" => "80",
-        "ninety" => "90",
-        "hundred" => "100",
+        b"zero" => "0",
+        b"one" | b"first" => "1",
+        b"two" | b"second" => "2",
+        b"three" | b"third" => "3",
+        b"four" | b"fourth" => "4",
+        b"five" | b"fifth" => "5",
+        b"six" | b"sixth" => "6",
+        b"seven" | b"seventh" => "7",
+        b"eight" | b"eighth" => "8",
+        b"nine" | b"ninth" => "9",
+        b"ten" | b"tenth" => "10",
+        b"eleven" | b"eleventh" => "11",
+        b"twelve" | b"twelfth" => "12",
+        b"thirteen" | b"thirteenth" => "13",
+        b"fourteen" | b"fourteenth" => "14",
+        b"fifteen" | b"fifteenth" => "15",
+        b"sixteen" | b"sixteenth" => "16",
+        b"seventeen" | b"seventeenth" => "17",
+        b"eighteen" | b"eighteenth" => "18",
+        b"nineteen" | b"nineteenth" => "19",
+        b"twenty" | b"twentieth" => "20",
+        b"thirty" => "30",
+        b"forty" => "40",
+        b"fifty" => "50",
+        b"sixty" => "60",
+        b"seventy" => "70",
+        b"eighty" => "80",
+        b"ninety" => "90",
+        b"hundred" => "100",
         _ => return None,
     })
 }
@@ -85,4 +172,33 @@ pub fn is_stopword(word: &str) -> bool {
             | "your"
             | "my"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shape_filter_lets_every_listed_word_through() {
+        // The articles and every number word of `number_word` (its arms, one by one).
+        assert_eq!(LISTED.len(), 52);
+        for word in LISTED {
+            assert!(may_be_listed(word), "{word:?}");
+            assert!(is_article(word) ^ number_word(word).is_some(), "{word:?}");
+        }
+        let numbers = LISTED.iter().filter(|w| number_word(w).is_some()).count();
+        assert_eq!(numbers, 49);
+        for word in [
+            &b""[..],
+            b"b",
+            b"tho",
+            b"\xc3\xa9",
+            b"sixtyy",
+            b"elevenths",
+            b"hundreds",
+        ] {
+            assert!(number_word(word).is_none() && !is_article(word));
+        }
+        assert!(!may_be_listed(b"paris") && !may_be_listed(b"that") && !may_be_listed(b"of"));
+    }
 }

@@ -4,10 +4,13 @@
 //! No panic with any options the Python side accepts; null rule (no decision exactly when no
 //! alias is usable); scores in {0, 1}, the graded score in [0, 1]; the chosen alias is one of the
 //! row's; identity (a non-blank text matches itself when the exact rule is on); the
-//! normalisation is words between single spaces, one on each side.
+//! normalisation is words between single spaces, one on each side, and the same as the
+//! step-by-step port of the recipe (with glued words split too).
 #![no_main]
 
+use _internal::answer_match::reference::StepNormalizer;
 use _internal::answer_match::{Matcher, Normalizer, Options, Rule};
+use _internal::answer_rules::{has_glued_words, has_glued_years, unglue_into};
 use _internal::pyunicode::py_is_blank;
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
@@ -95,7 +98,18 @@ fuzz_target!(init: {
         assert_eq!(itself.map(|d| d.score()), Some(1.0), "identity, {input:?}");
     }
     let mut out = String::new();
-    Normalizer::default().normalize_into(t, fold, opts.number_words, response, &mut out);
+    let seen = Normalizer::default().normalize_into(t, fold, opts.number_words, response, &mut out);
+    let mut steps = String::new();
+    StepNormalizer::default().normalize_into(t, fold, opts.number_words, response, &mut steps);
+    assert_eq!(out, steps, "one pass against the steps, {input:?}");
+    assert_eq!(seen.glued_words, has_glued_words(response), "{input:?}");
+    assert_eq!(seen.glued_year, has_glued_years(&steps), "{input:?}");
+    let mut unglued = String::new();
+    unglue_into(response, &mut unglued);
+    StepNormalizer::default().normalize_into(t, fold, opts.number_words, &unglued, &mut steps);
+    let mut glued = String::new();
+    Normalizer::default().normalize_unglued_into(t, fold, opts.number_words, response, &mut glued);
+    assert_eq!(glued, steps, "glued words split, {input:?}");
     let inner = out.strip_prefix(' ').and_then(|o| o.strip_suffix(' '));
     assert!(
         out == " "

@@ -181,7 +181,7 @@ fn match_normalize(inputs: &[Series], kwargs: MatchNormalizeKwargs) -> PolarsRes
     let ca = inputs[0].str()?;
     let mut norm = Normalizer::default();
     let out = ca.apply_into_string_amortized(|text, buf| {
-        norm.normalize_into(t, fold, kwargs.number_words, text, buf)
+        norm.normalize_into(t, fold, kwargs.number_words, text, buf);
     });
     Ok(out.into_series())
 }

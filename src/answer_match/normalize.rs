@@ -1,0 +1,827 @@
+//! answer_match's normalisation in one forward pass.
+//!
+//! The recipe (`match_normalize` in `polarscore/normalize.py`) is a chain of regular-expression
+//! rewrites of the folded, lower-cased text `L`, each applied to the whole output of the one
+//! before:
+//!
+//! 1. `L` = `str.lower()` of the text with every character folded (NFKD, marks dropped);
+//! 2. `([^\W\d_])(?:\.?['’]s\b|['’.])` → `\1`: after a letter, a possessive `'s` or one mark goes;
+//! 3. `(\d),(\d{3})(?:,(\d{3}))?(?:,(\d{3}))?\b` → the digits: thousands separators go;
+//! 4. `([^\W\d_])(\d)` → `\1 \2`, then `(\d)\.(\d)` → `\1_\2`: a letter is split from a digit,
+//!    and a decimal point joins its number;
+//! 5. the `\w+` words, each with an ordinal suffix dropped and a number word read (with
+//!    `number_words`), articles left out, joined by single spaces with one on each side.
+//!
+//! [`Normalizer`] reads `L` once and writes the result of step 5 directly. The steps compose
+//! without surprises because each one's context is narrow:
+//!
+//! * step 2 deletes only right after a letter; so it never touches a run of digits and commas,
+//!   nor the character after one, and step 3 can read `L` itself. A mark goes when the letter
+//!   before it was not itself consumed by an earlier match, which can only be the `s` of a
+//!   possessive (and then a non-word character follows, which no match can start on).
+//! * step 3 deletes only commas between digits, so what follows a mark is what step 4's second
+//!   rewrite sees; and neither 2 nor 3 creates a letter-digit pair that was not one in `L` with
+//!   only deleted marks between.
+//! * step 4's space goes between a letter and a digit, which neither makes nor breaks a
+//!   digit-dot-digit match; a digit taken by one such match does not start the next (`1.2.3`).
+//! * step 5 sees words: the scan builds each word in the output as it reads it, and at its end
+//!   drops an ordinal suffix, replaces a number word or takes an article back.
+//!
+//! An ASCII text is read as bytes, classified by a table and lower-cased on the way (folding
+//! and lower-casing keep ASCII in ASCII); any other text is first folded and lower-cased into a
+//! buffer with the interpreter's tables (Python's final-sigma rule included), which the same
+//! scan then reads. `answer_match`'s glued-word rule normalises the response with a space
+//! between each lower-case ASCII letter and an upper-case one that follows (`unglue_into`):
+//! the scan inserts that space where it reads the pair, instead of copying the text first.
+//!
+//! `tests/oracles/answer_match.py` restates the recipe with Python's own `re`; the unit tests
+//! below and the fuzz target compare the scan with a step-by-step port of it.
+
+use super::FoldTable;
+use crate::answer_rules::{has_glued_words, year_glue};
+use crate::answer_words::{is_article, may_be_listed, number_word};
+use crate::pyunicode::Tables;
+
+/// What a character of `L` is to the recipe.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum K {
+    /// `[^\W\d_]`: a word character that is not a decimal digit nor `_`.
+    Letter,
+    /// `\d` (category Nd).
+    Digit,
+    /// `_`, the one word character that is neither.
+    Underscore,
+    Dot,
+    /// `'` or `’`.
+    Apostrophe,
+    Comma,
+    /// Any other character: not a word character, so it ends a word.
+    Other,
+    /// A byte of a multi-byte character (in the byte table only): the character decides.
+    Multi,
+}
+
+impl K {
+    #[inline(always)]
+    fn is_word(self) -> bool {
+        matches!(self, K::Letter | K::Digit | K::Underscore)
+    }
+}
+
+const fn ascii_class(b: u8) -> K {
+    match b {
+        b'a'..=b'z' | b'A'..=b'Z' => K::Letter,
+        b'0'..=b'9' => K::Digit,
+        b'_' => K::Underscore,
+        b'.' => K::Dot,
+        b'\'' => K::Apostrophe,
+        b',' => K::Comma,
+        _ => K::Other,
+    }
+}
+
+static BYTES: [K; 256] = {
+    let mut table = [K::Multi; 256];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = ascii_class(b as u8);
+        b += 1;
+    }
+    table
+};
+
+/// The class of a byte: of its character if ASCII, else [`K::Multi`].
+#[inline(always)]
+fn byte(b: u8) -> K {
+    BYTES[usize::from(b)]
+}
+
+#[inline]
+fn char_class(t: &Tables, c: char) -> K {
+    if c.is_ascii() {
+        return byte(c as u8);
+    }
+    if c == '\u{2019}' {
+        K::Apostrophe
+    } else if !t.is_word(c) {
+        K::Other
+    } else if t.digit_value(c).is_some() {
+        K::Digit
+    } else {
+        K::Letter
+    }
+}
+
+/// What the last character of step 3's output was, as the later steps need it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Prev {
+    /// Neither a letter nor a digit (or nothing yet).
+    Other,
+    /// A letter; `fresh` unless it was a possessive's `s` (no mark after it can then go).
+    Letter { fresh: bool },
+    /// A digit; `comma` unless a thousands match ended on it (no match starts there), `dot`
+    /// unless a decimal-point match ended on it.
+    Digit { comma: bool, dot: bool },
+}
+
+/// What a normalisation noticed on the way, for the rules that may read it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Seen {
+    /// A word of the result is a year glued to a citation marker or a word (`193912`).
+    pub glued_year: bool,
+    /// The text has a lower-case ASCII letter right before an upper-case one
+    /// (`answer_rules::has_glued_words`).
+    pub glued_words: bool,
+}
+
+/// The scan of `L` (or of an ASCII text, lower-cased as it is read).
+struct Scan<'a, const UNGLUE: bool> {
+    t: &'a Tables,
+    s: &'a str,
+    b: &'a [u8],
+    /// The result: `out[..o]` so far (whole characters only, so always UTF-8). It is sized for
+    /// the longest result up front, so most writes are a store; [`Scan::put`] grows it anyway
+    /// past that.
+    out: Vec<u8>,
+    o: usize,
+    /// Where the word being read starts in `out`.
+    word: usize,
+    number_words: bool,
+    seen: Seen,
+}
+
+impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
+    /// The class and byte length of the character at `i`.
+    #[inline(always)]
+    fn at(&self, i: usize) -> Option<(K, usize)> {
+        let &x = self.b.get(i)?;
+        let k = byte(x);
+        if k != K::Multi {
+            return Some((k, 1));
+        }
+        let c = self.s.get(i..)?.chars().next()?;
+        Some((char_class(self.t, c), c.len_utf8()))
+    }
+
+    /// `\b` after a word character that ends at `e`.
+    #[inline]
+    fn boundary(&self, e: usize) -> bool {
+        self.at(e).is_none_or(|(k, _)| !k.is_word())
+    }
+
+    /// With `UNGLUE`, whether a space goes before the byte at `i` (a lower-case ASCII letter, then
+    /// an upper-case one).
+    #[inline(always)]
+    fn glue_at(&self, i: usize) -> bool {
+        UNGLUE
+            && i > 0
+            && self.b.get(i).is_some_and(u8::is_ascii_uppercase)
+            && self.b.get(i - 1).is_some_and(u8::is_ascii_lowercase)
+    }
+
+    /// Write one byte.
+    #[inline(always)]
+    fn put(&mut self, x: u8) {
+        match self.out.get_mut(self.o) {
+            Some(slot) => *slot = x,
+            None => self.out.push(x),
+        }
+        self.o += 1;
+    }
+
+    /// Copy `s[i..j]` (whole characters) to the output; with `lower`, ASCII letters only, which
+    /// setting bit 5 lower-cases.
+    #[inline(always)]
+    fn copy_with(&mut self, i: usize, j: usize, lower: bool) {
+        let src = self.b.get(i..j).unwrap_or(&[]);
+        let end = self.o + src.len();
+        match self.out.get_mut(self.o..end) {
+            Some(dst) if lower => {
+                for (d, &x) in dst.iter_mut().zip(src) {
+                    *d = x | 0x20;
+                }
+                self.o = end;
+            }
+            Some(dst) => {
+                dst.copy_from_slice(src);
+                self.o = end;
+            }
+            None => {
+                for &x in src {
+                    self.put(if lower { x | 0x20 } else { x });
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn copy(&mut self, i: usize, j: usize) {
+        self.copy_with(i, j, false);
+    }
+
+    /// The word being read, `out[word..o]`.
+    #[inline(always)]
+    fn word(&self) -> &[u8] {
+        self.out.get(self.word..self.o).unwrap_or(&[])
+    }
+
+    /// Where step 2's match that starts with the mark at `i` (after a fresh letter) ends.
+    fn mark_end(&self, i: usize, k: K, len: usize) -> usize {
+        // `\.?['’]s\b` first: an optional dot, an apostrophe, an `s` and a word boundary.
+        let j = if k == K::Dot { i + 1 } else { i };
+        if let Some((K::Apostrophe, a)) = self.at(j) {
+            let s = j + a;
+            if self.b.get(s).is_some_and(|&x| x | 0x20 == b's') {
+                let after = s + 1;
+                if self.boundary(after) || self.glue_at(after) {
+                    return after;
+                }
+            }
+        }
+        // Else `['’.]`: the mark alone.
+        i + len
+    }
+
+    /// Step 3: where `(\d),(\d{3})(?:,(\d{3}))?(?:,(\d{3}))?\b` ends, matched from the digit just
+    /// before the comma at `comma`, in the order a backtracking engine tries the groups.
+    fn thousands_end(&self, comma: usize) -> Option<usize> {
+        let e1 = self.group(comma)?;
+        if let Some(e2) = self.group(e1) {
+            if let Some(e3) = self.group(e2) {
+                if self.boundary(e3) {
+                    return Some(e3);
+                }
+            }
+            if self.boundary(e2) {
+                return Some(e2);
+            }
+        }
+        self.boundary(e1).then_some(e1)
+    }
+
+    /// `,\d{3}` at `p`: where it ends.
+    #[inline]
+    fn group(&self, p: usize) -> Option<usize> {
+        if self.b.get(p) != Some(&b',') {
+            return None;
+        }
+        let mut q = p + 1;
+        for _ in 0..3 {
+            match self.at(q)? {
+                (K::Digit, len) => q += len,
+                _ => return None,
+            }
+        }
+        Some(q)
+    }
+
+    /// End the word being read, if any (step 5).
+    #[inline(always)]
+    fn end_word(&mut self) {
+        let word = self.word();
+        let (Some(&first), Some(&last)) = (word.first(), word.last()) else {
+            return;
+        };
+        // Most words are none of the special ones, which a few bytes tell: an ordinal ends in
+        // `st`, `nd`, `rd` or `th` after a digit (or a character that may be one); an article
+        // or a number word has the shape of one; a glued year starts with `1` or `2`.
+        let n = word.len();
+        let ordinal = self.number_words
+            && n >= 3
+            && matches!(
+                (word.get(n - 2), last),
+                (Some(b's'), b't') | (Some(b'n' | b'r'), b'd') | (Some(b't'), b'h')
+            )
+            && word
+                .get(n - 3)
+                .is_some_and(|&d| d.is_ascii_digit() || d >= 0x80);
+        let special = ordinal || may_be_listed(word) || (n > 4 && matches!(first, b'1' | b'2'));
+        if special && !self.finish_special_word() {
+            return;
+        }
+        self.put(b' ');
+        self.word = self.o;
+    }
+
+    /// An ordinal suffix dropped, a number word read, an article taken back (then false), a
+    /// glued year noted.
+    #[cold]
+    #[inline(never)]
+    fn finish_special_word(&mut self) -> bool {
+        let word = self.word();
+        if self.number_words {
+            // (\d)(?:st|nd|rd|th)$
+            if let [.., x, y] = word {
+                if matches!(
+                    (x, y),
+                    (b's', b't') | (b'n', b'd') | (b'r', b'd') | (b't', b'h')
+                ) && last_is_digit(self.t, word.get(..word.len() - 2).unwrap_or(&[]))
+                {
+                    self.o -= 2;
+                }
+            }
+        }
+        let word = self.word();
+        if may_be_listed(word) {
+            if is_article(word) {
+                self.o = self.word;
+                return false;
+            }
+            if let Some(digits) = number_word(word).filter(|_| self.number_words) {
+                self.o = self.word;
+                for &d in digits.as_bytes() {
+                    self.put(d);
+                }
+            }
+        }
+        let word = self.word();
+        if word.len() > 4 && matches!(word.first(), Some(b'1' | b'2')) {
+            // Digits only, or ASCII letters after them, for `year_glue` to answer yes.
+            if let Ok(word) = std::str::from_utf8(word) {
+                self.seen.glued_year |= year_glue(word).is_some();
+            }
+        }
+        true
+    }
+
+    fn run(mut self) -> (Seen, Vec<u8>) {
+        self.o = 0;
+        self.put(b' ');
+        self.word = self.o;
+        let mut prev = Prev::Other;
+        let mut i = 0;
+        while let Some((k, len)) = self.at(i) {
+            match k {
+                K::Letter => {
+                    if self.glue_at(i) {
+                        self.end_word();
+                    }
+                    if len == 1 {
+                        // A run of ASCII letters at once, lower-cased.
+                        let src = self.b.get(i..).unwrap_or(&[]);
+                        let dst = self.out.get_mut(self.o..).unwrap_or(&mut []);
+                        let (mut run, glued) = copy_letter_run(src, dst);
+                        self.seen.glued_words |= glued;
+                        if run == 0 {
+                            // No room left in `out` (it never happens: see `scan`).
+                            self.put(src.first().map_or(b' ', |x| x | 0x20));
+                            run = 1;
+                        } else {
+                            if UNGLUE {
+                                run = (1..run).find(|&k| self.glue_at(i + k)).unwrap_or(run);
+                            }
+                            self.o += run;
+                        }
+                        i += run;
+                    } else {
+                        self.copy(i, i + len);
+                        i += len;
+                    }
+                    prev = Prev::Letter { fresh: true };
+                }
+                K::Digit => {
+                    // Step 4: a letter before a digit is split off.
+                    if matches!(prev, Prev::Letter { .. }) {
+                        self.end_word();
+                    }
+                    // With the ASCII digits after it: no rewrite acts inside a run of digits.
+                    let mut end = i + len;
+                    while self.b.get(end).is_some_and(u8::is_ascii_digit) {
+                        end += 1;
+                    }
+                    self.copy(i, end);
+                    i = end;
+                    prev = Prev::Digit {
+                        comma: true,
+                        dot: true,
+                    };
+                }
+                K::Underscore => {
+                    self.put(b'_');
+                    i += 1;
+                    prev = Prev::Other;
+                }
+                K::Dot | K::Apostrophe => {
+                    if prev == (Prev::Letter { fresh: true }) {
+                        // Step 2: the mark (or a possessive) goes; the letter stays the last
+                        // character written.
+                        i = self.mark_end(i, k, len);
+                        prev = Prev::Letter { fresh: false };
+                        continue;
+                    }
+                    if k == K::Dot && matches!(prev, Prev::Digit { dot: true, .. }) {
+                        if let Some((K::Digit, d)) = self.at(i + 1) {
+                            // Step 4: `(\d)\.(\d)` → `\1_\2`.
+                            self.put(b'_');
+                            self.copy(i + 1, i + 1 + d);
+                            i += 1 + d;
+                            prev = Prev::Digit {
+                                comma: true,
+                                dot: false,
+                            };
+                            continue;
+                        }
+                    }
+                    self.end_word();
+                    i += len;
+                    prev = Prev::Other;
+                }
+                K::Comma => {
+                    if matches!(prev, Prev::Digit { comma: true, .. }) {
+                        if let Some(end) = self.thousands_end(i) {
+                            // Step 3: the groups' digits, without their commas.
+                            let mut p = i;
+                            while p < end {
+                                let from = p + 1;
+                                p = self
+                                    .b
+                                    .get(from..end)
+                                    .and_then(|r| memchr::memchr(b',', r))
+                                    .map_or(end, |k| from + k);
+                                self.copy(from, p);
+                            }
+                            i = end;
+                            prev = Prev::Digit {
+                                comma: false,
+                                dot: true,
+                            };
+                            continue;
+                        }
+                    }
+                    self.end_word();
+                    i += 1;
+                    prev = Prev::Other;
+                }
+                K::Other | K::Multi => {
+                    self.end_word();
+                    i += len;
+                    // The rest of an ASCII run of such characters.
+                    while self.b.get(i).is_some_and(|&x| byte(x) == K::Other) {
+                        i += 1;
+                    }
+                    prev = Prev::Other;
+                }
+            }
+        }
+        self.end_word();
+        self.out.truncate(self.o);
+        (self.seen, self.out)
+    }
+}
+
+/// Reusable buffers of the normalisation.
+#[derive(Default)]
+pub struct Normalizer {
+    /// `L` of a text that is not ASCII.
+    lowered: String,
+    /// The folded text, when it must be lower-cased whole (a capital sigma).
+    folded: String,
+}
+
+impl Normalizer {
+    /// Write the answer-match normalisation of `text` into `out` (cleared first): the words
+    /// separated by one space, with one space on each side (`" "` when there is no word).
+    ///
+    /// `fold` is the accent-folding table, or `None` for no folding.
+    pub fn normalize_into(
+        &mut self,
+        t: &Tables,
+        fold: Option<&FoldTable>,
+        number_words: bool,
+        text: &str,
+        out: &mut String,
+    ) -> Seen {
+        self.normalize(t, fold, number_words, false, text, out)
+    }
+
+    /// [`Normalizer::normalize_into`] of `text` with a space between each lower-case ASCII
+    /// letter and an upper-case one that follows (`answer_rules::unglue_into`), in the same pass.
+    pub fn normalize_unglued_into(
+        &mut self,
+        t: &Tables,
+        fold: Option<&FoldTable>,
+        number_words: bool,
+        text: &str,
+        out: &mut String,
+    ) -> Seen {
+        self.normalize(t, fold, number_words, true, text, out)
+    }
+
+    fn normalize(
+        &mut self,
+        t: &Tables,
+        fold: Option<&FoldTable>,
+        number_words: bool,
+        unglue: bool,
+        text: &str,
+        out: &mut String,
+    ) -> Seen {
+        if text.is_ascii() {
+            return if unglue {
+                scan::<true>(t, text, number_words, out)
+            } else {
+                scan::<false>(t, text, number_words, out)
+            };
+        }
+        self.lower_folded(t, fold, unglue, text);
+        let seen = scan::<false>(t, &self.lowered, number_words, out);
+        Seen {
+            glued_words: has_glued_words(text),
+            ..seen
+        }
+    }
+
+    /// `L` of `text` (not ASCII) into `self.lowered`: each character folded, then lower-cased,
+    /// with a space inserted where `unglue` asks.
+    fn lower_folded(&mut self, t: &Tables, fold: Option<&FoldTable>, unglue: bool, text: &str) {
+        let l = &mut self.lowered;
+        l.clear();
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        let mut sigma = false;
+        while i < bytes.len() {
+            let ascii_end = bytes
+                .get(i..)
+                .and_then(|r| r.iter().position(|&b| b >= 0x80))
+                .map_or(bytes.len(), |k| i + k);
+            if ascii_end > i {
+                push_ascii_lower(l, text.get(i..ascii_end).unwrap_or(""), unglue);
+                i = ascii_end;
+                continue;
+            }
+            let Some(c) = text.get(i..).and_then(|r| r.chars().next()) else {
+                break;
+            };
+            i += c.len_utf8();
+            // A space goes between ASCII letters only, so a character after a non-ASCII one
+            // never gets one.
+            if let Some(folded) = fold.and_then(|f| f.get(c)) {
+                for f in folded.chars() {
+                    sigma |= f == '\u{03A3}';
+                    t.lower_char_each(f, |x| l.push(x));
+                }
+            } else {
+                sigma |= c == '\u{03A3}';
+                t.lower_char_each(c, |x| l.push(x));
+            }
+        }
+        if sigma {
+            // A capital sigma lower-cases by its context: fold first, then `str.lower()` whole.
+            // (The spaces of `unglue` stand between two cased letters, so they change no
+            // sigma's context.)
+            let f = &mut self.folded;
+            f.clear();
+            let mut prev_lower = false;
+            for c in text.chars() {
+                if unglue && prev_lower && c.is_ascii_uppercase() {
+                    f.push(' ');
+                }
+                prev_lower = c.is_ascii_lowercase();
+                match fold.and_then(|table| table.get(c)) {
+                    Some(folded) => f.push_str(folded),
+                    None => f.push(c),
+                }
+            }
+            l.clear();
+            t.for_each_lower(f, |c| {
+                l.push(c);
+                true
+            });
+        }
+    }
+}
+
+/// Append an ASCII stretch lower-cased, with a space before each upper-case letter that follows
+/// a lower-case one when `unglue`.
+fn push_ascii_lower(l: &mut String, s: &str, unglue: bool) {
+    if !unglue {
+        let start = l.len();
+        l.push_str(s);
+        if let Some(added) = l.get_mut(start..) {
+            added.make_ascii_lowercase();
+        }
+        return;
+    }
+    let mut prev_lower = false;
+    for b in s.bytes() {
+        if prev_lower && b.is_ascii_uppercase() {
+            l.push(' ');
+        }
+        prev_lower = b.is_ascii_lowercase();
+        l.push(char::from(b.to_ascii_lowercase()));
+    }
+}
+
+fn scan<const UNGLUE: bool>(t: &Tables, s: &str, number_words: bool, out: &mut String) -> Seen {
+    let mut bytes = std::mem::take(out).into_bytes();
+    // At most a space before and after each character, and the padding.
+    bytes.clear();
+    bytes.resize(2 * s.len() + 2, 0);
+    let (seen, bytes) = Scan::<UNGLUE> {
+        t,
+        s,
+        b: s.as_bytes(),
+        out: bytes,
+        o: 0,
+        word: 0,
+        number_words,
+        seen: Seen::default(),
+    }
+    .run();
+    // Only whole characters were written.
+    *out = String::from_utf8(bytes).unwrap_or_default();
+    seen
+}
+
+/// Copy the ASCII letters at the start of `src` to `dst`, lower-cased, as far as `dst` has room;
+/// return how many. Eight bytes at a time: a whole word of them is written, and only the letters
+/// among them count (the output's cursor moves past those only, so the rest is overwritten).
+#[inline(always)]
+fn copy_letter_run(src: &[u8], dst: &mut [u8]) -> (usize, bool) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut k = 0;
+    // A lower-case letter before an upper-case one; the last letter so far is lower-case.
+    let (mut glued, mut after_lower) = (false, false);
+    while let (Some(s8), Some(d8)) = (src.get(k..k + 8), dst.get_mut(k..k + 8)) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(s8);
+        let x = u64::from_le_bytes(word);
+        // Each byte's low seven bits with bit 5 set: an ASCII letter's lower case. Adding to
+        // a byte below 0x80 never carries into the next one.
+        let y = (x & !HIGH) | (0x20 * ONES);
+        let from_a = y.wrapping_add((0x80 - u64::from(b'a')) * ONES);
+        let past_z = y.wrapping_add((0x80 - u64::from(b'z') - 1) * ONES);
+        let letters = from_a & !past_z & !x & HIGH;
+        d8.copy_from_slice(&y.to_le_bytes());
+        let run = (!letters & HIGH).trailing_zeros() as usize / 8;
+        // The letters of the run, lower- and upper-case (bit 5 moved up to bit 7).
+        let in_run = if run == 8 {
+            HIGH
+        } else {
+            HIGH & ((1 << (8 * run)) - 1)
+        };
+        let lower = letters & in_run & (x << 2);
+        let upper = letters & in_run & !(x << 2);
+        glued |= (lower << 8) & upper != 0 || (after_lower && upper & 0x80 != 0);
+        after_lower = lower >> 56 != 0;
+        k += run;
+        if run < 8 {
+            return (k, glued);
+        }
+    }
+    while let (Some(&x), Some(d)) = (src.get(k), dst.get_mut(k)) {
+        if byte(x) != K::Letter {
+            break;
+        }
+        glued |= after_lower && x.is_ascii_uppercase();
+        after_lower = x.is_ascii_lowercase();
+        *d = x | 0x20;
+        k += 1;
+    }
+    (k, glued)
+}
+
+/// Whether the last character of `word` (whole UTF-8 characters) is a decimal digit.
+fn last_is_digit(t: &Tables, word: &[u8]) -> bool {
+    match word.last() {
+        None => false,
+        Some(&b) if b < 0x80 => b.is_ascii_digit(),
+        Some(_) => {
+            let start = word.len().saturating_sub(4);
+            let tail = word.get(start..).unwrap_or(&[]);
+            // The last character starts at the last byte that is not a continuation byte.
+            let at = tail.iter().rposition(|&b| b & 0xC0 != 0x80).unwrap_or(0);
+            std::str::from_utf8(tail.get(at..).unwrap_or(&[]))
+                .ok()
+                .and_then(|c| c.chars().next())
+                .is_some_and(|c| t.digit_value(c).is_some())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::answer_match::reference::StepNormalizer;
+    use crate::answer_match::test_fold;
+    use crate::answer_rules::{has_glued_words, has_glued_years, unglue_into};
+    use crate::pyunicode::test_tables;
+
+    /// The one-pass normalisation and the step-by-step one, with and without glued words split.
+    fn check(text: &str) {
+        let t = test_tables::install();
+        let fold = test_fold::install_nfkd();
+        let (mut fast, mut slow, mut unglued) = (String::new(), String::new(), String::new());
+        for fold in [Some(fold), None] {
+            for number_words in [true, false] {
+                let seen =
+                    Normalizer::default().normalize_into(t, fold, number_words, text, &mut fast);
+                StepNormalizer::default().normalize_into(t, fold, number_words, text, &mut slow);
+                assert_eq!(
+                    fast,
+                    slow,
+                    "{text:?} fold {} words {number_words}",
+                    fold.is_some()
+                );
+                assert_eq!(seen.glued_year, has_glued_years(&slow), "{text:?}");
+                assert_eq!(seen.glued_words, has_glued_words(text), "{text:?}");
+                Normalizer::default().normalize_unglued_into(
+                    t,
+                    fold,
+                    number_words,
+                    text,
+                    &mut fast,
+                );
+                unglue_into(text, &mut unglued);
+                StepNormalizer::default().normalize_into(
+                    t,
+                    fold,
+                    number_words,
+                    &unglued,
+                    &mut slow,
+                );
+                assert_eq!(
+                    fast,
+                    slow,
+                    "unglued {text:?} fold {} words {number_words}",
+                    fold.is_some()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn examples_agree_with_the_steps() {
+        for text in [
+            "",
+            " ",
+            "Malmö",
+            "ﬁle １２",
+            "U.S.A.",
+            "Drew's dog",
+            "the U.S.A.'s",
+            "the U.S.A.’s ships",
+            "Li'l Abner",
+            "1,000,000 people",
+            "1,2,3",
+            "1,000,0000",
+            "5.97 m",
+            "1.2.3",
+            "1.2,345.6",
+            "1,000.5",
+            "1.000,000",
+            "a.5 a's1 a.'x x's's x.'s. ab'c'd",
+            "Sweden1.",
+            "21st century 21st'1 1,000th 3rd 22nd 11th 1st. ٣rd",
+            "one two three the seventh Twentieth",
+            "Tom and the Cat and a dog",
+            "  ...Hello, World!!  ",
+            "snake_case _1 a_1",
+            "José's ÉTÉ",
+            "isIdaho1. iPhone McDonald's aB'S aB'sC x'sA",
+            "abcdefgH abcdefghI abcdefghijklmnoP ABCDEFGHabcdefgh abcdefghIJK",
+            "193912 2011as 1939 12 1990s 20111",
+            "ΣΑΣ ΟΔΟΣ. aΣb Σ",
+            "٣,٤٥٦ ١٫٢ ٣.٤ a٣",
+            "², ²1 a² x²'s",
+            "ſ's Kelvin K's",
+            "a\u{301}b \u{301}'s ﬃ",
+        ] {
+            check(text);
+        }
+    }
+
+    /// A small random generator (xorshift), so the test needs no dependency.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+
+    #[test]
+    fn random_texts_agree_with_the_steps() {
+        const PIECES: &[&str] = &[
+            "a", "b", "s", "S", "t", "h", "n", "d", "r", "A", "B", "x", "Z", "é", "É", "ö", "ß",
+            "Σ", "σ", "ſ", "İ", "ﬁ", "0", "1", "2", "9", "٣", "１", "²", "①", ".", "'", "’", ",",
+            " ", "\t", "_", "-", "!", "\u{301}", "\u{3000}", "the", "an", "one", "first", "st",
+            "nd", "rd", "th", "'s", ".'s", ",000", ",00", "1,000", "2011", "1939", "19391", "漢",
+            "\u{378}",
+        ];
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let mut text = String::new();
+        for _ in 0..20_000 {
+            text.clear();
+            let n = rng.next() % 12;
+            for _ in 0..n {
+                text.push_str(PIECES[(rng.next() % PIECES.len() as u64) as usize]);
+            }
+            check(&text);
+        }
+    }
+}
