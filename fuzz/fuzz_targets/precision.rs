@@ -155,8 +155,8 @@ fuzz_target!(init: polarscore_fuzz::warm_up(), |input: Input| {
     if let Some(r) = response.filter(|r| !py_is_blank(r)) {
         let total: f64 = o.weights.iter().map(|w| w.1).sum();
         let sane = total.is_finite() && (0.01..=100.0).contains(&o.power_p);
-        let (mut chars, mut digits, mut nums) = (Vec::new(), String::new(), Vec::new());
-        numbers::numbers(t, r, &mut chars, &mut digits, &mut nums);
+        let (mut digits, mut nums) = (String::new(), Vec::new());
+        numbers::numbers(t, r, &mut digits, &mut nums);
         if sane && nums.iter().all(|x| x.is_finite()) {
             let itself =
                 precision::score_pair(t, o, Some(r), Some(r), Some(0.0), Some(0.0), &mut s);
@@ -165,22 +165,10 @@ fuzz_target!(init: polarscore_fuzz::warm_up(), |input: Input| {
         }
     }
     // The number scanner and greedy matching on huge texts.
-    let (mut chars, mut digits) = (Vec::new(), String::new());
+    let mut digits = String::new();
     let (mut actual, mut expected) = (Vec::new(), Vec::new());
-    numbers::numbers(
-        t,
-        &input.actual_numbers.0,
-        &mut chars,
-        &mut digits,
-        &mut actual,
-    );
-    numbers::numbers(
-        t,
-        &input.expected_numbers.0,
-        &mut chars,
-        &mut digits,
-        &mut expected,
-    );
+    numbers::numbers(t, &input.actual_numbers.0, &mut digits, &mut actual);
+    numbers::numbers(t, &input.expected_numbers.0, &mut digits, &mut expected);
     let mut m = numbers::MatchScratch::default();
     let (mut chosen, mut error) = (Vec::new(), Vec::new());
     numbers::greedy_match(&actual, &expected, &mut m, &mut chosen, &mut error);

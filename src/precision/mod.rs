@@ -135,7 +135,6 @@ pub struct Scratch {
     e_norm: String,
     a_set: Vocab,
     e_set: Vocab,
-    chars: Vec<char>,
     digits: String,
     a_num: Vec<f64>,
     e_num: Vec<f64>,
@@ -238,8 +237,8 @@ pub fn score_pair(
     };
     s.a_num.clear();
     s.e_num.clear();
-    numbers::numbers(t, actual, &mut s.chars, &mut s.digits, &mut s.a_num);
-    numbers::numbers(t, expected, &mut s.chars, &mut s.digits, &mut s.e_num);
+    numbers::numbers(t, actual, &mut s.digits, &mut s.a_num);
+    numbers::numbers(t, expected, &mut s.digits, &mut s.e_num);
     numbers::greedy_match(
         &s.a_num,
         &s.e_num,

@@ -6,6 +6,7 @@
 //! by segment between them.
 
 use memchr::{memchr, memmem};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 use unicode_normalization::char::canonical_combining_class;
@@ -153,26 +154,49 @@ pub fn push_nfkc(t: &Tables, text: &str, out: &mut String) {
     }
 }
 
-/// One bit per code point: set when NFKC leaves the character alone wherever it stands (its
-/// NFKC quick-check value is "yes" and its canonical combining class 0). A text of such
-/// characters is its own NFKC; computed once, from the same data as the normalisation itself.
+/// Whether NFKC leaves `c` alone wherever it stands (its NFKC quick-check value is "yes" and its
+/// canonical combining class 0): a text of such characters is its own NFKC.
+///
+/// One bit per code point, from the same data as the normalisation itself, computed a block of
+/// 64 code points at a time when a text first holds one of them: building the whole table took
+/// about 0.1 s, which every process paid at its first non-ASCII text. Two threads may compute
+/// the same block at once; both store the same bits.
 fn nfkc_inert(c: char) -> bool {
-    static INERT: OnceLock<Vec<u64>> = OnceLock::new();
-    let bits = INERT.get_or_init(|| {
-        let mut bits = vec![0u64; (char::MAX as usize >> 6) + 1];
-        for c in (0..=char::MAX as u32).filter_map(char::from_u32) {
-            if canonical_combining_class(c) == 0
-                && is_nfkc_quick(std::iter::once(c)) == IsNormalized::Yes
-            {
-                if let Some(word) = bits.get_mut(c as usize >> 6) {
-                    *word |= 1 << (c as u32 & 63);
-                }
+    const BLOCKS: usize = (char::MAX as usize >> 6) + 1;
+    struct Lazy {
+        bits: Box<[AtomicU64]>,
+        done: Box<[AtomicU64]>,
+    }
+    static TABLE: OnceLock<Lazy> = OnceLock::new();
+    let table = TABLE.get_or_init(|| Lazy {
+        bits: (0..BLOCKS).map(|_| AtomicU64::new(0)).collect(),
+        done: (0..BLOCKS.div_ceil(64))
+            .map(|_| AtomicU64::new(0))
+            .collect(),
+    });
+    let block = c as usize >> 6;
+    let (Some(bits), Some(done)) = (table.bits.get(block), table.done.get(block >> 6)) else {
+        return false;
+    };
+    let flag = 1u64 << (block & 63);
+    let word = if done.load(Ordering::Acquire) & flag != 0 {
+        bits.load(Ordering::Relaxed)
+    } else {
+        let mut word = 0u64;
+        for k in 0..64u32 {
+            let cp = (block as u32) << 6 | k;
+            if char::from_u32(cp).is_some_and(|x| {
+                canonical_combining_class(x) == 0
+                    && is_nfkc_quick(std::iter::once(x)) == IsNormalized::Yes
+            }) {
+                word |= 1 << k;
             }
         }
-        bits
-    });
-    bits.get(c as usize >> 6)
-        .is_some_and(|w| w & (1 << (c as u32 & 63)) != 0)
+        bits.store(word, Ordering::Relaxed);
+        done.fetch_or(flag, Ordering::Release);
+        word
+    };
+    word & (1 << (c as u32 & 63)) != 0
 }
 
 /// Python `strip()` then `re.sub(r"\s+", " ", ...)` of an ASCII text, lower-cased on the way
@@ -228,21 +252,30 @@ pub fn basic_normalize(t: &Tables, text: &str, s: &mut NormScratch, out: &mut St
     });
 }
 
+/// Whether a byte of a normalised text splits tokens: the space and the 32 ASCII punctuation
+/// characters.
+static SPLITS: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = b == b' ' as usize || (b as u8).is_ascii_punctuation();
+        b += 1;
+    }
+    table
+};
+
 /// Call `f` on each token of a normalised text (ASCII punctuation and the space split it), in
 /// text order; duplicates kept.
 #[inline]
 pub fn for_each_token<'a>(norm: &'a str, mut f: impl FnMut(&'a str)) {
     let bytes = norm.as_bytes();
-    let split = |b: u8| b == b' ' || b.is_ascii_punctuation();
+    let split = |b: &u8| SPLITS[usize::from(*b)];
     let mut i = 0;
     while i < bytes.len() {
-        while bytes.get(i).is_some_and(|&b| split(b)) {
-            i += 1;
-        }
-        let start = i;
-        while bytes.get(i).is_some_and(|&b| !split(b)) {
-            i += 1;
-        }
+        let Some(rest) = bytes.get(i..) else { break };
+        let start = i + rest.iter().position(|b| !split(b)).unwrap_or(rest.len());
+        let rest = bytes.get(start..).unwrap_or(&[]);
+        i = start + rest.iter().position(split).unwrap_or(rest.len());
         // Splitting at ASCII bytes keeps every token on character boundaries.
         if let Some(token) = norm.get(start..i).filter(|t| !t.is_empty()) {
             f(token);
@@ -254,6 +287,23 @@ pub fn for_each_token<'a>(norm: &'a str, mut f: impl FnMut(&'a str)) {
 mod tests {
     use super::*;
     use crate::pyunicode::test_tables;
+
+    #[test]
+    fn the_lazy_inert_table_is_the_definition() {
+        // Every code point, in an order that fills blocks from both ends.
+        for cp in (0..=char::MAX as u32)
+            .rev()
+            .step_by(7)
+            .chain(0..=char::MAX as u32)
+        {
+            let Some(c) = char::from_u32(cp) else {
+                continue;
+            };
+            let inert = canonical_combining_class(c) == 0
+                && is_nfkc_quick(std::iter::once(c)) == IsNormalized::Yes;
+            assert_eq!(nfkc_inert(c), inert, "U+{cp:04X}");
+        }
+    }
 
     fn norm(text: &str) -> String {
         let t = test_tables::install();
@@ -289,5 +339,35 @@ mod tests {
         let mut toks = Vec::new();
         for_each_token("a,b «paris» c-d", |t| toks.push(t));
         assert_eq!(toks, ["a", "b", "«paris»", "c", "d"]);
+    }
+
+    #[test]
+    fn the_token_table_splits_as_the_definition() {
+        // Random texts of separators, word bytes and multi-byte characters, against a split on
+        // the space and `str::is_ascii_punctuation`.
+        const PIECES: &[&str] = &[
+            " ", ",", ".", "!", "~", "_", "-", "a", "Z", "0", "é", "«", "\u{3000}", "\t", "\x7f",
+        ];
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let mut text = String::new();
+        for _ in 0..20_000 {
+            text.clear();
+            for _ in 0..next() % 12 {
+                text.push_str(PIECES[next() % PIECES.len()]);
+            }
+            let mut got = Vec::new();
+            for_each_token(&text, |t| got.push(t));
+            let want: Vec<&str> = text
+                .split(|c: char| c == ' ' || c.is_ascii_punctuation())
+                .filter(|t| !t.is_empty())
+                .collect();
+            assert_eq!(got, want, "{text:?}");
+        }
     }
 }

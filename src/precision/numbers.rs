@@ -5,40 +5,44 @@ use crate::pyunicode::Tables;
 /// The numbers of `text` as `re.findall(r"[-+]?\d*\.?\d+(?:[eE][-+]?\d+)?", text)` with
 /// Python's `\d` finds them, each read by `float()`; appended to `out`.
 ///
-/// `chars` and `digits` are reusable buffers.
-pub fn numbers(
-    t: &Tables,
-    text: &str,
-    chars: &mut Vec<char>,
-    digits: &mut String,
-    out: &mut Vec<f64>,
-) {
-    if text.is_ascii() {
-        // An ASCII text is scanned as bytes, which are its characters.
-        if text.bytes().any(|b| b.is_ascii_digit()) {
-            scan(t, text.as_bytes(), digits, out);
-        }
-        return;
-    }
-    chars.clear();
-    chars.extend(text.chars());
-    scan(t, chars, digits, out);
-}
-
-/// [`numbers`] over the characters of a text (`char`s, or the bytes of an ASCII text).
-fn scan<T: Copy + Into<char>>(t: &Tables, c: &[T], digits: &mut String, out: &mut Vec<f64>) {
-    let n = c.len();
-    let at = |j: usize| c.get(j).map(|&x| x.into());
-    let digit = |j: usize| at(j).is_some_and(|x| t.digit_value(x).is_some());
-    let sign = |j: usize| matches!(at(j), Some('+' | '-'));
+/// One pass over the bytes: every match holds a decimal digit within its first three
+/// characters (a sign, a dot, then a digit at the latest), so the scan jumps from digit to digit
+/// and tries only the two places before each one that may start a match, in text order, as
+/// the regular expression's scan would. `digits` is a reusable buffer.
+pub fn numbers(t: &Tables, text: &str, digits: &mut String, out: &mut Vec<f64>) {
+    let b = text.as_bytes();
+    // `text[..i]` is done: no match starts before `i`.
     let mut i = 0;
-    while i < n {
-        let Some(end) = match_at(&at, i, &digit, &sign) else {
-            i += 1;
+    while i < b.len() {
+        // The next decimal digit at or after `i`.
+        let Some(rest) = b.get(i..) else { break };
+        let Some(k) = rest.iter().position(|&x| x.is_ascii_digit() || x >= 0x80) else {
+            break;
+        };
+        let p = i + k;
+        if b.get(p).is_some_and(|&x| x >= 0x80) {
+            let Some(c) = text.get(p..).and_then(|r| r.chars().next()) else {
+                break;
+            };
+            if t.digit_value(c).is_none() {
+                i = p + c.len_utf8();
+                continue;
+            }
+        }
+        // A sign and a dot, a sign or a dot may start the match just before the digit.
+        let starts = [p.checked_sub(2), p.checked_sub(1), Some(p)];
+        let found = starts
+            .into_iter()
+            .flatten()
+            .filter(|&s| s >= i)
+            .find_map(|s| match_at(t, text, s).map(|end| (s, end)));
+        let Some((start, end)) = found else {
+            // The digit itself always matches; this is not reached.
+            i = p + 1;
             continue;
         };
         digits.clear();
-        for ch in (i..end).filter_map(at) {
+        for ch in text.get(start..end).unwrap_or("").chars() {
             match t.digit_value(ch) {
                 Some(d) => digits.push((b'0' + d) as char),
                 None => digits.push(ch),
@@ -50,36 +54,48 @@ fn scan<T: Copy + Into<char>>(t: &Tables, c: &[T], digits: &mut String, out: &mu
     }
 }
 
-/// The end of the match starting at `i`, as `re`'s backtracking finds it.
-fn match_at(
-    at: &impl Fn(usize) -> Option<char>,
-    i: usize,
-    digit: &impl Fn(usize) -> bool,
-    sign: &impl Fn(usize) -> bool,
-) -> Option<usize> {
+/// The character at byte `j` of `text`, if `j` starts one.
+#[inline]
+fn char_at(text: &str, j: usize) -> Option<char> {
+    text.get(j..)?.chars().next()
+}
+
+/// The end of the match starting at byte `s` (a character boundary), as `re`'s backtracking
+/// finds it.
+fn match_at(t: &Tables, text: &str, s: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let sign = |j: usize| matches!(b.get(j), Some(b'+' | b'-'));
+    // The byte length of the decimal digit at `j`, if there is one.
+    let digit = |j: usize| match b.get(j) {
+        Some(x) if x.is_ascii_digit() => Some(1),
+        Some(&x) if x >= 0x80 => {
+            char_at(text, j).and_then(|c| t.digit_value(c).map(|_| c.len_utf8()))
+        }
+        _ => None,
+    };
     // A sign that leads nowhere fails without it too (the next character is the sign).
-    let mut j = if sign(i) { i + 1 } else { i };
+    let mut j = if sign(s) { s + 1 } else { s };
     let int_start = j;
-    while digit(j) {
-        j += 1;
+    while let Some(len) = digit(j) {
+        j += len;
     }
-    if at(j) == Some('.') && digit(j + 1) {
+    if b.get(j) == Some(&b'.') && digit(j + 1).is_some() {
         j += 1;
-        while digit(j) {
-            j += 1;
+        while let Some(len) = digit(j) {
+            j += len;
         }
     } else if j == int_start {
         return None;
     }
     // `\d*\.?\d+` without a fraction backtracks to the same digits: the exponent follows them.
-    if matches!(at(j), Some('e' | 'E')) {
+    if matches!(b.get(j), Some(b'e' | b'E')) {
         let mut q = j + 1;
         if sign(q) {
             q += 1;
         }
-        if digit(q) {
-            while digit(q) {
-                q += 1;
+        if digit(q).is_some() {
+            while let Some(len) = digit(q) {
+                q += len;
             }
             j = q;
         }
@@ -320,8 +336,151 @@ mod tests {
     fn nums(text: &str) -> Vec<f64> {
         let t = test_tables::install();
         let mut out = Vec::new();
-        numbers(t, text, &mut Vec::new(), &mut String::new(), &mut out);
+        numbers(t, text, &mut String::new(), &mut out);
         out
+    }
+
+    // The scan as it was, one regular-expression attempt at every character: the reference
+    // of the jumping scan.
+    /// The numbers of `text` as `re.findall(r"[-+]?\d*\.?\d+(?:[eE][-+]?\d+)?", text)` with
+    /// Python's `\d` finds them, each read by `float()`; appended to `out`.
+    ///
+    /// `chars` and `digits` are reusable buffers.
+    fn numbers_reference(
+        t: &Tables,
+        text: &str,
+        chars: &mut Vec<char>,
+        digits: &mut String,
+        out: &mut Vec<f64>,
+    ) {
+        if text.is_ascii() {
+            // An ASCII text is scanned as bytes, which are its characters.
+            if text.bytes().any(|b| b.is_ascii_digit()) {
+                reference_scan(t, text.as_bytes(), digits, out);
+            }
+            return;
+        }
+        chars.clear();
+        chars.extend(text.chars());
+        reference_scan(t, chars, digits, out);
+    }
+
+    /// `numbers_reference` over the characters of a text (`char`s, or the bytes of an ASCII text).
+    fn reference_scan<T: Copy + Into<char>>(
+        t: &Tables,
+        c: &[T],
+        digits: &mut String,
+        out: &mut Vec<f64>,
+    ) {
+        let n = c.len();
+        let at = |j: usize| c.get(j).map(|&x| x.into());
+        let digit = |j: usize| at(j).is_some_and(|x| t.digit_value(x).is_some());
+        let sign = |j: usize| matches!(at(j), Some('+' | '-'));
+        let mut i = 0;
+        while i < n {
+            let Some(end) = reference_match_at(&at, i, &digit, &sign) else {
+                i += 1;
+                continue;
+            };
+            digits.clear();
+            for ch in (i..end).filter_map(at) {
+                match t.digit_value(ch) {
+                    Some(d) => digits.push((b'0' + d) as char),
+                    None => digits.push(ch),
+                }
+            }
+            // Always a valid float literal; Rust's parse is correctly rounded, as CPython's.
+            out.push(digits.parse::<f64>().unwrap_or(f64::NAN));
+            i = end;
+        }
+    }
+
+    /// The end of the match starting at `i`, as `re`'s backtracking finds it.
+    fn reference_match_at(
+        at: &impl Fn(usize) -> Option<char>,
+        i: usize,
+        digit: &impl Fn(usize) -> bool,
+        sign: &impl Fn(usize) -> bool,
+    ) -> Option<usize> {
+        // A sign that leads nowhere fails without it too (the next character is the sign).
+        let mut j = if sign(i) { i + 1 } else { i };
+        let int_start = j;
+        while digit(j) {
+            j += 1;
+        }
+        if at(j) == Some('.') && digit(j + 1) {
+            j += 1;
+            while digit(j) {
+                j += 1;
+            }
+        } else if j == int_start {
+            return None;
+        }
+        // `\d*\.?\d+` without a fraction backtracks to the same digits: the exponent follows them.
+        if matches!(at(j), Some('e' | 'E')) {
+            let mut q = j + 1;
+            if sign(q) {
+                q += 1;
+            }
+            if digit(q) {
+                while digit(q) {
+                    q += 1;
+                }
+                j = q;
+            }
+        }
+        Some(j)
+    }
+
+    #[test]
+    fn the_jumping_scan_finds_what_every_position_finds() {
+        let t = test_tables::install();
+        const PIECES: &[&str] = &[
+            "1", "2", "0", "9", "٣", "５", "²", ".", "-", "+", "e", "E", "x", " ", "é", ",", "..",
+            "--", "-.", "+.", "e-", "1e", "ab", "\u{378}",
+        ];
+        let mut seed = 99u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let mut text = String::new();
+        for _ in 0..20_000 {
+            text.clear();
+            for _ in 0..next() % 14 {
+                text.push_str(PIECES[next() % PIECES.len()]);
+            }
+            let (mut got, mut want) = (Vec::new(), Vec::new());
+            numbers(t, &text, &mut String::new(), &mut got);
+            numbers_reference(t, &text, &mut Vec::new(), &mut String::new(), &mut want);
+            let same = got.len() == want.len()
+                && got
+                    .iter()
+                    .zip(&want)
+                    .all(|(a, b)| a.to_bits() == b.to_bits());
+            assert!(same, "{text:?}: {got:?} against {want:?}");
+        }
+    }
+
+    #[test]
+    fn the_helpers_read_characters_not_bytes() {
+        let t = test_tables::install();
+        // "é" is two bytes, "٣" (ARABIC-INDIC THREE) two, "５" (FULLWIDTH FIVE) three.
+        let text = "é-٣.５e+٣x";
+        assert_eq!(char_at(text, 0), Some('é'));
+        assert_eq!(char_at(text, 1), None); // inside "é"
+        assert_eq!(char_at(text, text.len()), None);
+        assert_eq!(match_at(t, text, 0), None); // a letter starts no number
+        assert_eq!(match_at(t, text, 1), None); // nor does the middle of one
+                                                // The sign, the digits of two scripts, the dot and the exponent: up to the "x".
+        assert_eq!(match_at(t, text, 2), Some(text.len() - 1));
+        assert_eq!(match_at(t, text, 4), None); // the middle of "٣"
+        assert_eq!(match_at(t, "1e+", 0), Some(1)); // an exponent without digits is left out
+        assert_eq!(match_at(t, "-.5", 0), Some(3));
+        assert_eq!(match_at(t, "-.", 0), None);
+        assert_eq!(nums("é-٣.５e+٣x"), [-3500.0]);
     }
 
     #[test]
