@@ -1,0 +1,315 @@
+"""inspect-ai logs: ``.eval`` archives and ``.json`` documents.
+
+An ``.eval`` log is a zip archive: ``header.json`` (the run: ``eval.task``, ``eval.model``, the
+results), one entry per sample and epoch (``samples/<id>_epoch_<n>.json``, or for a large sample
+the ``samples/<id>_epoch_<n>/`` folder with a ``sample.json`` shell), and ``summaries.json`` (each
+sample's scores). Entries are deflate or zstd compressed (:mod:`polarscore.logs._zip`). A ``.json``
+log is one document holding the header's fields and a ``samples`` list.
+
+A sample's answer is ``output.completion`` when it is not empty, else the text of
+``output.choices[0].message`` (its content a string or a list of parts), as inspect-ai's own
+``ModelOutput``; a sample without any choice has no response (null). ``target`` is a string or a
+list; ``scores.<scorer>.value`` is a grade (``C``/``P``/``I``/``N``), a number, a boolean, a dict
+(one verdict per key: ``framework_<scorer>_<key>``), or NaN. Logs written since mid 2025 may hold
+bare ``NaN``/``Infinity`` tokens, which Python's JSON reader accepts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from polarscore.exceptions import InputFileError
+from polarscore.logs._source import BATCH_ROWS, lazy_batches
+from polarscore.logs._table import (
+    Rows,
+    content_text,
+    load_json,
+    log_schema,
+    messages_text,
+    read_json_file,
+    text_list,
+    verdict,
+)
+from polarscore.logs._zip import ZipLog
+
+EVAL_FORMAT = "inspect_eval"
+JSON_FORMAT = "inspect_json"
+
+_ATTACHMENT = "attachment://"
+_MONOLITH = re.compile(r"^samples/[^/]+_epoch_\d+\.json$")
+_SHELL = re.compile(r"^(samples/[^/]+_epoch_\d+)/sample\.json$")
+# In a compact sample entry, every field polarscore reads comes before ``events``, by far its
+# largest part: the text up to it is parsed alone (see ``_parse_sample``).
+_EVENTS = b',"events":['
+
+
+def _verdicts(scores: Any) -> dict[str, float | None]:
+    """Return a sample's verdicts by column name (without the ``framework_`` prefix)."""
+    out: dict[str, float | None] = {}
+    if not isinstance(scores, Mapping):
+        return out
+    for name, score in scores.items():
+        value = score.get("value") if isinstance(score, Mapping) else score
+        if isinstance(value, Mapping):
+            for key, item in value.items():
+                out[f"{name}_{key}"] = verdict(item)
+        elif not isinstance(value, list):
+            out[str(name)] = verdict(value)
+    return out
+
+
+def _resolver(attachments: Any) -> Callable[[Any], Any]:
+    """Return a function replacing ``attachment://<key>`` text by its content."""
+    if not isinstance(attachments, Mapping) or not attachments:
+        return lambda value: value
+
+    def resolve(value: Any) -> Any:
+        if isinstance(value, str) and value.startswith(_ATTACHMENT):
+            return attachments.get(value[len(_ATTACHMENT) :], value)
+        if isinstance(value, list):
+            return [resolve(v) for v in value]
+        if isinstance(value, dict):
+            return {k: resolve(v) for k, v in value.items()}
+        return value
+
+    return resolve
+
+
+def _response(output: Any) -> str | None:
+    if not isinstance(output, Mapping):
+        return None
+    completion = output.get("completion")
+    if isinstance(completion, str) and completion:
+        return completion
+    choices = output.get("choices")
+    if isinstance(choices, list) and choices:
+        first = choices[0]
+        message = first.get("message") if isinstance(first, Mapping) else None
+        if isinstance(message, Mapping):
+            return content_text(message.get("content")) or ""
+        return ""
+    return None
+
+
+def add_sample(
+    rows: Rows, sample: Mapping[str, Any], *, task: str | None, model: str | None
+) -> None:
+    """Append one inspect-ai sample (a parsed ``EvalSample``) to ``rows``."""
+    resolve = _resolver(sample.get("attachments"))
+    rows.add(
+        task=task,
+        model=model,
+        sample_id=sample.get("id"),
+        epoch=sample.get("epoch"),
+        input=messages_text(resolve(sample.get("input"))),
+        response=_response(resolve(sample.get("output"))),
+        references=text_list(resolve(sample.get("target"))),
+        choices=text_list(sample.get("choices")),
+        verdicts=_verdicts(sample.get("scores")),
+    )
+
+
+def _needs_attachments(sample: Mapping[str, Any]) -> bool:
+    """Whether a field polarscore reads refers to an attachment (stored after ``events``)."""
+    text = repr((sample.get("input"), sample.get("target"), sample.get("output")))
+    return _ATTACHMENT in text
+
+
+def _parse_sample(data: bytes, what: str) -> Any:
+    """Parse a sample entry, reading only the fields before ``events`` when it can.
+
+    A compact entry (as inspect-ai writes them) lists ``id``, ``epoch``, ``input``, ``choices``,
+    ``target``, ``messages``, ``output``, ``scores``, ``metadata`` and ``store`` before
+    ``events``. Cut at the first ``,"events":[`` and closed with ``}``, the text is valid JSON only
+    when the cut is at the top level (a cut inside a nested value leaves it unbalanced), so a
+    failed or incomplete parse falls back to the whole entry.
+    """
+    cut = data.find(_EVENTS)
+    if cut > 0:
+        try:
+            head = load_json(data[:cut] + b"}", what=what)
+        except InputFileError:
+            head = None
+        if isinstance(head, dict) and "output" in head and not _needs_attachments(head):
+            return head
+    return load_json(data, what=what)
+
+
+def _run(header: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    run = header.get("eval")
+    if not isinstance(run, Mapping):
+        return None, None
+    task, model = run.get("task"), run.get("model")
+    return (
+        task if isinstance(task, str) else None,
+        model if isinstance(model, str) else None,
+    )
+
+
+def _header_verdicts(header: Mapping[str, Any]) -> list[str]:
+    """Return the scorers the header's results list, except dict-valued ones.
+
+    A dict-valued scorer is listed once per key; its columns come from the samples.
+    """
+    results = header.get("results")
+    scores = results.get("scores") if isinstance(results, Mapping) else None
+    entries = [e for e in scores if isinstance(e, Mapping)] if isinstance(scores, list) else []
+    per_scorer: dict[Any, int] = {}
+    for entry in entries:
+        per_scorer[entry.get("scorer")] = per_scorer.get(entry.get("scorer"), 0) + 1
+    return [
+        e["name"]
+        for e in entries
+        if isinstance(e.get("name"), str) and per_scorer[e.get("scorer")] == 1
+    ]
+
+
+def read_json_log(path: Path) -> pl.DataFrame:
+    """Read an inspect-ai ``.json`` log (one document) into the canonical table."""
+    log = read_json_file(path, what=f"The inspect-ai log {str(path)!r}")
+    if not isinstance(log, Mapping):
+        raise InputFileError(f"The inspect-ai log {str(path)!r} is not a JSON object.")
+    task, model = _run(log)
+    samples = log.get("samples") or []
+    if not isinstance(samples, list):
+        raise InputFileError(
+            f"The inspect-ai log {str(path)!r} has a 'samples' that is not a list."
+        )
+    names: dict[str, None] = {} if samples else dict.fromkeys(_header_verdicts(log))
+    for sample in samples:
+        if isinstance(sample, Mapping):
+            names.update(dict.fromkeys(_verdicts(sample.get("scores"))))
+    rows = Rows(JSON_FORMAT, _scalar_names(names, samples))
+    for index, sample in enumerate(samples):
+        if not isinstance(sample, Mapping):
+            raise InputFileError(
+                f"The inspect-ai log {str(path)!r}: sample {index} is not a JSON object."
+            )
+        add_sample(rows, sample, task=task, model=model)
+    return rows.frame()
+
+
+def _scalar_names(names: Mapping[str, None], samples: Any) -> list[str]:
+    """Drop header scorer names that the samples give as dicts (their keys are the columns)."""
+    dict_scorers = set()
+    for sample in samples if isinstance(samples, list) else []:
+        scores = sample.get("scores") if isinstance(sample, Mapping) else None
+        for name, score in (scores or {}).items() if isinstance(scores, Mapping) else []:
+            value = score.get("value") if isinstance(score, Mapping) else None
+            if isinstance(value, Mapping | list):
+                dict_scorers.add(name)
+    return [n for n in names if n not in dict_scorers]
+
+
+class EvalArchive:
+    """An inspect-ai ``.eval`` log: its run, its sample entries and its verdict columns."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.zip = ZipLog(path)
+        names = self.zip.names()
+        header_name = "header.json" if "header.json" in self.zip.entries else None
+        if header_name is None and "_journal/start.json" in self.zip.entries:
+            header_name = "_journal/start.json"  # a log still being written
+        if header_name is None:
+            raise InputFileError(
+                f"Cannot read {str(path)!r} as an inspect-ai log: the archive has neither "
+                "header.json nor _journal/start.json."
+            )
+        header = self._json(header_name)
+        if not isinstance(header, Mapping):
+            raise InputFileError(f"Cannot read {str(path)!r}: its {header_name} is not an object.")
+        self.header = header
+        self.task, self.model = _run(header)
+        self.samples: list[str] = []
+        self.shells: dict[str, str] = {}
+        for name in names:
+            if _MONOLITH.match(name):
+                self.samples.append(name)
+            else:
+                shell = _SHELL.match(name)
+                if shell:
+                    self.samples.append(name)
+                    self.shells[name] = shell.group(1)
+        self.verdicts = self._find_verdicts()
+
+    def _json(self, name: str) -> Any:
+        return load_json(self.zip.read(name), what=f"The entry {name!r} of {str(self.path)!r}")
+
+    def _summaries(self) -> list[Any] | None:
+        if "summaries.json" in self.zip.entries:
+            found = self._json("summaries.json")
+            return found if isinstance(found, list) else None
+        journal = sorted(
+            (n for n in self.zip.entries if n.startswith("_journal/summaries/")),
+            key=lambda n: int(re.sub(r"\D", "", n) or 0),
+        )
+        if not journal:
+            return None
+        summaries: list[Any] = []
+        for name in journal:
+            part = self._json(name)
+            if isinstance(part, list):
+                summaries.extend(part)
+        return summaries
+
+    def _find_verdicts(self) -> list[str]:
+        """Return the verdict columns.
+
+        From every sample's scores in the summaries; else from the header and the first sample.
+        """
+        names: dict[str, None] = {}
+        summaries = self._summaries()
+        probe: list[Any] = summaries if summaries is not None else []
+        if summaries is None or len(summaries) < len(self.samples):
+            names.update(dict.fromkeys(_header_verdicts(self.header)))
+            if self.samples:
+                probe = [*probe, self._sample(self.samples[0], self.zip.read(self.samples[0]))]
+        for item in probe:
+            if isinstance(item, Mapping):
+                names.update(dict.fromkeys(_verdicts(item.get("scores"))))
+        return _scalar_names(names, probe)
+
+    def _sample(self, name: str, data: bytes) -> Mapping[str, Any]:
+        sample = _parse_sample(data, f"The sample entry {name!r} of {str(self.path)!r}")
+        if not isinstance(sample, Mapping):
+            raise InputFileError(
+                f"Cannot read {str(self.path)!r}: its sample entry {name!r} is not a JSON object."
+            )
+        if name in self.shells:
+            return self._resolve_chunked(self.shells[name], sample)
+        return dict(sample)
+
+    def _resolve_chunked(self, prefix: str, shell: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Resolve ``attachment://<index>`` in a chunked sample's shell from its attachments."""
+        if not _needs_attachments(shell):
+            return shell
+        chunks = sorted(
+            (n for n in self.zip.entries if n.startswith(f"{prefix}/attachments/")),
+            key=lambda n: int(re.sub(r"\D", "", n.rsplit("/", 1)[-1]) or 0),
+        )
+        contents: dict[str, str] = {}
+        for chunk in chunks:
+            start = int(re.sub(r"\D", "", chunk.rsplit("/", 1)[-1]) or 0)
+            values = self._json(chunk)
+            for offset, value in enumerate(values if isinstance(values, list) else []):
+                if isinstance(value, str):
+                    contents[str(start + offset)] = value
+        return {**shell, "attachments": contents}
+
+    def batches(self, size: int = BATCH_ROWS) -> Iterator[pl.DataFrame]:
+        """Yield the samples as canonical frames of at most ``size`` rows, in archive order."""
+        for start in range(0, len(self.samples), size):
+            rows = Rows(EVAL_FORMAT, self.verdicts)
+            for name, data in self.zip.read_many(self.samples[start : start + size]):
+                add_sample(rows, self._sample(name, data), task=self.task, model=self.model)
+            yield rows.frame()
+
+    def scan(self) -> pl.LazyFrame:
+        """Return the log as a lazy frame, its entries read in batches as Polars asks."""
+        return lazy_batches(self.batches, log_schema(self.verdicts))
