@@ -200,20 +200,20 @@ def scan_log(
     --------
     >>> import polarscore as ps
     >>> log = ps.scan_log("tests/data/logs/inspect/log_streaming.eval")
-    >>> log.select("model", "sample_id", "epoch", "response", "framework_match").sort(
+    >>> log.select("sample_id", "epoch", "response", "references", "framework_match").sort(
     ...     "sample_id", "epoch"
     ... ).collect()
     shape: (4, 5)
-    ┌─────────────────┬───────────┬───────┬──────────┬─────────────────┐
-    │ model           ┆ sample_id ┆ epoch ┆ response ┆ framework_match │
-    │ ---             ┆ ---       ┆ ---   ┆ ---      ┆ ---             │
-    │ str             ┆ str       ┆ i64   ┆ str      ┆ f64             │
-    ╞═════════════════╪═══════════╪═══════╪══════════╪═════════════════╡
-    │ ollama/llama3.1 ┆ 1         ┆ 1     ┆ No       ┆ 0.0             │
-    │ ollama/llama3.1 ┆ 1         ┆ 2     ┆ Yes.     ┆ 1.0             │
-    │ ollama/llama3.1 ┆ 2         ┆ 1     ┆ No.      ┆ 1.0             │
-    │ ollama/llama3.1 ┆ 2         ┆ 2     ┆ No       ┆ 1.0             │
-    └─────────────────┴───────────┴───────┴──────────┴─────────────────┘
+    ┌───────────┬───────┬──────────┬────────────┬─────────────────┐
+    │ sample_id ┆ epoch ┆ response ┆ references ┆ framework_match │
+    │ ---       ┆ ---   ┆ ---      ┆ ---        ┆ ---             │
+    │ str       ┆ i64   ┆ str      ┆ list[str]  ┆ f64             │
+    ╞═══════════╪═══════╪══════════╪════════════╪═════════════════╡
+    │ 1         ┆ 1     ┆ No       ┆ [" Yes"]   ┆ 0.0             │
+    │ 1         ┆ 2     ┆ Yes.     ┆ [" Yes"]   ┆ 1.0             │
+    │ 2         ┆ 1     ┆ No.      ┆ [" No"]    ┆ 1.0             │
+    │ 2         ┆ 2     ┆ No       ┆ [" No"]    ┆ 1.0             │
+    └───────────┴───────┴──────────┴────────────┴─────────────────┘
     """
     paths = log_files(source)
     frames = [scan_one(p, promptfoo_reference=promptfoo_reference) for p in paths]
@@ -246,18 +246,19 @@ def read_log(
     --------
     >>> import polarscore as ps
     >>> log = ps.read_log("tests/data/logs/helm/narrative_qa-model=openai_gpt2")
-    >>> log.select("task", "model", "references").head(2)
-    shape: (2, 3)
-    ┌──────────────────────────────┬─────────────┬─────────────────────────────────┐
-    │ task                         ┆ model       ┆ references                      │
-    │ ---                          ┆ ---         ┆ ---                             │
-    │ str                          ┆ str         ┆ list[str]                       │
-    ╞══════════════════════════════╪═════════════╪═════════════════════════════════╡
-    │ narrative_qa:model=openai_gpt2 ┆ openai/gpt2 ┆ ["...", "..."]                │
-    └──────────────────────────────┴─────────────┴─────────────────────────────────┘
+    >>> log.select("model", "references").head(2)
+    shape: (2, 2)
+    ┌─────────────┬─────────────────────────────────┐
+    │ model       ┆ references                      │
+    │ ---         ┆ ---                             │
+    │ str         ┆ list[str]                       │
+    ╞═════════════╪═════════════════════════════════╡
+    │ openai/gpt2 ┆ ["The school Mascot", "the sch… │
+    │ openai/gpt2 ┆ ["She is his neice.", "His nie… │
+    └─────────────┴─────────────────────────────────┘
     >>> scored = ps.score_frame(log, references="references", scorers="answer_correctness")
     >>> scored.height
-    10
+    5
     """
     from polarscore.logs._errors import collect_log
 

@@ -16,8 +16,10 @@ bare ``NaN``/``Infinity`` tokens, which Python's JSON reader accepts.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -41,25 +43,28 @@ EVAL_FORMAT = "inspect_eval"
 JSON_FORMAT = "inspect_json"
 
 _ATTACHMENT = "attachment://"
+_ATTACHMENT_BYTES = b'"attachment://'
 _MONOLITH = re.compile(r"^samples/[^/]+_epoch_\d+\.json$")
 _SHELL = re.compile(r"^(samples/[^/]+_epoch_\d+)/sample\.json$")
 # In a compact sample entry, every field polarscore reads comes before ``events``, by far its
 # largest part: the text up to it is parsed alone (see ``_parse_sample``).
 _EVENTS = b',"events":['
+_MESSAGES = b',"messages":['
+_OUTPUT = b',"output":{'
 
 
 def _verdicts(scores: Any) -> dict[str, float | None]:
     """Return a sample's verdicts by column name (without the ``framework_`` prefix)."""
     out: dict[str, float | None] = {}
-    if not isinstance(scores, Mapping):
+    if type(scores) is not dict:
         return out
     for name, score in scores.items():
-        value = score.get("value") if isinstance(score, Mapping) else score
-        if isinstance(value, Mapping):
+        value = score.get("value") if type(score) is dict else score
+        if type(value) is dict:
             for key, item in value.items():
                 out[f"{name}_{key}"] = verdict(item)
-        elif not isinstance(value, list):
-            out[str(name)] = verdict(value)
+        elif type(value) is not list:
+            out[name] = verdict(value)
     return out
 
 
@@ -81,41 +86,46 @@ def _resolver(attachments: Any) -> Callable[[Any], Any]:
 
 
 def _response(output: Any) -> str | None:
-    if not isinstance(output, Mapping):
+    if type(output) is not dict:
         return None
     completion = output.get("completion")
-    if isinstance(completion, str) and completion:
+    if type(completion) is str and completion:
         return completion
     choices = output.get("choices")
-    if isinstance(choices, list) and choices:
+    if type(choices) is list and choices:
         first = choices[0]
-        message = first.get("message") if isinstance(first, Mapping) else None
-        if isinstance(message, Mapping):
+        message = first.get("message") if type(first) is dict else None
+        if type(message) is dict:
             return content_text(message.get("content")) or ""
         return ""
     return None
 
 
-def add_sample(
-    rows: Rows, sample: Mapping[str, Any], *, task: str | None, model: str | None
-) -> None:
+def add_sample(rows: Rows, sample: dict[str, Any], *, task: str | None, model: str | None) -> None:
     """Append one inspect-ai sample (a parsed ``EvalSample``) to ``rows``."""
-    resolve = _resolver(sample.get("attachments"))
+    if sample.get("attachments") and _needs_attachments(sample):
+        resolve = _resolver(sample["attachments"])
+        sample = {k: resolve(sample.get(k)) for k in ("input", "target", "output")} | {
+            k: sample.get(k) for k in ("id", "epoch", "choices", "scores")
+        }
+    prompt = sample.get("input")
+    target = sample.get("target")
+    choices = sample.get("choices")
     rows.add(
         task=task,
         model=model,
         sample_id=sample.get("id"),
         epoch=sample.get("epoch"),
-        input=messages_text(resolve(sample.get("input"))),
-        response=_response(resolve(sample.get("output"))),
-        references=text_list(resolve(sample.get("target"))),
-        choices=text_list(sample.get("choices")),
+        input=prompt if type(prompt) is str else messages_text(prompt),
+        response=_response(sample.get("output")),
+        references=[target] if type(target) is str else text_list(target),
+        choices=None if choices is None else text_list(choices),
         verdicts=_verdicts(sample.get("scores")),
     )
 
 
-def _needs_attachments(sample: Mapping[str, Any]) -> bool:
-    """Whether a field polarscore reads refers to an attachment (stored after ``events``)."""
+def _needs_attachments(sample: dict[str, Any]) -> bool:
+    """Whether a field polarscore reads refers to an attachment."""
     text = repr((sample.get("input"), sample.get("target"), sample.get("output")))
     return _ATTACHMENT in text
 
@@ -125,17 +135,36 @@ def _parse_sample(data: bytes, what: str) -> Any:
 
     A compact entry (as inspect-ai writes them) lists ``id``, ``epoch``, ``input``, ``choices``,
     ``target``, ``messages``, ``output``, ``scores``, ``metadata`` and ``store`` before
-    ``events``. Cut at the first ``,"events":[`` and closed with ``}``, the text is valid JSON only
-    when the cut is at the top level (a cut inside a nested value leaves it unbalanced), so a
-    failed or incomplete parse falls back to the whole entry.
+    ``events``, by far its largest part. Cut at the first ``,"events":[`` and closed with ``}``,
+    the text is valid JSON only when the cut is at the top level (a cut inside a nested value
+    leaves it unbalanced), so a failed or incomplete parse falls back to the whole entry, and so
+    does a sample that refers to an attachment (``attachments`` comes after ``events``).
+
+    Examples
+    --------
+    >>> from polarscore.logs._inspect import _parse_sample
+    >>> entry = (
+    ...     b'{"id":1,"epoch":1,"input":"Q","target":"A","messages":[{"role":"user",'
+    ...     b'"content":"Q"}],"output":{"completion":"A"},"scores":{"m":{"value":"C"}},'
+    ...     b'"events":[{"event":"sample_init"}],"attachments":{}}'
+    ... )
+    >>> sorted(_parse_sample(entry, "entry"))  # no messages, events nor attachments
+    ['epoch', 'id', 'input', 'output', 'scores', 'target']
     """
     cut = data.find(_EVENTS)
-    if cut > 0:
+    if cut > 0 and _ATTACHMENT_BYTES not in data[:cut]:
+        head_bytes = data[:cut] + b"}"
+        # ``messages`` (the whole conversation, often most of what precedes ``events``) is not
+        # read either: the text between it and ``output`` is left out, under the same rule.
+        start = head_bytes.find(_MESSAGES)
+        end = head_bytes.find(_OUTPUT, start)
+        if 0 < start < end:
+            head_bytes = head_bytes[:start] + head_bytes[end:]
         try:
-            head = load_json(data[:cut] + b"}", what=what)
-        except InputFileError:
+            head = json.loads(head_bytes)
+        except ValueError:
             head = None
-        if isinstance(head, dict) and "output" in head and not _needs_attachments(head):
+        if type(head) is dict and "output" in head:
             return head
     return load_json(data, what=what)
 
@@ -152,21 +181,27 @@ def _run(header: Mapping[str, Any]) -> tuple[str | None, str | None]:
 
 
 def _header_verdicts(header: Mapping[str, Any]) -> list[str]:
-    """Return the scorers the header's results list, except dict-valued ones.
+    """Return the verdict columns the header's results list.
 
-    A dict-valued scorer is listed once per key; its columns come from the samples.
+    A scalar scorer is listed once under its own name; a dict-valued scorer once per key (its
+    columns are ``<scorer>_<key>``).
     """
     results = header.get("results")
-    scores = results.get("scores") if isinstance(results, Mapping) else None
-    entries = [e for e in scores if isinstance(e, Mapping)] if isinstance(scores, list) else []
+    scores = results.get("scores") if isinstance(results, dict) else None
+    entries = [e for e in scores if isinstance(e, dict)] if isinstance(scores, list) else []
     per_scorer: dict[Any, int] = {}
     for entry in entries:
         per_scorer[entry.get("scorer")] = per_scorer.get(entry.get("scorer"), 0) + 1
-    return [
-        e["name"]
-        for e in entries
-        if isinstance(e.get("name"), str) and per_scorer[e.get("scorer")] == 1
-    ]
+    names = []
+    for entry in entries:
+        name, scorer = entry.get("name"), entry.get("scorer")
+        if not isinstance(name, str):
+            continue
+        if name == scorer or scorer is None:
+            names.append(name)
+        elif per_scorer[scorer] > 1:
+            names.append(f"{scorer}_{name}")
+    return names
 
 
 def read_json_log(path: Path) -> pl.DataFrame:
@@ -182,28 +217,16 @@ def read_json_log(path: Path) -> pl.DataFrame:
         )
     names: dict[str, None] = {} if samples else dict.fromkeys(_header_verdicts(log))
     for sample in samples:
-        if isinstance(sample, Mapping):
+        if isinstance(sample, dict):
             names.update(dict.fromkeys(_verdicts(sample.get("scores"))))
-    rows = Rows(JSON_FORMAT, _scalar_names(names, samples))
+    rows = Rows(JSON_FORMAT, list(names))
     for index, sample in enumerate(samples):
-        if not isinstance(sample, Mapping):
+        if not isinstance(sample, dict):
             raise InputFileError(
                 f"The inspect-ai log {str(path)!r}: sample {index} is not a JSON object."
             )
         add_sample(rows, sample, task=task, model=model)
     return rows.frame()
-
-
-def _scalar_names(names: Mapping[str, None], samples: Any) -> list[str]:
-    """Drop header scorer names that the samples give as dicts (their keys are the columns)."""
-    dict_scorers = set()
-    for sample in samples if isinstance(samples, list) else []:
-        scores = sample.get("scores") if isinstance(sample, Mapping) else None
-        for name, score in (scores or {}).items() if isinstance(scores, Mapping) else []:
-            value = score.get("value") if isinstance(score, Mapping) else None
-            if isinstance(value, Mapping | list):
-                dict_scorers.add(name)
-    return [n for n in names if n not in dict_scorers]
 
 
 class EvalArchive:
@@ -259,33 +282,34 @@ class EvalArchive:
         return summaries
 
     def _find_verdicts(self) -> list[str]:
-        """Return the verdict columns.
+        """Return the verdict columns: the first sample's, then any other the header lists.
 
-        From every sample's scores in the summaries; else from the header and the first sample.
+        A log still being written has no results in its header: then every sample's scores in
+        the summaries written so far.
         """
         names: dict[str, None] = {}
-        summaries = self._summaries()
-        probe: list[Any] = summaries if summaries is not None else []
-        if summaries is None or len(summaries) < len(self.samples):
-            names.update(dict.fromkeys(_header_verdicts(self.header)))
-            if self.samples:
-                probe = [*probe, self._sample(self.samples[0], self.zip.read(self.samples[0]))]
-        for item in probe:
-            if isinstance(item, Mapping):
-                names.update(dict.fromkeys(_verdicts(item.get("scores"))))
-        return _scalar_names(names, probe)
+        if self.samples:
+            first = self._sample(self.samples[0], self.zip.read(self.samples[0]))
+            names.update(dict.fromkeys(_verdicts(first.get("scores"))))
+        header = _header_verdicts(self.header)
+        names.update(dict.fromkeys(header))
+        if not header:
+            for item in self._summaries() or []:
+                if isinstance(item, dict):
+                    names.update(dict.fromkeys(_verdicts(item.get("scores"))))
+        return list(names)
 
-    def _sample(self, name: str, data: bytes) -> Mapping[str, Any]:
+    def _sample(self, name: str, data: bytes) -> dict[str, Any]:
         sample = _parse_sample(data, f"The sample entry {name!r} of {str(self.path)!r}")
-        if not isinstance(sample, Mapping):
+        if type(sample) is not dict:
             raise InputFileError(
                 f"Cannot read {str(self.path)!r}: its sample entry {name!r} is not a JSON object."
             )
         if name in self.shells:
             return self._resolve_chunked(self.shells[name], sample)
-        return dict(sample)
+        return sample
 
-    def _resolve_chunked(self, prefix: str, shell: Mapping[str, Any]) -> Mapping[str, Any]:
+    def _resolve_chunked(self, prefix: str, shell: dict[str, Any]) -> dict[str, Any]:
         """Resolve ``attachment://<index>`` in a chunked sample's shell from its attachments."""
         if not _needs_attachments(shell):
             return shell
@@ -303,12 +327,27 @@ class EvalArchive:
         return {**shell, "attachments": contents}
 
     def batches(self, size: int = BATCH_ROWS) -> Iterator[pl.DataFrame]:
-        """Yield the samples as canonical frames of at most ``size`` rows, in archive order."""
-        for start in range(0, len(self.samples), size):
-            rows = Rows(EVAL_FORMAT, self.verdicts)
-            for name, data in self.zip.read_many(self.samples[start : start + size]):
-                add_sample(rows, self._sample(name, data), task=self.task, model=self.model)
-            yield rows.frame()
+        """Yield the samples as canonical frames of at most ``size`` rows, in archive order.
+
+        A second thread reads and decompresses the next batch's entries (zstd, deflate and the
+        CRC-32 release the GIL) while this one parses the current batch; at most two batches of
+        entries are in memory.
+        """
+        chunks = [self.samples[i : i + size] for i in range(0, len(self.samples), size)]
+        if not chunks:
+            yield Rows(EVAL_FORMAT, self.verdicts).frame()
+            return
+        with ThreadPoolExecutor(1, "polarscore-eval-reader") as pool:
+            pending = pool.submit(self.zip.read_many, chunks[0])
+            for index in range(len(chunks)):
+                entries = pending.result()
+                if index + 1 < len(chunks):
+                    pending = pool.submit(self.zip.read_many, chunks[index + 1])
+                rows = Rows(EVAL_FORMAT, self.verdicts)
+                for name, data in entries:
+                    add_sample(rows, self._sample(name, data), task=self.task, model=self.model)
+                del entries
+                yield rows.frame()
 
     def scan(self) -> pl.LazyFrame:
         """Return the log as a lazy frame, its entries read in batches as Polars asks."""

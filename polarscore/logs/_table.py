@@ -176,21 +176,58 @@ def read_json_file(path: Path, *, what: str | None = None) -> Any:
     return load_json(data, what=label)
 
 
+class _TextLists:
+    """A ``List(String)`` column built from flat values and offsets.
+
+    Polars builds a list column from Python lists of lists one element at a time, 20 times
+    slower.
+    """
+
+    def __init__(self) -> None:
+        self.values: list[str] = []
+        self.offsets: list[int] = [0]
+        self.valid: list[bool] = []
+
+    def append(self, items: list[str] | None) -> None:
+        if items is None:
+            self.valid.append(False)
+        else:
+            self.valid.append(True)
+            self.values.extend(items)
+        self.offsets.append(len(self.values))
+
+    def series(self, name: str) -> pl.Series:
+        import pyarrow as pa
+
+        values = pa.array(self.values, type=pa.large_string())
+        offsets = pa.array(self.offsets, type=pa.int64())
+        mask = None if all(self.valid) else pa.array([not v for v in self.valid])
+        array = pa.LargeListArray.from_arrays(offsets, values, mask=mask)
+        return pl.Series(name, pl.from_arrow(array), dtype=pl.List(pl.String))
+
+
 class Rows:
     """Rows of the canonical table, gathered column by column.
 
     ``verdicts`` names the ``framework_*`` columns (without the prefix), in order; a verdict
-    outside it is an error of the reader (it must know its columns up front, for lazy scans).
+    outside them is left out (a reader knows its columns up front, for lazy scans).
     """
 
     def __init__(self, source_format: str, verdicts: Sequence[str] = ()) -> None:
         self.source_format = source_format
-        self.columns: dict[str, list[Any]] = {name: [] for name in LOG_SCHEMA.names()}
+        self.task: list[str | None] = []
+        self.model: list[str | None] = []
+        self.sample_id: list[str | None] = []
+        self.epoch: list[int] = []
+        self.input: list[str | None] = []
+        self.response: list[str | None] = []
+        self.references = _TextLists()
+        self.choices = _TextLists()
         self.verdicts = list(dict.fromkeys(verdicts))
         self.scores: dict[str, list[float | None]] = {v: [] for v in self.verdicts}
 
     def __len__(self) -> int:
-        return len(self.columns["sample_id"])
+        return len(self.sample_id)
 
     def add(
         self,
@@ -206,25 +243,37 @@ class Rows:
         verdicts: Mapping[str, float | None] | None = None,
     ) -> None:
         """Append one row; ``verdicts`` maps names in :attr:`verdicts` to numbers."""
-        columns = self.columns
-        columns["source_format"].append(self.source_format)
-        columns["task"].append(task)
-        columns["model"].append(model)
-        columns["sample_id"].append(as_text(sample_id))
-        columns["epoch"].append(1 if epoch is None else epoch)
-        columns["input"].append(input)
-        columns["response"].append(response)
-        columns["references"].append(references)
-        columns["choices"].append(choices)
+        self.task.append(task)
+        self.model.append(model)
+        self.sample_id.append(sample_id if type(sample_id) is str else as_text(sample_id))
+        self.epoch.append(1 if epoch is None else epoch)
+        self.input.append(input)
+        self.response.append(response)
+        self.references.append(references)
+        self.choices.append(choices)
         given = verdicts or {}
         for name, values in self.scores.items():
             values.append(given.get(name))
 
     def frame(self) -> pl.DataFrame:
         """Return the rows as a frame of :func:`log_schema` for this reader's verdicts."""
-        data: dict[str, Any] = dict(self.columns)
-        data.update({framework_column(v): values for v, values in self.scores.items()})
-        return pl.DataFrame(data, schema=log_schema(self.verdicts))
+        n = len(self)
+        columns = [
+            pl.Series("source_format", [self.source_format] * n, dtype=pl.String),
+            pl.Series("task", self.task, dtype=pl.String),
+            pl.Series("model", self.model, dtype=pl.String),
+            pl.Series("sample_id", self.sample_id, dtype=pl.String),
+            pl.Series("epoch", self.epoch, dtype=pl.Int64),
+            pl.Series("input", self.input, dtype=pl.String),
+            pl.Series("response", self.response, dtype=pl.String),
+            self.references.series("references"),
+            self.choices.series("choices"),
+        ]
+        columns += [
+            pl.Series(framework_column(v), values, dtype=pl.Float64)
+            for v, values in self.scores.items()
+        ]
+        return pl.DataFrame(columns)
 
 
 def log_schema(verdicts: Iterable[str] = ()) -> pl.Schema:

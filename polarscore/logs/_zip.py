@@ -9,12 +9,13 @@ read from its local header and decompressed here: stored, deflate (:mod:`zlib`) 
 
 from __future__ import annotations
 
+import mmap
 import struct
 import zipfile
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from polarscore.exceptions import InputFileError
 
@@ -45,7 +46,6 @@ class ZipLog:
         for info in infos:
             # A name written twice: the last one wins, as in every zip reader.
             self.entries[info.filename] = info
-        self._decompressor: Any = None
 
     def names(self) -> list[str]:
         """Return the entry names, in the archive's order."""
@@ -53,35 +53,40 @@ class ZipLog:
 
     def read(self, name: str) -> bytes:
         """Return one entry's bytes (decompressed and checked)."""
-        with open(self.path, "rb") as handle:
-            return self._read(handle, self.entries[name])
+        return self.read_many([name])[0][1]
 
-    def read_many(self, names: Sequence[str]) -> Iterator[tuple[str, bytes]]:
-        """Yield ``(name, bytes)`` for ``names``, reading the file once, in order of offset."""
+    def read_many(self, names: Sequence[str]) -> list[tuple[str, bytes]]:
+        """Return ``(name, bytes)`` for ``names``, in order of offset.
+
+        The file is mapped into memory, so reading an entry is a slice. zstd and deflate
+        decompression and the CRC-32 release the GIL, so this can run on a second thread while
+        the entries read before are parsed.
+        """
         infos = sorted((self.entries[n] for n in names), key=lambda i: i.header_offset)
+        # One decompressor per call: a zstd context is not shared between threads.
+        self._decompressor: Any = None
         try:
-            handle = open(self.path, "rb")  # noqa: SIM115  (closed below, also on error)
-        except OSError as error:
-            raise InputFileError(
-                f"Cannot read {str(self.path)!r}: {error.strerror or error}."
-            ) from None
-        with handle:
-            for info in infos:
-                yield info.filename, self._read(handle, info)
+            with (
+                open(self.path, "rb") as handle,
+                mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped,
+            ):
+                return [(info.filename, self._read(mapped, info)) for info in infos]
+        except (OSError, ValueError) as error:
+            raise InputFileError(f"Cannot read {str(self.path)!r}: {error}.") from None
 
     def _fail(self, info: zipfile.ZipInfo, problem: str) -> InputFileError:
         return InputFileError(
             f"Cannot read {str(self.path)!r}: its entry {info.filename!r} {problem}."
         )
 
-    def _read(self, handle: BinaryIO, info: zipfile.ZipInfo) -> bytes:
-        handle.seek(info.header_offset)
-        header = handle.read(_LOCAL_HEADER.size)
+    def _read(self, mapped: mmap.mmap, info: zipfile.ZipInfo) -> bytes:
+        start = info.header_offset
+        header = mapped[start : start + _LOCAL_HEADER.size]
         if len(header) < _LOCAL_HEADER.size or header[:4] != _LOCAL_SIGNATURE:
             raise self._fail(info, "has no valid local header (the archive is corrupt)")
         name_length, extra_length = _LOCAL_HEADER.unpack(header)[-2:]
-        handle.seek(info.header_offset + _LOCAL_HEADER.size + name_length + extra_length)
-        raw = handle.read(info.compress_size)
+        start += _LOCAL_HEADER.size + name_length + extra_length
+        raw = mapped[start : start + info.compress_size]
         if len(raw) < info.compress_size:
             raise self._fail(info, "is cut short (the archive is truncated)")
         data = self._decompress(info, raw)
@@ -111,10 +116,13 @@ class ZipLog:
 
         if self._decompressor is None:
             self._decompressor = zstandard.ZstdDecompressor()
-        parts = []
-        remaining = raw
         try:
-            # inspect-ai writes big entries as several zstd frames: decompress them all.
+            data: bytes = self._decompressor.decompress(raw, max_output_size=info.file_size)
+            if len(data) == info.file_size or not data:
+                return data
+            # inspect-ai writes a big entry as several zstd frames: decompress them all.
+            parts = []
+            remaining = raw
             while remaining:
                 stream = self._decompressor.decompressobj()
                 parts.append(stream.decompress(remaining))
