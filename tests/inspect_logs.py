@@ -126,7 +126,26 @@ def write_inspect_logs(
     return written
 
 
-if __name__ == "__main__":
+def write_in_subprocess(directory: Path, n: int, *, epochs: int = 1) -> dict[str, Path]:
+    """:func:`write_inspect_logs` in a child process, so inspect-ai's event loop and the
+    streams it leaves to the garbage collector stay out of the caller's process."""
+    import json
+    import subprocess
     import sys
 
-    print(write_inspect_logs(Path(sys.argv[1]), int(sys.argv[2]), epochs=int(sys.argv[3])))
+    done = subprocess.run(
+        [sys.executable, __file__, str(directory), str(n), str(epochs)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    written: dict[str, str] = json.loads(done.stdout.strip().splitlines()[-1])
+    return {kind: Path(path) for kind, path in written.items()}
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    logs = write_inspect_logs(Path(sys.argv[1]), int(sys.argv[2]), epochs=int(sys.argv[3]))
+    print(json.dumps({kind: str(path) for kind, path in logs.items()}))

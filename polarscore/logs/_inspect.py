@@ -51,6 +51,8 @@ _SHELL = re.compile(r"^(samples/[^/]+_epoch_\d+)/sample\.json$")
 _EVENTS = b',"events":['
 _MESSAGES = b',"messages":['
 _OUTPUT = b',"output":{'
+_CHOICES = b',"choices":['
+_COMPLETION = b'],"completion":"'
 
 
 def _verdicts(scores: Any) -> dict[str, float | None]:
@@ -160,6 +162,11 @@ def _parse_sample(data: bytes, what: str) -> Any:
         end = head_bytes.find(_OUTPUT, start)
         if 0 < start < end:
             head_bytes = head_bytes[:start] + head_bytes[end:]
+            # Nor ``output.choices`` when ``output.completion`` (its first choice's text) follows.
+            start = head_bytes.find(_CHOICES, start)
+            end = head_bytes.find(_COMPLETION, start)
+            if 0 < start < end:
+                head_bytes = head_bytes[:start] + head_bytes[end + 1 :]
         try:
             head = json.loads(head_bytes)
         except ValueError:

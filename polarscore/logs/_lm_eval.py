@@ -210,8 +210,9 @@ class SamplesLog:
         first = next(self._records(), None)
         self.verdicts = _metric_names(first) if first is not None else []
         if first is not None and not self.verdicts:
+            # Up to 0.4.2 no ``metrics`` list: every other number is a metric (NaN included).
             self.verdicts = [
-                k for k, v in first.items() if k not in _FIELDS and verdict(v) is not None
+                k for k, v in first.items() if k not in _FIELDS and isinstance(v, int | float)
             ]
 
     def _records(self) -> Iterator[Mapping[str, Any]]:

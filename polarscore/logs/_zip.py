@@ -71,7 +71,9 @@ class ZipLog:
                 mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped,
             ):
                 return [(info.filename, self._read(mapped, info)) for info in infos]
-        except (OSError, ValueError) as error:
+        except InputFileError:
+            raise
+        except (OSError, ValueError) as error:  # ValueError: mmap of an empty file
             raise InputFileError(f"Cannot read {str(self.path)!r}: {error}.") from None
 
     def _fail(self, info: zipfile.ZipInfo, problem: str) -> InputFileError:

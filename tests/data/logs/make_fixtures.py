@@ -69,11 +69,14 @@ def _promptfoo_results() -> list[dict[str, object]]:
                 provider_id = provider["id"]
                 if output is not None and provider_id.startswith("anthropic"):
                     output = output.lower()
-                success = output is not None and output.strip(".").lower() in (
-                    "paris",
-                    "4",
-                    "blue",
-                )
+                # promptfoo passes a test when all its assertions pass: equals is exact,
+                # icontains ignores case, contains-any does not.
+                checks = {
+                    0: lambda o: o == "Paris" and "paris" in o.lower(),
+                    1: lambda o: o == "4" and len(o) < 10,
+                    2: lambda o: any(c in o for c in ("red", "blue", "yellow")),
+                }
+                success = output is not None and checks[test_idx](output)
                 named = {"brevity": 1.0} if test_idx == 1 and output is not None else {}
                 result: dict[str, object] = {
                     "id": f"r-{prompt_idx}-{provider_id}-{test_idx}",
