@@ -199,7 +199,7 @@ class _TextLists:
     def series(self, name: str) -> pl.Series:
         import pyarrow as pa
 
-        values = pa.array(self.values, type=pa.large_string())
+        values = pa.array(self.values, type=pa.string_view())  # Polars 1.30 panics on large_string
         offsets = pa.array(self.offsets, type=pa.int64())
         mask = None if all(self.valid) else pa.array([not v for v in self.valid])
         array = pa.LargeListArray.from_arrays(offsets, values, mask=mask)
