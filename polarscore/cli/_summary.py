@@ -72,9 +72,15 @@ def _summary_thresholds(
     return {s: recorded[s][0] if s in recorded else DEFAULT_THRESHOLD for s in scores}
 
 
+def _summary_scores(schema: pl.Schema) -> list[str]:
+    """Return the default score columns: polarscore's, then an eval log's own verdicts."""
+    framework = [c for c, t in schema.items() if c.startswith(FRAMEWORK_PREFIX) and t.is_numeric()]
+    return _default_scores(schema) + framework
+
+
 def _check_summary_flags(args: argparse.Namespace, schema: pl.Schema) -> list[str]:
     """Check the summary's flags in their own words; return the score columns."""
-    scores = list(args.scores) if args.scores else _default_scores(schema)
+    scores = list(args.scores) if args.scores else _summary_scores(schema)
     if not scores:
         raise ColumnNotFoundError(
             "No score column to summarise: no float column is named after a scorer. The "
@@ -190,11 +196,6 @@ def _summary(args: argparse.Namespace) -> int:
     frame = _inputs.scan_inputs(files, schemas)
     schema = frame.collect_schema()
     scores = _check_summary_flags(args, schema)
-    if not args.scores:
-        # A scored framework log: its own verdicts are summarised beside polarscore's scores.
-        scores += [
-            c for c, t in schema.items() if c.startswith(FRAMEWORK_PREFIX) and t.is_numeric()
-        ]
     # Grouped by model when the log has that column, unless --by says otherwise.
     by = args.by if args.by is not None else ["model"] if "model" in schema else []
     records = _records(files)
