@@ -42,7 +42,7 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT)]
 
 
 def base_log(workdir: Path, samples: int) -> Path:
@@ -51,7 +51,7 @@ def base_log(workdir: Path, samples: int) -> Path:
     found = sorted(folder.glob("eval/*.eval"))
     if found:
         return found[0]
-    from inspect_logs import write_inspect_logs
+    from tests.inspect_logs import write_inspect_logs
 
     return write_inspect_logs(folder, samples, formats=("eval",))["eval"]
 
