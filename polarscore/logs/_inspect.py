@@ -43,7 +43,10 @@ EVAL_FORMAT = "inspect_eval"
 JSON_FORMAT = "inspect_json"
 
 _ATTACHMENT = "attachment://"
+#: inspect-ai's grades, the commonest score values (:func:`polarscore.logs._table.verdict`).
+_GRADES = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
 _ATTACHMENT_BYTES = b'"attachment://'
+_DECODE = json.JSONDecoder().decode
 _MONOLITH = re.compile(r"^samples/[^/]+_epoch_\d+\.json$")
 _SHELL = re.compile(r"^(samples/[^/]+_epoch_\d+)/sample\.json$")
 # In a compact sample entry, every field polarscore reads comes before ``events``, by far its
@@ -65,6 +68,8 @@ def _verdicts(scores: Any) -> dict[str, float | None]:
         if type(value) is dict:
             for key, item in value.items():
                 out[f"{name}_{key}"] = verdict(item)
+        elif type(value) is str and value in _GRADES:
+            out[name] = _GRADES[value]
         elif type(value) is not list:
             out[name] = verdict(value)
     return out
@@ -154,21 +159,24 @@ def _parse_sample(data: bytes, what: str) -> Any:
     ['epoch', 'id', 'input', 'output', 'scores', 'target']
     """
     cut = data.find(_EVENTS)
-    if cut > 0 and _ATTACHMENT_BYTES not in data[:cut]:
-        head_bytes = data[:cut] + b"}"
+    if cut > 0 and data.find(_ATTACHMENT_BYTES, 0, cut) < 0:
+        pieces = [data[:cut]]
         # ``messages`` (the whole conversation, often most of what precedes ``events``) is not
-        # read either: the text between it and ``output`` is left out, under the same rule.
-        start = head_bytes.find(_MESSAGES)
-        end = head_bytes.find(_OUTPUT, start)
+        # read either, nor ``output.choices`` when ``output.completion`` (the first choice's
+        # text) follows it: the same rule catches a cut in the wrong place.
+        start = data.find(_MESSAGES, 0, cut)
+        end = data.find(_OUTPUT, start, cut)
         if 0 < start < end:
-            head_bytes = head_bytes[:start] + head_bytes[end:]
-            # Nor ``output.choices`` when ``output.completion`` (its first choice's text) follows.
-            start = head_bytes.find(_CHOICES, start)
-            end = head_bytes.find(_COMPLETION, start)
-            if 0 < start < end:
-                head_bytes = head_bytes[:start] + head_bytes[end + 1 :]
+            pieces = [data[:start]]
+            choices = data.find(_CHOICES, end, cut)
+            completion = data.find(_COMPLETION, choices, cut)
+            if 0 < choices < completion:
+                pieces += [data[end:choices], data[completion + 1 : cut]]
+            else:
+                pieces.append(data[end:cut])
+        pieces.append(b"}")
         try:
-            head = json.loads(head_bytes)
+            head = _DECODE(b"".join(pieces).decode())
         except ValueError:
             head = None
         if type(head) is dict and "output" in head:

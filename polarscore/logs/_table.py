@@ -249,11 +249,19 @@ class Rows:
         self.epoch.append(1 if epoch is None else epoch)
         self.input.append(input)
         self.response.append(response)
-        self.references.append(references)
-        self.choices.append(choices)
-        given = verdicts or {}
-        for name, values in self.scores.items():
-            values.append(given.get(name))
+        for lists, items in ((self.references, references), (self.choices, choices)):
+            if items is None:
+                lists.valid.append(False)
+            else:
+                lists.valid.append(True)
+                lists.values.extend(items)
+            lists.offsets.append(len(lists.values))
+        if verdicts:
+            for name, values in self.scores.items():
+                values.append(verdicts.get(name))
+        else:
+            for values in self.scores.values():
+                values.append(None)
 
     def frame(self) -> pl.DataFrame:
         """Return the rows as a frame of :func:`log_schema` for this reader's verdicts."""
