@@ -159,7 +159,9 @@ def _per_batch_inferred(
 
 
 def _nulls(batch: pl.Series) -> pl.Series:
-    return pl.repeat(None, len(batch), dtype=pl.Null, eager=True).alias(batch.name)
+    # A Series method, not a query: a query run inside a function Polars calls on its own threads
+    # waits for those threads, and with as many such functions running as threads, it deadlocks.
+    return pl.Series(batch.name, dtype=pl.Null).extend_constant(None, len(batch))
 
 
 def _version(text: str) -> tuple[int, ...]:
