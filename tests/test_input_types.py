@@ -158,11 +158,19 @@ def test_list_reference_of_non_text_is_a_clear_error(spec: ps.ScorerSpec) -> Non
     assert message.endswith(" Got the column 'refs' of type List(Int64) instead."), message
 
 
+def _polars_version() -> tuple[int, ...]:
+    return tuple(int(part) for part in pl.__version__.split(".")[:2])
+
+
 @pytest.mark.parametrize(
     "spec", [s for s in SCORERS if s.reference_kind != "string"], ids=lambda s: s.name
 )
 @pytest.mark.parametrize("inner", ["categorical", "null", "large_string"])
 def test_list_reference_of_other_text_dtypes(spec: ps.ScorerSpec, inner: str) -> None:
+    if inner == "large_string" and _polars_version() < (1, 44):
+        # Seen on 1.33, not on 1.44: Polars keeps Arrow's large_list<large_string> with its
+        # LargeUtf8 items, and its own list builder panics when the column is combined.
+        pytest.xfail("Polars before 1.44 cannot combine this Arrow list layout (a Polars bug)")
     refs = FRAME.select(as_form(pl.col("reference"), "list").alias("reference"))["reference"]
     if inner == "categorical":
         other = refs.cast(pl.List(pl.Categorical))
