@@ -17,6 +17,7 @@ from polarscore.exceptions import (
     PolarscoreError,
 )
 from polarscore.frame import score_frame
+from polarscore.logs import LOG_FORMATS, LOG_SCHEMA, detect_log_format, read_log, scan_log
 from polarscore.normalize import repair_mojibake
 from polarscore.provenance import (
     PROVENANCE_KEY,
@@ -70,6 +71,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_THRESHOLD",
+    "LOG_FORMATS",
+    "LOG_SCHEMA",
     "PROVENANCE_KEY",
     "ColumnCollisionError",
     "ColumnNotFoundError",
@@ -90,6 +93,7 @@ __all__ = [
     "contains",
     "contains_details",
     "default_scorers",
+    "detect_log_format",
     "ends_with",
     "ends_with_details",
     "exact_match",
@@ -109,6 +113,7 @@ __all__ = [
     "non_empty",
     "non_empty_details",
     "numeric_match",
+    "read_log",
     "read_provenance",
     "recorded_thresholds",
     "regex_match",
@@ -117,6 +122,7 @@ __all__ = [
     "report",
     "response_similarity",
     "response_similarity_details",
+    "scan_log",
     "score_frame",
     "scoring_record",
     "squad_exact_match",

@@ -1,13 +1,17 @@
-"""Reading eval logs lazily: paths, globs and folders of Parquet, JSON Lines or CSV files.
+"""Reading eval logs lazily: paths, globs and folders of tables and of framework logs.
 
-The command line and :func:`polarscore.reporting.write_report` read their inputs here. Files are
-*scanned* (never read whole) into one frame whose columns are the union of theirs; a file that
-cannot be read as its kind fails early, named in the message.
+The command line and :func:`polarscore.reporting.write_report` read their inputs here. An input
+is either a table (Parquet, JSON Lines or CSV, told by its suffix) or a log an eval framework
+wrote (inspect-ai, lm-evaluation-harness, HELM, promptfoo, OpenAI evals, lighteval: told by its
+content, :mod:`polarscore.logs`), read as the canonical log table. Inputs are *scanned* (never
+read whole) into one frame whose columns are the union of theirs; an input that cannot be read as
+its kind fails early, named in the message.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import glob
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -30,27 +34,49 @@ def _glob_chars(text: str) -> bool:
     return any(c in text for c in "*?[")
 
 
+def _folder_inputs(folder: Path) -> list[Path]:
+    """Return the inputs in a folder, recursively: framework logs and Parquet tables.
+
+    A HELM run folder is one input; other files are left out.
+    """
+    if log_format(folder) is not None:
+        return [folder]
+    found: list[Path] = []
+    for path in sorted(folder.iterdir()):
+        if path.is_dir():
+            found.extend(_folder_inputs(path))
+        elif (
+            path.is_file()
+            and path.name != "scenario_state.json"
+            and (log_format(path) is not None or path.suffix.lower() in (".parquet", ".pq"))
+        ):
+            found.append(path)
+    return found
+
+
 def resolve_inputs(inputs: Sequence[str | Path]) -> list[Path]:
-    """Expand paths, globs and directories (of Parquet files) into a sorted list of files.
+    """Expand paths, globs and directories into a sorted list of inputs.
+
+    A directory contributes its framework logs and Parquet files, recursively; a HELM run
+    folder is itself one input.
 
     Raises
     ------
     InputFileError
-        When a path does not exist, a glob or directory matches no file, or a file has a
-        suffix other than ``.parquet``/``.pq``, ``.jsonl``/``.ndjson`` or ``.csv``.
+        When a path does not exist, a glob or directory matches no input, or a file is neither
+        a framework log nor has a suffix ``.parquet``/``.pq``, ``.jsonl``/``.ndjson`` or ``.csv``.
     """
     files: list[Path] = []
     for item in inputs:
         text = str(item)
         path = Path(text)
         if path.is_dir():
-            found = sorted(
-                p
-                for p in path.rglob("*")
-                if p.is_file() and p.suffix.lower() in (".parquet", ".pq")
-            )
+            found = _folder_inputs(path)
             if not found:
-                raise InputFileError(f"The input directory {text!r} holds no Parquet files.")
+                raise InputFileError(
+                    f"The input directory {text!r} holds no Parquet files and no eval log "
+                    "polarscore recognises."
+                )
             files.extend(found)
         elif path.is_file():
             files.append(path)
@@ -62,19 +88,65 @@ def resolve_inputs(inputs: Sequence[str | Path]) -> list[Path]:
         else:
             raise InputFileError(f"The input file {text!r} does not exist.")
     for file in files:
-        input_format(file)
+        if log_format(file) is None:
+            input_format(file)
     return files
 
 
 def input_format(path: Path) -> InputFormat:
-    """Return the format of an input file, from its suffix."""
+    """Return the format of an input table, from its suffix."""
     try:
         return _INPUT_SUFFIXES[path.suffix.lower()]
     except KeyError:
+        from polarscore.logs._detect import formats_listing
+
         raise InputFileError(
-            f"Cannot tell the format of {str(path)!r}: the suffix must be one of "
+            f"Cannot tell the format of {str(path)!r}: it is not an eval log polarscore "
+            f"recognises ({formats_listing()}), and a table's suffix must be one of "
             f"{', '.join(_INPUT_SUFFIXES)}."
         ) from None
+
+
+def log_format(path: Path) -> str | None:
+    """Return the framework log format of an input (from its content), or None for a table."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return _log_format(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=256)
+def _log_format(path: str, mtime: int, size: int) -> str | None:
+    from polarscore.logs._detect import detect
+
+    return detect(Path(path))
+
+
+@functools.lru_cache(maxsize=64)
+def _scan_log(path: str, mtime: int, reference: tuple[str, ...] | None) -> pl.LazyFrame:
+    from polarscore.logs import scan_one
+
+    return scan_one(Path(path), promptfoo_reference=list(reference) if reference else None)
+
+
+def scan_log_input(
+    path: Path, promptfoo_reference: Sequence[str] | str | None = None
+) -> pl.LazyFrame:
+    """Scan one framework log input (cached: its schema and its rows come from one scan)."""
+    reference = (
+        None
+        if promptfoo_reference is None
+        else (promptfoo_reference,)
+        if isinstance(promptfoo_reference, str)
+        else tuple(promptfoo_reference)
+    )
+    return _scan_log(str(path), path.stat().st_mtime_ns, reference)
+
+
+def is_parquet_table(path: Path) -> bool:
+    """Whether an input is a Parquet table (not a framework log), which may carry provenance."""
+    return log_format(path) is None and input_format(path) == "parquet"
 
 
 def first_line(error: BaseException) -> str:
@@ -83,7 +155,7 @@ def first_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-def read_schema(file: Path) -> pl.Schema:
+def read_schema(file: Path, *, promptfoo_reference: Sequence[str] | str | None = None) -> pl.Schema:
     """Return the schema of one input file, reading only its footer or first rows.
 
     Raises
@@ -91,6 +163,8 @@ def read_schema(file: Path) -> pl.Schema:
     InputFileError
         When the file cannot be read as its kind, naming the file.
     """
+    if log_format(file) is not None:
+        return scan_log_input(file, promptfoo_reference).collect_schema()
     kind = input_format(file)
     try:
         if kind == "parquet":
@@ -131,19 +205,26 @@ def union_schema(schemas: Mapping[Path, pl.Schema]) -> pl.Schema:
 
 
 def scan_inputs(
-    files: Sequence[Path], schemas: Mapping[Path, pl.Schema] | None = None
+    files: Sequence[Path],
+    schemas: Mapping[Path, pl.Schema] | None = None,
+    *,
+    promptfoo_reference: Sequence[str] | str | None = None,
 ) -> pl.LazyFrame:
     """Scan ``files`` lazily into one frame whose columns are the union of theirs, by name.
 
     A column absent from a file is null on that file's rows. ``schemas`` (from
     :func:`read_schema`, one per file) is read here when not given; reading it fails early, naming
-    the file, when one is corrupt.
+    the file, when one is corrupt. Framework logs are read as :func:`polarscore.scan_log` reads
+    them (``promptfoo_reference`` is its option).
     """
     if schemas is None:
-        schemas = {file: read_schema(file) for file in files}
+        schemas = {
+            file: read_schema(file, promptfoo_reference=promptfoo_reference) for file in files
+        }
     union = union_schema(schemas)
     parts: list[pl.LazyFrame] = []
-    parquet = [f for f in files if input_format(f) == "parquet"]
+    logs = {f for f in files if log_format(f) is not None}
+    parquet = [f for f in files if f not in logs and input_format(f) == "parquet"]
     if parquet:
         parts.append(
             pl.scan_parquet(
@@ -153,6 +234,9 @@ def scan_inputs(
             )
         )
     for file in files:
+        if file in logs:
+            parts.append(scan_log_input(file, promptfoo_reference))
+            continue
         kind = input_format(file)
         if kind == "ndjson":
             parts.append(pl.scan_ndjson(file, schema=schemas[file]))
@@ -196,7 +280,9 @@ def file_rows(files: Sequence[Path]) -> dict[Path, int | None]:
     rows: dict[Path, int | None] = {}
     for file in files:
         rows[file] = None
-        if input_format(file) == "parquet":
+        # A framework log's rows are counted as they are read (an .eval archive's slices would
+        # each re-read it from the start).
+        if log_format(file) is None and input_format(file) == "parquet":
             with contextlib.suppress(Exception):
                 rows[file] = int(pq.ParquetFile(file).metadata.num_rows)
     return rows

@@ -149,7 +149,11 @@ def _default_scores(schema: pl.Schema) -> list[str]:
     return [
         column
         for column, dtype in schema.items()
-        if dtype.is_float() and any(column == n or column.endswith("_" + n) for n in names)
+        if dtype.is_float()
+        # An eval framework's own verdicts (polarscore.scan_log) are not polarscore's scores,
+        # though framework_exact_match ends like one.
+        and not column.startswith("framework_")
+        and any(column == n or column.endswith("_" + n) for n in names)
     ]
 
 

@@ -5,8 +5,10 @@
   verdicts (``polarscore score LOG.parquet`` does the same for your own log; ``--scorer``,
   ``--references`` and ``--threshold`` choose what is printed).
 * ``polarscore score INPUT... -o OUTPUT`` adds score columns to eval logs (Parquet, JSON Lines or
-  CSV; globs and directories of Parquet files) and writes Parquet or CSV, streaming with bounded
-  memory, atomically (a temporary file renamed at the end), with a progress bar on a terminal.
+  CSV tables, and the logs of inspect-ai, lm-evaluation-harness, HELM, promptfoo, OpenAI evals and
+  lighteval, read by :mod:`polarscore.logs`; globs and directories of them) and writes Parquet or
+  CSV, streaming with bounded memory, atomically (a temporary file renamed at the end), with a
+  progress bar on a terminal.
 * ``polarscore summary SCORED...`` prints scored and inconclusive counts, the mean and the pass
   rate with confidence intervals, as a table or as JSON, at the thresholds recorded in the
   scored file (:mod:`polarscore.provenance`) unless ``--threshold`` is given.

@@ -50,12 +50,13 @@ def _add_score_parser(sub: Any) -> None:
         "score",
         help="add score columns to eval logs (with -o), or print a per-mode summary",
         description=(
-            "With -o OUTPUT: score eval logs (Parquet, JSONL or CSV files, globs, or directories "
-            "of Parquet files) and write them with the score columns added, as Parquet or CSV, "
-            "streaming with bounded memory. The output appears only when complete. Without -o: "
-            "print rows, scored, inconclusive and mean score (and the pass rate with "
-            "--threshold) per scorer, by default answer correctness in every match mode; the "
-            "bundled sample is scored against its alias list, beside its human verdicts."
+            "With -o OUTPUT: score eval logs (Parquet, JSONL or CSV tables, the logs of "
+            "inspect-ai, lm-evaluation-harness, HELM, promptfoo, OpenAI evals and lighteval, "
+            "globs, or directories of them) and write them with the score columns added, as "
+            "Parquet or CSV, streaming with bounded memory. The output appears only when "
+            "complete. Without -o: print rows, scored, inconclusive and mean score (and the pass "
+            "rate with --threshold) per scorer, by default answer correctness in every match "
+            "mode; the bundled sample is scored against its alias list, beside its human verdicts."
         ),
         epilog=(
             "scorer options: --scorer NAME:key=value,key=value; a value @COLUMN reads the option "
@@ -118,6 +119,15 @@ def _add_score_parser(sub: Any) -> None:
     score.add_argument(
         "--drop", nargs="+", default=[], metavar="COLUMN", help="input columns to leave out"
     )
+    score.add_argument(
+        "--promptfoo-reference",
+        action="append",
+        default=None,
+        metavar="var:NAME|assert:TYPE",
+        help="where a promptfoo export's references come from: a test variable or the values "
+        "of the test's assertions of a type; repeatable, the first found is used (default: "
+        "var:expected, then assert:equals, similar, levenshtein, rouge-n, bleu, factuality)",
+    )
     score.add_argument("--overwrite", action="store_true", help="replace an existing output")
     score.add_argument("-q", "--quiet", action="store_true", help="no progress bar or messages")
 
@@ -163,7 +173,11 @@ def _add_summary_parser(sub: Any) -> None:
         help="score columns (default: float columns named after a scorer)",
     )
     summary.add_argument(
-        "--by", action="append", default=None, metavar="COLUMN", help="group by, repeatable"
+        "--by",
+        action="append",
+        default=None,
+        metavar="COLUMN",
+        help="group by, repeatable (default: model, when the log has it)",
     )
     summary.add_argument(
         "--threshold",

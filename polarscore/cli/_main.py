@@ -33,6 +33,7 @@ from polarscore.exceptions import (
     OutputFileError,
     PolarscoreError,
 )
+from polarscore.logs._errors import reader_error
 
 
 class _Terminated(BaseException):
@@ -119,7 +120,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _error(str(error))
         return EXIT_USAGE
     except pl.exceptions.PolarsError as error:
-        _error(f"cannot read the input: {_inputs.first_line(error)}")
+        found = reader_error(error)  # a framework log's reader, failing mid-query
+        _error(str(found) if found else f"cannot read the input: {_inputs.first_line(error)}")
         return EXIT_INPUT
     except pl.exceptions.PanicException as error:
         _error(f"internal error in Polars: {_inputs.first_line(error)}")

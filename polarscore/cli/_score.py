@@ -26,6 +26,7 @@ from polarscore.exceptions import (
     InvalidParameterError,
 )
 from polarscore.frame import resolve_scorers, score_frame
+from polarscore.logs._errors import reader_error
 from polarscore.provenance import (
     PROVENANCE_KEY,
     record_for_requests,
@@ -71,6 +72,21 @@ def _reference_columns(args: argparse.Namespace) -> tuple[str, str | None]:
     if references is None and args.reference is None and args.sample:
         references = SAMPLE_REFERENCES
     return args.reference or "reference", references
+
+
+def _log_references(
+    args: argparse.Namespace, schema: pl.Schema, references: str | None
+) -> str | None:
+    """Return the references column, ``references`` of an eval framework's log by default.
+
+    The canonical log table has a ``references`` list and no ``reference``: with neither flag
+    given, the scorers read that list.
+    """
+    if references is None and args.reference is None and "reference" not in schema:
+        dtype = schema.get("references")
+        if isinstance(dtype, pl.List) and is_text_dtype(dtype.inner):
+            return "references"
+    return references
 
 
 def _selection(args: argparse.Namespace, *, printing: bool) -> list[tuple[str, dict[str, Any]]]:
@@ -212,9 +228,9 @@ def _score_to_file(args: argparse.Namespace) -> int:
     _atomic.check_target(
         target, overwrite=args.overwrite, inputs=files, overwrite_option="--overwrite"
     )
-    schemas = {file: _inputs.read_schema(file) for file in files}
-    frame = _inputs.scan_inputs(files, schemas)
+    frame, schemas = _scan(files, args)
     schema = frame.collect_schema()
+    references = _log_references(args, schema, references)
     _check_input_columns(schema, schemas, _needed_columns(args, selection, reference, references))
     for column in args.drop:
         if column not in schema:
@@ -249,6 +265,15 @@ def _score_to_file(args: argparse.Namespace) -> int:
         columns = ", ".join(r.column for r in requests)
         print(f"wrote {progress.rows:,} rows to {str(target)!r} ({columns})", file=sys.stderr)
     return EXIT_OK
+
+
+def _scan(
+    files: Sequence[Path], args: argparse.Namespace
+) -> tuple[pl.LazyFrame, dict[Path, pl.Schema]]:
+    """Scan the inputs (tables and framework logs) into one frame; return it and each schema."""
+    reference = getattr(args, "promptfoo_reference", None)
+    schemas = {file: _inputs.read_schema(file, promptfoo_reference=reference) for file in files}
+    return _inputs.scan_inputs(files, schemas, promptfoo_reference=reference), schemas
 
 
 def _score(
@@ -318,6 +343,9 @@ def _write(
             raise full from error
         if isinstance(error, OSError):
             raise
+        found = reader_error(error)
+        if found is not None:
+            raise found from error
         raise InputFileError(
             f"Scoring stopped while reading or scoring the input: {_inputs.first_line(error)}"
         ) from error
@@ -347,9 +375,9 @@ def _print_mode_summary(args: argparse.Namespace) -> int:
     _check_option_values(selection)
 
     files = [sample_path()] if args.sample else _inputs.resolve_inputs(args.inputs)
-    schemas = {file: _inputs.read_schema(file) for file in files}
-    frame = _inputs.scan_inputs(files, schemas)
+    frame, schemas = _scan(files, args)
     schema = frame.collect_schema()
+    references = _log_references(args, schema, references)
     _check_input_columns(schema, schemas, _needed_columns(args, selection, reference, references))
 
     # Each row of the table is one score column, added by score_frame and summarised by

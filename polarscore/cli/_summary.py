@@ -21,6 +21,7 @@ from polarscore.exceptions import (
     ColumnNotFoundError,
     InvalidParameterError,
 )
+from polarscore.logs._table import FRAMEWORK_PREFIX
 from polarscore.provenance import (
     read_provenance,
     recorded_thresholds,
@@ -39,7 +40,7 @@ def _records(files: Sequence[Path]) -> dict[Path, dict[str, Any]]:
     """Return the provenance records of the scored Parquet files that carry one."""
     records = {}
     for file in files:
-        if _inputs.input_format(file) == "parquet":
+        if _inputs.is_parquet_table(file):
             record = read_provenance(file)
             if record is not None:
                 records[file] = record
@@ -71,9 +72,15 @@ def _summary_thresholds(
     return {s: recorded[s][0] if s in recorded else DEFAULT_THRESHOLD for s in scores}
 
 
+def _summary_scores(schema: pl.Schema) -> list[str]:
+    """Return the default score columns: polarscore's, then an eval log's own verdicts."""
+    framework = [c for c, t in schema.items() if c.startswith(FRAMEWORK_PREFIX) and t.is_numeric()]
+    return _default_scores(schema) + framework
+
+
 def _check_summary_flags(args: argparse.Namespace, schema: pl.Schema) -> list[str]:
     """Check the summary's flags in their own words; return the score columns."""
-    scores = list(args.scores) if args.scores else _default_scores(schema)
+    scores = list(args.scores) if args.scores else _summary_scores(schema)
     if not scores:
         raise ColumnNotFoundError(
             "No score column to summarise: no float column is named after a scorer. The "
@@ -189,12 +196,14 @@ def _summary(args: argparse.Namespace) -> int:
     frame = _inputs.scan_inputs(files, schemas)
     schema = frame.collect_schema()
     scores = _check_summary_flags(args, schema)
+    # Grouped by model when the log has that column, unless --by says otherwise.
+    by = args.by if args.by is not None else ["model"] if "model" in schema else []
     records = _records(files)
     thresholds = _summary_thresholds(args, scores, records)
     table = summarize(
         frame,
         scores,
-        by=args.by,
+        by=by or None,
         threshold=thresholds,
         expected_behavior=args.expected_behavior,
         confidence=args.confidence,
@@ -220,7 +229,7 @@ def _summary(args: argparse.Namespace) -> int:
         tbl_rows=-1,
         tbl_width_chars=200,
     ):
-        print(_readable(table, by=args.by or [], confidence=args.confidence))
+        print(_readable(table, by=by, confidence=args.confidence))
     return EXIT_OK
 
 

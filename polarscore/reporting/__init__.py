@@ -26,6 +26,7 @@ from polarscore._validation import check_number, invalid_parameter
 from polarscore.exceptions import ColumnNotFoundError, ColumnTypeError, PolarscoreError
 from polarscore.provenance import read_provenance, recorded_thresholds
 from polarscore.reporting._aggregate import ReportData, aggregate
+from polarscore.reporting._framework import framework_columns
 from polarscore.reporting._render import render
 from polarscore.summary import _default_scores, check_score_types
 
@@ -68,7 +69,7 @@ def _load(source: Source) -> tuple[pl.LazyFrame, str, dict[str, Any] | None, dic
     frame = _inputs.scan_inputs(files, schemas)
     record = None
     for file in files:
-        if _inputs.input_format(file) == "parquet":
+        if _inputs.is_parquet_table(file):
             record = read_provenance(file)
             if record is not None:
                 break
@@ -189,6 +190,7 @@ def build_report_data(
     confidence: float = 0.95,
     n_bootstrap: int = 2000,
     title: str | None = None,
+    framework: str | Sequence[str] | None = None,
 ) -> ReportData:
     """Check the arguments of :func:`report` and run its queries; see :func:`report`."""
     lazy, label, record, info = _load(source)
@@ -204,6 +206,11 @@ def build_report_data(
     )
     columns = _sample_columns(schema, record, response, reference, question)
     details = _details_exprs(record, schema, score_list, columns["response"], columns["reference"])
+    frameworks = _names(framework, "framework")
+    if frameworks is None:
+        frameworks = [c for c in framework_columns(schema) if c not in score_list]
+    _check_columns(schema, frameworks, "framework", "framework")
+    check_score_types(schema, frameworks, function=_FUNCTION)
     return aggregate(
         lazy,
         title=title
@@ -223,6 +230,7 @@ def build_report_data(
         seed=seed,
         provenance=record,
         file_info=info,
+        frameworks=frameworks,
     )
 
 
@@ -334,7 +342,7 @@ def _sample_columns(
             schema, reference, [recorded_reference, "references", "reference"], "reference"
         ),
         "question": _pick(schema, question, ["input", "question", "prompt"], "question"),
-        "id": "id" if "id" in schema else None,
+        "id": "id" if "id" in schema else "sample_id" if "sample_id" in schema else None,
     }
 
 
@@ -354,6 +362,7 @@ def report(
     confidence: float = 0.95,
     n_bootstrap: int = 2000,
     title: str | None = None,
+    framework: str | Sequence[str] | None = None,
 ) -> str:
     r"""Return a self-contained HTML report of a scored eval log.
 
@@ -394,6 +403,11 @@ def report(
         Bootstrap resamples (0: no interval for the means).
     title
         The page's title.
+    framework
+        Column(s) of the eval framework's own verdicts to compare with the scores (rows where
+        polarscore passes and the framework says wrong, and the other way round, with examples);
+        default: every ``framework_*`` column of a log read by :func:`polarscore.scan_log`.
+        ``[]`` for none.
 
     Returns
     -------
@@ -450,6 +464,7 @@ def report(
         confidence=confidence,
         n_bootstrap=n_bootstrap,
         title=title,
+        framework=framework,
     )
     from polarscore import __version__
 

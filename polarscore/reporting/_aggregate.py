@@ -124,6 +124,8 @@ class ReportData:
     provenance: dict[str, Any] | None
     file_info: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: The framework verdict columns against the scores (``_framework.FrameworkComparison``).
+    frameworks: list[Any] = field(default_factory=list)
 
 
 def group_label(by: Sequence[str]) -> pl.Expr:
@@ -417,6 +419,7 @@ def aggregate(
     seed: int,
     provenance: dict[str, Any] | None,
     file_info: dict[str, Any],
+    frameworks: Sequence[str] = (),
 ) -> ReportData:
     """Run the report's queries over ``lazy`` (columns already checked) and gather the results."""
     schema = lazy.collect_schema()
@@ -523,7 +526,20 @@ def aggregate(
         details={s: e for s, e in details.items() if f"{s}_details" not in schema},
         notes=notes,
     )
+    from polarscore.reporting._framework import compare
+
+    comparisons = compare(
+        lazy,
+        frameworks=frameworks,
+        scores=scores,
+        thresholds=thresholds,
+        columns=[*by, *[c for c in sample_columns.values() if c is not None]],
+        per_kind=per_kind,
+        seed=seed,
+        notes=notes,
+    )
     return ReportData(
+        frameworks=comparisons,
         title=title,
         source=source,
         rows=rows,

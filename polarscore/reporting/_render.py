@@ -9,6 +9,7 @@ import polars as pl
 
 from polarscore.reporting import _svg
 from polarscore.reporting._aggregate import HISTOGRAM_BINS, Paired, ReportData
+from polarscore.reporting._framework import render_section
 from polarscore.reporting._text import cell, esc
 
 _CSS = """
@@ -443,6 +444,7 @@ def render(data: ReportData, *, version: str) -> str:
             _distribution_section(data),
             _paired_section(data),
             _verdict_section(data),
+            render_section(data.frameworks, data.sample_columns),
             _rows_section(data),
             _provenance_section(data),
         ]
