@@ -23,11 +23,32 @@ pub fn token_hash(token: &str) -> u64 {
     }
     let rest = chunks.remainder();
     if !rest.is_empty() {
-        let mut word = [0u8; 8];
-        word[..rest.len()].copy_from_slice(rest);
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+        h = (h.rotate_left(5) ^ load_short(rest)).wrapping_mul(K);
     }
     h
+}
+
+/// The little-endian word of up to 8 bytes, zero-padded (a loop the compiler unrolls, where
+/// copying into a padded array would call `memcpy` for every short token).
+#[inline(always)]
+fn load_short(bytes: &[u8]) -> u64 {
+    let mut word = 0u64;
+    for (k, &b) in bytes.iter().take(8).enumerate() {
+        word |= u64::from(b) << (8 * k);
+    }
+    word
+}
+
+/// Whether two tokens have the same bytes; short ones compared as words, without a call.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    if a.len() <= 8 {
+        return load_short(a) == load_short(b);
+    }
+    a == b
 }
 
 /// The distinct tokens of one text, each with a dense id and its number of occurrences.
@@ -119,7 +140,8 @@ impl Vocab {
         loop {
             let id = self.slots.get(i).copied().unwrap_or(ABSENT);
             if id == ABSENT
-                || (self.hashes.get(id as usize) == Some(&hash) && self.token(id) == token)
+                || (self.hashes.get(id as usize) == Some(&hash)
+                    && same_bytes(self.token(id).as_bytes(), token.as_bytes()))
             {
                 return (i, id);
             }
@@ -204,6 +226,144 @@ impl Vocab {
             return ABSENT;
         }
         self.find(token, hash).1
+    }
+}
+
+/// The distinct tokens of one text, each kept as its byte span in that text (no copy).
+///
+/// For a text written once and only appended to while its tokens are added (a normalised
+/// response): a token is its `(start, end)` in the text and its [`token_hash`]; looking one up
+/// compares bytes of the text only when the hashes agree. Like [`Vocab`], the table allocates
+/// nothing once grown and clears in the number of tokens it holds.
+#[derive(Default)]
+pub struct SpanSet {
+    /// `(hash, start, end, slot)` of each distinct token, in the order first added.
+    entries: Vec<(u64, usize, usize, u32)>,
+    /// A power-of-two number of slots, each [`ABSENT`] or an index of `entries`.
+    slots: Vec<u32>,
+}
+
+impl SpanSet {
+    pub fn clear(&mut self) {
+        for &(_, _, _, slot) in &self.entries {
+            if let Some(s) = self.slots.get_mut(slot as usize) {
+                *s = ABSENT;
+            }
+        }
+        self.entries.clear();
+    }
+
+    /// The number of distinct tokens.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The distinct tokens, in the order first added; `text` is the text they were added from.
+    pub fn tokens<'t>(&'t self, text: &'t str) -> impl Iterator<Item = &'t str> + 't {
+        self.entries
+            .iter()
+            .map(|&(_, s, e, _)| text.get(s..e).unwrap_or(""))
+    }
+
+    #[inline]
+    fn home(&self, hash: u64) -> usize {
+        let bits = self.slots.len().trailing_zeros();
+        if bits == 0 {
+            0
+        } else {
+            (hash >> (64 - bits)) as usize
+        }
+    }
+
+    /// The slot of `token` (hash `hash`; the tokens held are spans of `text`), or the empty
+    /// slot where it would go.
+    #[inline]
+    fn find(&self, text: &[u8], token: &[u8], hash: u64) -> (usize, bool) {
+        let mask = self.slots.len().wrapping_sub(1);
+        let mut i = self.home(hash);
+        loop {
+            let Some(&(h, s, e, _)) = self
+                .slots
+                .get(i)
+                .and_then(|&id| self.entries.get(id as usize))
+            else {
+                return (i, false);
+            };
+            if h == hash && text.get(s..e).is_some_and(|held| same_bytes(held, token)) {
+                return (i, true);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let size = (self.slots.len() * 2).max(64);
+        self.slots.clear();
+        self.slots.resize(size, ABSENT);
+        let mask = size - 1;
+        for id in 0..self.entries.len() {
+            let Some(&(hash, ..)) = self.entries.get(id) else {
+                break;
+            };
+            let mut i = self.home(hash);
+            while self.slots.get(i).is_some_and(|&s| s != ABSENT) {
+                i = (i + 1) & mask;
+            }
+            if let (Some(s), Some(entry)) = (self.slots.get_mut(i), self.entries.get_mut(id)) {
+                *s = id as u32;
+                entry.3 = i as u32;
+            }
+        }
+    }
+
+    /// Add the token `text[start..end]` (hash `hash`) unless it is held already. `text` must
+    /// begin with the text of the tokens added before (it may have grown since).
+    #[inline]
+    pub fn insert(&mut self, text: &str, start: usize, end: usize, hash: u64) {
+        if (self.entries.len() + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let bytes = text.as_bytes();
+        let Some(token) = bytes.get(start..end) else {
+            return;
+        };
+        let (slot, found) = self.find(bytes, token, hash);
+        if found {
+            return;
+        }
+        let id = self.entries.len() as u32;
+        self.entries.push((hash, start, end, slot as u32));
+        if let Some(s) = self.slots.get_mut(slot) {
+            *s = id;
+        }
+    }
+
+    /// Whether `token` (hash `hash`) is held; `text` is the text the tokens were added from.
+    #[inline]
+    pub fn contains(&self, text: &str, token: &str, hash: u64) -> bool {
+        !self.entries.is_empty() && self.find(text.as_bytes(), token.as_bytes(), hash).1
+    }
+
+    /// How many of `other`'s tokens (spans of `other_text`) this set holds (spans of `text`).
+    pub fn count_shared(&self, text: &str, other: &SpanSet, other_text: &str) -> usize {
+        if self.is_empty() {
+            return 0;
+        }
+        other
+            .entries
+            .iter()
+            .filter(|&&(hash, s, e, _)| {
+                other_text
+                    .get(s..e)
+                    .is_some_and(|token| self.contains(text, token, hash))
+            })
+            .count()
     }
 }
 
@@ -403,6 +563,36 @@ mod tests {
             lcs.set_pattern(&a);
             assert_eq!(lcs.lcs(&b), lcs_dp(&a, &b), "{m} {n} {alphabet}");
         }
+    }
+
+    #[test]
+    fn span_sets_hold_distinct_spans() {
+        let mut set = SpanSet::default();
+        let mut text = String::new();
+        // Grown past its first table size, with the text growing as tokens are added.
+        for i in 0..500 {
+            let start = text.len();
+            text.push_str(&format!("w{}", i % 200));
+            set.insert(&text, start, text.len(), token_hash(&text[start..]));
+            text.push(' ');
+        }
+        assert_eq!(set.len(), 200);
+        assert!(set.contains(&text, "w199", token_hash("w199")));
+        assert!(!set.contains(&text, "w200", token_hash("w200")));
+        let first: Vec<&str> = set.tokens(&text).take(3).collect();
+        assert_eq!(first, ["w0", "w1", "w2"]);
+        let mut other = SpanSet::default();
+        let words = "w5 x w7 w5 é";
+        for (start, w) in [(0, "w5"), (3, "x"), (5, "w7"), (8, "w5"), (11, "é")] {
+            other.insert(words, start, start + w.len(), token_hash(w));
+        }
+        assert_eq!(other.len(), 4);
+        assert_eq!(set.count_shared(&text, &other, words), 2);
+        assert_eq!(other.count_shared(words, &set, &text), 2);
+        set.clear();
+        assert!(set.is_empty());
+        assert!(!set.contains(&text, "w5", token_hash("w5")));
+        assert_eq!(set.count_shared(&text, &other, words), 0);
     }
 
     #[test]

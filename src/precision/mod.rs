@@ -14,7 +14,7 @@ pub mod numbers;
 use std::fmt::Write;
 
 use crate::pyunicode::{py_is_blank, Tables};
-use crate::tokens::{token_hash, Vocab, ABSENT};
+use crate::tokens::{token_hash, SpanSet, Vocab, ABSENT};
 use char_ratio::RatioScratch;
 use normalize::NormScratch;
 use numbers::MatchScratch;
@@ -133,8 +133,9 @@ pub struct Scratch {
     norm: NormScratch,
     a_norm: String,
     e_norm: String,
-    a_set: Vocab,
-    e_set: Vocab,
+    /// The token sets, as spans of `a_norm` and `e_norm`.
+    a_set: SpanSet,
+    e_set: SpanSet,
     digits: String,
     a_num: Vec<f64>,
     e_num: Vec<f64>,
@@ -153,16 +154,17 @@ fn clip(x: f64) -> f64 {
     x.clamp(0.0, 1.0)
 }
 
-/// The token set of a normalised text (ASCII punctuation and the space split it), stopwords
-/// left out.
-fn token_set(text: &str, set: &mut Vocab, stopwords: &Vocab) {
-    set.clear();
-    normalize::for_each_token(text, |token| {
-        let hash = token_hash(token);
-        if stopwords.get_hashed(token, hash) == ABSENT {
-            set.intern_hashed(token, hash);
-        }
-    });
+/// Add the token `text[start..end]` of a normalised text to its token set, unless it is a
+/// stopword.
+#[inline]
+fn add_token(text: &str, start: usize, end: usize, set: &mut SpanSet, stopwords: &Vocab) {
+    let Some(token) = text.get(start..end) else {
+        return;
+    };
+    let hash = token_hash(token);
+    if stopwords.get_hashed(token, hash) == ABSENT {
+        set.insert(text, start, end, hash);
+    }
 }
 
 /// Score one pair, guards included.
@@ -207,11 +209,18 @@ pub fn score_pair(
             components: None,
         };
     };
-    normalize::basic_normalize(t, actual, &mut s.norm, &mut s.a_norm);
-    normalize::basic_normalize(t, expected, &mut s.norm, &mut s.e_norm);
-    token_set(&s.a_norm, &mut s.a_set, &o.stopwords);
-    token_set(&s.e_norm, &mut s.e_set, &o.stopwords);
-    let inter = s.e_set.count_shared(&s.a_set);
+    // Each text normalised, its token set (stopwords left out) built as it is written.
+    s.a_set.clear();
+    s.e_set.clear();
+    let (a_set, e_set, stop) = (&mut s.a_set, &mut s.e_set, &o.stopwords);
+    normalize::normalize_tokens(t, actual, &mut s.norm, &mut s.a_norm, |text, a, b| {
+        add_token(text, a, b, a_set, stop)
+    });
+    normalize::normalize_tokens(t, expected, &mut s.norm, &mut s.e_norm, |text, a, b| {
+        add_token(text, a, b, e_set, stop)
+    });
+    // The intersection, looked up from the (usually smaller) reference side.
+    let inter = s.a_set.count_shared(&s.a_norm, &s.e_set, &s.e_norm);
     let (a_n, e_n) = (s.a_set.len(), s.e_set.len());
     let contains = if a_n == 0 && e_n == 0 {
         1.0
@@ -364,8 +373,8 @@ pub fn details<'s>(
     extra.clear();
     mismatches.clear();
     reason.clear();
-    let mut a_set: Vec<&str> = s.a_set.tokens().collect();
-    let mut e_set: Vec<&str> = s.e_set.tokens().collect();
+    let mut a_set: Vec<&str> = s.a_set.tokens(&s.a_norm).collect();
+    let mut e_set: Vec<&str> = s.e_set.tokens(&s.e_norm).collect();
     a_set.sort_unstable();
     e_set.sort_unstable();
     missing.extend(e_set.iter().filter(|x| a_set.binary_search(x).is_err()));

@@ -199,28 +199,97 @@ fn nfkc_inert(c: char) -> bool {
     word & (1 << (c as u32 & 63)) != 0
 }
 
-/// Python `strip()` then `re.sub(r"\s+", " ", ...)` of an ASCII text, lower-cased on the way
-/// (one pass over the bytes).
-fn push_collapsed_lower_ascii(text: &str, out: &mut String) {
-    let mut bytes = std::mem::take(out).into_bytes();
-    let mut pending = false;
-    for &b in text.as_bytes() {
-        if is_py_space(char::from(b)) {
-            pending = !bytes.is_empty();
+/// What an ASCII byte is to the normalisation and its tokens.
+const TOKEN: u8 = 0;
+/// Python whitespace (`str.isspace()`, `\s`): runs collapse to one space, stripped at the ends.
+const SPACE: u8 = 1;
+/// The 32 ASCII punctuation characters: kept, and they split tokens.
+const PUNCT: u8 = 2;
+
+static ASCII_CLASS: [u8; 128] = {
+    let mut table = [TOKEN; 128];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        table[b] = if matches!(c, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | 0x1c..=0x1f | b' ') {
+            SPACE
+        } else if c.is_ascii_punctuation() {
+            PUNCT
         } else {
-            if pending {
-                bytes.push(b' ');
-                pending = false;
+            TOKEN
+        };
+        b += 1;
+    }
+    table
+};
+
+#[inline(always)]
+fn ascii_class(b: u8) -> u8 {
+    ASCII_CLASS[usize::from(b & 0x7f)]
+}
+
+/// The basic normalisation of an ASCII text written to `out` (lower-cased, stripped, whitespace
+/// runs collapsed), its tokens handed to `token` as they are written: one pass over the bytes,
+/// a token's bytes copied and lower-cased as one stretch.
+fn ascii_tokens(text: &str, out: &mut String, token: &mut impl FnMut(&str, usize, usize)) {
+    out.reserve(text.len());
+    let bytes = text.as_bytes();
+    let mut pending = false;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        match ascii_class(b) {
+            SPACE => {
+                pending = !out.is_empty();
+                i += 1;
             }
-            bytes.push(b.to_ascii_lowercase());
+            class => {
+                if pending {
+                    out.push(' ');
+                    pending = false;
+                }
+                if class == PUNCT {
+                    out.push(char::from(b));
+                    i += 1;
+                    continue;
+                }
+                let rest = bytes.get(i..).unwrap_or(&[]);
+                let end = i + rest
+                    .iter()
+                    .position(|&x| ascii_class(x) != TOKEN)
+                    .unwrap_or(rest.len());
+                let start = out.len();
+                // ASCII: every byte is a character boundary.
+                out.push_str(text.get(i..end).unwrap_or(""));
+                if let Some(word) = out.get_mut(start..) {
+                    word.make_ascii_lowercase();
+                }
+                token(out, start, out.len());
+                i = end;
+            }
         }
     }
-    // Only ASCII bytes were written.
-    *out = String::from_utf8(bytes).unwrap_or_default();
 }
 
 /// the normalised form of `text`, written into `out` (cleared first).
 pub fn basic_normalize(t: &Tables, text: &str, s: &mut NormScratch, out: &mut String) {
+    normalize_tokens(t, text, s, out, |_, _, _| {});
+}
+
+/// [`basic_normalize`], handing each token of the normalised text to `token` as it is written,
+/// in text order, duplicates kept: the tokens [`for_each_token`] would find in `out`, each as
+/// `token(out so far, start, end)`.
+///
+/// One pass over the text after the link and URL clean-up (which runs only on a text holding
+/// "http"): an ASCII text is read as bytes through a class table; another is put in NFKC (only
+/// its stretches NFKC may change, see [`push_nfkc`]) and then lower-cased, collapsed and split
+/// in one pass over its characters.
+pub fn normalize_tokens(
+    t: &Tables,
+    text: &str,
+    s: &mut NormScratch,
+    out: &mut String,
+    mut token: impl FnMut(&str, usize, usize),
+) {
     out.clear();
     let mut source = text;
     if memmem::find(text.as_bytes(), b"http").is_some() {
@@ -231,25 +300,39 @@ pub fn basic_normalize(t: &Tables, text: &str, s: &mut NormScratch, out: &mut St
         source = &s.cleaned;
     }
     if source.is_ascii() {
-        push_collapsed_lower_ascii(source, out);
+        ascii_tokens(source, out, &mut token);
         return;
     }
     s.nfkc.clear();
     push_nfkc(t, source, &mut s.nfkc);
-    // `lower()` then the collapse, in one pass.
+    // `lower()`, the collapse and the token split, in one pass; `word` is where the token
+    // being written starts in `out`.
     let mut pending = false;
+    let mut word: Option<usize> = None;
+    let mut end_word = |out: &String, word: &mut Option<usize>| {
+        if let Some(start) = word.take() {
+            token(out, start, out.len());
+        }
+    };
     t.for_each_lower(&s.nfkc, |c| {
         if is_py_space(c) {
+            end_word(out, &mut word);
             pending = !out.is_empty();
-        } else {
-            if pending {
-                out.push(' ');
-                pending = false;
-            }
-            out.push(c);
+            return true;
         }
+        if pending {
+            out.push(' ');
+            pending = false;
+        }
+        if c.is_ascii_punctuation() {
+            end_word(out, &mut word);
+        } else if word.is_none() {
+            word = Some(out.len());
+        }
+        out.push(c);
         true
     });
+    end_word(out, &mut word);
 }
 
 /// Whether a byte of a normalised text splits tokens: the space and the 32 ASCII punctuation
@@ -339,6 +422,101 @@ mod tests {
         let mut toks = Vec::new();
         for_each_token("a,b «paris» c-d", |t| toks.push(t));
         assert_eq!(toks, ["a", "b", "«paris»", "c", "d"]);
+    }
+
+    #[test]
+    fn the_tokens_written_are_the_tokens_of_the_output() {
+        // Random texts of ASCII and non-ASCII pieces (NFKC changes some, lower-casing others,
+        // Python whitespace beyond ASCII), some with links and URLs.
+        let t = test_tables::install();
+        const PIECES: &[&str] = &[
+            " ",
+            "  ",
+            ",",
+            ".",
+            "!",
+            "-",
+            "_",
+            "a",
+            "B",
+            "0",
+            "é",
+            "É",
+            "ＡＢ",
+            "①",
+            "ﬁ",
+            "Σ",
+            "İ",
+            "\u{3000}",
+            "\t",
+            "\x1c",
+            "\x01",
+            "«",
+            "x",
+            "http://y.z ",
+            "[l](https://q) ",
+        ];
+        let mut seed = 11u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let (mut s, mut out, mut text) = (NormScratch::default(), String::new(), String::new());
+        for _ in 0..20_000 {
+            text.clear();
+            for _ in 0..next() % 12 {
+                text.push_str(PIECES[next() % PIECES.len()]);
+            }
+            let mut got = Vec::new();
+            normalize_tokens(t, &text, &mut s, &mut out, |o, a, b| {
+                got.push(o[a..b].to_string())
+            });
+            let mut want = Vec::new();
+            for_each_token(&out, |w| want.push(w.to_string()));
+            assert_eq!(got, want, "{text:?} -> {out:?}");
+        }
+    }
+
+    #[test]
+    fn the_ascii_path_writes_what_the_character_path_writes() {
+        // An ASCII text goes through the byte path; with " é" after it, through the character
+        // path, which must write the same text and tokens before the " é".
+        let t = test_tables::install();
+        let mut seed = 3u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let (mut s, mut text) = (NormScratch::default(), String::new());
+        let (mut ascii, mut chars) = (String::new(), String::new());
+        for _ in 0..20_000 {
+            text.clear();
+            for _ in 0..next() % 16 {
+                // Any ASCII byte, spaces and letters more often.
+                let b = match next() % 4 {
+                    0 => b" \t\x1cAz"[next() % 5],
+                    _ => (next() % 128) as u8,
+                };
+                text.push(char::from(b));
+            }
+            let (mut a_tokens, mut c_tokens) = (Vec::new(), Vec::new());
+            normalize_tokens(t, &text, &mut s, &mut ascii, |o, a, b| {
+                a_tokens.push(o[a..b].to_string())
+            });
+            let with_e = format!("{text} é");
+            normalize_tokens(t, &with_e, &mut s, &mut chars, |o, a, b| {
+                c_tokens.push(o[a..b].to_string())
+            });
+            let tail = if ascii.is_empty() { "é" } else { " é" };
+            assert_eq!(format!("{ascii}{tail}"), chars, "{text:?}");
+            // The last token of the character path holds the "é" (after a space, its own).
+            assert_eq!(c_tokens.pop().as_deref(), Some("é"), "{text:?}");
+            assert_eq!(a_tokens, c_tokens, "{text:?}");
+        }
     }
 
     #[test]
