@@ -17,6 +17,7 @@ use pyo3::prelude::*;
 pub mod answer_match;
 pub mod answer_rules;
 pub mod answer_words;
+pub mod ascii;
 #[cfg(feature = "plugin")]
 mod columns;
 pub mod correctness;

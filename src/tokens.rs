@@ -28,6 +28,51 @@ pub fn token_hash(token: &str) -> u64 {
     h
 }
 
+/// The ASCII lower case of the bytes of a little-endian word (every byte below 0x80): bit 5
+/// set in the bytes from `A` to `Z`, found with two additions whose carries stay within each
+/// byte.
+#[inline(always)]
+fn lower_ascii_word(x: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let from_a = x + ONES * (0x80 - u64::from(b'A'));
+    let past_z = x + ONES * (0x80 - u64::from(b'Z') - 1);
+    x | (((from_a ^ past_z) & (ONES * 0x80)) >> 2)
+}
+
+/// [`token_hash`] of the ASCII lower case of `word` (ASCII bytes), without writing it: each
+/// loaded word is lower-cased with [`lower_ascii_word`].
+#[inline]
+pub fn lowered_word_hash(word: &[u8]) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut h = word.len() as u64;
+    let mut chunks = word.chunks_exact(8);
+    for chunk in &mut chunks {
+        h = (h.rotate_left(5) ^ lower_ascii_word(load_short(chunk))).wrapping_mul(K);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        h = (h.rotate_left(5) ^ lower_ascii_word(load_short(rest))).wrapping_mul(K);
+    }
+    h
+}
+
+/// Whether `held` is the lower-case form of `word`, a run of ASCII `\w` bytes.
+#[inline]
+fn is_lowered_word(held: &[u8], word: &[u8]) -> bool {
+    held.len() == word.len()
+        && held
+            .chunks(8)
+            .zip(word.chunks(8))
+            .all(|(h, w)| load_short(h) == lower_ascii_word(load_short(w)))
+}
+
+/// The lower-case form of `word` (a run of ASCII `\w` bytes, at most 8) as a little-endian
+/// word: a key for small sets of short words.
+#[inline]
+pub fn lowered_short_word(word: &[u8]) -> u64 {
+    lower_ascii_word(load_short(word))
+}
+
 /// The little-endian word of up to 8 bytes, zero-padded (a loop the compiler unrolls, where
 /// copying into a padded array would call `memcpy` for every short token).
 #[inline(always)]
@@ -71,6 +116,16 @@ pub struct Vocab {
     /// One bit per byte length of the tokens held ([`length_bit`]): most tokens the vocabulary
     /// does not hold are told apart by their length alone, before any hashing.
     lengths: u64,
+    /// A 256-bit filter of the tokens held, keyed by [`edge_key`] (length and end bytes): a
+    /// second look before any hashing, for ASCII words.
+    edges: [u64; 4],
+}
+
+/// The [`Vocab::edges`] bit of a token of `len` bytes whose first and last bytes are `first`
+/// and `last`.
+#[inline(always)]
+fn edge_key(len: usize, first: u8, last: u8) -> usize {
+    (usize::from(first).wrapping_mul(37) ^ usize::from(last).wrapping_mul(11) ^ len) & 255
 }
 
 /// The bit of a token's byte length in [`Vocab`]'s length set (63 stands for 63 and longer).
@@ -92,6 +147,7 @@ impl Vocab {
         self.counts.clear();
         self.slot_of.clear();
         self.lengths = 0;
+        self.edges = [0; 4];
     }
 
     /// The number of distinct tokens.
@@ -191,6 +247,13 @@ impl Vocab {
         self.hashes.push(hash);
         self.counts.push(1);
         self.lengths |= length_bit(token);
+        let bytes = token.as_bytes();
+        if let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) {
+            let key = edge_key(bytes.len(), first, last);
+            if let Some(w) = self.edges.get_mut(key >> 6) {
+                *w |= 1 << (key & 63);
+            }
+        }
         self.slot_of.push(slot);
         if let Some(s) = self.slots.get_mut(slot) {
             *s = id;
@@ -217,6 +280,44 @@ impl Vocab {
             return ABSENT;
         }
         self.find(token, token_hash(token)).1
+    }
+
+    /// The id of the lower-case form of `word`, a run of ASCII `\w` bytes (the vocabulary holds
+    /// lower-cased words), or [`ABSENT`]; the word is neither copied nor hashed unless the
+    /// vocabulary holds a word of its length.
+    #[inline]
+    pub fn get_lowered_word(&self, word: &[u8]) -> u32 {
+        if self.lengths & (1 << word.len().min(63)) == 0 {
+            return ABSENT;
+        }
+        let (Some(&first), Some(&last)) = (word.first(), word.last()) else {
+            return self.get("");
+        };
+        let key = edge_key(
+            word.len(),
+            first.to_ascii_lowercase(),
+            last.to_ascii_lowercase(),
+        );
+        if self
+            .edges
+            .get(key >> 6)
+            .is_none_or(|w| w & (1 << (key & 63)) == 0)
+        {
+            return ABSENT;
+        }
+        let hash = lowered_word_hash(word);
+        let mask = self.slots.len().wrapping_sub(1);
+        let mut i = self.home(hash);
+        loop {
+            let id = self.slots.get(i).copied().unwrap_or(ABSENT);
+            if id == ABSENT
+                || (self.hashes.get(id as usize) == Some(&hash)
+                    && is_lowered_word(self.token(id).as_bytes(), word))
+            {
+                return id;
+            }
+            i = (i + 1) & mask;
+        }
     }
 
     /// [`Vocab::get`] with the token's [`token_hash`] already computed.
@@ -562,6 +663,55 @@ mod tests {
             let b = seq(&mut seed, n, alphabet);
             lcs.set_pattern(&a);
             assert_eq!(lcs.lcs(&b), lcs_dp(&a, &b), "{m} {n} {alphabet}");
+        }
+    }
+
+    #[test]
+    fn ascii_words_are_looked_up_lowered() {
+        let mut v = Vocab::default();
+        for w in [
+            "paris",
+            "x_1",
+            "a",
+            "abcdefgh",
+            "abcdefghi",
+            "0123456789abcdefxyz",
+        ] {
+            v.intern(w);
+        }
+        for (word, lowered) in [
+            ("PARIS", "paris"),
+            ("Paris", "paris"),
+            ("X_1", "x_1"),
+            ("A", "a"),
+            ("ABCDEFGH", "abcdefgh"),
+            ("abcdefgHI", "abcdefghi"),
+            ("0123456789ABCDEFXYZ", "0123456789abcdefxyz"),
+            ("Pari", "pari"),
+            ("PARISS", "pariss"),
+            ("_", "_"),
+        ] {
+            assert_eq!(lowered_word_hash(word.as_bytes()), token_hash(lowered));
+            assert_eq!(
+                v.get_lowered_word(word.as_bytes()),
+                v.get(lowered),
+                "{word}"
+            );
+        }
+        assert_eq!(lowered_short_word(b"THE"), load_short(b"the"));
+        // Every ASCII byte at every position of a word, beside every other.
+        for b in 0..128u8 {
+            for other in 0..128u8 {
+                for pos in 0..8 {
+                    let mut bytes = [other; 8];
+                    bytes[pos] = b;
+                    let lowered = bytes.map(|x| x.to_ascii_lowercase());
+                    assert_eq!(
+                        lower_ascii_word(u64::from_le_bytes(bytes)),
+                        u64::from_le_bytes(lowered)
+                    );
+                }
+            }
         }
     }
 
