@@ -9,8 +9,9 @@
 #[cfg(feature = "plugin")]
 mod expressions;
 
+use crate::ascii;
 use crate::pyunicode::{py_is_blank, Tables};
-use crate::tokens::{overlap, BitLcs, Vocab};
+use crate::tokens::{lowered_short_word, overlap, BitLcs, Vocab, ABSENT};
 
 /// The three lexical metrics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,6 +92,141 @@ fn is_stopword(w: &str) -> bool {
     )
 }
 
+/// The reference's stopwords as [`lowered_short_word`] keys (all have at most 5 bytes), in a
+/// table of 64 slots that the multiplier [`STOPWORD_HASH`] fills without collisions (checked
+/// when the table is built, at compile time).
+const STOPWORD_HASH: u64 = 0x69ba_6197_199c_c22f;
+
+const fn stopword_slot(key: u64) -> usize {
+    (key.wrapping_mul(STOPWORD_HASH) >> 58) as usize
+}
+
+static STOPWORD_TABLE: [u64; 64] = {
+    const WORDS: [&str; 36] = [
+        "a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "am", "of", "to",
+        "in", "on", "at", "for", "and", "or", "but", "it", "its", "this", "that", "these", "those",
+        "with", "as", "by", "from", "i", "you", "we", "they", "he", "she",
+    ];
+    let mut table = [0u64; 64];
+    let mut k = 0;
+    while k < WORDS.len() {
+        let bytes = WORDS[k].as_bytes();
+        let mut key = 0u64;
+        let mut j = 0;
+        while j < bytes.len() {
+            key |= (bytes[j] as u64) << (8 * j);
+            j += 1;
+        }
+        let slot = stopword_slot(key);
+        assert!(table[slot] == 0, "two stopwords share a slot");
+        table[slot] = key;
+        k += 1;
+    }
+    table
+};
+
+/// [`is_stopword`] of the lower-case form of an ASCII `\w+` run.
+#[inline]
+fn is_ascii_stopword(word: &[u8]) -> bool {
+    if word.len() > 5 {
+        return false;
+    }
+    let key = lowered_short_word(word);
+    STOPWORD_TABLE.get(stopword_slot(key)) == Some(&key)
+}
+
+/// What a response's words are to a row's answers.
+#[derive(Default)]
+struct ResponseWords {
+    /// Its number of words, and of words that are not stopwords.
+    n_words: usize,
+    n_content: usize,
+    /// `(id, is a stopword)` of each word the answers' vocabulary holds, in text order.
+    found: Vec<(u32, bool)>,
+    /// The word being read (a text that is not ASCII).
+    word: String,
+}
+
+impl ResponseWords {
+    /// Read the words of `text` (`re.findall(r"\w+", text.lower())`) once, looking each up in
+    /// `vocab`: an ASCII text as bytes (its words found eight bytes at a time, each lower-cased
+    /// and hashed in place, and only when the vocabulary holds a word of its length), another
+    /// through Python's `lower()`. Without `count`, [`ResponseWords::n_kept`] is only right
+    /// about being zero or not (token recall needs no more), and stopwords are looked up only
+    /// until a word that is not one is found, and among the words the vocabulary holds.
+    fn scan(&mut self, t: &Tables, text: &str, vocab: &Vocab, count: bool) {
+        self.n_words = 0;
+        self.n_content = 0;
+        self.found.clear();
+        if text.is_ascii() {
+            let bytes = text.as_bytes();
+            let (mut n_words, mut n_content, found) = (0, 0, &mut self.found);
+            ascii::for_each_run(bytes, ascii::word_bytes, |s, e| {
+                let word = bytes.get(s..e).unwrap_or(&[]);
+                n_words += 1;
+                let id = vocab.get_lowered_word(word);
+                if id != ABSENT {
+                    let stop = is_ascii_stopword(word);
+                    n_content += usize::from(!stop);
+                    found.push((id, stop));
+                } else if count || n_content == 0 {
+                    n_content += usize::from(!is_ascii_stopword(word));
+                }
+            });
+            self.n_words = n_words;
+            self.n_content = n_content;
+            return;
+        }
+        let mut in_word = false;
+        self.word.clear();
+        let (word, found) = (&mut self.word, &mut self.found);
+        let (mut n_words, mut n_content) = (0, 0);
+        let mut end_word = |word: &mut String| {
+            let stop = is_stopword(word);
+            n_words += 1;
+            n_content += usize::from(!stop);
+            let id = vocab.get(word);
+            if id != ABSENT {
+                found.push((id, stop));
+            }
+            word.clear();
+        };
+        t.for_each_lower(text, |c| {
+            if t.is_word(c) {
+                in_word = true;
+                word.push(c);
+            } else if in_word {
+                in_word = false;
+                end_word(word);
+            }
+            true
+        });
+        if in_word {
+            end_word(word);
+        }
+        self.n_words = n_words;
+        self.n_content = n_content;
+    }
+
+    /// The number of words kept: the non-stopwords, or all of them if none is left.
+    fn n_kept(&self) -> usize {
+        if self.n_content == 0 {
+            self.n_words
+        } else {
+            self.n_content
+        }
+    }
+
+    /// The ids of the kept words the vocabulary holds, in text order.
+    fn kept(&self) -> impl Iterator<Item = u32> + '_ {
+        let all = self.n_content == 0;
+        self.found
+            .iter()
+            .filter(move |&&(_, stop)| all || !stop)
+            .map(|&(id, _)| id)
+    }
+}
+
 /// The words of one text: lower-cased `\w+` runs laid end to end, with stopword flags.
 #[derive(Default)]
 pub struct Words {
@@ -141,15 +277,6 @@ impl Words {
         self.n_content = self.words.iter().filter(|(_, stop)| !stop).count();
     }
 
-    /// The number of words kept: the non-stopwords, or all of them if none is left.
-    fn n_kept(&self) -> usize {
-        if self.n_content == 0 {
-            self.words.len()
-        } else {
-            self.n_content
-        }
-    }
-
     /// The words the reference keeps: the non-stopwords, or all of them if none is left.
     pub fn kept(&self) -> impl Iterator<Item = &str> + '_ {
         let all = self.n_content == 0;
@@ -188,7 +315,7 @@ impl WordRun {
 /// Reusable buffers for scoring many rows.
 #[derive(Default)]
 pub struct Scratch {
-    response: Words,
+    response: ResponseWords,
     words: Words,
     /// The words of a row's usable answers, interned together.
     vocab: Vocab,
@@ -204,9 +331,9 @@ pub struct Scratch {
 }
 
 /// The lexical metrics of one response against many answers.
-pub struct Scorer<'s> {
+pub struct Scorer<'s, 'r> {
     metric: Metric,
-    n_response: usize,
+    response: &'r str,
     scratch: &'s mut Scratch,
 }
 
@@ -221,13 +348,13 @@ pub fn f_measure(matched: usize, n_response: usize, n_reference: usize) -> f64 {
     2.0 * p * r / (p + r)
 }
 
-impl<'s> Scorer<'s> {
-    /// Prepare to score `response` (null already read as `""`).
-    pub fn new(t: &Tables, metric: Metric, response: &str, scratch: &'s mut Scratch) -> Self {
-        scratch.response.fill(t, response);
+impl<'s, 'r> Scorer<'s, 'r> {
+    /// Prepare to score `response` (null already read as `""`): its words are read by each
+    /// [`Scorer::best`], against that call's answers.
+    pub fn new(metric: Metric, response: &'r str, scratch: &'s mut Scratch) -> Self {
         Scorer {
             metric,
-            n_response: scratch.response.n_kept(),
+            response,
             scratch,
         }
     }
@@ -268,11 +395,17 @@ impl<'s> Scorer<'s> {
             return None;
         }
         // The response's kept words that some answer has: their counts and their order.
+        s.response.scan(
+            t,
+            self.response,
+            &s.vocab,
+            self.metric != Metric::TokenRecall,
+        );
+        let n_response = s.response.n_kept();
         s.counts.clear();
         s.counts.resize(s.vocab.len(), 0);
         s.sequence.clear();
-        for w in s.response.kept() {
-            let id = s.vocab.get(w);
+        for id in s.response.kept() {
             if let Some(count) = s.counts.get_mut(id as usize) {
                 *count += 1;
                 s.sequence.push(id);
@@ -297,10 +430,10 @@ impl<'s> Scorer<'s> {
                 }
                 Metric::TokenF1 => f_measure(
                     overlap(&s.counts, &mut s.used, ids),
-                    self.n_response,
+                    n_response,
                     n_reference,
                 ),
-                Metric::RougeL => f_measure(s.lcs.lcs(ids), self.n_response, n_reference),
+                Metric::RougeL => f_measure(s.lcs.lcs(ids), n_response, n_reference),
             };
             if best.is_none_or(|(b, _)| score > b) {
                 best = Some((score, index));
@@ -355,7 +488,7 @@ mod tests {
     fn score(metric: Metric, response: &str, answers: &[Option<&str>]) -> Option<(f64, u32)> {
         let t = test_tables::install();
         let mut scratch = Scratch::default();
-        let mut s = Scorer::new(t, metric, response, &mut scratch);
+        let mut s = Scorer::new(metric, response, &mut scratch);
         s.best(t, answers.iter().copied())
             .map(|b| (b.score, b.index))
     }
@@ -373,6 +506,72 @@ mod tests {
         assert_eq!(w.kept().collect::<Vec<_>>(), ["stanbul"]);
         w.fill(t, "");
         assert_eq!(w.kept().count(), 0);
+    }
+
+    #[test]
+    fn the_response_scan_finds_the_kept_words() {
+        // The response read once against a vocabulary, against its words filled, filtered and
+        // looked up one by one, on random texts of ASCII and non-ASCII pieces.
+        let t = test_tables::install();
+        const PIECES: &[&str] = &[
+            " ", ",", "_", "-", "the", "The", "THESE", "paris", "Paris", "x1", "X_1", "a", "I",
+            "é", "É", "Σ", "İ", "²", "\u{301}", "ab", "AB", "being", "beings", "0", "\u{3000}",
+        ];
+        let mut seed = 17u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let (mut vocab, mut words, mut scan) =
+            (Vocab::default(), Words::default(), ResponseWords::default());
+        let mut text = String::new();
+        for round in 0..20_000 {
+            if round % 50 == 0 {
+                // A new answer vocabulary now and then.
+                vocab.clear();
+                for _ in 0..1 + next() % 6 {
+                    let piece = PIECES[next() % PIECES.len()];
+                    words.fill(t, piece);
+                    for w in words.kept() {
+                        vocab.intern(w);
+                    }
+                }
+            }
+            text.clear();
+            for _ in 0..next() % 12 {
+                text.push_str(PIECES[next() % PIECES.len()]);
+            }
+            words.fill(t, &text);
+            let want: Vec<u32> = words
+                .kept()
+                .map(|w| vocab.get(w))
+                .filter(|&id| id != ABSENT)
+                .collect();
+            let n_kept = if words.n_content == 0 {
+                words.words.len()
+            } else {
+                words.n_content
+            };
+            for count in [true, false] {
+                scan.scan(t, &text, &vocab, count);
+                assert_eq!(scan.kept().collect::<Vec<_>>(), want, "{text:?}");
+                if count {
+                    assert_eq!(scan.n_kept(), n_kept, "{text:?}");
+                } else {
+                    assert_eq!(scan.n_kept() == 0, n_kept == 0, "{text:?}");
+                }
+            }
+        }
+        for w in [
+            "a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "am", "of", "to",
+            "in", "on", "at", "for", "and", "or", "but", "it", "its", "this", "that", "these",
+            "those", "with", "as", "by", "from", "i", "you", "we", "they", "he", "she",
+        ] {
+            assert!(is_ascii_stopword(w.to_uppercase().as_bytes()), "{w}");
+        }
+        assert!(!is_ascii_stopword(b"thes"));
     }
 
     #[test]

@@ -36,7 +36,7 @@ fn response_similarity(
         let mut scratch = similarity::Scratch::default();
         rows.map(|row| {
             let resp = response.get(row).unwrap_or("");
-            let mut scorer = similarity::Scorer::new(t, metric, resp, &mut scratch);
+            let mut scorer = similarity::Scorer::new(metric, resp, &mut scratch);
             scorer
                 .best(t, row_items(acceptable.row(row)))
                 .map(|b| b.score)
@@ -89,7 +89,7 @@ fn response_similarity_details(
         range
             .map(|row| {
                 let resp = response.get(row).unwrap_or("");
-                let mut scorer = similarity::Scorer::new(t, metric, resp, &mut scratch);
+                let mut scorer = similarity::Scorer::new(metric, resp, &mut scratch);
                 let best = scorer.best(t, row_items(acceptable.row(row)))?;
                 let mut reason = String::new();
                 // Writing to a String cannot fail.
