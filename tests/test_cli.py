@@ -617,6 +617,17 @@ def test_summary_uses_and_shows_the_recorded_thresholds(tmp_path: Path) -> None:
         table.stdout
     )
     assert f"{source} (6 rows)" in table.stdout
+    # A JSON Lines input's rows are not counted before scoring: it is named alone.
+    lines, lines_target = tmp_path / "log.jsonl", tmp_path / "lines.parquet"
+    LOG.write_ndjson(lines)
+    result = run_cli(
+        "score", lines, "-o", lines_target, "--response", "answer", "--reference", "gold",
+        "--scorer", "squad_f1",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    listed = run_cli("summary", lines_target).stdout
+    assert f"inputs: {lines}\n" in listed
+    assert "?" not in listed
     told = run_cli("summary", target, "--json", "--threshold", "0.3")
     assert {row["threshold"] for row in json.loads(told.stdout)} == {0.3}
     # Two files scored at different thresholds need --threshold.

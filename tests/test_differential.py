@@ -46,7 +46,7 @@ from tests.oracles import similarity as oracle_similarity
 from tests.oracles import squad as oracle_squad
 from tests.strategies import optional_text, text
 
-EXPRESSIONS_RS = Path(__file__).resolve().parents[1] / "src" / "expressions.rs"
+SRC = Path(__file__).resolve().parents[1] / "src"
 
 #: Kernels the Rust crate exports that have no pure-Python oracle, with the reason.
 NO_ORACLE: dict[str, str] = {}
@@ -518,9 +518,14 @@ CASES: dict[str, Case] = {
 
 
 def native_kernels() -> list[str]:
-    """The names of the ``#[polars_expr]`` functions of the Rust crate."""
-    source = EXPRESSIONS_RS.read_text(encoding="utf-8")
-    return re.findall(r"#\[polars_expr\([^)]*\)\]\s*fn (\w+)", source)
+    """The names of the ``#[polars_expr]`` functions of the Rust crate (any module)."""
+    return [
+        name
+        for path in sorted(SRC.rglob("*.rs"))
+        for name in re.findall(
+            r"#\[polars_expr\([^)]*\)\]\s*fn (\w+)", path.read_text(encoding="utf-8")
+        )
+    ]
 
 
 def test_every_native_kernel_has_a_differential_case() -> None:

@@ -129,9 +129,10 @@ def _describe_record(record: dict[str, Any]) -> list[str]:
         passed = "no threshold" if threshold is None else f"threshold {threshold:g}"
         lines.append(f"  {entry.get('column')}: {entry.get('name')}({options}), {passed}")
     inputs = record.get("inputs", [])
+    # A row count is recorded only where it was free to know (Parquet metadata); a log or a text
+    # file is named alone rather than with a question mark.
     shown = [
-        f"{item.get('path')} ({'?' if item.get('rows') is None else format(item['rows'], ',')} "
-        "rows)"
+        str(item.get("path")) + ("" if item.get("rows") is None else f" ({item['rows']:,} rows)")
         for item in inputs[:3]
     ]
     if len(inputs) > 3:

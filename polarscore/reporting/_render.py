@@ -409,9 +409,11 @@ def _provenance_section(data: ReportData) -> str:
         )
     inputs = [i for i in record.get("inputs", []) if isinstance(i, dict)]
     if inputs:
+        # A row count is recorded only where it was free to know (Parquet metadata).
         listed = "".join(
-            f"<li>{esc(i.get('path'))} "
-            f"({'?' if i.get('rows') is None else format(i['rows'], ',')} rows)</li>"
+            f"<li>{esc(i.get('path'))}"
+            + ("" if i.get("rows") is None else f" ({i['rows']:,} rows)")
+            + "</li>"
             for i in inputs[:20]
         )
         more = f"<li>and {len(inputs) - 20:,} more</li>" if len(inputs) > 20 else ""
