@@ -16,6 +16,7 @@ import resource
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
@@ -52,13 +53,22 @@ def run_child(script: str | Path, args: list[str]) -> dict[str, float]:
     return result
 
 
-def measure_command(
-    command: list[str], *, root: Path, show_output: bool = True
-) -> tuple[float, float]:
-    """Run ``command`` with ``root`` importable; return its wall time (s) and peak RSS (MiB).
+@dataclass(frozen=True)
+class CommandCost:
+    """What one subprocess cost: wall seconds, CPU seconds (user + system, every thread) and
+    peak RSS in MiB."""
 
-    Its stderr is kept for the error message if it fails; its stdout is shown unless
-    ``show_output`` is false.
+    seconds: float
+    cpu: float
+    peak_rss_mib: float
+
+
+def run_command(command: list[str], *, root: Path, show_output: bool = True) -> CommandCost:
+    """Run ``command`` with ``root`` importable; return its wall time, CPU time and peak RSS.
+
+    The CPU time and the peak RSS are the child's own (``os.wait4``), so they count only its
+    work however loaded the machine is. Its stderr is kept for the error message if it fails;
+    its stdout is shown unless ``show_output`` is false.
     """
     env = {**os.environ, "PYTHONPATH": str(root)}
     stdout = None if show_output else subprocess.DEVNULL
@@ -69,7 +79,15 @@ def measure_command(
     stderr = process.stderr.read().decode() if process.stderr else ""
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(command)} failed:\n{stderr}")
-    return elapsed, usage.ru_maxrss / 1024
+    return CommandCost(elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+
+
+def measure_command(
+    command: list[str], *, root: Path, show_output: bool = True
+) -> tuple[float, float]:
+    """Run ``command`` with ``root`` importable; return its wall time (s) and peak RSS (MiB)."""
+    cost = run_command(command, root=root, show_output=show_output)
+    return cost.seconds, cost.peak_rss_mib
 
 
 def text_mib(frame: pl.DataFrame, *columns: str) -> float:
