@@ -40,6 +40,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -181,10 +182,7 @@ def run_size(
     """Run every mode on a log of ``n_rows`` rows, print a line each, return the figures."""
     workdir = args.workdir
     reference = args.reference or "reference"
-    source = make_input(n_rows, workdir, args.log)
-    response_bytes = (
-        pl.scan_parquet(source).select(pl.col(args.response).str.len_bytes().sum()).collect()
-    ).item()
+    source, response_bytes = make_input_in_child(n_rows, workdir, args.log, args.response)
     target = workdir / f"scored_{n_rows}.parquet"
     runs = {
         "copy": [sys.executable, "-c", COPY, str(source), str(target)],
@@ -248,7 +246,27 @@ def print_summary(results: list[dict[str, float | int]]) -> None:
             )
 
 
+def make_input_in_child(
+    n_rows: int, workdir: Path, log: Path | None, response: str
+) -> tuple[Path, int]:
+    """:func:`make_input` in a fresh interpreter, and the bytes of its ``response`` column:
+    Linux carries a process's peak RSS over into the programs it starts, so this process must
+    never hold a whole log, or every child's peak RSS would be at least that."""
+    command = [sys.executable, __file__, "--make-input", str(n_rows), str(workdir), response]
+    done = subprocess.run(
+        [*command, *([str(log)] if log else [])], check=True, text=True, capture_output=True
+    )
+    path, response_bytes = done.stdout.strip().splitlines()[-1].rsplit(" ", 1)
+    return Path(path), int(response_bytes)
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--make-input"]:
+        n_rows, workdir, response, *log = sys.argv[2:]
+        source = make_input(int(n_rows), Path(workdir), Path(log[0]) if log else None)
+        text_bytes = pl.scan_parquet(source).select(pl.col(response).str.len_bytes().sum())
+        print(source, text_bytes.collect(engine="streaming").item())
+        return
     args = parse_args()
     workdir = args.workdir or Path(tempfile.gettempdir()) / "polarscore-bench-cli"
     workdir.mkdir(parents=True, exist_ok=True)
