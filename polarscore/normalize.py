@@ -308,10 +308,10 @@ def match_normalize(expr: pl.Expr, *, fold_accents: bool, number_words: bool) ->
     that "contains on word boundaries" is a plain substring test of padded strings.
 
     The recipe runs in the Rust kernel (``src/answer_match/normalize.rs``), all steps in one
-    forward pass, with Python's own character classes (``re``'s ``\w`` and ``\d``, letters as ``[^\W\d_]``,
-    ``str.lower()``). Step 1 reads a table built here from the interpreter's ``unicodedata``
-    (:func:`fold_table`), so accents fold exactly as ``unicodedata.normalize("NFKD", text)`` with
-    the marks dropped does on the running Python.
+    forward pass, with Python's own character classes (``re``'s ``\w`` and ``\d``, letters as
+    ``[^\W\d_]``, ``str.lower()``). Step 1 reads a table built here from the interpreter's
+    ``unicodedata`` (:func:`fold_table`), so accents fold exactly as
+    ``unicodedata.normalize("NFKD", text)`` with the marks dropped does on the running Python.
 
     Examples
     --------
