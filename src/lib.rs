@@ -22,6 +22,8 @@ mod columns;
 pub mod correctness;
 pub mod deterministic;
 pub mod extract;
+#[cfg(feature = "plugin")]
+mod plugin;
 pub mod precision;
 pub mod pyunicode;
 pub mod similarity;
