@@ -19,6 +19,8 @@ pub mod answer_rules;
 pub mod answer_words;
 #[cfg(feature = "plugin")]
 mod columns;
+#[cfg(feature = "plugin")]
+mod compat;
 pub mod correctness;
 pub mod deterministic;
 pub mod extract;
