@@ -23,6 +23,12 @@ pub use polarscore_macros::polars_expr;
 
 use std::sync::Once;
 
+// The entry points catch panics to report them; with panic = "abort" they could not.
+#[cfg(panic = "abort")]
+compile_error!(
+    "the Polars plugin needs panic = \"unwind\": a panic must be reported, not abort Polars"
+);
+
 /// The plugin ABI version this library implements: major 0, minor 1 (field functions receive the
 /// keyword arguments too).
 const ABI_VERSION: (u16, u16) = (0, 1);
