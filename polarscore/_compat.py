@@ -23,7 +23,7 @@ input):
 A column of the wrong dtype raises the same error as on Polars 2.x, when the query runs rather
 than when it is planned.
 
-Naming differs too: before 1.33, ``Expr.name.suffix`` names an expression after its first input
+Naming differs too: before 1.32, ``Expr.name.suffix`` names an expression after its first input
 column rather than its output (an aliased scorer's name), and must be the expression's last
 step. :func:`suffix_name` names the output when the expression has one name.
 
