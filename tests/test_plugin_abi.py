@@ -17,8 +17,10 @@ import textwrap
 import polars as pl
 import pytest
 
+import polarscore as ps
 from polarscore import _internal
 from polarscore.kernels._plugin import plugin_call
+from polarscore.scores.correctness import INCONCLUSIVE_REASON
 
 
 def test_the_library_speaks_plugin_abi_0_1() -> None:
@@ -97,3 +99,41 @@ def test_a_panic_is_reported_not_an_abort(code: str) -> None:
     assert verbose.returncode == 0, verbose.stderr
     assert verbose.stdout.strip() == "raised: the plugin panicked"
     assert "panicked at" in verbose.stderr
+
+
+@pytest.mark.parametrize("engine", ["in-memory", "streaming"])
+def test_a_struct_output_with_nulls_crosses_both_ways(engine: str) -> None:
+    # The field function's struct dtype (when the query is planned) must be the batch's, and the
+    # nulls inside it (an inconclusive row's score and reference index) must survive the export.
+    frame = pl.LazyFrame({"response": ["Paris.", "Lyon", "x"], "reference": ["paris", None, "y"]})
+    query = frame.select(ps.answer_correctness_details("response", "reference"))
+    planned = query.collect_schema()
+    scored = query.collect(engine=engine)  # type: ignore[call-overload]
+    assert scored.schema == planned
+    assert planned["answer_correctness_details"] == pl.Struct(
+        {
+            "score": pl.Float64,
+            "reason": pl.String,
+            "match_mode": pl.String,
+            "reference_index": pl.UInt32,
+        }
+    )
+    rows = scored.unnest("answer_correctness_details")
+    assert rows["score"].to_list() == [1.0, None, 0.0]
+    assert rows["reason"].to_list() == [
+        "normalized match",
+        INCONCLUSIVE_REASON,
+        "no normalized match",
+    ]
+    assert rows["reference_index"].to_list() == [0, None, 0]
+
+
+def test_keyword_arguments_reach_the_kernel() -> None:
+    frame = pl.DataFrame({"response": ["the capital is Paris"], "reference": ["paris"]})
+    scores = [
+        frame.select(
+            plugin_call("answer_correctness", pl.col("response"), pl.col("reference"), mode=mode)
+        ).item()
+        for mode in ("exact", "contains")
+    ]
+    assert scores == [0.0, 1.0]
