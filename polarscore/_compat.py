@@ -1,24 +1,31 @@
-"""The one place polarscore calls Polars differently by version (1.33 through 2.x).
+"""The one place polarscore calls Polars differently by version (1.30 through 2.x).
 
 Every scorer checks the dtype of its text inputs and casts the text-like ones (``Categorical``,
 ``Enum``, ``Null``) to ``String``, so that the native kernels only ever see ``String`` or
 ``List(String)``: a plugin handed a dtype its Polars crates were built without (``Categorical``,
-``Decimal``, ...) aborts the process when the query is planned. Polars 2.0 and later let a library
-choose an expression once the plan knows its input's dtype (``Expr.pipe_with_dtype``): the check
-then costs nothing per row and fails before any data is read.
+``Decimal``, ...) cannot read it. Polars 2.0 and later let a library choose an expression once the
+plan knows its input's dtype (``Expr.pipe_with_dtype``): the check then costs nothing per row and
+fails before any data is read.
 
 Polars 1.x has no such hook. There the cast runs on each batch, in a small Python function over
-the whole batch (never per row), which tells the plan the dtype it returns:
+the whole batch (never per row), whose output dtype the plan must be told beforehand, one dtype
+whatever the input's (Polars 1.30 to 1.32 can neither infer it nor be told that it depends on the
+input):
 
 * an input whose target dtype is the same for every accepted dtype (a text input is always
   ``String``, a list of text always ``List(String)``) declares it;
-* an input that may be text or a list of text (a reference column) lets Polars infer it, by
-  calling the function once on two nulls of the input's dtype when the query is planned, which
-  Polars does from 1.33 on. Polars 1.30 to 1.32 can neither infer it nor be told it, which is why
-  polarscore needs 1.33 or later.
+* an input that may be text or a list of text (a reference column) declares ``List(String)``:
+  a text column becomes one-element lists, and the native function ``compat_text_or_list``
+  (``src/compat.rs``), whose output dtype Polars asks for when it plans the query, as it does of
+  every plugin, turns them back into ``String`` when the original column is not a list. The
+  kernels then read the same column as on Polars 2.x, so they give the same scores.
 
 A column of the wrong dtype raises the same error as on Polars 2.x, when the query runs rather
 than when it is planned.
+
+Naming differs too: before 1.32, ``Expr.name.suffix`` names an expression after its first input
+column rather than its output (an aliased scorer's name), and must be the expression's last
+step. :func:`suffix_name` names the output when the expression has one name.
 
 Examples
 --------
@@ -43,7 +50,7 @@ from collections.abc import Callable
 import polars as pl
 
 #: The oldest Polars polarscore runs on (pyproject.toml declares the same lower bound).
-MINIMUM_POLARS = (1, 33)
+MINIMUM_POLARS = (1, 30)
 
 #: Whether this Polars resolves dtypes at plan time for a library (``Expr.pipe_with_dtype``,
 #: Polars 2.0 and later).
@@ -51,6 +58,9 @@ PLAN_TIME_DTYPES: bool = hasattr(pl.Expr, "pipe_with_dtype")
 
 #: Builds the error raised for an input (an expression) of a refused dtype.
 Reject = Callable[[pl.Expr, pl.DataType], Exception]
+
+#: What a text-or-list input becomes on each batch on Polars 1.x (see the module's doc).
+_TEXT_LISTS = pl.List(pl.String)
 
 
 def cast_by_dtype(
@@ -73,7 +83,8 @@ def cast_by_dtype(
         Builds the exception raised for a refused dtype (see :data:`Reject`).
     fixed
         The one dtype ``target`` gives for every dtype it accepts, if there is one; ``None``
-        when it depends on the input (text or a list of text).
+        when it depends on the input, which is then ``String`` or ``List(String)`` (text or a
+        list of text).
 
     Returns
     -------
@@ -104,7 +115,7 @@ def cast_by_dtype(
         return _at_plan_time(expr, target, reject)
     if fixed is not None:
         return _per_batch_declared(expr, target, reject, fixed)
-    return _per_batch_inferred(expr, target, reject)
+    return _per_batch_text_or_list(expr, target, reject)
 
 
 def _at_plan_time(
@@ -134,34 +145,54 @@ def _per_batch_declared(
     return expr.map_batches(cast_batch, return_dtype=fixed, is_elementwise=True)
 
 
-def _per_batch_inferred(
+def _per_batch_text_or_list(
     expr: pl.Expr, target: Callable[[pl.DataType], pl.DataType | None], reject: Reject
 ) -> pl.Expr:
-    def cast_or_stand_in(batch: pl.Series) -> pl.Series:
+    # Imported here: the plugin module loads the native extension, which only this path needs at
+    # expression-building time.
+    from polarscore.kernels._plugin import plugin_call
+
+    def as_lists(batch: pl.Series) -> pl.Series:
         wanted = target(batch.dtype)
         if wanted is None:
-            # Refused: ``check_batch`` raises on every real batch. Here the plan only learns a
-            # dtype every kernel can be planned with (the kernels are never run on it).
-            return _nulls(batch)
-        return batch if batch.dtype == wanted else batch.cast(wanted)
-
-    def check_batch(batch: pl.Series) -> pl.Series:
-        if target(batch.dtype) is None:
             raise reject(expr, batch.dtype)
-        return _nulls(batch)
+        cast = batch if batch.dtype == wanted else batch.cast(wanted)
+        if isinstance(wanted, pl.List):
+            return cast
+        # Series methods, not a query: a query run inside a function Polars calls on its own
+        # threads waits for those threads, and with as many such functions running as threads,
+        # it deadlocks. A null text becomes a list holding a null, which compat_text_or_list
+        # turns back into a null text.
+        return cast.reshape((-1, 1)).cast(_TEXT_LISTS)
 
-    # Polars infers the cast's dtype by calling it on two nulls at plan time, where an exception
-    # would be replaced by Polars' own; the check, of a declared dtype, raises on each batch. Its
-    # all-null, Null-typed column fills nothing: coalesce keeps the cast's values and dtype.
-    cast = expr.map_batches(cast_or_stand_in, is_elementwise=True)
-    check = expr.map_batches(check_batch, return_dtype=pl.Null, is_elementwise=True)
-    return pl.coalesce(cast, check)
+    lists = expr.map_batches(as_lists, return_dtype=_TEXT_LISTS, is_elementwise=True)
+    # The original column tells the native function, when the query is planned, whether it is a
+    # list; its values are not read.
+    return plugin_call("compat_text_or_list", lists, expr)
 
 
-def _nulls(batch: pl.Series) -> pl.Series:
-    # A Series method, not a query: a query run inside a function Polars calls on its own threads
-    # waits for those threads, and with as many such functions running as threads, it deadlocks.
-    return pl.Series(batch.name, dtype=pl.Null).extend_constant(None, len(batch))
+def suffix_name(expr: pl.Expr, suffix: str) -> pl.Expr:
+    """Name ``expr`` after its output, with ``suffix``: ``expr.name.suffix`` on every Polars.
+
+    An expression with one output is aliased (so further steps may follow on any Polars); one
+    with several (a wildcard, a regular expression) keeps ``name.suffix``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polarscore._compat import suffix_name
+    >>> df = pl.DataFrame({"a": [1], "b": [2]})
+    >>> df.select(suffix_name(pl.col("a").alias("score") * 2, "_x")).columns
+    ['score_x']
+    >>> df.select(suffix_name(pl.all(), "_x")).columns
+    ['a_x', 'b_x']
+    """
+    if not expr.meta.has_multiple_outputs():
+        try:
+            return expr.alias(expr.meta.output_name() + suffix)
+        except pl.exceptions.ComputeError:
+            pass  # no name known before the query's schema is (a computed one)
+    return expr.name.suffix(suffix)
 
 
 def _version(text: str) -> tuple[int, ...]:
@@ -175,4 +206,4 @@ if _version(pl.__version__) < MINIMUM_POLARS:
     )
 
 
-__all__ = ["MINIMUM_POLARS", "PLAN_TIME_DTYPES", "Reject", "cast_by_dtype"]
+__all__ = ["MINIMUM_POLARS", "PLAN_TIME_DTYPES", "Reject", "cast_by_dtype", "suffix_name"]

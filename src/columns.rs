@@ -6,9 +6,9 @@ use std::ops::Range;
 
 use polars::prelude::*;
 use polars_arrow::array::{Array, ListArray, Utf8ViewArray};
-use pyo3_polars::derive::CallerContext;
 use rayon::prelude::*;
 
+use crate::plugin::CallerContext;
 use crate::pyunicode;
 
 /// A `String` input as one optional `&str` per row; a one-row input is broadcast.

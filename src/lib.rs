@@ -20,9 +20,13 @@ pub mod answer_words;
 pub mod ascii;
 #[cfg(feature = "plugin")]
 mod columns;
+#[cfg(feature = "plugin")]
+mod compat;
 pub mod correctness;
 pub mod deterministic;
 pub mod extract;
+#[cfg(feature = "plugin")]
+mod plugin;
 pub mod precision;
 pub mod pyunicode;
 pub mod similarity;

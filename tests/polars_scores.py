@@ -1,9 +1,11 @@
 """Every default scorer's scores on the parity cases, as each supported Polars must give them.
 
-The frame is scored lazily with the streaming engine in three ways: ``score_frame`` with one
+The frame is scored lazily with the streaming engine in four ways: ``score_frame`` with one
 reference per row (``String``), ``score_frame`` with the list of acceptable answers
-(``List(String)``), and each scorer's own expression on a ``Categorical`` response and a
-``List(Categorical)`` reference, which exercises the dtype checks of ``polarscore._compat``.
+(``List(String)``), each scorer's own expression on a ``Categorical`` response and a
+``List(Categorical)`` reference, which exercises the dtype checks of ``polarscore._compat``, and
+the structs of the scorers that explain a score, against both reference columns: their fields
+differ between one reference per row and a list (a list's row says which reference scored).
 
 ``.ci/polars-versions`` writes the frame with the newest Polars::
 
@@ -15,6 +17,7 @@ and ``tests/test_polars_versions.py`` checks, under another Polars, that it scor
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
@@ -23,9 +26,19 @@ import polarscore as ps
 
 CASES = Path(__file__).parent / "data" / "parity_cases.parquet"
 
+#: The struct-valued scorers, by name, called on (response, reference).
+DETAILS: dict[str, Callable[[pl.Expr, pl.Expr], pl.Expr]] = {
+    "answer_correctness_details": ps.answer_correctness_details,
+    "answer_match_details": ps.answer_match_details,
+    "response_similarity_details": ps.response_similarity_details,
+    "answer_precision_components": ps.answer_precision_components,
+    "answer_precision_diagnostics": ps.answer_precision_diagnostics,
+    "contains_details": lambda response, keywords: ps.contains_details(response, keywords=keywords),
+}
+
 
 def default_scores() -> pl.DataFrame:
-    """Score the parity cases with every default scorer, three ways (see the module's doc)."""
+    """Score the parity cases with every default scorer, four ways (see the module's doc)."""
     cases = pl.scan_parquet(CASES).select("id", "response", "reference", "acceptable")
     scored = ps.score_frame(cases, prefix="one_")
     scored = ps.score_frame(scored, reference="acceptable", prefix="many_")
@@ -37,6 +50,11 @@ def default_scores() -> pl.DataFrame:
         )
         .alias(f"categorical_{name}")
         for name in ps.default_scorers()
+    )
+    scored = scored.with_columns(
+        expr(pl.col("response"), pl.col(reference)).alias(f"{name}_{reference}")
+        for name, expr in DETAILS.items()
+        for reference in ("reference", "acceptable")
     )
     return scored.collect(engine="streaming")
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import polars as pl
 
+from polarscore._compat import suffix_name
 from polarscore._defaults import DEFAULT_THRESHOLD
 from polarscore._multi_reference import dispatch_reference
 from polarscore._typing import CharSimilarity, IntoExpr, IntoNumber, MissingExpected
@@ -508,7 +509,7 @@ def is_passing(score: IntoExpr, *, threshold: float = DEFAULT_THRESHOLD) -> pl.E
         threshold, function="is_passing", parameter="threshold", minimum=0, maximum=1
     )
     expr = parse_into_expr(score, function="is_passing", parameter="score")
-    return (expr >= value).name.suffix("_passed")
+    return suffix_name(expr >= value, "_passed")
 
 
 __all__ = [

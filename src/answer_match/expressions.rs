@@ -1,11 +1,11 @@
 //! The `#[polars_expr]` wrappers of answer_match, its normalisation and mojibake repair.
 
 use polars::prelude::*;
-use pyo3_polars::derive::{polars_expr, CallerContext};
 use serde::Deserialize;
 
 use crate::answer_match::{self as matching, Decision, Matcher, Normalizer};
 use crate::columns::{map_row_ranges, output_len, tables, References, RowRefs, Texts};
+use crate::plugin::{polars_expr, CallerContext};
 
 fn fold_table() -> PolarsResult<&'static matching::FoldTable> {
     matching::fold_table().map_err(|msg| polars_err!(ComputeError: "{msg}"))

@@ -1,11 +1,11 @@
 //! The `#[polars_expr]` wrappers of DataRobot's answer correctness and its normalisation.
 
 use polars::prelude::*;
-use pyo3_polars::derive::{polars_expr, CallerContext};
 use serde::Deserialize;
 
 use crate::columns::{map_row_ranges, output_len, tables, References, RowRefs, Texts};
 use crate::correctness::{self, Mode, Outcome, Scratch};
+use crate::plugin::{polars_expr, CallerContext};
 
 #[derive(Deserialize)]
 struct CorrectnessKwargs {

@@ -1,11 +1,11 @@
 //! The `#[polars_expr]` wrappers of the judge-free checks that need Python's character semantics.
 
 use polars::prelude::*;
-use pyo3_polars::derive::{polars_expr, CallerContext};
 use serde::Deserialize;
 
 use crate::columns::{map_row_ranges, output_len, per_text, tables, References, RowRefs, Texts};
 use crate::deterministic;
+use crate::plugin::{polars_expr, CallerContext};
 use crate::pyunicode;
 
 #[derive(Deserialize)]

@@ -1,11 +1,11 @@
 //! The `#[polars_expr]` wrappers of final-answer extraction (MMLU-Pro letters, GSM8K numbers).
 
 use polars::prelude::*;
-use pyo3_polars::derive::{polars_expr, CallerContext};
 use serde::Deserialize;
 
 use crate::columns::{map_row_ranges, output_len, per_text, tables, Texts};
 use crate::extract::{self, ChoiceRules};
+use crate::plugin::{polars_expr, CallerContext};
 
 #[derive(Deserialize)]
 struct ChoiceKwargs {

@@ -2,10 +2,10 @@
 //! and of its parts, for tests and benchmarks.
 
 use polars::prelude::*;
-use pyo3_polars::derive::{polars_expr, CallerContext};
 use serde::Deserialize;
 
 use crate::columns::{map_row_ranges, output_len, tables, References, RowRefs, Texts};
+use crate::plugin::{polars_expr, CallerContext};
 use crate::precision::{self, Comp, Components, Mismatch, Path as PrecisionPath, Scored};
 use crate::pyunicode;
 use polars_arrow::array::{ListArray as ArrowListArray, NullArray};

@@ -1,9 +1,9 @@
 //! The `#[polars_expr]` wrapper of Python's `str.lower()`.
 
 use polars::prelude::*;
-use pyo3_polars::derive::polars_expr;
 
 use crate::columns::tables;
+use crate::plugin::polars_expr;
 
 #[polars_expr(output_type=String)]
 fn py_lower(inputs: &[Series]) -> PolarsResult<Series> {

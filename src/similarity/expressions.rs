@@ -1,10 +1,10 @@
 //! The `#[polars_expr]` wrappers of DataRobot's response similarity.
 
 use polars::prelude::*;
-use pyo3_polars::derive::{polars_expr, CallerContext};
 use serde::Deserialize;
 
 use crate::columns::{map_row_ranges, output_len, row_items, tables, References, Texts};
+use crate::plugin::{polars_expr, CallerContext};
 use crate::similarity::{self, Metric};
 
 #[derive(Deserialize)]

@@ -1,9 +1,9 @@
 //! The `#[polars_expr]` wrappers of SQuAD v1.1's exact match, F1 and normalisation.
 
 use polars::prelude::*;
-use pyo3_polars::derive::{polars_expr, CallerContext};
 
 use crate::columns::{map_row_ranges, output_len, row_items, tables, References, Texts};
+use crate::plugin::{polars_expr, CallerContext};
 use crate::squad::{self, Pair};
 
 fn squad_scores(
