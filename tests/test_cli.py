@@ -8,6 +8,7 @@ import os
 import pty
 import subprocess
 import time
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -585,6 +586,47 @@ def test_scored_file_records_how_it_was_scored(tmp_path: Path, suffix: str) -> N
         thresholds={"answer_correctness": 0.8},
     )
     assert same["scorers"] == record["scorers"]
+
+
+def test_record_says_when_and_which_question_column(tmp_path: Path) -> None:
+    source, target = tmp_path / "log.parquet", tmp_path / "scored.parquet"
+    LOG.write_parquet(source)
+    before = datetime.now(UTC).replace(microsecond=0)
+    args = ["score", source, "-o", target, "--response", "answer", "--reference", "gold"]
+    result = run_cli(*args, "--question-id", "id", "--scorer", "squad_f1")
+    after = datetime.now(UTC)
+    assert result.returncode == 0, result.stderr
+    record = ps.read_provenance(target)
+    assert record is not None
+    assert record["question_id"] == "id"
+    scored_at = datetime.strptime(record["scored_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    assert before <= scored_at <= after
+    shown = run_cli("summary", target)
+    assert f"at {record['scored_at']}: response 'answer'" in shown.stdout
+    assert "questions identified by 'id'" in shown.stdout
+    # Without the flag the key is there, and null; a missing or dropped column is refused.
+    plain = run_cli(*args, "--scorer", "squad_f1", "--overwrite")
+    assert plain.returncode == 0, plain.stderr
+    assert ps.read_provenance(target)["question_id"] is None  # type: ignore[index]
+    missing = run_cli(*args, "--question-id", "nope", "--overwrite")
+    assert missing.returncode == 3
+    assert "--question-id" in missing.stderr
+    dropped = run_cli(*args, "--question-id", "id", "--drop", "id", "--overwrite")
+    assert dropped.returncode == 2
+    assert "--drop" in dropped.stderr
+    printing = run_cli(*args[:2], *args[4:], "--question-id", "id")
+    assert printing.returncode == 2
+    assert "--question-id" in printing.stderr
+
+
+def test_scoring_record_takes_the_time_and_question_column() -> None:
+    moment = datetime(2026, 1, 2, 3, 4, 5, 678, tzinfo=timezone(timedelta(hours=-5)))
+    record = ps.scoring_record(scorers="squad_f1", question_id="qid", scored_at=moment)
+    assert (record["scored_at"], record["question_id"]) == ("2026-01-02T08:04:05Z", "qid")
+    with pytest.raises(ps.InvalidParameterError, match="scored_at"):
+        ps.scoring_record(scored_at=datetime(2026, 1, 2))  # naive: its UTC time is unknown
+    with pytest.raises(ps.InvalidParameterError, match="question_id"):
+        ps.scoring_record(question_id=3)  # type: ignore[arg-type]
 
 
 def test_summary_uses_and_shows_the_recorded_thresholds(tmp_path: Path) -> None:

@@ -172,6 +172,22 @@ def test_paired_averages_repeated_rows_and_skips_unshared_questions() -> None:
     assert pair.low is None  # no bootstrap asked
 
 
+def test_the_recorded_question_column_pairs_by_default(tmp_path: Path) -> None:
+    frame = _paired_frame(questions=40)
+    path = tmp_path / "scored.parquet"
+    record = ps.scoring_record(scorers="answer_match", question_id="question")
+    frame.write_parquet(path, metadata={ps.PROVENANCE_KEY: json.dumps(record)})
+    recorded = build_report_data(path, n_bootstrap=0, sample=0)
+    assert recorded.pair_on == ["question"]
+    told = build_report_data(frame, pair_on="question", n_bootstrap=0, sample=0)
+    assert [(p.first, p.second, p.mean_difference) for p in recorded.paired] == [
+        (p.first, p.second, p.mean_difference) for p in told.paired
+    ]
+    page = ps.report(path, n_bootstrap=0, sample=0)
+    assert f"at {record['scored_at']}" in page
+    assert "questions identified by &#x27;question&#x27;" in page
+
+
 def test_verdict_agreement_and_sweep_against_direct_counts() -> None:
     frame = _paired_frame().with_columns(
         # values exactly on the sweep's grid must pass at their own threshold

@@ -117,6 +117,13 @@ def _add_score_parser(sub: Any) -> None:
     )
     score.add_argument("--prefix", default=None, help="prefix of the score column names")
     score.add_argument(
+        "--question-id",
+        default=None,
+        metavar="COLUMN",
+        help="column identifying each row's question, recorded in the output so that "
+        "'polarscore report' pairs groups on it",
+    )
+    score.add_argument(
         "--drop", nargs="+", default=[], metavar="COLUMN", help="input columns to leave out"
     )
     score.add_argument(

@@ -54,6 +54,7 @@ _OUTPUT_ONLY = {
     "prefix": "--prefix",
     "drop": "--drop",
     "overwrite": "--overwrite",
+    "question_id": "--question-id",
 }
 
 
@@ -171,6 +172,8 @@ def _needed_columns(
         needed[reference] = "--reference"
     if args.mode_column is not None:
         needed[args.mode_column] = "--mode-column"
+    if getattr(args, "question_id", None) is not None:
+        needed.setdefault(args.question_id, "--question-id")
     for _, options in selection:
         for column in _option_columns(options):
             needed.setdefault(column, "--scorer option")
@@ -235,6 +238,11 @@ def _score_to_file(args: argparse.Namespace) -> int:
     for column in args.drop:
         if column not in schema:
             raise _words.missing_column("--drop", column, schema, hint=False)
+    if args.question_id is not None and args.question_id in args.drop:
+        raise InvalidParameterError(
+            f"--question-id {args.question_id!r} names a column that --drop leaves out; the "
+            "output must keep it for the report to pair on it."
+        )
     total = _inputs.count_rows(files)
     progress = _progress.Progress(total, stream=_progress.stderr_if_tty(quiet=args.quiet))
     scored = _score(
@@ -259,6 +267,7 @@ def _score_to_file(args: argparse.Namespace) -> int:
         reference=reference,
         references=references,
         inputs={str(file): rows for file, rows in _inputs.file_rows(files).items()},
+        question_id=args.question_id,
     )
     _write(scored, target, kind, total=total, progress=progress, record=record)
     if not args.quiet:
