@@ -428,12 +428,21 @@ def _summary_table(
     frame: pl.LazyFrame, labels: Sequence[tuple[str, str]], columns: dict[str, float | None]
 ) -> pl.DataFrame:
     """Summarise the score ``columns`` (at their thresholds) as the printed table's rows."""
-    summary = summarize(
-        frame,
-        list(columns),
-        threshold={c: DEFAULT_THRESHOLD if t is None else t for c, t in columns.items()},
-        n_bootstrap=0,
-    )
+    threshold = {c: DEFAULT_THRESHOLD if t is None else t for c, t in columns.items()}
+    summary = summarize(frame, list(columns), threshold=threshold, n_bootstrap=0)
+    if summary.height == 0:
+        # A log without rows: summarize has no row to give; each scorer still gets its line.
+        summary = pl.DataFrame(
+            {
+                "rows": [0] * len(columns),
+                "scored": [0] * len(columns),
+                "inconclusive": [0] * len(columns),
+                "mean": [None] * len(columns),
+                "threshold": list(threshold.values()),
+                "pass_rate": [None] * len(columns),
+            },
+            schema_overrides={"mean": pl.Float64, "pass_rate": pl.Float64},
+        )
     given = pl.Series([t is not None for t in columns.values()])
     return pl.DataFrame(
         {"scorer": [n for n, _ in labels], "match_mode": [m for _, m in labels]}
