@@ -29,7 +29,7 @@ from polarscore._typing import (
 from polarscore.normalize import repair_mojibake
 from polarscore.scores import checks as _checks
 from polarscore.scores import extraction as _extraction
-from polarscore.scores.checks import DEFAULT_MAX_LENGTH
+from polarscore.scores.checks import DEFAULT_MAX_LENGTH, DEFAULT_STEP_BUDGET
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
 from polarscore.scores.match import (
     DEFAULT_MIN_TOKEN_RECALL,
@@ -389,28 +389,46 @@ class ScoreNamespace:
         return _checks.format_check_details(self._expr, format_type=format_type)
 
     def regex_match(
-        self, *, pattern: str | pl.Expr | pl.Series = "", full_match: bool = False
+        self,
+        *,
+        pattern: str | pl.Expr | pl.Series = "",
+        full_match: bool = False,
+        step_budget: int | None = DEFAULT_STEP_BUDGET,
     ) -> pl.Expr:
         """See :func:`polarscore.regex_match`."""
-        return _checks.regex_match(self._expr, pattern=pattern, full_match=full_match)
+        return _checks.regex_match(
+            self._expr, pattern=pattern, full_match=full_match, step_budget=step_budget
+        )
 
     def regex_match_details(
-        self, *, pattern: str | pl.Expr | pl.Series = "", full_match: bool = False
+        self,
+        *,
+        pattern: str | pl.Expr | pl.Series = "",
+        full_match: bool = False,
+        step_budget: int | None = DEFAULT_STEP_BUDGET,
     ) -> pl.Expr:
         """See :func:`polarscore.regex_match_details`."""
-        return _checks.regex_match_details(self._expr, pattern=pattern, full_match=full_match)
+        return _checks.regex_match_details(
+            self._expr, pattern=pattern, full_match=full_match, step_budget=step_budget
+        )
 
     def json_schema(
-        self, *, schema: Mapping[str, Any] | pl.Expr | pl.Series | None = None
+        self,
+        *,
+        schema: Mapping[str, Any] | pl.Expr | pl.Series | None = None,
+        step_budget: int | None = DEFAULT_STEP_BUDGET,
     ) -> pl.Expr:
         """See :func:`polarscore.json_schema`."""
-        return _checks.json_schema(self._expr, schema=schema)
+        return _checks.json_schema(self._expr, schema=schema, step_budget=step_budget)
 
     def json_schema_details(
-        self, *, schema: Mapping[str, Any] | pl.Expr | pl.Series | None = None
+        self,
+        *,
+        schema: Mapping[str, Any] | pl.Expr | pl.Series | None = None,
+        step_budget: int | None = DEFAULT_STEP_BUDGET,
     ) -> pl.Expr:
         """See :func:`polarscore.json_schema_details`."""
-        return _checks.json_schema_details(self._expr, schema=schema)
+        return _checks.json_schema_details(self._expr, schema=schema, step_budget=step_budget)
 
     def language_detection(self, *, expected_language: str | pl.Expr | pl.Series = "en") -> pl.Expr:
         """See :func:`polarscore.language_detection`."""

@@ -86,6 +86,8 @@ def _check(name: str) -> Oracle:
 
     def oracle(response: str | None, reference: str | None, **options: Any) -> float | None:
         options = {option: _literal(value) for option, value in options.items()}
+        # Python's re has no step budget; the valid budgets are too large to matter here.
+        options.pop("step_budget", None)
         if name == "exact_match":
             return float(check(response, reference, **options)[0])
         return float(check(response, **options)[0])
@@ -156,6 +158,12 @@ def _flag(*invalid: Any) -> OptionCases:
 
 
 _BOOL = _flag(1, "yes", "no", None)
+_STEP_BUDGET = OptionCases(
+    # (tests/test_regex.py runs tiny budgets; here every budget lets the oracle's rows finish)
+    valid=(1_000_000, 10_000_000, None),
+    invalid=(0, -5, 1.5, True, "10", float("inf")),
+    messages=("must be a positive integer, or None for no bound.",),
+)
 # "__no_such_choice__" is the generic invalid string of the option suite; as a prefix or a
 # pattern it is an ordinary valid value.
 _AFFIX = OptionCases(
@@ -256,6 +264,7 @@ OPTION_CASES: dict[str, Mapping[str, OptionCases]] = {
             ),
         ),
         "full_match": _BOOL,
+        "step_budget": _STEP_BUDGET,
     },
     "json_schema": {
         "schema": OptionCases(
@@ -280,8 +289,11 @@ OPTION_CASES: dict[str, Mapping[str, OptionCases]] = {
                 Invalid({"minLength": -1}, f"{_SCHEMA} (-1 is less than the minimum of 0)"),
                 Invalid({"items": [{"type": "integer"}]}, _SCHEMA),
                 Invalid({"required": "answer"}, f"{_SCHEMA} ('answer' is not of type 'array')"),
+                Invalid({"$ref": "#/nope"}, f"{_SCHEMA} ($ref '#/nope' cannot be resolved"),
+                Invalid({"$ref": "https://example.com/s.json"}, "is never fetched"),
             ),
-        )
+        ),
+        "step_budget": _STEP_BUDGET,
     },
     "language_detection": {
         "expected_language": OptionCases(

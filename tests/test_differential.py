@@ -46,7 +46,7 @@ from tests.oracles import similarity as oracle_similarity
 from tests.oracles import squad as oracle_squad
 from tests.strategies import optional_text, text
 
-EXPRESSIONS_RS = Path(__file__).resolve().parents[1] / "src" / "expressions.rs"
+SRC = Path(__file__).resolve().parents[1] / "src"
 
 #: Kernels the Rust crate exports that have no pure-Python oracle, with the reason.
 NO_ORACLE: dict[str, str] = {}
@@ -436,6 +436,21 @@ CASES: dict[str, Case] = {
         lambda: ps.non_empty("response"),
         lambda row: oracle_checks.non_empty(row["response"])[0],
     ),
+    "python_regex": Case(
+        {"response": (S, optional_text)},
+        st.fixed_dictionaries(
+            {
+                "pattern": st.sampled_from(
+                    [r"\bé", r"\w+$", r"(?i)ſ", r"^\s*\d", r"(.)\1", r"(?<=\w)\B", r"[^\W\d]"]
+                ),
+                "full_match": st.booleans(),
+            }
+        ),
+        lambda **o: ps.regex_match_details("response", **o),
+        lambda row, **o: dict(
+            zip(("score", "reason"), oracle_checks.regex_match(row["response"], **o), strict=False)
+        ),
+    ),
     "url_state": Case(
         {"response": (S, st.one_of(optional_text, url_text))},
         st.just({}),
@@ -518,9 +533,14 @@ CASES: dict[str, Case] = {
 
 
 def native_kernels() -> list[str]:
-    """The names of the ``#[polars_expr]`` functions of the Rust crate."""
-    source = EXPRESSIONS_RS.read_text(encoding="utf-8")
-    return re.findall(r"#\[polars_expr\([^)]*\)\]\s*fn (\w+)", source)
+    """The names of the ``#[polars_expr]`` functions of the Rust crate (any module)."""
+    return [
+        name
+        for path in sorted(SRC.rglob("*.rs"))
+        for name in re.findall(
+            r"#\[polars_expr\([^)]*\)\]\s*fn (\w+)", path.read_text(encoding="utf-8")
+        )
+    ]
 
 
 def test_every_native_kernel_has_a_differential_case() -> None:
