@@ -12,9 +12,9 @@
 
 pub mod backtrack;
 #[cfg(feature = "plugin")]
-mod expr;
+mod expressions;
 #[cfg(feature = "plugin")]
-pub(crate) use expr::regex_search;
+pub(crate) use expressions::regex_search;
 pub mod linear;
 pub mod program;
 

@@ -10,7 +10,7 @@ use pyo3_polars::derive::{polars_expr, CallerContext};
 use serde::Deserialize;
 
 use super::{cached, cached_backtracking, Matcher, Outcome, Scratch};
-use crate::columns::{map_row_ranges, output_len, Texts};
+use crate::columns::{map_row_ranges, output_len, tables, Texts};
 use crate::pyunicode;
 
 /// The codes of one row's outcome.
@@ -43,7 +43,7 @@ fn python_regex(
     context: CallerContext,
     kwargs: RegexKwargs,
 ) -> PolarsResult<Series> {
-    let t = pyunicode::tables().map_err(|msg| polars_err!(ComputeError: "{msg}"))?;
+    let t = tables()?;
     let is_word = |c: char| t.is_word(c);
     let text = Texts::new(&inputs[0], "response")?;
     let literal = match &kwargs.program {
