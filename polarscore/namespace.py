@@ -13,6 +13,7 @@ from typing import Any
 
 import polars as pl
 
+from polarscore._defaults import DEFAULT_MAX_WORK
 from polarscore._typing import (
     CharSimilarity,
     ChoiceRules,
@@ -172,6 +173,7 @@ class ScoreNamespace:
         power_p: float = 0.3,
         weights: Mapping[str, float] | None = None,
         stopwords: str | Collection[str] | None = None,
+        max_work: int | None = DEFAULT_MAX_WORK,
     ) -> pl.Expr:
         """See :func:`polarscore.answer_precision`.
 
@@ -193,6 +195,7 @@ class ScoreNamespace:
             power_p=power_p,
             weights=weights,
             stopwords=stopwords,
+            max_work=max_work,
         )
 
     def answer_precision_components(
@@ -206,6 +209,7 @@ class ScoreNamespace:
         power_p: float = 0.3,
         weights: Mapping[str, float] | None = None,
         stopwords: str | Collection[str] | None = None,
+        max_work: int | None = DEFAULT_MAX_WORK,
     ) -> pl.Expr:
         """See :func:`polarscore.answer_precision_components`."""
         return answer_precision_components(
@@ -218,6 +222,7 @@ class ScoreNamespace:
             power_p=power_p,
             weights=weights,
             stopwords=stopwords,
+            max_work=max_work,
         )
 
     def answer_precision_diagnostics(
@@ -231,6 +236,7 @@ class ScoreNamespace:
         power_p: float = 0.3,
         weights: Mapping[str, float] | None = None,
         stopwords: str | Collection[str] | None = None,
+        max_work: int | None = DEFAULT_MAX_WORK,
     ) -> pl.Expr:
         """See :func:`polarscore.answer_precision_diagnostics`."""
         return answer_precision_diagnostics(
@@ -243,6 +249,7 @@ class ScoreNamespace:
             power_p=power_p,
             weights=weights,
             stopwords=stopwords,
+            max_work=max_work,
         )
 
     def response_similarity(
@@ -251,6 +258,7 @@ class ScoreNamespace:
         *,
         metric: SimilarityMetric = "token_recall",
         unacceptable: IntoExpr | None = None,
+        max_work: int | None = DEFAULT_MAX_WORK,
     ) -> pl.Expr:
         """See :func:`polarscore.response_similarity`.
 
@@ -262,7 +270,9 @@ class ScoreNamespace:
         >>> df.select(pl.col("response").score.response_similarity("acceptable")).item()
         0.5
         """
-        return response_similarity(self._expr, acceptable, metric=metric, unacceptable=unacceptable)
+        return response_similarity(
+            self._expr, acceptable, metric=metric, unacceptable=unacceptable, max_work=max_work
+        )
 
     def response_similarity_details(
         self,
@@ -270,10 +280,11 @@ class ScoreNamespace:
         *,
         metric: SimilarityMetric = "token_recall",
         unacceptable: IntoExpr | None = None,
+        max_work: int | None = DEFAULT_MAX_WORK,
     ) -> pl.Expr:
         """See :func:`polarscore.response_similarity_details`."""
         return response_similarity_details(
-            self._expr, acceptable, metric=metric, unacceptable=unacceptable
+            self._expr, acceptable, metric=metric, unacceptable=unacceptable, max_work=max_work
         )
 
     def squad_exact_match(self, reference: IntoExpr) -> pl.Expr:

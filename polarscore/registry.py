@@ -230,7 +230,8 @@ _SCORERS: dict[str, ScorerSpec] = {
             reference_kind="string_or_list",
             null_rule=(
                 "reference null, empty or only Python whitespace (missing_expected='null'); "
-                "a per-row numeric tolerance that is null, NaN, infinite or negative"
+                "a per-row numeric tolerance that is null, NaN, infinite or negative; "
+                "a pair whose character similarity would take more than max_work"
             ),
         ),
         ScorerSpec(
@@ -238,7 +239,10 @@ _SCORERS: dict[str, ScorerSpec] = {
             function=response_similarity,
             family="similarity",
             identity=False,  # a text without words ("?") scores 0.0 against itself
-            null_rule="no acceptable answer, or every one blank by Python whitespace",
+            null_rule=(
+                "no acceptable answer, or every one blank by Python whitespace; "
+                "rouge_l over max_work"
+            ),
             reference_kind="string_or_list",
         ),
         ScorerSpec(

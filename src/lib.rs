@@ -22,6 +22,7 @@ mod columns;
 pub mod correctness;
 pub mod deterministic;
 pub mod extract;
+pub mod lcs;
 pub mod precision;
 pub mod pyregex;
 pub mod pyunicode;

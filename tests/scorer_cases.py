@@ -58,6 +58,8 @@ def _match(response: str | None, reference: str | None, **options: Any) -> float
 def _precision(response: str | None, reference: str | None, **options: Any) -> float | None:
     from polarscore.stopwords import resolve_stopwords
 
+    options.pop("max_work", None)  # the valid bounds all let the oracle's rows finish
+
     stopwords = resolve_stopwords(options.pop("stopwords", None), function="oracle")
     options["tol_abs"] = options.pop("numeric_tolerance_abs", 0.0)
     options["tol_rel"] = options.pop("numeric_tolerance_rel", 0.0)
@@ -67,6 +69,7 @@ def _precision(response: str | None, reference: str | None, **options: Any) -> f
 
 
 def _similarity(response: str | None, acceptable: Any, **options: Any) -> float | None:
+    options.pop("max_work", None)  # the valid bounds all let the oracle's rows finish
     score = oracle_similarity.response_similarity(
         response, acceptable, options.get("metric", "token_recall")
     )[0]
@@ -158,6 +161,12 @@ def _flag(*invalid: Any) -> OptionCases:
 
 
 _BOOL = _flag(1, "yes", "no", None)
+_MAX_WORK = OptionCases(
+    # (every valid bound lets the oracle's rows finish; tests/test_long_text.py runs small ones)
+    valid=(10_000_000, 2_500_000_000, None),
+    invalid=(0, -1, 2.5, False, "1e9"),
+    messages=("must be a positive integer, or None for no bound.",),
+)
 _STEP_BUDGET = OptionCases(
     # (tests/test_regex.py runs tiny budgets; here every budget lets the oracle's rows finish)
     valid=(1_000_000, 10_000_000, None),
@@ -324,8 +333,10 @@ OPTION_CASES: dict[str, Mapping[str, OptionCases]] = {
             messages=(_one_of("token_recall", "token_f1", "rouge_l"),),
         ),
         "unacceptable": OptionCases(valid=(None,), invalid=(42, 1.5), messages=(_COLUMN,)),
+        "max_work": _MAX_WORK,
     },
     "answer_precision": {
+        "max_work": _MAX_WORK,
         "char_similarity": OptionCases(
             valid=("indel", "sequence_matcher"),
             invalid=("levenshtein", "Indel", None, 1),

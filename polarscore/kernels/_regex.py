@@ -345,15 +345,9 @@ def translate(pattern: str, *, full_match: bool = False) -> str:
 
 def check_step_budget(value: Any, function: str) -> int | None:
     """Check a ``step_budget`` option: a positive integer, or None for no bound."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        from polarscore._validation import invalid_parameter
+    from polarscore._validation import check_budget
 
-        raise invalid_parameter(
-            function, "step_budget", "a positive integer, or None for no bound", value
-        )
-    return value
+    return check_budget(value, function=function, parameter="step_budget")
 
 
 def search(
