@@ -820,6 +820,32 @@ def test_progress_moves_while_a_slice_runs(tmp_path: Path) -> None:
     assert "rows/s" in lines[-1]
 
 
+def test_the_progress_line_moves_while_a_long_row_is_scored(tmp_path: Path) -> None:
+    """One batch that takes a while (a long row): no row is counted until it is done, and the
+    line still changes every second, with its clock."""
+
+    class Lines(list[str]):
+        def write(self, text: str) -> None:
+            self.append(text)
+
+        def flush(self) -> None:
+            pass
+
+    def long_row(series: pl.Series) -> pl.Series:
+        time.sleep(2.5)
+        return series
+
+    lines = Lines()
+    progress = _progress.Progress(1, stream=lines)  # type: ignore[arg-type]
+    counted = pl.col("x").map_batches(long_row, is_elementwise=True, return_dtype=pl.Int64)
+    counted = counted.map_batches(progress.counter, is_elementwise=True, return_dtype=pl.Int64)
+    query = pl.LazyFrame({"x": [1]}).with_columns(counted.alias("y"))
+    _progress.collect_with_progress(query, progress, interval=0.1)
+    before_done = [line.strip() for line in lines if " 0/1 rows" in line]
+    assert len(set(before_done)) >= 2, before_done
+    assert any("0:00:02 elapsed" in line for line in before_done)
+
+
 def test_the_cli_query_carries_the_row_counter(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
