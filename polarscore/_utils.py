@@ -8,6 +8,7 @@ from typing import Any
 import polars as pl
 from polars._typing import PolarsDataType
 
+from polarscore._compat import cast_by_dtype
 from polarscore._typing import IntoExpr
 from polarscore._validation import invalid_parameter
 from polarscore.exceptions import ColumnNotFoundError, ColumnTypeError, InvalidParameterError
@@ -132,7 +133,8 @@ def parse_text_expr(value: IntoExpr, *, function: str, parameter: str) -> pl.Exp
     (all null) are cast to ``String``. Any other dtype (integers, floats, binary, lists,
     structs, ...) raises :class:`~polarscore.exceptions.ColumnTypeError` naming the function,
     the parameter, the column and its dtype. The check runs once, when the query is planned
-    (``pl.Expr.pipe_with_dtype``), so it costs nothing per row and fails before any data is read.
+    (on Polars 2.x; see :mod:`polarscore._compat` for 1.x), so it costs nothing per row and fails
+    before any data is read.
 
     Examples
     --------
@@ -152,6 +154,7 @@ def parse_text_expr(value: IntoExpr, *, function: str, parameter: str) -> pl.Exp
         parameter=parameter,
         target=_as_text,
         expected=TEXT,
+        fixed=pl.String(),
     )
 
 
@@ -168,6 +171,7 @@ def parse_text_list_expr(value: IntoExpr, *, function: str, parameter: str) -> p
         parameter=parameter,
         target=_as_text_list,
         expected="a list-of-text column (List(String))",
+        fixed=pl.List(pl.String),
     )
 
 
@@ -208,22 +212,22 @@ def _checked_text(
     parameter: str,
     target: Callable[[pl.DataType], pl.DataType | None],
     expected: str,
+    fixed: pl.DataType | None = None,
 ) -> pl.Expr:
     """Parse ``value`` and cast it to ``target(dtype)`` once its dtype is known (plan time).
 
     Raises :class:`~polarscore.exceptions.ColumnTypeError` where ``target`` gives ``None``.
+    ``fixed`` is the one dtype ``target`` gives, if there is one (see
+    :func:`polarscore._compat.cast_by_dtype`, which also says what differs on Polars 1.x).
     """
     expr = parse_into_expr(value, function=function, parameter=parameter)
 
-    def check(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
-        wanted = target(dtype)
-        if wanted is None:
-            raise _text_type_error(
-                expr, dtype, function=function, parameter=parameter, expected=expected
-            )
-        return expr if dtype == wanted else expr.cast(wanted)
+    def reject(expr: pl.Expr, dtype: pl.DataType) -> ColumnTypeError:
+        return _text_type_error(
+            expr, dtype, function=function, parameter=parameter, expected=expected
+        )
 
-    return expr.pipe_with_dtype(check)
+    return cast_by_dtype(expr, target=target, reject=reject, fixed=fixed)
 
 
 def check_same_length(function: str, **values: Any) -> None:

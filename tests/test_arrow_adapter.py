@@ -228,7 +228,7 @@ SCHEMA = pa.schema(
             "Series would be cut differently by every batch",
         ),
         (
-            {"scorers": {"answer_correctness": {"match_mode": pl.col("score").str.len_chars()}}},
+            {"scorers": {"answer_correctness": {"match_mode": pl.col("response").str.len_chars()}}},
             ps.ColumnTypeError,
             "'match_mode' parameter of answer_correctness must be a text column.*UInt32",
         ),

@@ -151,10 +151,15 @@ def test_list_reference_of_non_text_is_a_clear_error(spec: ps.ScorerSpec) -> Non
     df = pl.DataFrame({"response": ["a"], "refs": [[1]]})
     with pytest.raises(ps.ColumnTypeError) as info:
         df.select(spec.expr("response", "refs"))
-    message = str(info.value)
+    # Polars 1.x, which raises it when the query runs, appends lines saying where in the query.
+    message = str(info.value).splitlines()[0]
     parameter = list(inspect.signature(spec.function).parameters)[1]
     assert message.startswith(f"The {parameter!r} parameter of {spec.function.__name__} must be ")
     assert message.endswith(" Got the column 'refs' of type List(Int64) instead."), message
+
+
+def _polars_version() -> tuple[int, ...]:
+    return tuple(int(part) for part in pl.__version__.split(".")[:2])
 
 
 @pytest.mark.parametrize(
@@ -162,6 +167,10 @@ def test_list_reference_of_non_text_is_a_clear_error(spec: ps.ScorerSpec) -> Non
 )
 @pytest.mark.parametrize("inner", ["categorical", "null", "large_string"])
 def test_list_reference_of_other_text_dtypes(spec: ps.ScorerSpec, inner: str) -> None:
+    if inner == "large_string" and _polars_version() < (1, 44):
+        # Seen on 1.33, not on 1.44: Polars keeps Arrow's large_list<large_string> with its
+        # LargeUtf8 items, and its own list builder panics when the column is combined.
+        pytest.xfail("Polars before 1.44 cannot combine this Arrow list layout (a Polars bug)")
     refs = FRAME.select(as_form(pl.col("reference"), "list").alias("reference"))["reference"]
     if inner == "categorical":
         other = refs.cast(pl.List(pl.Categorical))

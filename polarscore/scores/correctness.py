@@ -65,7 +65,6 @@ def _correctness(
         build=score,
         function=function,
         parameter="reference",
-        also_reads=[resp, *row_mode],
     )
 
 

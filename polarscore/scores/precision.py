@@ -168,7 +168,6 @@ def _build(
         build=score,
         function=function,
         parameter="reference",
-        also_reads=[response_expr, *tolerances],
     )
 
 

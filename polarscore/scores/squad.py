@@ -70,7 +70,6 @@ def _squad(function: str, response: IntoExpr, reference: IntoExpr) -> pl.Expr:
         build=score,
         function=function,
         parameter="reference",
-        also_reads=[resp],
     ).alias(function)
 
 
