@@ -691,6 +691,18 @@ def test_parse_scorer_values() -> None:
     assert str(_args._parse_value("s", "m", "@mode", "x")) == str(pl.col("mode"))
     with pytest.raises(ps.InvalidParameterError, match="takes a float"):
         _args._parse_value("s", "x", "high", 0.0)
+    # None lifts a bound (max_work, step_budget); the scorer says whether an option takes it
+    assert _args._parse_value("s", "max_work", "None", 2_500_000_000) is None
+    assert _args._parse_value("s", "step_budget", "null", 10_000_000) is None
+    assert _args._parse_value("s", "x", "None", "text") == "None"
+    assert _args.parse_scorer("answer_precision:max_work=none") == (
+        "answer_precision",
+        {"max_work": None},
+    )
+    with pytest.raises(ps.InvalidParameterError, match="'power_p' parameter of answer_precision"):
+        ps.get_scorer("answer_precision").expr(
+            "r", "e", power_p=_args._parse_value("s", "p", "None", 0.3)
+        )
     assert _args._split_options("a=1,w=[1,2],s='x,y'") == ["a=1", "w=[1,2]", "s='x,y'"]
 
 

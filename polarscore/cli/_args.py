@@ -292,6 +292,10 @@ def _split_options(text: str) -> list[str]:
 _BOOLEANS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
 
 
+#: How None (an option's "no bound", as ``max_work=None``) may be written on the command line.
+_NONE = frozenset({"none", "null"})
+
+
 def _parse_bool(text: str) -> bool:
     return _BOOLEANS[text.lower()]
 
@@ -302,6 +306,8 @@ def _parse_value(scorer: str, option: str, text: str, default: Any) -> Any:
         return pl.col(text[1:])
     if isinstance(default, str):
         return text
+    if isinstance(default, bool | int | float) and text.lower() in _NONE:
+        return None  # the scorer says whether the option takes None (max_work=None does)
     if isinstance(default, bool | int | float):
         parse: Callable[[str], Any] = _parse_bool if isinstance(default, bool) else type(default)
         try:
