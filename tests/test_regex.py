@@ -300,3 +300,76 @@ def test_step_budget_is_an_option() -> None:
     for bad in (0, -1, 1.5, True, "10"):
         with pytest.raises(ps.InvalidParameterError, match="step_budget"):
             ps.regex_match("response", pattern="a", step_budget=bad)  # type: ignore[arg-type]
+
+
+# --- a Python whose re parser the translation does not know ------------------------------------
+
+
+@pytest.fixture
+def fresh_translation() -> Iterator[None]:
+    """Forget the once-per-process check and the cached programs, before and after."""
+    from polarscore.kernels import _regex
+
+    for cached in (_regex.check_translator, _regex.translate):
+        cached.cache_clear()
+    yield
+    for cached in (_regex.check_translator, _regex.translate):
+        cached.cache_clear()
+
+
+def _refused(expr_builder: object) -> str:
+    assert callable(expr_builder)
+    with pytest.raises(ps.exceptions.RegexTranslationError) as caught:
+        expr_builder()
+    return str(caught.value)
+
+
+@pytest.mark.usefixtures("fresh_translation")
+def test_a_missing_parser_is_refused_when_the_expression_is_built(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from polarscore.kernels import _regex
+
+    monkeypatch.setattr(_regex, "_parser", None)
+    for build in (
+        lambda: ps.regex_match("response", pattern="a"),
+        lambda: ps.regex_match("response", pattern=pl.col("pattern")),
+        lambda: ps.json_schema("response", schema={"properties": {"k": {"pattern": "a"}}}),
+        lambda: ps.json_schema("response", schema=pl.col("schema")),
+    ):
+        message = _refused(build)
+        assert "re._parser" in message
+        assert _regex.TESTED_PYTHONS in message
+    # a schema without patterns needs no translation
+    frame = pl.DataFrame({"response": ['{"k": 1}', "x"]})
+    assert frame.select(
+        ps.json_schema("response", schema={"type": "object"})
+    ).to_series().to_list() == [1.0, 0.0]
+
+
+@pytest.mark.usefixtures("fresh_translation")
+def test_a_parser_that_reads_otherwise_is_refused_not_matched_wrongly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from polarscore.kernels import _regex
+
+    # a parser whose assertions mean something else: "$" read as "\A", say
+    monkeypatch.setattr(_regex._Translator, "at", staticmethod(lambda code, flags: "A"))
+    message = _refused(lambda: ps.regex_match("response", pattern="b$"))
+    assert "reads it otherwise" in message
+
+
+@pytest.mark.usefixtures("fresh_translation")
+def test_an_element_the_translation_does_not_know_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from types import SimpleNamespace
+
+    from polarscore.kernels import _regex
+
+    # a parser writing a literal as an opcode of its own
+    constants = SimpleNamespace(**vars(vars(_regex)["_c"]))
+    constants.LITERAL = object()
+    monkeypatch.setattr(_regex, "_c", constants)
+    message = _refused(lambda: _regex.translate("a"))
+    assert "on the pattern" in message

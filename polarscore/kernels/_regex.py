@@ -28,13 +28,20 @@ The program (one line of ASCII):
 from __future__ import annotations
 
 import _sre  # type: ignore[import-not-found]
+import platform
 import re
 import warnings
 from collections.abc import Iterable, Sequence
 from functools import cache, lru_cache
-from re import _compiler, _parser  # type: ignore[attr-defined]
-from re import _constants as _c  # type: ignore[attr-defined]
 from typing import Any
+
+from polarscore.exceptions import RegexTranslationError
+
+try:  # CPython's private modules (3.11 on): the one reading of a pattern that is exactly re's
+    from re import _compiler, _parser  # type: ignore[attr-defined]
+    from re import _constants as _c  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - a Python without them is refused by check_translator
+    _compiler = _parser = _c = None
 
 #: The version of the program format the kernel reads.
 PROGRAM_VERSION = "pyre1"
@@ -269,7 +276,7 @@ class _Translator:
             return ("lb" if positive else "lc") + f"{width}:" + inner
         if op is _c.AT:
             return "^" + self.at(av, flags)
-        raise re.error(f"unsupported pattern element {op}")  # pragma: no cover
+        raise _UnsupportedError(f"pattern element {op}")
 
     def literal(self, code: int, flags: int) -> Ranges:
         if not flags & _c.SRE_FLAG_IGNORECASE:
@@ -289,8 +296,8 @@ class _Translator:
                 parts.append(av)
             elif op is _c.CATEGORY:
                 parts.extend(_category(av, ascii_only=ascii_only))
-            else:  # pragma: no cover - the parser writes nothing else in a set
-                raise re.error(f"unsupported set element {op}")
+            else:  # the parser of a Python the translation does not know
+                raise _UnsupportedError(f"set element {op}")
         ranges = _normalize(parts)
         if negate:
             ranges = _complement(ranges)
@@ -314,7 +321,7 @@ class _Translator:
             return "x" if ascii_only else "b"
         if code is _c.AT_NON_BOUNDARY:
             return "X" if ascii_only else "B"
-        raise re.error(f"unsupported assertion {code}")  # pragma: no cover
+        raise _UnsupportedError(f"assertion {code}")
 
 
 @lru_cache(maxsize=512)
@@ -331,6 +338,14 @@ def translate(pattern: str, *, full_match: bool = False) -> str:
     'pyre1;G1;F0;a2:c[61]^z'
     """
     py_compile(pattern)  # Python's own errors, for a pattern it refuses
+    check_translator()
+    try:
+        return _translate(pattern, full_match=full_match)
+    except _UnsupportedError as unknown:
+        raise RegexTranslationError(_unknown_parser(f"holds a {unknown}", pattern)) from None
+
+
+def _translate(pattern: str, *, full_match: bool) -> str:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         parsed = _parser.parse(pattern, 0)
@@ -341,6 +356,56 @@ def translate(pattern: str, *, full_match: bool = False) -> str:
     if translator.case_backref:
         header += _lowercase_table()
     return header + body
+
+
+class _UnsupportedError(Exception):
+    """A parsed element the translation does not know (another Python's parser)."""
+
+
+#: The Python versions whose ``re._parser`` the translation is tested on.
+TESTED_PYTHONS = "CPython 3.11"
+
+#: Patterns reaching every kind of element the translation writes, and texts each must (or must
+#: not) match as ``re.search`` does: :func:`check_translator` runs them once per process.
+_CANARIES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (r"(?i)ß|[^\W\d_]x\b", ("SS", "ẞ", "éx y", "9x", "_x", "ax1")),
+    (r"^a.c$|\Aq\Z", ("abc\n", "abc\n\n", "a\nc", "q", "q\n")),
+    (r"(?m)^m$", ("x\nm\ny", "xm")),
+    (r"(?s)a.c|x{2,3}?y|\d+?\s\B", ("a\nc", "xy", "xxy", "١٢ ", "7 a")),
+    (r"(a)(?(1)b|c)\1|(?<=x)y(?!z)|(?>d+)e|f*+f", ("aba", "ab", "xy", "xyz", "dde", "fff")),
+    (r"(?ai)\w(?-i:K)|[\x80-\xff]", ("ék", "ak", "aK", "\x99")),
+)
+
+
+@cache
+def check_translator() -> None:
+    """Refuse, with a clear error, a Python whose ``re`` parser the translation does not know.
+
+    Runs once per process: the parser must be there, and a few patterns covering every element
+    the translation writes must match, natively, exactly where ``re.search`` does.
+    """
+    if _parser is None or _compiler is None or _c is None:
+        raise RegexTranslationError(_unknown_parser("is missing (re._parser)", None))
+    for pattern, texts in _CANARIES:
+        try:
+            program = _translate(pattern, full_match=False)
+        except (_UnsupportedError, AttributeError, TypeError, ValueError, re.error) as error:
+            raise RegexTranslationError(_unknown_parser(f"fails ({error})", pattern)) from None
+        for text in texts:
+            if search(program, text, None) != (re.search(pattern, text) is not None):
+                raise RegexTranslationError(
+                    _unknown_parser(f"reads it otherwise (on {text!r})", pattern)
+                )
+
+
+def _unknown_parser(what: str, pattern: str | None) -> str:
+    python = f"{platform.python_implementation()} {platform.python_version()}"
+    where = "" if pattern is None else f" on the pattern {pattern!r}"
+    return (
+        f"regex_match and json_schema read patterns with Python's own parser, whose reading "
+        f"{what}{where} on this Python ({python}); polarscore's translation is tested on "
+        f"{TESTED_PYTHONS}, so it refuses to match rather than risk a wrong match"
+    )
 
 
 def check_step_budget(value: Any, function: str) -> int | None:
@@ -369,7 +434,9 @@ def search(
 __all__ = [
     "DEFAULT_STEP_BUDGET",
     "PROGRAM_VERSION",
+    "TESTED_PYTHONS",
     "check_step_budget",
+    "check_translator",
     "py_compile",
     "py_digit_class",
     "search",

@@ -456,11 +456,28 @@ def _json_per_row(text: pl.Expr, schemas: pl.Expr, step_budget: int | None) -> p
     )
 
 
+def _has_patterns(schema: Any) -> bool:
+    """Whether a literal schema holds a ``pattern`` or ``patternProperties`` keyword."""
+    stack, seen = [schema], 0
+    while stack and seen < 100_000:
+        node = stack.pop()
+        seen += 1
+        if isinstance(node, Mapping):
+            if "pattern" in node or "patternProperties" in node:
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list | tuple):
+            stack.extend(node)
+    return bool(stack)  # too large to walk: check as if it had some
+
+
 def _json(
     response: IntoExpr, schema: Any, step_budget: Any, function: str
 ) -> tuple[pl.Expr, pl.Expr]:
     budget = _regex.check_step_budget(step_budget, function)
     text = response_text(response, function)
+    if isinstance(schema, pl.Expr | pl.Series) or _has_patterns(schema):
+        _regex.check_translator()  # a Python whose re parser is unknown: refused, not guessed
     if isinstance(schema, pl.Expr | pl.Series):
         check_same_length(function, response=response, schema=schema)
         _import_jsonschema(function)

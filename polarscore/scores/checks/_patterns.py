@@ -13,6 +13,7 @@ from polarscore.kernels._plugin import plugin_call
 from polarscore.kernels._regex import (
     DEFAULT_STEP_BUDGET,
     check_step_budget,
+    check_translator,
     py_compile,
     py_digit_class,
     translate,
@@ -176,6 +177,7 @@ def _regex_codes(
         _compile(pattern, function)
         program = translate(pattern, full_match=full_match)
         return plugin_call("python_regex", text, program=program, step_budget=step_budget)
+    check_translator()  # a Python whose re parser is unknown: refused here, not row by row
     programs = pattern.map_batches(
         map_present(lambda p: _program_or_none(p, full_match=full_match), pl.String()),
         return_dtype=pl.String,
