@@ -69,8 +69,12 @@ pub struct RatioScratch {
     always_automaton: bool,
     // Myers' furthest reaching points.
     diagonals: Vec<usize>,
-    // The blocked recurrence: each text character's mask row, and the carries between blocks.
+    // The blocked recurrence: the pattern's and the text's characters as dense ids, each id's
+    // row in the block's masks, the masks, and the carries between blocks.
+    pattern_ids: Vec<u32>,
     rows: Vec<u32>,
+    block_row: Vec<u32>,
+    block_masks: Vec<u64>,
     carries: Vec<u64>,
 }
 
@@ -131,13 +135,14 @@ fn lcs_bit_parallel<T: Copy + Into<char>>(a: &[T], b: &[T], s: &mut RatioScratch
         return 0;
     }
     let words = m.div_ceil(64);
+    if words > BLOCK_WORDS {
+        return lcs_blocked(pattern, text, s);
+    }
     set_masks(pattern, words, s);
     let total = if words == 1 {
         lcs_one_word(text, m, s)
-    } else if words <= BLOCK_WORDS {
-        lcs_many_words(text, m, words, s)
     } else {
-        lcs_blocked(text, m, words, s)
+        lcs_many_words(text, m, words, s)
     };
     clear_masks(pattern, words, s);
     total
@@ -241,7 +246,7 @@ fn lcs_many_words<T: Copy + Into<char>>(
 
 /// Words of the state processed together by [`lcs_blocked`] (2 KB, in the L1 cache).
 const BLOCK_WORDS: usize = 256;
-/// The row of a character the pattern does not hold.
+/// The row of a character the pattern (or the block) does not hold.
 const NO_ROW: u32 = u32::MAX;
 
 /// [`lcs_many_words`] for long patterns, a block of state words at a time.
@@ -250,46 +255,87 @@ const NO_ROW: u32 = u32::MAX;
 /// leaves the cache between two characters. Here each block of [`BLOCK_WORDS`] words runs over
 /// the whole text, and the carry out of its last word at each character is kept, one bit per
 /// character, for the next block: the same additions in another order, so the same state.
-fn lcs_blocked<T: Copy + Into<char>>(
-    text: &[T],
-    m: usize,
-    words: usize,
-    s: &mut RatioScratch,
-) -> usize {
-    // Each character's row of masks, once: ASCII ones by code, others by the map after them.
-    let ascii_rows = 128;
+///
+/// The masks are built a block at a time, for the characters of that block of the pattern
+/// only: at most `64 * BLOCK_WORDS` rows of [`BLOCK_WORDS`] words (32 MB when every character
+/// differs; 256 KB for ASCII text), however long the pattern and however many characters it
+/// uses (the whole pattern's masks would take 1 GB for 400,000 characters of 20,000 kinds).
+fn lcs_blocked<T: Copy + Into<char>>(pattern: &[T], text: &[T], s: &mut RatioScratch) -> usize {
+    let m = pattern.len();
+    let words = m.div_ceil(64);
+    // Dense ids of the pattern's characters: ASCII ones by code, the others after them.
+    let ascii_ids = 128u32;
+    s.other.clear();
+    s.pattern_ids.clear();
+    for &c in pattern {
+        let c: char = c.into();
+        let id = if c.is_ascii() {
+            c as u32
+        } else {
+            let next = ascii_ids + s.other.len() as u32;
+            *s.other.entry(c).or_insert(next as usize) as u32
+        };
+        s.pattern_ids.push(id);
+    }
+    // The text's characters as those ids (NO_ROW: nowhere in the pattern).
     s.rows.clear();
     s.rows.extend(text.iter().map(|&c| {
         let c: char = c.into();
         if c.is_ascii() {
             c as u32
         } else {
-            s.other
-                .get(&c)
-                .map_or(NO_ROW, |&row| (ascii_rows + row) as u32)
+            s.other.get(&c).map_or(NO_ROW, |&id| id as u32)
         }
     }));
+    s.block_row.clear();
+    s.block_row
+        .resize(ascii_ids as usize + s.other.len(), NO_ROW);
     s.carries.clear();
     s.carries.resize(text.len().div_ceil(64), 0);
     let mut total = 0usize;
     let mut state = [u64::MAX; BLOCK_WORDS];
     for start in (0..words).step_by(BLOCK_WORDS) {
         let width = BLOCK_WORDS.min(words - start);
+        let chars = s
+            .pattern_ids
+            .get(start * 64..m.min((start + width) * 64))
+            .unwrap_or(&[]);
+        // This block's masks: a row per distinct character of its part of the pattern.
+        s.block_masks.clear();
+        let mut n_rows = 0usize;
+        for (i, &id) in chars.iter().enumerate() {
+            let slot = &mut s.block_row[id as usize];
+            if *slot == NO_ROW {
+                *slot = n_rows as u32;
+                n_rows += 1;
+                s.block_masks.resize(n_rows * width, 0);
+            }
+            s.block_masks[*slot as usize * width + i / 64] |= 1u64 << (i % 64);
+        }
         let state = &mut state[..width];
         state.fill(u64::MAX);
-        for (t, &row) in s.rows.iter().enumerate() {
-            if row == NO_ROW {
-                continue; // nowhere in the pattern: no word changes, no carry
-            }
-            let row = row as usize;
-            let masks: &[u64] = if row < ascii_rows {
-                &s.ascii[row * words + start..row * words + start + width]
-            } else {
-                let row = row - ascii_rows;
-                &s.other_masks[row * words + start..row * words + start + width]
-            };
+        for (t, &id) in s.rows.iter().enumerate() {
             let (bits, bit) = (&mut s.carries[t / 64], t % 64);
             let mut carry = (*bits >> bit) & 1;
+            let row = match s.block_row.get(id as usize) {
+                Some(&row) if row != NO_ROW => row as usize,
+                _ if carry == 0 => continue, // no mask bit and no carry: nothing changes
+                _ => {
+                    // No mask bit here, but a carry from the block before: it runs on
+                    // (`v + carry | v`) until a word takes it.
+                    for v in state.iter_mut() {
+                        let (sum, c) = v.overflowing_add(carry);
+                        *v |= sum;
+                        carry = u64::from(c);
+                        if carry == 0 {
+                            break;
+                        }
+                    }
+                    *bits = (*bits & !(1 << bit)) | (carry << bit);
+                    continue;
+                }
+            };
+            let masks = &s.block_masks[row * width..(row + 1) * width];
             for (v, &mask) in state.iter_mut().zip(masks) {
                 let u = *v & mask;
                 let (sum, c1) = v.overflowing_add(u);
@@ -306,6 +352,9 @@ fn lcs_blocked<T: Copy + Into<char>>(
                 !v
             };
             total += bits.count_ones() as usize;
+        }
+        for &id in chars {
+            s.block_row[id as usize] = NO_ROW;
         }
     }
     total
@@ -874,7 +923,11 @@ mod tests {
     fn the_blocked_recurrence_equals_the_plain_one() {
         let mut s = RatioScratch::default();
         let mut seed = 9u64;
-        for alphabet in ["ab", "abcdefgh ", "aé😀 xyz"] {
+        // (the last alphabet: more characters than a block of the pattern holds)
+        let many: String = (0..20_000u32)
+            .filter_map(|i| char::from_u32(0x4e00 + i))
+            .collect();
+        for alphabet in ["ab", "abcdefgh ", "aé😀 xyz", many.as_str()] {
             let alphabet: Vec<char> = alphabet.chars().collect();
             for (n, m) in [(20_000, 17_000), (16_385, 40_000), (33_000, 5)] {
                 let a: Vec<char> = random_text(&mut seed, n, &alphabet).chars().collect();
