@@ -39,7 +39,7 @@ def _long_text(seed: int, size: int) -> str:
     ]
     out: list[str] = []
     total = 0
-    while total < size:
+    while total <= size:  # the join writes one space fewer than the words' count
         out.append(rng.choice(words))
         total += len(out[-1]) + 1
     return " ".join(out)[:size]
