@@ -82,3 +82,14 @@ def check_expr_or_choice(
 
 
 __all__ = ["check_choice", "check_expr_or_choice", "check_number", "invalid_parameter"]
+
+
+def check_budget(value: Any, *, function: str, parameter: str) -> int | None:
+    """Check a work bound (``max_work``, ``step_budget``): a positive integer, or None."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise invalid_parameter(
+            function, parameter, "a positive integer, or None for no bound", value
+        )
+    return value

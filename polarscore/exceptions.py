@@ -62,6 +62,15 @@ class OutputFileError(PolarscoreError):
     """The output cannot be written (it exists without overwrite, or a bad format)."""
 
 
+class RegexTranslationError(PolarscoreError):
+    """The running Python's regular-expression parser is not one polarscore's translation knows.
+
+    The patterns of ``regex_match`` and ``json_schema`` are read with CPython's private parser
+    (``re._parser``); a Python whose parser is missing or reads patterns differently is refused
+    with this error rather than allowed to match wrongly.
+    """
+
+
 __all__ = [
     "BatchScoringError",
     "ColumnCollisionError",
@@ -71,4 +80,5 @@ __all__ = [
     "InvalidParameterError",
     "OutputFileError",
     "PolarscoreError",
+    "RegexTranslationError",
 ]

@@ -13,6 +13,7 @@ from typing import Any
 
 import polars as pl
 
+from polarscore._defaults import DEFAULT_MAX_WORK
 from polarscore._typing import (
     CharSimilarity,
     ChoiceRules,
@@ -29,7 +30,7 @@ from polarscore._typing import (
 from polarscore.normalize import repair_mojibake
 from polarscore.scores import checks as _checks
 from polarscore.scores import extraction as _extraction
-from polarscore.scores.checks import DEFAULT_MAX_LENGTH
+from polarscore.scores.checks import DEFAULT_MAX_LENGTH, DEFAULT_STEP_BUDGET
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
 from polarscore.scores.match import (
     DEFAULT_MIN_TOKEN_RECALL,
@@ -172,6 +173,7 @@ class ScoreNamespace:
         power_p: float = 0.3,
         weights: Mapping[str, float] | None = None,
         stopwords: str | Collection[str] | None = None,
+        max_work: int | None = DEFAULT_MAX_WORK,
     ) -> pl.Expr:
         """See :func:`polarscore.answer_precision`.
 
@@ -193,6 +195,7 @@ class ScoreNamespace:
             power_p=power_p,
             weights=weights,
             stopwords=stopwords,
+            max_work=max_work,
         )
 
     def answer_precision_components(
@@ -206,6 +209,7 @@ class ScoreNamespace:
         power_p: float = 0.3,
         weights: Mapping[str, float] | None = None,
         stopwords: str | Collection[str] | None = None,
+        max_work: int | None = DEFAULT_MAX_WORK,
     ) -> pl.Expr:
         """See :func:`polarscore.answer_precision_components`."""
         return answer_precision_components(
@@ -218,6 +222,7 @@ class ScoreNamespace:
             power_p=power_p,
             weights=weights,
             stopwords=stopwords,
+            max_work=max_work,
         )
 
     def answer_precision_diagnostics(
@@ -231,6 +236,7 @@ class ScoreNamespace:
         power_p: float = 0.3,
         weights: Mapping[str, float] | None = None,
         stopwords: str | Collection[str] | None = None,
+        max_work: int | None = DEFAULT_MAX_WORK,
     ) -> pl.Expr:
         """See :func:`polarscore.answer_precision_diagnostics`."""
         return answer_precision_diagnostics(
@@ -243,6 +249,7 @@ class ScoreNamespace:
             power_p=power_p,
             weights=weights,
             stopwords=stopwords,
+            max_work=max_work,
         )
 
     def response_similarity(
@@ -251,6 +258,7 @@ class ScoreNamespace:
         *,
         metric: SimilarityMetric = "token_recall",
         unacceptable: IntoExpr | None = None,
+        max_work: int | None = DEFAULT_MAX_WORK,
     ) -> pl.Expr:
         """See :func:`polarscore.response_similarity`.
 
@@ -262,7 +270,9 @@ class ScoreNamespace:
         >>> df.select(pl.col("response").score.response_similarity("acceptable")).item()
         0.5
         """
-        return response_similarity(self._expr, acceptable, metric=metric, unacceptable=unacceptable)
+        return response_similarity(
+            self._expr, acceptable, metric=metric, unacceptable=unacceptable, max_work=max_work
+        )
 
     def response_similarity_details(
         self,
@@ -270,10 +280,11 @@ class ScoreNamespace:
         *,
         metric: SimilarityMetric = "token_recall",
         unacceptable: IntoExpr | None = None,
+        max_work: int | None = DEFAULT_MAX_WORK,
     ) -> pl.Expr:
         """See :func:`polarscore.response_similarity_details`."""
         return response_similarity_details(
-            self._expr, acceptable, metric=metric, unacceptable=unacceptable
+            self._expr, acceptable, metric=metric, unacceptable=unacceptable, max_work=max_work
         )
 
     def squad_exact_match(self, reference: IntoExpr) -> pl.Expr:
@@ -389,28 +400,46 @@ class ScoreNamespace:
         return _checks.format_check_details(self._expr, format_type=format_type)
 
     def regex_match(
-        self, *, pattern: str | pl.Expr | pl.Series = "", full_match: bool = False
+        self,
+        *,
+        pattern: str | pl.Expr | pl.Series = "",
+        full_match: bool = False,
+        step_budget: int | None = DEFAULT_STEP_BUDGET,
     ) -> pl.Expr:
         """See :func:`polarscore.regex_match`."""
-        return _checks.regex_match(self._expr, pattern=pattern, full_match=full_match)
+        return _checks.regex_match(
+            self._expr, pattern=pattern, full_match=full_match, step_budget=step_budget
+        )
 
     def regex_match_details(
-        self, *, pattern: str | pl.Expr | pl.Series = "", full_match: bool = False
+        self,
+        *,
+        pattern: str | pl.Expr | pl.Series = "",
+        full_match: bool = False,
+        step_budget: int | None = DEFAULT_STEP_BUDGET,
     ) -> pl.Expr:
         """See :func:`polarscore.regex_match_details`."""
-        return _checks.regex_match_details(self._expr, pattern=pattern, full_match=full_match)
+        return _checks.regex_match_details(
+            self._expr, pattern=pattern, full_match=full_match, step_budget=step_budget
+        )
 
     def json_schema(
-        self, *, schema: Mapping[str, Any] | pl.Expr | pl.Series | None = None
+        self,
+        *,
+        schema: Mapping[str, Any] | pl.Expr | pl.Series | None = None,
+        step_budget: int | None = DEFAULT_STEP_BUDGET,
     ) -> pl.Expr:
         """See :func:`polarscore.json_schema`."""
-        return _checks.json_schema(self._expr, schema=schema)
+        return _checks.json_schema(self._expr, schema=schema, step_budget=step_budget)
 
     def json_schema_details(
-        self, *, schema: Mapping[str, Any] | pl.Expr | pl.Series | None = None
+        self,
+        *,
+        schema: Mapping[str, Any] | pl.Expr | pl.Series | None = None,
+        step_budget: int | None = DEFAULT_STEP_BUDGET,
     ) -> pl.Expr:
         """See :func:`polarscore.json_schema_details`."""
-        return _checks.json_schema_details(self._expr, schema=schema)
+        return _checks.json_schema_details(self._expr, schema=schema, step_budget=step_budget)
 
     def language_detection(self, *, expected_language: str | pl.Expr | pl.Series = "en") -> pl.Expr:
         """See :func:`polarscore.language_detection`."""

@@ -1,9 +1,10 @@
 """How a scored log was scored, recorded in the Parquet file it was written to.
 
 ``polarscore score -o OUT.parquet`` stores one JSON value under the key ``"polarscore"`` of the
-file's key-value metadata: the polarscore version, each scorer with its output column, every
-option (defaults included) and its pass threshold, the response and reference columns, and the
-input files with their row counts. :func:`read_provenance` reads it back (``polarscore summary``
+file's key-value metadata: the polarscore version, when the log was scored (UTC), each scorer with
+its output column, every option (defaults included) and its pass threshold, the response and
+reference columns, the question-id column when one is named, and the input files with their row
+counts. :func:`read_provenance` reads it back (``polarscore summary``
 shows it and uses its thresholds); :func:`scoring_record` builds the same record for a frame
 scored from Python, to pass to ``write_parquet`` / ``sink_parquet`` as ``metadata``.
 """
@@ -12,12 +13,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
+from polarscore._validation import invalid_parameter
 from polarscore.exceptions import PolarscoreError
 from polarscore.frame import IntoScorers, IntoThresholds, ScorerRequest, resolve_scorers
 
@@ -57,6 +60,27 @@ def _scorer_entry(request: ScorerRequest) -> dict[str, Any]:
     }
 
 
+def utc_timestamp(moment: datetime | None = None) -> str:
+    """Return ``moment`` (default: now) as an ISO 8601 UTC timestamp to the second.
+
+    A naive ``datetime`` is refused: its time zone is unknown, so its UTC time is too.
+
+    Examples
+    --------
+    >>> from datetime import datetime, timezone, timedelta
+    >>> from polarscore.provenance import utc_timestamp
+    >>> utc_timestamp(datetime(2026, 5, 9, 20, 30, 5, 123456, tzinfo=timezone(timedelta(hours=2))))
+    '2026-05-09T18:30:05Z'
+    """
+    if moment is None:
+        moment = datetime.now(UTC)
+    if not isinstance(moment, datetime) or moment.utcoffset() is None:
+        raise invalid_parameter(
+            "scoring_record", "scored_at", "a time-zone-aware datetime (or None for now)", moment
+        )
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def record_for_requests(
     requests: list[ScorerRequest],
     *,
@@ -64,17 +88,23 @@ def record_for_requests(
     reference: str,
     references: str | None,
     inputs: Mapping[str, int | None] | None = None,
+    question_id: str | None = None,
+    scored_at: datetime | None = None,
 ) -> dict[str, Any]:
     """Build the record for already resolved scorer requests (the command line's path)."""
     from polarscore import __version__
 
+    if question_id is not None and not isinstance(question_id, str):
+        raise invalid_parameter("scoring_record", "question_id", "a column name", question_id)
     return {
         "record_version": RECORD_VERSION,
         "polarscore_version": __version__,
+        "scored_at": utc_timestamp(scored_at),
         "scorers": [_scorer_entry(r) for r in requests],
         "response": response,
         "reference": None if references is not None else reference,
         "references": references,
+        "question_id": question_id,
         "inputs": [{"path": path, "rows": rows} for path, rows in (inputs or {}).items()],
     }
 
@@ -88,6 +118,8 @@ def scoring_record(
     thresholds: IntoThresholds | None = None,
     prefix: str | None = None,
     inputs: Mapping[str, int | None] | None = None,
+    question_id: str | None = None,
+    scored_at: datetime | None = None,
 ) -> dict[str, Any]:
     """Return the provenance record of a :func:`polarscore.score_frame` call.
 
@@ -98,15 +130,21 @@ def scoring_record(
     inputs
         Optional ``{path: row count}`` of the files that were scored (``None`` for an unknown
         count).
+    question_id
+        Optional column identifying the question each row answers; :func:`polarscore.report`
+        then compares groups on the questions they share (its ``pair_on``) without being told.
+    scored_at
+        When the log was scored, a time-zone-aware ``datetime``; default: now.
 
     Returns
     -------
     dict
-        A JSON-ready record: ``record_version``, ``polarscore_version``, ``scorers`` (each with
-        ``name``, ``column``, every option with its default filled in, ``threshold`` and
+        A JSON-ready record: ``record_version``, ``polarscore_version``, ``scored_at`` (ISO 8601
+        in UTC, to the second: ``"2026-05-09T18:30:05Z"``), ``scorers`` (each with ``name``,
+        ``column``, every option with its default filled in, ``threshold`` and
         ``pass_column``), ``response``, ``reference`` (``None`` when ``references`` was used),
-        ``references`` and ``inputs`` (a list of ``{path, rows}``). A per-row option
-        ``pl.col("x")`` is written ``"@x"``.
+        ``references``, ``question_id`` (``None`` when not given) and ``inputs`` (a list of
+        ``{path, rows}``). A per-row option ``pl.col("x")`` is written ``"@x"``.
 
     Raises
     ------
@@ -130,7 +168,13 @@ def scoring_record(
     """
     requests = resolve_scorers(scorers, thresholds=thresholds, prefix=prefix)
     return record_for_requests(
-        requests, response=response, reference=reference, references=references, inputs=inputs
+        requests,
+        response=response,
+        reference=reference,
+        references=references,
+        inputs=inputs,
+        question_id=question_id,
+        scored_at=scored_at,
     )
 
 
@@ -205,4 +249,5 @@ __all__ = [
     "record_for_requests",
     "recorded_thresholds",
     "scoring_record",
+    "utc_timestamp",
 ]

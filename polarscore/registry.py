@@ -134,18 +134,26 @@ def _check(
     *,
     identity: bool = False,
     default: bool = False,
+    null_rule: str | None = None,
 ) -> ScorerSpec:
     return ScorerSpec(
         name=function.__name__,
         function=_response_only(function),
         family="checks",
         identity=identity,
-        null_rule="never null (a null response is read as the empty string)",
+        null_rule=null_rule or "never null (a null response is read as the empty string)",
         reference_kind="none",
         options=keyword_defaults(function),
-        nullable=False,
+        nullable=null_rule is not None,
         default=default,
     )
+
+
+#: The null rule of the checks that run patterns.
+_PATTERN_BUDGET = (
+    "a pattern that needs backtracking (a look-around or back-reference) spent its "
+    "step_budget on the response"
+)
 
 
 _CHECKS: tuple[ScorerSpec, ...] = (
@@ -170,8 +178,8 @@ _CHECKS: tuple[ScorerSpec, ...] = (
         checks.length_check,
     ),
     _check(checks.format_check),
-    _check(checks.regex_match, identity=True),
-    _check(checks.json_schema),
+    _check(checks.regex_match, identity=True, null_rule=_PATTERN_BUDGET),
+    _check(checks.json_schema, null_rule=_PATTERN_BUDGET),
     _check(checks.language_detection),
 )
 
@@ -224,7 +232,8 @@ _SCORERS: dict[str, ScorerSpec] = {
             reference_kind="string_or_list",
             null_rule=(
                 "reference null, empty or only Python whitespace (missing_expected='null'); "
-                "a per-row numeric tolerance that is null, NaN, infinite or negative"
+                "a per-row numeric tolerance that is null, NaN, infinite or negative; "
+                "a pair whose character similarity would take more than max_work"
             ),
         ),
         ScorerSpec(
@@ -232,7 +241,10 @@ _SCORERS: dict[str, ScorerSpec] = {
             function=response_similarity,
             family="similarity",
             identity=False,  # a text without words ("?") scores 0.0 against itself
-            null_rule="no acceptable answer, or every one blank by Python whitespace",
+            null_rule=(
+                "no acceptable answer, or every one blank by Python whitespace; "
+                "rouge_l over max_work"
+            ),
             reference_kind="string_or_list",
         ),
         ScorerSpec(

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from polarscore import _exact
 from polarscore._defaults import DEFAULT_THRESHOLD
 from polarscore._typing import FrameT
 from polarscore._utils import text_column
@@ -37,6 +38,13 @@ _FUNCTION = "summarize"
 _SCORE = "score"
 _VALUE = "__polarscore_value"
 _WEIGHT = "__polarscore_count"
+_PART = "__polarscore_"
+_SUMMED = (
+    _exact.COUNT,
+    *_exact.PIECES,
+    _exact.POS_INF,
+    _exact.NEG_INF,
+)
 
 
 def wilson_interval(passes: int, n: int, *, confidence: float = 0.95) -> tuple[float, float]:
@@ -255,6 +263,12 @@ def summarize(
 
     **Wilson interval.** See :func:`wilson_interval`.
 
+    **Reproducible to the bit.** Counts are integers, and each mean is the exact mean of the
+    scored values rounded once to a float: the values are summed as integers
+    (:mod:`polarscore._exact`), never as floats in the order the streaming engine happens to
+    deliver them. So the result is the same bits across runs, engines, thread counts, batch
+    sizes and row orders; the bootstrap is seeded.
+
     Examples
     --------
     >>> import polars as pl
@@ -288,33 +302,44 @@ def summarize(
     thresholds = _thresholds(score_columns, threshold)
     _check_interval_options(confidence=confidence, n_bootstrap=n_bootstrap, seed=seed)
 
-    # One wide aggregation per group: every statistic of every score column side by side, with
+    # One wide aggregation per group: every count of every score column side by side, with
     # the thresholds as literals. (A long frame with a per-row threshold looked up from the score
     # name is not streamed by Polars: it held the whole unpivoted log in memory.)
     values = {s: pl.col(s).cast(pl.Float64).fill_nan(None) for s in score_columns}
     behavior = pl.col(expected_behavior).cast(pl.String) if expected_behavior is not None else None
     aggregates = _aggregates(values, thresholds, behavior)
     wide_q = lazy.group_by(by_columns).agg(aggregates) if by_columns else lazy.select(aggregates)
-    queries = [wide_q]
-    if n_bootstrap > 0:
-        # Each group's distribution of each score, as (value binned to 4 decimals, count).
-        queries += [
-            lazy.select(*by_columns, values[name].alias(_VALUE))
-            .filter(pl.col(_VALUE).is_not_null())
-            .group_by([*by_columns, pl.col(_VALUE).round(BOOTSTRAP_DECIMALS)])
-            .agg(pl.len().alias(_WEIGHT))
-            .with_columns(pl.lit(name, dtype=pl.String).alias(_SCORE))
-            for name in score_columns
-        ]
+    # Each group's distribution of each score: exact integer sums per binary order of magnitude
+    # (the mean, the same bits whatever the engine's summation order) and, for the bootstrap,
+    # counts per value binned to 4 decimals.
+    binned = [pl.col(_VALUE).round(BOOTSTRAP_DECIMALS)] if n_bootstrap > 0 else []
+    queries = [wide_q] + [
+        lazy.select(*by_columns, values[name].alias(_VALUE))
+        .filter(pl.col(_VALUE).is_not_null())
+        .with_columns(_exact.parts(pl.col(_VALUE), _PART))
+        .group_by([*by_columns, *binned, _PART + _exact.BUCKET])
+        .agg(_exact.sums(_PART))
+        .with_columns(pl.lit(name, dtype=pl.String).alias(_SCORE))
+        for name in score_columns
+    ]
     collected = pl.collect_all(queries, engine="streaming")
     # Without groups the aggregation has one row even for an empty frame; grouped, none.
     wide = collected[0] if by_columns else collected[0].filter(pl.col("rows") > 0)
     kinds = _KINDS if behavior is not None else ()
-    summary = _long(wide, by_columns, thresholds, kinds)
+    keys = [*by_columns, _SCORE]
+    distributions = pl.concat(collected[1:], how="diagonal_relaxed")
+    summary = _with_exact_means(_long(wide, by_columns, thresholds, kinds), distributions, keys)
+    bins = (
+        distributions.group_by([*keys, _VALUE]).agg(
+            pl.col(_PART + _exact.COUNT).sum().alias(_WEIGHT)
+        )
+        if n_bootstrap > 0
+        else None
+    )
     mean_low, mean_high = _bootstrap_bounds(
         summary,
-        pl.concat(collected[1:]) if n_bootstrap > 0 else None,
-        [*by_columns, _SCORE],
+        bins,
+        keys,
         confidence=confidence,
         n_bootstrap=n_bootstrap,
         seed=seed,
@@ -419,14 +444,13 @@ def _check_interval_options(*, confidence: float, n_bootstrap: int, seed: int) -
 def _aggregates(
     values: Mapping[str, pl.Expr], thresholds: Mapping[str, float], behavior: pl.Expr | None
 ) -> list[pl.Expr]:
-    """Every statistic of every score column, named ``<index>:<statistic>``."""
+    """Every count of every score column, named ``<index>:<statistic>`` (the mean is apart)."""
     aggregates: list[pl.Expr] = [pl.len().alias("rows")]
     for index, (name, value) in enumerate(values.items()):
         passed = value >= thresholds[name]
         aggregates += [
             value.count().alias(f"{index}:scored"),
             value.null_count().alias(f"{index}:inconclusive"),
-            value.mean().alias(f"{index}:mean"),
             passed.sum().alias(f"{index}:passed"),
         ]
         if behavior is not None:
@@ -446,7 +470,7 @@ def _long(
     kinds: Sequence[str],
 ) -> pl.DataFrame:
     """Turn the wide aggregation into one row per group and score column, in the given order."""
-    fields = ["scored", "inconclusive", "mean", "passed"]
+    fields = ["scored", "inconclusive", "passed"]
     fields += [f"{kind}_{what}" for kind in kinds for what in ("scored", "passed")]
     parts = [
         wide.select(
@@ -467,6 +491,31 @@ def _long(
         .sort([*by_columns, "__order"], nulls_last=True, maintain_order=True)
         .drop("__order")
     )
+
+
+def _with_exact_means(
+    summary: pl.DataFrame, distributions: pl.DataFrame, keys: list[str]
+) -> pl.DataFrame:
+    """Add each summary row's exact mean (rounded once) after its ``inconclusive`` column.
+
+    ``distributions`` holds :mod:`polarscore._exact`'s integer sums per group, score column and
+    bucket (and bin): they are added up per bucket first (exact), then put together in Python.
+    """
+    bucket = _PART + _exact.BUCKET
+    per_bucket = (
+        distributions.group_by([*keys, bucket])
+        .agg(pl.col(_PART + c).sum() for c in _SUMMED)
+        .sort([*keys, bucket], nulls_last=True)
+    )
+    found = [
+        (*key, _exact.exact_mean(rows.iter_rows(named=True), _PART))
+        for key, rows in per_bucket.group_by(keys, maintain_order=True)
+    ]
+    schema = pl.Schema({**per_bucket.select(keys).schema, "mean": pl.Float64()})
+    means = pl.DataFrame(found, schema=schema, orient="row")
+    joined = summary.join(means, on=keys, how="left", nulls_equal=True, maintain_order="left")
+    position = summary.columns.index("inconclusive") + 1
+    return joined.select([*summary.columns[:position], "mean", *summary.columns[position:]])
 
 
 def _bootstrap_bounds(

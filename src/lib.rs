@@ -25,9 +25,11 @@ mod compat;
 pub mod correctness;
 pub mod deterministic;
 pub mod extract;
+pub mod lcs;
 #[cfg(feature = "plugin")]
 mod plugin;
 pub mod precision;
+pub mod pyregex;
 pub mod pyunicode;
 pub mod similarity;
 pub mod squad;
@@ -61,5 +63,6 @@ fn _internal(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set_unicode_tables, m)?)?;
     m.add_function(wrap_pyfunction!(unicode_tables_version, m)?)?;
     m.add_function(wrap_pyfunction!(set_match_fold_table, m)?)?;
+    m.add_function(wrap_pyfunction!(pyregex::regex_search, m)?)?;
     Ok(())
 }

@@ -335,7 +335,14 @@ pub struct Scorer<'s, 'r> {
     metric: Metric,
     response: &'r str,
     scratch: &'s mut Scratch,
+    /// ROUGE-L's work left for this response (the length guard).
+    work: u64,
+    too_long: bool,
 }
+
+/// The reason of a row whose ROUGE-L would take more than its `max_work`.
+pub const TOO_LONG_REASON: &str = "Texts too long: their ROUGE-L would take more than max_work \
+steps (the length guard); raise max_work, or set it to None, to score them.";
 
 /// `2PR / (P + R)` with the reference's own float operations; 0.0 when nothing matched.
 #[inline]
@@ -356,7 +363,21 @@ impl<'s, 'r> Scorer<'s, 'r> {
             metric,
             response,
             scratch,
+            work: u64::MAX,
+            too_long: false,
         }
+    }
+
+    /// Bound ROUGE-L's work for this response (`None`: unbounded).
+    pub fn with_max_work(mut self, max_work: Option<u64>) -> Self {
+        self.work = max_work.unwrap_or(u64::MAX);
+        self
+    }
+
+    /// Whether the last [`Scorer::best`] gave up because ROUGE-L would take more than the
+    /// work allowed (it then returned `None`).
+    pub fn too_long(&self) -> bool {
+        self.too_long
     }
 
     /// The score of the response against one answer (a usable one: not blank).
@@ -433,7 +454,13 @@ impl<'s, 'r> Scorer<'s, 'r> {
                     n_response,
                     n_reference,
                 ),
-                Metric::RougeL => f_measure(s.lcs.lcs(ids), n_response, n_reference),
+                Metric::RougeL => match s.lcs.lcs_within(ids, &mut self.work) {
+                    Some(common) => f_measure(common, n_response, n_reference),
+                    None => {
+                        self.too_long = true;
+                        return None;
+                    }
+                },
             };
             if best.is_none_or(|(b, _)| score > b) {
                 best = Some((score, index));

@@ -502,7 +502,22 @@ pub struct BitLcs {
     keys: Vec<u32>,
     masks: Vec<u64>,
     state: Vec<u64>,
+    /// The pattern itself, for Myers' algorithm.
+    pattern: Vec<u32>,
+    /// The other sequence without its [`ABSENT`] tokens.
+    present: Vec<u32>,
+    /// The blocked recurrence's carries between blocks, one bit per token.
+    carries: Vec<u64>,
+    diagonals: Vec<usize>,
 }
+
+/// Below this many units of work the recurrence runs at once.
+const MYERS_FIRST: u64 = 1 << 22;
+/// A recurrence step (one 64-token block, one token) costs this many units (it probes a hash
+/// table).
+const BLOCK_STEP: u64 = 4;
+/// Over this many blocks, [`BitLcs::lcs`] runs a block at a time over the whole other sequence.
+const BLOCKED_FROM: usize = 16;
 
 #[inline]
 fn slot_of(id: u32) -> usize {
@@ -512,6 +527,8 @@ fn slot_of(id: u32) -> usize {
 impl BitLcs {
     /// Set the pattern (token ids, none [`ABSENT`]).
     pub fn set_pattern(&mut self, pattern: &[u32]) {
+        self.pattern.clear();
+        self.pattern.extend_from_slice(pattern);
         self.blocks = pattern.len().div_ceil(64);
         self.keys.clear();
         self.keys.resize(self.blocks * SLOTS, EMPTY);
@@ -551,17 +568,51 @@ impl BitLcs {
     /// The LCS length of the pattern and `other` (ids from the same vocabulary; [`ABSENT`]
     /// tokens never match and are skipped).
     pub fn lcs(&mut self, other: &[u32]) -> usize {
+        let mut unbounded = u64::MAX;
+        self.lcs_within(other, &mut unbounded).unwrap_or(0)
+    }
+
+    /// [`BitLcs::lcs`], or `None` when it would take more than the `budget` units of work
+    /// left, which it spends.
+    ///
+    /// The recurrence costs [`BLOCK_STEP`] units per block of the pattern and token of
+    /// `other`; two long sequences that differ little take Myers' algorithm instead, whose
+    /// cost follows their difference (it is tried first for at most an eighth of the
+    /// recurrence's cost, and over budget for at most a sixteenth of the budget).
+    pub fn lcs_within(&mut self, other: &[u32], budget: &mut u64) -> Option<usize> {
         if self.blocks == 0 {
-            return 0;
+            return Some(0);
         }
+        self.present.clear();
+        self.present
+            .extend(other.iter().copied().filter(|&id| id != ABSENT));
+        let cost = BLOCK_STEP * (self.blocks * self.present.len()) as u64;
+        if cost > MYERS_FIRST {
+            let cap = if cost <= *budget {
+                cost / 8
+            } else {
+                *budget / 16
+            };
+            let found = crate::lcs::myers(&self.pattern, &self.present, cap, &mut self.diagonals);
+            *budget -= cap;
+            if found.is_some() {
+                return found;
+            }
+        }
+        *budget = budget.checked_sub(cost)?;
+        Some(if self.blocks > BLOCKED_FROM {
+            self.recurrence_blocked()
+        } else {
+            self.recurrence()
+        })
+    }
+
+    /// Hyyrö's recurrence over `present`, token by token.
+    fn recurrence(&mut self) -> usize {
         let mut state = std::mem::take(&mut self.state);
         state.clear();
         state.resize(self.blocks, !0);
-        for &id in other {
-            if id == ABSENT {
-                // No bit matches: the update leaves every word as it is.
-                continue;
-            }
+        for &id in &self.present {
             let mut carry = false;
             for (block, s) in state.iter_mut().enumerate() {
                 let u = *s & self.mask(block, id);
@@ -574,6 +625,30 @@ impl BitLcs {
         let n = state.iter().map(|s| (!s).count_ones() as usize).sum();
         self.state = state;
         n
+    }
+
+    /// The same recurrence a block at a time: each block runs over every token with its small
+    /// table in the cache, keeping its carry out at each token (one bit) for the next block.
+    fn recurrence_blocked(&mut self) -> usize {
+        let mut carries = std::mem::take(&mut self.carries);
+        carries.clear();
+        carries.resize(self.present.len().div_ceil(64), 0);
+        let mut total = 0;
+        for block in 0..self.blocks {
+            let mut s = !0u64;
+            for (t, &id) in self.present.iter().enumerate() {
+                let (bits, bit) = (&mut carries[t / 64], t % 64);
+                let carry = (*bits >> bit) & 1;
+                let u = s & self.mask(block, id);
+                let (sum, c1) = s.overflowing_add(u);
+                let (sum, c2) = sum.overflowing_add(carry);
+                s = sum | (s - u);
+                *bits = (*bits & !(1 << bit)) | (u64::from(c1 || c2) << bit);
+            }
+            total += (!s).count_ones() as usize;
+        }
+        self.carries = carries;
+        total
     }
 }
 
@@ -743,6 +818,35 @@ mod tests {
         assert!(set.is_empty());
         assert!(!set.contains(&text, "w5", token_hash("w5")));
         assert_eq!(set.count_shared(&text, &other, words), 0);
+    }
+
+    #[test]
+    fn long_sequences_block_by_block_or_by_their_difference() {
+        let mut seed = 11;
+        let mut lcs = BitLcs::default();
+        // 40 blocks: the blocked recurrence, against the plain one
+        let a = seq(&mut seed, 2_560, 30);
+        let b = seq(&mut seed, 3_000, 30);
+        lcs.set_pattern(&a);
+        let blocked = lcs.lcs(&b);
+        lcs.present = b.clone();
+        assert_eq!(lcs.recurrence(), blocked);
+        assert_eq!(blocked, lcs_dp(&a, &b));
+        // long and nearly equal: Myers' algorithm, within a small budget
+        let long = seq(&mut seed, 200_000, 5_000);
+        let mut edited = long.clone();
+        edited[50_000] = 7;
+        edited.remove(120_000);
+        lcs.set_pattern(&long);
+        let mut budget = 20_000_000;
+        assert_eq!(lcs.lcs_within(&edited, &mut budget), Some(199_998));
+        // long and unlike, over budget: none, and the budget is spent
+        let other = seq(&mut seed, 200_000, 5_000);
+        let mut budget = 1_000_000;
+        assert_eq!(lcs.lcs_within(&other, &mut budget), None);
+        // ABSENT tokens never match
+        lcs.set_pattern(&[1, 2, 3]);
+        assert_eq!(lcs.lcs(&[ABSENT, 1, ABSENT, 3]), 2);
     }
 
     #[test]

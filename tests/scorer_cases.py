@@ -58,6 +58,8 @@ def _match(response: str | None, reference: str | None, **options: Any) -> float
 def _precision(response: str | None, reference: str | None, **options: Any) -> float | None:
     from polarscore.stopwords import resolve_stopwords
 
+    options.pop("max_work", None)  # the valid bounds all let the oracle's rows finish
+
     stopwords = resolve_stopwords(options.pop("stopwords", None), function="oracle")
     options["tol_abs"] = options.pop("numeric_tolerance_abs", 0.0)
     options["tol_rel"] = options.pop("numeric_tolerance_rel", 0.0)
@@ -67,6 +69,7 @@ def _precision(response: str | None, reference: str | None, **options: Any) -> f
 
 
 def _similarity(response: str | None, acceptable: Any, **options: Any) -> float | None:
+    options.pop("max_work", None)  # the valid bounds all let the oracle's rows finish
     score = oracle_similarity.response_similarity(
         response, acceptable, options.get("metric", "token_recall")
     )[0]
@@ -86,6 +89,8 @@ def _check(name: str) -> Oracle:
 
     def oracle(response: str | None, reference: str | None, **options: Any) -> float | None:
         options = {option: _literal(value) for option, value in options.items()}
+        # Python's re has no step budget; the valid budgets are too large to matter here.
+        options.pop("step_budget", None)
         if name == "exact_match":
             return float(check(response, reference, **options)[0])
         return float(check(response, **options)[0])
@@ -156,6 +161,18 @@ def _flag(*invalid: Any) -> OptionCases:
 
 
 _BOOL = _flag(1, "yes", "no", None)
+_MAX_WORK = OptionCases(
+    # (every valid bound lets the oracle's rows finish; tests/test_long_text.py runs small ones)
+    valid=(10_000_000, 2_500_000_000, None),
+    invalid=(0, -1, 2.5, False, "1e9"),
+    messages=("must be a positive integer, or None for no bound.",),
+)
+_STEP_BUDGET = OptionCases(
+    # (tests/test_regex.py runs tiny budgets; here every budget lets the oracle's rows finish)
+    valid=(1_000_000, 10_000_000, None),
+    invalid=(0, -5, 1.5, True, "10", float("inf")),
+    messages=("must be a positive integer, or None for no bound.",),
+)
 # "__no_such_choice__" is the generic invalid string of the option suite; as a prefix or a
 # pattern it is an ordinary valid value.
 _AFFIX = OptionCases(
@@ -256,6 +273,7 @@ OPTION_CASES: dict[str, Mapping[str, OptionCases]] = {
             ),
         ),
         "full_match": _BOOL,
+        "step_budget": _STEP_BUDGET,
     },
     "json_schema": {
         "schema": OptionCases(
@@ -280,8 +298,11 @@ OPTION_CASES: dict[str, Mapping[str, OptionCases]] = {
                 Invalid({"minLength": -1}, f"{_SCHEMA} (-1 is less than the minimum of 0)"),
                 Invalid({"items": [{"type": "integer"}]}, _SCHEMA),
                 Invalid({"required": "answer"}, f"{_SCHEMA} ('answer' is not of type 'array')"),
+                Invalid({"$ref": "#/nope"}, f"{_SCHEMA} ($ref '#/nope' cannot be resolved"),
+                Invalid({"$ref": "https://example.com/s.json"}, "is never fetched"),
             ),
-        )
+        ),
+        "step_budget": _STEP_BUDGET,
     },
     "language_detection": {
         "expected_language": OptionCases(
@@ -312,8 +333,10 @@ OPTION_CASES: dict[str, Mapping[str, OptionCases]] = {
             messages=(_one_of("token_recall", "token_f1", "rouge_l"),),
         ),
         "unacceptable": OptionCases(valid=(None,), invalid=(42, 1.5), messages=(_COLUMN,)),
+        "max_work": _MAX_WORK,
     },
     "answer_precision": {
+        "max_work": _MAX_WORK,
         "char_similarity": OptionCases(
             valid=("indel", "sequence_matcher"),
             invalid=("levenshtein", "Indel", None, 1),

@@ -16,7 +16,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import polarscore as ps
-from polarscore.kernels._regex import native_pattern
 from polarscore.scores.checks import LANGUAGES
 from tests.conftest import DATA
 from tests.engines import Engine
@@ -198,7 +197,7 @@ def test_format_check_oracle(response: str | None) -> None:
 
 
 # Patterns from a small grammar: literals (hostile ones included), classes, groups and
-# quantifiers, so that both the native translation and the Python fallback are exercised.
+# quantifiers (tests/test_regex.py compares the kernel with re on a larger grammar).
 ATOMS = st.sampled_from(
     ["a|b", "\\$",
      "a", "b", "ς", "İ", "ß", ".", r"\d", r"\s", r"\S", r"\D", "[a-c]", "[^a]", r"[\d\s]", r"\.",
@@ -219,17 +218,6 @@ def test_regex_match_oracle(pattern: str, response: str | None, *, full: bool) -
         assert oracle.regex_match("", pattern)[0] == 0.0  # Python cannot compile it
         return
     assert _one(expr, response) == oracle.regex_match(response, pattern, full_match=full)
-
-
-@given(pattern=patterns)
-def test_native_translation_only_where_it_is_safe(pattern: str) -> None:
-    translated = native_pattern(pattern)
-    if translated is None:
-        return
-    for unsafe in (r"\b", r"\w", "(?i", "{,"):
-        assert unsafe not in pattern
-    unescaped = pattern.replace("\\$", "")
-    assert "$" not in unescaped.rstrip("$")  # only a final "$" is translated
 
 
 JSONISH = st.sampled_from(
@@ -285,6 +273,81 @@ def test_json_schema_per_row_that_is_not_an_object() -> None:
     assert reasons[1].startswith("JSON schema invalid: Invalid schema: not JSON (")
     assert reasons[2].startswith("JSON schema invalid: Invalid JSON: ")
     assert [d["score"] for d in got.to_list()] == [0.0, 0.0, 0.0]
+
+
+#: Responses the reference raises on (out of the whole query), with the outcome polarscore gives.
+UNREADABLE = [
+    ("[" * 100_000 + "]" * 100_000, {"type": "array"}, "nests arrays or objects deeper than"),
+    ("1" * 5000, {"type": "integer"}, "Exceeds the limit (4300 digits)"),
+    ("[" * 400 + "]" * 400, {"items": {"$ref": "#"}}, "deeper than the validator can recurse"),
+]
+
+
+@pytest.mark.parametrize(("response", "schema", "why"), UNREADABLE)
+def test_json_schema_scores_what_python_cannot_read(
+    response: str, schema: dict[str, Any], why: str
+) -> None:
+    df = pl.DataFrame({"response": [response, "[]", "7"]})
+    got = df.select(ps.json_schema_details("response", schema=schema)).to_series().to_list()
+    assert got[0]["score"] == 0.0
+    assert got[0]["reason"].startswith("JSON schema not checked: ")
+    assert why in got[0]["reason"]
+    # the rest of the batch is scored as usual
+    assert [d["reason"] for d in got[1:]] == [oracle.json_schema(r, schema)[1] for r in ["[]", "7"]]
+
+
+def test_json_schema_non_finite_numbers_are_a_multiple_of_nothing() -> None:
+    df = pl.DataFrame({"response": ["NaN", "Infinity", "-Infinity", "1.5", "1" + "0" * 400]})
+    for divisor in (0.5, 2):
+        got = df.select(ps.json_schema_details("response", schema={"multipleOf": divisor}))
+        rows = got.to_series().to_list()
+        assert [d["score"] for d in rows] == [0.0, 0.0, 0.0, float(divisor == 0.5), 1.0]
+        shown = ["nan", "inf", "-inf"]
+        for d, value in zip(rows[:3], shown, strict=False):
+            assert d["reason"] == (
+                f"JSON schema invalid: Schema validation failed: {value} is not a multiple of "
+                f"{divisor}"
+            )
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"$ref": "#/nope"},
+        {"$ref": "https://example.com/schema.json"},  # never fetched
+        {"properties": {"a": {"$ref": "#/$defs/missing"}}},
+        {"$id": "https://example.com/root", "items": {"$ref": "other.json"}},
+    ],
+)
+def test_json_schema_unresolvable_ref(schema: dict[str, Any]) -> None:
+    with pytest.raises(ps.InvalidParameterError, match=r"'schema'.*cannot be resolved"):
+        ps.json_schema("response", schema=schema)
+    df = pl.DataFrame({"response": ["{}", "x"], "schema": [json.dumps(schema)] * 2})
+    got = df.select(ps.json_schema_details("response", schema=pl.col("schema"))).to_series()
+    first, second = got.to_list()
+    assert first["score"] == 0.0
+    assert first["reason"].startswith("JSON schema invalid: Invalid schema: $ref ")
+    assert first["reason"].endswith("cannot be resolved (and is never fetched)")
+    assert second["reason"].startswith("JSON schema invalid: Invalid JSON: ")
+
+
+def test_json_schema_resolvable_refs_work() -> None:
+    schema = {
+        "$id": "https://example.com/root",
+        "$defs": {"n": {"type": "integer"}},
+        "properties": {"a": {"$ref": "#/$defs/n"}, "b": {"$ref": "root#/$defs/n"}},
+        "const": {"$ref": "#/nope"},  # data, not a reference
+    }
+    df = pl.DataFrame({"response": ['{"a": 1, "b": 2}', '{"a": "1"}']})
+    assert df.select(
+        ps.json_schema("response", schema={k: v for k, v in schema.items() if k != "const"})
+    ).to_series().to_list() == [1.0, 0.0]
+    ps.json_schema("response", schema=schema)  # builds
+    meta = {"$ref": "https://json-schema.org/draft/2020-12/schema"}  # a metaschema: known
+    got = pl.DataFrame({"response": ['{"type": "string"}', '{"type": 3}']}).select(
+        ps.json_schema("response", schema=meta)
+    )
+    assert got.to_series().to_list() == [1.0, 0.0]
 
 
 @given(response=st.one_of(hostile, st.sampled_from(["Yes", "ok", "I", "A: 42", "Bonjour à tous"])))

@@ -8,6 +8,7 @@ import os
 import pty
 import subprocess
 import time
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -587,6 +588,47 @@ def test_scored_file_records_how_it_was_scored(tmp_path: Path, suffix: str) -> N
     assert same["scorers"] == record["scorers"]
 
 
+def test_record_says_when_and_which_question_column(tmp_path: Path) -> None:
+    source, target = tmp_path / "log.parquet", tmp_path / "scored.parquet"
+    LOG.write_parquet(source)
+    before = datetime.now(UTC).replace(microsecond=0)
+    args = ["score", source, "-o", target, "--response", "answer", "--reference", "gold"]
+    result = run_cli(*args, "--question-id", "id", "--scorer", "squad_f1")
+    after = datetime.now(UTC)
+    assert result.returncode == 0, result.stderr
+    record = ps.read_provenance(target)
+    assert record is not None
+    assert record["question_id"] == "id"
+    scored_at = datetime.strptime(record["scored_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    assert before <= scored_at <= after
+    shown = run_cli("summary", target)
+    assert f"at {record['scored_at']}: response 'answer'" in shown.stdout
+    assert "questions identified by 'id'" in shown.stdout
+    # Without the flag the key is there, and null; a missing or dropped column is refused.
+    plain = run_cli(*args, "--scorer", "squad_f1", "--overwrite")
+    assert plain.returncode == 0, plain.stderr
+    assert ps.read_provenance(target)["question_id"] is None  # type: ignore[index]
+    missing = run_cli(*args, "--question-id", "nope", "--overwrite")
+    assert missing.returncode == 3
+    assert "--question-id" in missing.stderr
+    dropped = run_cli(*args, "--question-id", "id", "--drop", "id", "--overwrite")
+    assert dropped.returncode == 2
+    assert "--drop" in dropped.stderr
+    printing = run_cli(*args[:2], *args[4:], "--question-id", "id")
+    assert printing.returncode == 2
+    assert "--question-id" in printing.stderr
+
+
+def test_scoring_record_takes_the_time_and_question_column() -> None:
+    moment = datetime(2026, 1, 2, 3, 4, 5, 678, tzinfo=timezone(timedelta(hours=-5)))
+    record = ps.scoring_record(scorers="squad_f1", question_id="qid", scored_at=moment)
+    assert (record["scored_at"], record["question_id"]) == ("2026-01-02T08:04:05Z", "qid")
+    with pytest.raises(ps.InvalidParameterError, match="scored_at"):
+        ps.scoring_record(scored_at=datetime(2026, 1, 2))  # naive: its UTC time is unknown
+    with pytest.raises(ps.InvalidParameterError, match="question_id"):
+        ps.scoring_record(question_id=3)  # type: ignore[arg-type]
+
+
 def test_summary_uses_and_shows_the_recorded_thresholds(tmp_path: Path) -> None:
     source, target = tmp_path / "log.parquet", tmp_path / "scored.parquet"
     LOG.write_parquet(source)
@@ -660,6 +702,18 @@ def test_parse_scorer_values() -> None:
     assert str(_args._parse_value("s", "m", "@mode", "x")) == str(pl.col("mode"))
     with pytest.raises(ps.InvalidParameterError, match="takes a float"):
         _args._parse_value("s", "x", "high", 0.0)
+    # None lifts a bound (max_work, step_budget); the scorer says whether an option takes it
+    assert _args._parse_value("s", "max_work", "None", 2_500_000_000) is None
+    assert _args._parse_value("s", "step_budget", "null", 10_000_000) is None
+    assert _args._parse_value("s", "x", "None", "text") == "None"
+    assert _args.parse_scorer("answer_precision:max_work=none") == (
+        "answer_precision",
+        {"max_work": None},
+    )
+    with pytest.raises(ps.InvalidParameterError, match="'power_p' parameter of answer_precision"):
+        ps.get_scorer("answer_precision").expr(
+            "r", "e", power_p=_args._parse_value("s", "p", "None", 0.3)
+        )
     assert _args._split_options("a=1,w=[1,2],s='x,y'") == ["a=1", "w=[1,2]", "s='x,y'"]
 
 
@@ -787,6 +841,32 @@ def test_progress_moves_while_a_slice_runs(tmp_path: Path) -> None:
     assert drawn[-1] == rows
     assert progress.rows == rows
     assert "rows/s" in lines[-1]
+
+
+def test_the_progress_line_moves_while_a_long_row_is_scored(tmp_path: Path) -> None:
+    """One batch that takes a while (a long row): no row is counted until it is done, and the
+    line still changes every second, with its clock."""
+
+    class Lines(list[str]):
+        def write(self, text: str) -> None:
+            self.append(text)
+
+        def flush(self) -> None:
+            pass
+
+    def long_row(series: pl.Series) -> pl.Series:
+        time.sleep(2.5)
+        return series
+
+    lines = Lines()
+    progress = _progress.Progress(1, stream=lines)  # type: ignore[arg-type]
+    counted = pl.col("x").map_batches(long_row, is_elementwise=True, return_dtype=pl.Int64)
+    counted = counted.map_batches(progress.counter, is_elementwise=True, return_dtype=pl.Int64)
+    query = pl.LazyFrame({"x": [1]}).with_columns(counted.alias("y"))
+    _progress.collect_with_progress(query, progress, interval=0.1)
+    before_done = [line.strip() for line in lines if " 0/1 rows" in line]
+    assert len(set(before_done)) >= 2, before_done
+    assert any("0:00:02 elapsed" in line for line in before_done)
 
 
 def test_the_cli_query_carries_the_row_counter(

@@ -17,6 +17,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+import polarscore as ps
 from polarscore import _atomic, cli
 from polarscore.datasets import load_sample
 from tests.cli_process import COMMAND, ENV, run_cli
@@ -269,3 +270,28 @@ def test_killed_mid_run_leaves_no_output(
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(".tmp")) == [
         "scored.parquet"
     ]
+
+
+# --- a valid log with no rows -----------------------------------------------------------------
+
+
+def test_a_log_without_rows_goes_through_every_subcommand(tmp_path: Path) -> None:
+    """Every scorer, printed and written, then summary (table and JSON) and report: exit 0."""
+    empty = tmp_path / "empty.parquet"
+    pl.DataFrame(schema={"response": pl.String, "reference": pl.String}).write_parquet(empty)
+    scorers = [arg for name in ps.available_scorers() for arg in ("--scorer", name)]
+    printed = run_cli("score", empty, *scorers, "--match-mode", "exact")
+    assert printed.returncode == 0, printed.stderr
+    assert printed.stdout.count(" 0 ") >= 3 * len(ps.available_scorers())  # rows, scored, ...
+    scored = tmp_path / "scored.parquet"
+    written = run_cli("score", empty, *scorers, "-o", scored, "--quiet")
+    assert written.returncode == 0, written.stderr
+    assert pl.read_parquet(scored).height == 0
+    assert run_cli("summary", scored).returncode == 0
+    as_json = run_cli("summary", scored, "--json")
+    assert (as_json.returncode, as_json.stdout.strip()) == (0, "[]"), as_json.stderr
+    page = tmp_path / "report.html"
+    reported = run_cli("report", scored, "-o", page)
+    assert reported.returncode == 0, reported.stderr
+    assert "Traceback" not in printed.stderr + written.stderr + reported.stderr
+    assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")

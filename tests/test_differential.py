@@ -436,6 +436,21 @@ CASES: dict[str, Case] = {
         lambda: ps.non_empty("response"),
         lambda row: oracle_checks.non_empty(row["response"])[0],
     ),
+    "python_regex": Case(
+        {"response": (S, optional_text)},
+        st.fixed_dictionaries(
+            {
+                "pattern": st.sampled_from(
+                    [r"\bé", r"\w+$", r"(?i)ſ", r"^\s*\d", r"(.)\1", r"(?<=\w)\B", r"[^\W\d]"]
+                ),
+                "full_match": st.booleans(),
+            }
+        ),
+        lambda **o: ps.regex_match_details("response", **o),
+        lambda row, **o: dict(
+            zip(("score", "reason"), oracle_checks.regex_match(row["response"], **o), strict=False)
+        ),
+    ),
     "url_state": Case(
         {"response": (S, st.one_of(optional_text, url_text))},
         st.just({}),

@@ -125,11 +125,8 @@ def test_summary_is_summarize() -> None:
     data = build_report_data(frame, n_bootstrap=300, sample=0)
     expected = ps.summarize(frame, "answer_match", by="model", n_bootstrap=300)
     got = data.summary.filter(pl.col("score") == "answer_match").sort("model")
-    # The streaming engine sums each group in morsel order, so two runs of the same summary
-    # may differ in the last bits of a mean (1e-16 relative); anything more is a real change.
-    assert_frame_equal(
-        got.select(expected.columns), expected.sort("model"), rel_tol=1e-12, abs_tol=1e-12
-    )
+    # Exact sums: the same bits however the engine orders its morsels.
+    assert_frame_equal(got.select(expected.columns), expected.sort("model"), check_exact=True)
 
 
 def test_paired_differences_against_a_direct_bootstrap() -> None:
@@ -140,7 +137,7 @@ def test_paired_differences_against_a_direct_bootstrap() -> None:
     sign = 1.0 if pair.first == "a" else -1.0
     diff = sign * (wide["a"] - wide["b"]).to_numpy()
     assert pair.questions == 300
-    assert pair.mean_difference == pytest.approx(diff.mean(), abs=1e-12)
+    assert pair.mean_difference == math.fsum(diff) / diff.size
     rng = np.random.default_rng(7)
     means = diff[rng.integers(0, diff.size, size=(4000, diff.size))].mean(axis=1)
     low, high = np.quantile(means, [0.025, 0.975])
@@ -168,8 +165,24 @@ def test_paired_averages_repeated_rows_and_skips_unshared_questions() -> None:
     )
     (pair,) = build_report_data(frame, pair_on="question", n_bootstrap=0, sample=0).paired
     assert pair.questions == 2  # question 3 has no b
-    assert pair.mean_difference == pytest.approx(((0.5 - 0.25) + (1.0 - 0.0)) / 2)
+    assert pair.mean_difference == ((0.5 - 0.25) + (1.0 - 0.0)) / 2
     assert pair.low is None  # no bootstrap asked
+
+
+def test_the_recorded_question_column_pairs_by_default(tmp_path: Path) -> None:
+    frame = _paired_frame(questions=40)
+    path = tmp_path / "scored.parquet"
+    record = ps.scoring_record(scorers="answer_match", question_id="question")
+    frame.write_parquet(path, metadata={ps.PROVENANCE_KEY: json.dumps(record)})
+    recorded = build_report_data(path, n_bootstrap=0, sample=0)
+    assert recorded.pair_on == ["question"]
+    told = build_report_data(frame, pair_on="question", n_bootstrap=0, sample=0)
+    assert [(p.first, p.second, p.mean_difference) for p in recorded.paired] == [
+        (p.first, p.second, p.mean_difference) for p in told.paired
+    ]
+    page = ps.report(path, n_bootstrap=0, sample=0)
+    assert f"at {record['scored_at']}" in page
+    assert "questions identified by &#x27;question&#x27;" in page
 
 
 def test_verdict_agreement_and_sweep_against_direct_counts() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -263,3 +264,43 @@ def test_empty_frame_has_no_summary_rows(by: str | None) -> None:
     empty = FRAME.clear()
     assert ps.summarize(empty, "answer_correctness", by=by).height == 0
     assert ps.summarize(empty.lazy(), "answer_correctness", by=by, n_bootstrap=0).height == 0
+
+
+def _exact_mean(values: list[float]) -> float:
+    return float(sum(map(Fraction, values)) / len(values))
+
+
+def test_mean_is_the_exact_mean_rounded_once() -> None:
+    """Summing floats in any order loses the last bits differently; the mean is exact instead."""
+    rng = np.random.default_rng(11)
+    groups = {
+        "unit": (rng.random(5000) ** 3).tolist(),
+        "wide": (rng.standard_normal(3000) * 10.0 ** rng.integers(-300, 300, 3000)).tolist(),
+        "tiny": [5e-324, 1e-310, -2.5e-320, 1e-300, 0.0, -0.0],
+        "huge": [1.7976931348623157e308] * 3 + [-1e308],
+        "cancel": [1e16, 1.0, -1e16, 1.0, 3e-17],
+    }
+    frame = pl.DataFrame(
+        {
+            "model": [g for g, values in groups.items() for _ in values],
+            "score": [v for values in groups.values() for v in values],
+        }
+    )
+    shuffled = frame.sample(fraction=1.0, shuffle=True, seed=3)
+    out = ps.summarize(shuffled, "score", by="model", n_bootstrap=0)
+    got = dict(zip(out["model"], out["mean"], strict=True))
+    assert got == {g: _exact_mean(values) for g, values in groups.items()}
+    # the naive float sum is off on some of them: the test tells the two apart
+    assert any(sum(values) / len(values) != got[g] for g, values in groups.items())
+
+
+def test_mean_with_infinities_follows_ieee() -> None:
+    frame = pl.DataFrame(
+        {
+            "g": ["a", "a", "b", "b", "c", "c"],
+            "score": [math.inf, 1.0, -math.inf, 0.5, math.inf, -math.inf],
+        }
+    )
+    means = ps.summarize(frame, "score", by="g", n_bootstrap=0)["mean"].to_list()
+    assert means[:2] == [math.inf, -math.inf]
+    assert math.isnan(means[2])

@@ -86,6 +86,7 @@ impl<'a> Arbitrary<'a> for Opts {
             power_p,
             weights,
             stopwords: precision::stopword_table(&stopwords),
+            max_work: None,
         }))
     }
 }

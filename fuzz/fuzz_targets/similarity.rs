@@ -68,22 +68,29 @@ fuzz_target!(init: polarscore_fuzz::warm_up(), |input: Input| {
 
     let mut s = RatioScratch::default();
     let (a, b) = (input.a.0.as_str(), input.b.0.as_str());
-    let indel = char_ratio::indel(a, b, &mut s);
+    // Unbounded, then bounded: a bound either gives the same answer or none.
+    let indel = char_ratio::indel(a, b, &mut s, None).unwrap_or(f64::NAN);
     assert_score(indel, &input);
     assert_eq!(
         indel,
-        char_ratio::indel(b, a, &mut s),
+        char_ratio::indel(b, a, &mut s, None).unwrap_or(f64::NAN),
         "indel symmetry, {input:?}"
     );
     assert_eq!(
-        char_ratio::indel(a, a, &mut s),
-        1.0,
+        char_ratio::indel(a, a, &mut s, None),
+        Some(1.0),
         "indel identity, {input:?}"
     );
-    let ratio = char_ratio::sequence_matcher(a, b, &mut s);
+    if let Some(bounded) = char_ratio::indel(a, b, &mut s, Some(10_000)) {
+        assert_eq!(bounded, indel, "indel within a budget, {input:?}");
+    }
+    let ratio = char_ratio::sequence_matcher(a, b, &mut s, None).unwrap_or(f64::NAN);
     assert_score(ratio, &input);
+    if let Some(bounded) = char_ratio::sequence_matcher(a, b, &mut s, Some(10_000)) {
+        assert_eq!(bounded, ratio, "difflib within a budget, {input:?}");
+    }
     if a.chars().count() < 200 {
-        let itself = char_ratio::sequence_matcher(a, a, &mut s);
-        assert_eq!(itself, 1.0, "difflib identity, {input:?}");
+        let itself = char_ratio::sequence_matcher(a, a, &mut s, None);
+        assert_eq!(itself, Some(1.0), "difflib identity, {input:?}");
     }
 });

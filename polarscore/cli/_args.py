@@ -117,6 +117,13 @@ def _add_score_parser(sub: Any) -> None:
     )
     score.add_argument("--prefix", default=None, help="prefix of the score column names")
     score.add_argument(
+        "--question-id",
+        default=None,
+        metavar="COLUMN",
+        help="column identifying each row's question, recorded in the output so that "
+        "'polarscore report' pairs groups on it",
+    )
+    score.add_argument(
         "--drop", nargs="+", default=[], metavar="COLUMN", help="input columns to leave out"
     )
     score.add_argument(
@@ -285,6 +292,10 @@ def _split_options(text: str) -> list[str]:
 _BOOLEANS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
 
 
+#: How None (an option's "no bound", as ``max_work=None``) may be written on the command line.
+_NONE = frozenset({"none", "null"})
+
+
 def _parse_bool(text: str) -> bool:
     return _BOOLEANS[text.lower()]
 
@@ -295,6 +306,8 @@ def _parse_value(scorer: str, option: str, text: str, default: Any) -> Any:
         return pl.col(text[1:])
     if isinstance(default, str):
         return text
+    if isinstance(default, bool | int | float) and text.lower() in _NONE:
+        return None  # the scorer says whether the option takes None (max_work=None does)
     if isinstance(default, bool | int | float):
         parse: Callable[[str], Any] = _parse_bool if isinstance(default, bool) else type(default)
         try:

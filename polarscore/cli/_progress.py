@@ -64,6 +64,10 @@ class Progress:
             parts.append(f"ETA {_clock(remaining)}")
         if final:
             parts.append(f"in {_clock(elapsed)}")
+        else:
+            # The clock keeps the line moving while a slice holds a long row (no row is counted
+            # until its batch is done).
+            parts.append(f"{_clock(elapsed)} elapsed")
         line = "  ".join(parts)
         padding = " " * max(self._width - len(line), 0)
         self._width = len(line)

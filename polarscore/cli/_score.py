@@ -54,6 +54,7 @@ _OUTPUT_ONLY = {
     "prefix": "--prefix",
     "drop": "--drop",
     "overwrite": "--overwrite",
+    "question_id": "--question-id",
 }
 
 
@@ -171,6 +172,8 @@ def _needed_columns(
         needed[reference] = "--reference"
     if args.mode_column is not None:
         needed[args.mode_column] = "--mode-column"
+    if getattr(args, "question_id", None) is not None:
+        needed.setdefault(args.question_id, "--question-id")
     for _, options in selection:
         for column in _option_columns(options):
             needed.setdefault(column, "--scorer option")
@@ -235,6 +238,11 @@ def _score_to_file(args: argparse.Namespace) -> int:
     for column in args.drop:
         if column not in schema:
             raise _words.missing_column("--drop", column, schema, hint=False)
+    if args.question_id is not None and args.question_id in args.drop:
+        raise InvalidParameterError(
+            f"--question-id {args.question_id!r} names a column that --drop leaves out; the "
+            "output must keep it for the report to pair on it."
+        )
     total = _inputs.count_rows(files)
     progress = _progress.Progress(total, stream=_progress.stderr_if_tty(quiet=args.quiet))
     scored = _score(
@@ -259,6 +267,7 @@ def _score_to_file(args: argparse.Namespace) -> int:
         reference=reference,
         references=references,
         inputs={str(file): rows for file, rows in _inputs.file_rows(files).items()},
+        question_id=args.question_id,
     )
     _write(scored, target, kind, total=total, progress=progress, record=record)
     if not args.quiet:
@@ -419,12 +428,21 @@ def _summary_table(
     frame: pl.LazyFrame, labels: Sequence[tuple[str, str]], columns: dict[str, float | None]
 ) -> pl.DataFrame:
     """Summarise the score ``columns`` (at their thresholds) as the printed table's rows."""
-    summary = summarize(
-        frame,
-        list(columns),
-        threshold={c: DEFAULT_THRESHOLD if t is None else t for c, t in columns.items()},
-        n_bootstrap=0,
-    )
+    threshold = {c: DEFAULT_THRESHOLD if t is None else t for c, t in columns.items()}
+    summary = summarize(frame, list(columns), threshold=threshold, n_bootstrap=0)
+    if summary.height == 0:
+        # A log without rows: summarize has no row to give; each scorer still gets its line.
+        summary = pl.DataFrame(
+            {
+                "rows": [0] * len(columns),
+                "scored": [0] * len(columns),
+                "inconclusive": [0] * len(columns),
+                "mean": [None] * len(columns),
+                "threshold": list(threshold.values()),
+                "pass_rate": [None] * len(columns),
+            },
+            schema_overrides={"mean": pl.Float64, "pass_rate": pl.Float64},
+        )
     given = pl.Series([t is not None for t in columns.values()])
     return pl.DataFrame(
         {"scorer": [n for n, _ in labels], "match_mode": [m for _, m in labels]}

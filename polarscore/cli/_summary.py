@@ -119,9 +119,13 @@ def _describe_record(record: dict[str, Any]) -> list[str]:
         against = f"references {record['references']!r}"
     else:
         against = f"reference {record.get('reference')!r}"
+    when = record.get("scored_at")
+    question = record.get("question_id")
     lines = [
-        f"scored by polarscore {record.get('polarscore_version', '?')}: response "
-        f"{response!r} against {against}"
+        f"scored by polarscore {record.get('polarscore_version', '?')}"
+        + ("" if when is None else f" at {when}")
+        + f": response {response!r} against {against}"
+        + ("" if question is None else f", questions identified by {question!r}")
     ]
     for entry in record.get("scorers", []):
         options = ", ".join(f"{k}={v!r}" for k, v in entry.get("options", {}).items())

@@ -294,10 +294,10 @@ def _pair_list(
     record: Mapping[str, Any] | None,
     taken: Sequence[str],
 ) -> list[str]:
-    """Return the pairing columns: those given, else the one the log records."""
+    """Return the pairing columns: those given, else the question-id column the log records."""
     pair_list = _names(pair_on, "pair_on")
     if pair_list is None:
-        recorded_pair = (record or {}).get("pair_on")
+        recorded_pair = (record or {}).get("question_id")
         pair_list = (
             [recorded_pair] if isinstance(recorded_pair, str) and recorded_pair in schema else []
         )
@@ -384,7 +384,8 @@ def report(
     pair_on
         Optional column(s) identifying a question: groups are then compared on the questions
         they share (bootstrap interval of the paired mean difference, McNemar's test of the pass
-        rates). Default: the record's ``pair_on`` when it has one.
+        rates). Default: the record's ``question_id`` column when it has one
+        (``polarscore score --question-id``, or ``scoring_record(question_id=...)``).
     threshold
         Pass threshold, one for all or ``{score column: threshold}``; default: the thresholds
         recorded in the log, else 0.5.

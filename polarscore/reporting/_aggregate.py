@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from polarscore import _exact
 from polarscore.exceptions import PolarscoreError
 from polarscore.reporting._stats import Confusion, mcnemar_p_value
 from polarscore.summary import bootstrap_mean_interval, summarize
@@ -45,6 +46,7 @@ _ROW = "__polarscore_row"
 _KEY = "__polarscore_key"
 _BIN = "__polarscore_bin"
 _COUNT = "__polarscore_count"
+_PART = "__polarscore_part_"
 
 #: How the values of several ``by`` columns are joined into one group label.
 GROUP_SEPARATOR = " · "
@@ -189,24 +191,14 @@ def _paired(
     For each score column, one streaming aggregation gives each question's mean score in each
     group (a question's repeated rows are averaged): a table of questions x groups (8 bytes a
     cell; it grows with the questions, not the rows). The pairs are then compared with NumPy.
+    Every sum is order-free, so the numbers are the same bits for any engine, thread count or
+    batch size: a question's rows are summed as :mod:`polarscore._exact`'s integers, and the
+    mean difference over questions is ``math.fsum``'s exactly rounded sum.
     """
     label = group_label(by).alias(_GROUP)
     results = []
     for score in scores:
-        per_question = (
-            lazy.select(*pair_on, label, _value(score).alias(_VALUE))
-            .filter(
-                pl.col(_VALUE).is_not_null()
-                & pl.all_horizontal(pl.col(c).is_not_null() for c in pair_on)
-            )
-            .group_by(list(pair_on))
-            .agg(
-                pl.col(_VALUE).filter(pl.col(_GROUP) == group).mean().alias(str(index))
-                for index, group in enumerate(groups)
-            )
-            .drop(pair_on)
-            .collect(engine="streaming")
-        )
+        per_question = _question_means(lazy, pair_on, label, score, groups)
         columns = {
             group: per_question[str(index)].to_numpy().astype(np.float64)
             for index, group in enumerate(groups)
@@ -221,7 +213,7 @@ def _paired(
                     continue
                 a, b = a[both], b[both]
                 difference = a - b
-                mean = float(difference.mean())
+                mean = math.fsum(difference.tolist()) / n
                 low = high = None
                 if n_bootstrap > 0:
                     bins, counts = np.unique(np.round(difference * PAIRED_BINS), return_counts=True)
@@ -251,6 +243,54 @@ def _paired(
                     )
                 )
     return results
+
+
+def _question_means(
+    lazy: pl.LazyFrame,
+    pair_on: Sequence[str],
+    label: pl.Expr,
+    score: str,
+    groups: Sequence[str],
+) -> pl.DataFrame:
+    """Return each question's mean ``score`` in each of ``groups``, one column per group.
+
+    The columns are ``"0"``, ``"1"``, ...; null where the group has no scored row for the
+    question; rows in no set order.
+
+    A question's rows are summed exactly per bucket (:mod:`polarscore._exact`); the buckets of a
+    cell, in increasing order, are then added in floating point: the same bits every time.
+    """
+    bucket = _PART + _exact.BUCKET
+    cells = (
+        lazy.select(*pair_on, label, _value(score).alias(_VALUE))
+        .filter(
+            pl.col(_VALUE).is_not_null()
+            & pl.all_horizontal(pl.col(c).is_not_null() for c in pair_on)
+            & pl.col(_GROUP).is_in(list(groups))
+        )
+        .with_columns(_exact.parts(pl.col(_VALUE), _PART))
+        .group_by([*pair_on, _GROUP, bucket])
+        .agg(_exact.sums(_PART))
+        .collect(engine="streaming")
+        .sort([*pair_on, _GROUP, bucket], nulls_last=True)
+    )
+    totals = (
+        cells.with_columns(_exact.bucket_value(_PART).alias(_VALUE))
+        .group_by([*pair_on, _GROUP], maintain_order=True)
+        .agg(
+            pl.col(_VALUE).cum_sum().last().alias(_VALUE),
+            pl.col(_PART + _exact.COUNT).sum().alias(_COUNT),
+        )
+        .with_columns((pl.col(_VALUE) / pl.col(_COUNT)).alias(_VALUE))
+    )
+    return (
+        totals.group_by(list(pair_on))
+        .agg(
+            pl.col(_VALUE).filter(pl.col(_GROUP) == group).first().alias(str(index))
+            for index, group in enumerate(groups)
+        )
+        .drop(pair_on)
+    )
 
 
 def _verdict_expr(verdict: str, dtype: pl.DataType) -> pl.Expr:

@@ -384,10 +384,14 @@ def _provenance_section(data: ReportData) -> str:
         if record.get("references") is not None
         else f"reference {record.get('reference')!r}"
     )
+    when = record.get("scored_at")
+    question = record.get("question_id")
     out.append(
-        f"<p>Scored by polarscore {esc(record.get('polarscore_version', '?'))}: response "
-        f"{esc(repr(record.get('response')))} against {esc(against)} (record version "
-        f"{esc(record.get('record_version', '?'))}).</p>"
+        f"<p>Scored by polarscore {esc(record.get('polarscore_version', '?'))}"
+        + ("" if when is None else f" at {esc(when)}")
+        + f": response {esc(repr(record.get('response')))} against {esc(against)}"
+        + ("" if question is None else f", questions identified by {esc(repr(question))}")
+        + f" (record version {esc(record.get('record_version', '?'))}).</p>"
     )
     rows = []
     for entry in record.get("scorers", []):
@@ -426,6 +430,8 @@ def _provenance_section(data: ReportData) -> str:
         "reference",
         "references",
         "inputs",
+        "scored_at",
+        "question_id",
     }
     extra = {k: v for k, v in record.items() if k not in known}
     if extra:

@@ -22,11 +22,11 @@ from typing import Any
 import polars as pl
 
 from polarscore._compat import suffix_name
-from polarscore._defaults import DEFAULT_THRESHOLD
+from polarscore._defaults import DEFAULT_MAX_WORK, DEFAULT_THRESHOLD
 from polarscore._multi_reference import dispatch_reference
 from polarscore._typing import CharSimilarity, IntoExpr, IntoNumber, MissingExpected
 from polarscore._utils import check_same_length, parse_into_expr, parse_text_expr
-from polarscore._validation import check_choice, check_number, invalid_parameter
+from polarscore._validation import check_budget, check_choice, check_number, invalid_parameter
 from polarscore.kernels._plugin import plugin_call
 from polarscore.reasons import (
     PRECISION_EMPTY_ACTUAL as EMPTY_ACTUAL_REASON,
@@ -125,6 +125,7 @@ def _build(
     power_p: float,
     weights: Mapping[str, float] | None,
     stopwords: str | Collection[str] | None,
+    max_work: int | None,
     kernel: str,
 ) -> pl.Expr:
     check_choice(
@@ -153,6 +154,7 @@ def _build(
         "stopwords": sorted(resolve_stopwords(stopwords, function=function)),
         "tol_abs": tol_abs if isinstance(tol_abs, float) else None,
         "tol_rel": tol_rel if isinstance(tol_rel, float) else None,
+        "max_work": check_budget(max_work, function=function, parameter="max_work"),
     }
     check_same_length(function, response=response, reference=reference)
     response_expr = parse_text_expr(response, function=function, parameter="response")
@@ -184,6 +186,7 @@ def answer_precision(
     power_p: float = 0.3,
     weights: Mapping[str, float] | None = None,
     stopwords: str | Collection[str] | None = None,
+    max_work: int | None = DEFAULT_MAX_WORK,
 ) -> pl.Expr:
     r"""Score how precisely a response matches the reference: a graded score in [0, 1].
 
@@ -228,13 +231,25 @@ def answer_precision(
         English words, a language code (``"en"``, ``"ru"``, ``"de"``, ``"fr"``, ``"es"``) for a
         built-in Snowball list, or any collection of words (normalised like the text; each must
         be a single token). See :mod:`polarscore.stopwords`.
+    max_work
+        The length guard: the most work (one or two nanoseconds a unit on one core) the
+        character similarity of one pair may take, default 2,500,000,000. The similarity is
+        exact or not given: a pair that would take more scores null (path ``"too_long"`` in
+        :func:`answer_precision_diagnostics`). Indel costs ``n * m / 64`` units for two texts
+        of ``n`` and ``m`` characters that differ throughout (unlike texts of 400,000
+        characters a side reach the default), and far less for texts that differ little: a
+        shared prefix and suffix are free, and Myers' algorithm costs about ``(n + m) * d`` for
+        ``d`` differing characters. ``sequence_matcher`` costs one unit per pair of equal
+        characters it compares, or eight per character of a suffix automaton. ``None`` lifts
+        the guard.
 
     Returns
     -------
     pl.Expr
         ``Float64`` named ``answer_precision``, in [0, 1] and unrounded (the reference rounds to
         4 digits when it reports). 0.0 where the response is null, empty or only whitespace;
-        null where the reference is missing (``missing_expected="null"``).
+        null where the reference is missing (``missing_expected="null"``) and where the pair is
+        longer than ``max_work`` allows.
 
     Notes
     -----
@@ -305,6 +320,7 @@ def answer_precision(
         power_p=power_p,
         weights=weights,
         stopwords=stopwords,
+        max_work=max_work,
         kernel="answer_precision",
     ).alias("answer_precision")
 
@@ -320,13 +336,14 @@ def answer_precision_components(
     power_p: float = 0.3,
     weights: Mapping[str, float] | None = None,
     stopwords: str | Collection[str] | None = None,
+    max_work: int | None = DEFAULT_MAX_WORK,
 ) -> pl.Expr:
     """Score answer precision and return every component, as a struct.
 
     Parameters
     ----------
     response, reference, char_similarity, missing_expected, numeric_tolerance_abs, \
-numeric_tolerance_rel, power_p, weights, stopwords
+numeric_tolerance_rel, power_p, weights, stopwords, max_work
         As for :func:`answer_precision`.
 
     Returns
@@ -346,7 +363,8 @@ numeric_tolerance_rel, power_p, weights, stopwords
         * ``score``: exactly :func:`answer_precision`.
 
         The components are null on rows that are not scored (empty response, missing
-        reference, invalid per-row tolerance), where the score is 0.0 or null.
+        reference, invalid per-row tolerance, a pair over ``max_work``), where the score is
+        0.0 or null.
 
     See Also
     --------
@@ -382,6 +400,7 @@ numeric_tolerance_rel, power_p, weights, stopwords
         power_p=power_p,
         weights=weights,
         stopwords=stopwords,
+        max_work=max_work,
         kernel="answer_precision_components",
     ).alias("answer_precision_components")
 
@@ -397,13 +416,14 @@ def answer_precision_diagnostics(
     power_p: float = 0.3,
     weights: Mapping[str, float] | None = None,
     stopwords: str | Collection[str] | None = None,
+    max_work: int | None = DEFAULT_MAX_WORK,
 ) -> pl.Expr:
     """Score answer precision and explain each row: terms, numbers and a reason text.
 
     Parameters
     ----------
     response, reference, char_similarity, missing_expected, numeric_tolerance_abs, \
-numeric_tolerance_rel, power_p, weights, stopwords
+numeric_tolerance_rel, power_p, weights, stopwords, max_work
         As for :func:`answer_precision`.
 
     Returns
@@ -412,8 +432,8 @@ numeric_tolerance_rel, power_p, weights, stopwords
         ``Struct`` named ``answer_precision_diagnostics`` with the fields
 
         * ``score`` (``Float64``): exactly :func:`answer_precision`;
-        * ``path`` (``String``): ``"scored"``, ``"empty_actual_guard"``, ``"no_expected"`` or
-          ``"invalid_tolerance"``;
+        * ``path`` (``String``): ``"scored"``, ``"empty_actual_guard"``, ``"no_expected"``,
+          ``"invalid_tolerance"`` or ``"too_long"`` (over ``max_work``);
         * ``token_recall`` (``Float64``): |A∩E| / |E|, the token containment (null if unscored);
         * ``missing_terms``, ``extra_terms`` (``List(String)``, sorted): reference tokens the
           response lacks, and response tokens the reference lacks (the penalty's false
@@ -460,6 +480,7 @@ numeric_tolerance_rel, power_p, weights, stopwords
         power_p=power_p,
         weights=weights,
         stopwords=stopwords,
+        max_work=max_work,
         kernel="answer_precision_diagnostics",
     ).alias("answer_precision_diagnostics")
 

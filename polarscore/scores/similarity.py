@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import polars as pl
 
+from polarscore._defaults import DEFAULT_MAX_WORK
 from polarscore._multi_reference import INDEX_DTYPE, dispatch_reference
 from polarscore._typing import IntoExpr, SimilarityMetric
 from polarscore._utils import check_same_length, parse_into_expr, parse_text_expr
-from polarscore._validation import check_choice
+from polarscore._validation import check_budget, check_choice
 from polarscore.kernels._plugin import plugin_call
 from polarscore.reasons import SIMILARITY_EXPLANATIONS as EXPLANATIONS
 from polarscore.reasons import SIMILARITY_INCONCLUSIVE as INCONCLUSIVE_REASON
@@ -57,10 +58,12 @@ def _similarity_expr(
     metric: str,
     unacceptable: IntoExpr | None,
     *,
+    max_work: int | None,
     function: str,
     details: bool,
 ) -> pl.Expr:
     check_choice(metric, function=function, parameter="metric", allowed=METRICS)
+    budget = check_budget(max_work, function=function, parameter="max_work")
     check_same_length(function, response=response, acceptable=acceptable)
     inputs = [
         parse_text_expr(response, function=function, parameter="response"),
@@ -70,7 +73,7 @@ def _similarity_expr(
         unacceptable_expr = _answers(unacceptable, function=function, parameter="unacceptable")
         if details:
             inputs.append(unacceptable_expr)
-    return plugin_call(function, *inputs, metric=metric)
+    return plugin_call(function, *inputs, metric=metric, max_work=budget)
 
 
 def response_similarity(
@@ -79,6 +82,7 @@ def response_similarity(
     *,
     metric: SimilarityMetric = "token_recall",
     unacceptable: IntoExpr | None = None,
+    max_work: int | None = DEFAULT_MAX_WORK,
 ) -> pl.Expr:
     r"""Score how close a response is to the closest acceptable answer, by shared words.
 
@@ -97,13 +101,21 @@ def response_similarity(
     unacceptable
         Example *wrong* answers. They never change the score (as in the reference); see
         :func:`response_similarity_details` for the flag they raise.
+    max_work
+        ROUGE-L's length guard: the most work (one or two nanoseconds a unit on one core) a
+        row's longest common subsequences may take, default 2,500,000,000. ROUGE-L is exact or
+        not given: a row that would take more scores null, with the reason ``Texts too long:
+        ...``. It costs about ``4 * n * m / 64`` units for ``n`` and ``m`` words that differ
+        throughout, and far less for texts that differ little (Myers' algorithm). ``None``
+        lifts the guard; the other metrics are linear and never meet it.
 
     Returns
     -------
     pl.Expr
         ``Float64`` in [0, 1] named ``response_similarity``: the best score over the row's
-        acceptable answers; null (inconclusive) when none is usable. Unrounded: the reference
-        reports ``round(score, 4)``.
+        acceptable answers; null (inconclusive) when none is usable, or (ROUGE-L) when the row
+        is longer than ``max_work`` allows. Unrounded: the reference reports
+        ``round(score, 4)``.
 
     Notes
     -----
@@ -155,7 +167,13 @@ def response_similarity(
     """
     function = "response_similarity"
     expr = _similarity_expr(
-        response, acceptable, metric, unacceptable, function=function, details=False
+        response,
+        acceptable,
+        metric,
+        unacceptable,
+        max_work=max_work,
+        function=function,
+        details=False,
     )
     return expr.alias(function)
 
@@ -166,12 +184,13 @@ def response_similarity_details(
     *,
     metric: SimilarityMetric = "token_recall",
     unacceptable: IntoExpr | None = None,
+    max_work: int | None = DEFAULT_MAX_WORK,
 ) -> pl.Expr:
     """Score response similarity and explain each row, with the reference's reason text.
 
     Parameters
     ----------
-    response, acceptable, metric
+    response, acceptable, metric, max_work
         As for :func:`response_similarity`.
     unacceptable
         Example wrong answers (``List(String)``, or ``String`` for one per row), read like
@@ -188,7 +207,8 @@ def response_similarity_details(
           acceptable answer with the best score; null when inconclusive;
         * ``reason`` (``String``): the reference's text, e.g.
           ``"token_recall 1.00 (share of the example's words found in the response); closest
-          of 2 acceptable: 'Paris'"``, or ``"no acceptable_responses provided: cannot score"``;
+          of 2 acceptable: 'Paris'"``, or ``"no acceptable_responses provided: cannot score"``,
+          or ``"Texts too long: ..."`` over ``max_work``;
         * ``unacceptable_score`` (``Float64``) and ``unacceptable_index`` (``UInt32``): the same
           for the closest unacceptable answer; null without one (or when inconclusive);
         * ``is_closer_to_unacceptable`` (``Boolean``): ``unacceptable_score >= score``, the
@@ -227,7 +247,13 @@ def response_similarity_details(
     """  # noqa: E501
     function = "response_similarity_details"
     expr = _similarity_expr(
-        response, acceptable, metric, unacceptable, function=function, details=True
+        response,
+        acceptable,
+        metric,
+        unacceptable,
+        max_work=max_work,
+        function=function,
+        details=True,
     )
     return expr.alias(function)
 

@@ -3,11 +3,16 @@
 //! * [`indel`]: RapidFuzz's normalized Indel similarity, `1 - (|a| + |b| - 2 LCS) / (|a| + |b|)`,
 //!   with a bit-parallel LCS (Hyyrö's formulation of Allison-Dix): one 64-bit word per 64
 //!   characters of the shorter string, so short strings take one word and no allocation beyond
-//!   the reused buffers.
+//!   the reused buffers. Long texts that differ little take Myers' `O((n + m) D)` difference
+//!   algorithm instead (`D` the Indel distance), which gives the same LCS.
 //! * [`sequence_matcher`]: CPython 3.11's `difflib.SequenceMatcher(None, a, b).ratio()`, with
-//!   autojunk on `b` and `find_longest_match`'s tie-breaking.
+//!   autojunk on `b` and `find_longest_match`'s tie-breaking. Each longest-match search takes
+//!   difflib's own dynamic programme when its matching pairs are few, else a suffix automaton of
+//!   `b`'s range, which finds the same block in time linear in the two ranges.
 //!
-//! Two empty strings have similarity 1.0 under both.
+//! Both take a work budget (about a nanosecond a unit): an LCS is quadratic at worst, and a row
+//! whose exact answer would cost more ends `None` instead of stalling the batch. Two empty
+//! strings have similarity 1.0 under both.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -58,14 +63,36 @@ pub struct RatioScratch {
     len_cur: Vec<(u64, u32)>,
     stamp: u64,
     queue: Vec<(usize, usize, usize, usize)>,
+    automaton: Automaton,
+    /// Tests: take the automaton for every longest-match search.
+    #[cfg(test)]
+    always_automaton: bool,
+    // Myers' furthest reaching points.
+    diagonals: Vec<usize>,
+    // The blocked recurrence: the pattern's and the text's characters as dense ids, each id's
+    // row in the block's masks, the masks, and the carries between blocks.
+    pattern_ids: Vec<u32>,
+    rows: Vec<u32>,
+    block_row: Vec<u32>,
+    block_masks: Vec<u64>,
+    carries: Vec<u64>,
 }
 
 /// The length of the longest common subsequence of `a` and `b` (characters, or the bytes of
-/// ASCII texts, which are the same thing there).
+/// ASCII texts, which are the same thing there), or `None` when it would cost more than
+/// `budget` units of work.
 ///
 /// A common prefix and suffix belong to every longest common subsequence, so they are counted
-/// and cut off first (long, nearly equal texts then cost next to nothing).
-fn lcs<T: Copy + Eq + Into<char>>(a: &[T], b: &[T], s: &mut RatioScratch) -> usize {
+/// and cut off first (long, nearly equal texts then cost next to nothing). The rest takes the
+/// bit-parallel recurrence (`ceil(n / 64) m` word steps) when the budget allows it, else Myers'
+/// algorithm (within a sixteenth of the budget), whose cost grows with the difference rather than
+/// the lengths.
+fn lcs<T: Copy + Eq + Into<char>>(
+    a: &[T],
+    b: &[T],
+    s: &mut RatioScratch,
+    budget: Option<u64>,
+) -> Option<usize> {
     let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let (a, b) = (
         a.get(prefix..).unwrap_or(&[]),
@@ -79,8 +106,26 @@ fn lcs<T: Copy + Eq + Into<char>>(a: &[T], b: &[T], s: &mut RatioScratch) -> usi
         .count();
     let a = a.get(..a.len() - suffix).unwrap_or(&[]);
     let b = b.get(..b.len() - suffix).unwrap_or(&[]);
-    prefix + suffix + lcs_bit_parallel(a, b, s)
+    let shorter = a.len().min(b.len()) as u64;
+    let bit_parallel = shorter.div_ceil(64) * (a.len().max(b.len()) as u64);
+    let middle = if bit_parallel <= MYERS_FIRST {
+        lcs_bit_parallel(a, b, s)
+    } else if budget.is_none_or(|b| bit_parallel <= b) {
+        // Within budget. Long texts that differ little cost Myers' algorithm far less: try it,
+        // for at most an eighth of the recurrence's cost.
+        match crate::lcs::myers(a, b, bit_parallel / 8, &mut s.diagonals) {
+            Some(common) => common,
+            None => lcs_bit_parallel(a, b, s),
+        }
+    } else {
+        // Over budget for the recurrence: only texts that differ little can still be scored.
+        crate::lcs::myers(a, b, budget.unwrap_or(u64::MAX) / 16, &mut s.diagonals)?
+    };
+    Some(prefix + suffix + middle)
 }
+
+/// Below this many word steps the bit-parallel recurrence runs at once.
+const MYERS_FIRST: u64 = 1 << 22;
 
 /// The LCS length by Hyyrö's bit-parallel recurrence, the shorter string as the pattern.
 fn lcs_bit_parallel<T: Copy + Into<char>>(a: &[T], b: &[T], s: &mut RatioScratch) -> usize {
@@ -90,6 +135,22 @@ fn lcs_bit_parallel<T: Copy + Into<char>>(a: &[T], b: &[T], s: &mut RatioScratch
         return 0;
     }
     let words = m.div_ceil(64);
+    if words > BLOCK_WORDS {
+        return lcs_blocked(pattern, text, s);
+    }
+    set_masks(pattern, words, s);
+    let total = if words == 1 {
+        lcs_one_word(text, m, s)
+    } else {
+        lcs_many_words(text, m, words, s)
+    };
+    clear_masks(pattern, words, s);
+    total
+}
+
+/// The pattern's bit masks: ASCII characters in `s.ascii` (row `c`, `words` words a row), the
+/// others in `s.other_masks` (their rows in `s.other`).
+fn set_masks<T: Copy + Into<char>>(pattern: &[T], words: usize, s: &mut RatioScratch) {
     // `s.ascii` is all zeros between calls: only the entries the pattern sets are cleared
     // afterwards, so a short pattern costs its own length, not a 128-row table.
     if s.ascii.len() < 128 * words {
@@ -111,18 +172,16 @@ fn lcs_bit_parallel<T: Copy + Into<char>>(a: &[T], b: &[T], s: &mut RatioScratch
             s.other_masks[row * words + w] |= bit;
         }
     }
-    let total = if words == 1 {
-        lcs_one_word(text, m, s)
-    } else {
-        lcs_many_words(text, m, words, s)
-    };
+}
+
+/// Zero the ASCII masks [`set_masks`] set.
+fn clear_masks<T: Copy + Into<char>>(pattern: &[T], words: usize, s: &mut RatioScratch) {
     for (i, &c) in pattern.iter().enumerate() {
         let c: char = c.into();
         if c.is_ascii() {
             s.ascii[c as usize * words + i / 64] = 0;
         }
     }
-    total
 }
 
 /// The recurrence for a pattern of at most 64 characters: the state is one word.
@@ -185,10 +244,130 @@ fn lcs_many_words<T: Copy + Into<char>>(
     total
 }
 
-/// RapidFuzz's `Indel.normalized_similarity(a, b)`.
-pub fn indel(a: &str, b: &str, s: &mut RatioScratch) -> f64 {
+/// Words of the state processed together by [`lcs_blocked`] (2 KB, in the L1 cache).
+const BLOCK_WORDS: usize = 256;
+/// The row of a character the pattern (or the block) does not hold.
+const NO_ROW: u32 = u32::MAX;
+
+/// [`lcs_many_words`] for long patterns, a block of state words at a time.
+///
+/// Word by word for each character of the text, the state of a long pattern (and its masks)
+/// leaves the cache between two characters. Here each block of [`BLOCK_WORDS`] words runs over
+/// the whole text, and the carry out of its last word at each character is kept, one bit per
+/// character, for the next block: the same additions in another order, so the same state.
+///
+/// The masks are built a block at a time, for the characters of that block of the pattern
+/// only: at most `64 * BLOCK_WORDS` rows of [`BLOCK_WORDS`] words (32 MB when every character
+/// differs; 256 KB for ASCII text), however long the pattern and however many characters it
+/// uses (the whole pattern's masks would take 1 GB for 400,000 characters of 20,000 kinds).
+fn lcs_blocked<T: Copy + Into<char>>(pattern: &[T], text: &[T], s: &mut RatioScratch) -> usize {
+    let m = pattern.len();
+    let words = m.div_ceil(64);
+    // Dense ids of the pattern's characters: ASCII ones by code, the others after them.
+    let ascii_ids = 128u32;
+    s.other.clear();
+    s.pattern_ids.clear();
+    for &c in pattern {
+        let c: char = c.into();
+        let id = if c.is_ascii() {
+            c as u32
+        } else {
+            let next = ascii_ids + s.other.len() as u32;
+            *s.other.entry(c).or_insert(next as usize) as u32
+        };
+        s.pattern_ids.push(id);
+    }
+    // The text's characters as those ids (NO_ROW: nowhere in the pattern).
+    s.rows.clear();
+    s.rows.extend(text.iter().map(|&c| {
+        let c: char = c.into();
+        if c.is_ascii() {
+            c as u32
+        } else {
+            s.other.get(&c).map_or(NO_ROW, |&id| id as u32)
+        }
+    }));
+    s.block_row.clear();
+    s.block_row
+        .resize(ascii_ids as usize + s.other.len(), NO_ROW);
+    s.carries.clear();
+    s.carries.resize(text.len().div_ceil(64), 0);
+    let mut total = 0usize;
+    let mut state = [u64::MAX; BLOCK_WORDS];
+    for start in (0..words).step_by(BLOCK_WORDS) {
+        let width = BLOCK_WORDS.min(words - start);
+        let chars = s
+            .pattern_ids
+            .get(start * 64..m.min((start + width) * 64))
+            .unwrap_or(&[]);
+        // This block's masks: a row per distinct character of its part of the pattern.
+        s.block_masks.clear();
+        let mut n_rows = 0usize;
+        for (i, &id) in chars.iter().enumerate() {
+            let slot = &mut s.block_row[id as usize];
+            if *slot == NO_ROW {
+                *slot = n_rows as u32;
+                n_rows += 1;
+                s.block_masks.resize(n_rows * width, 0);
+            }
+            s.block_masks[*slot as usize * width + i / 64] |= 1u64 << (i % 64);
+        }
+        let state = &mut state[..width];
+        state.fill(u64::MAX);
+        for (t, &id) in s.rows.iter().enumerate() {
+            let (bits, bit) = (&mut s.carries[t / 64], t % 64);
+            let mut carry = (*bits >> bit) & 1;
+            let row = match s.block_row.get(id as usize) {
+                Some(&row) if row != NO_ROW => row as usize,
+                _ if carry == 0 => continue, // no mask bit and no carry: nothing changes
+                _ => {
+                    // No mask bit here, but a carry from the block before: it runs on
+                    // (`v + carry | v`) until a word takes it.
+                    for v in state.iter_mut() {
+                        let (sum, c) = v.overflowing_add(carry);
+                        *v |= sum;
+                        carry = u64::from(c);
+                        if carry == 0 {
+                            break;
+                        }
+                    }
+                    *bits = (*bits & !(1 << bit)) | (carry << bit);
+                    continue;
+                }
+            };
+            let masks = &s.block_masks[row * width..(row + 1) * width];
+            for (v, &mask) in state.iter_mut().zip(masks) {
+                let u = *v & mask;
+                let (sum, c1) = v.overflowing_add(u);
+                let (sum, c2) = sum.overflowing_add(carry);
+                carry = u64::from(c1 || c2);
+                *v = sum | (*v - u);
+            }
+            *bits = (*bits & !(1 << bit)) | (carry << bit);
+        }
+        for (w, &v) in state.iter().enumerate() {
+            let bits = if start + w + 1 == words && !m.is_multiple_of(64) {
+                !v & ((1u64 << (m % 64)) - 1)
+            } else {
+                !v
+            };
+            total += bits.count_ones() as usize;
+        }
+        for &id in chars {
+            s.block_row[id as usize] = NO_ROW;
+        }
+    }
+    total
+}
+
+/// RapidFuzz's `Indel.normalized_similarity(a, b)`, or `None` when computing it would take more
+/// than `budget` units of work (`None`: no bound).
+pub fn indel(a: &str, b: &str, s: &mut RatioScratch, budget: Option<u64>) -> Option<f64> {
     let (total, common) = if a.is_ascii() && b.is_ascii() {
-        (a.len() + b.len(), lcs(a.as_bytes(), b.as_bytes(), s))
+        (
+            a.len() + b.len(),
+            lcs(a.as_bytes(), b.as_bytes(), s, budget),
+        )
     } else {
         let mut ac = std::mem::take(&mut s.a);
         let mut bc = std::mem::take(&mut s.b);
@@ -196,21 +375,28 @@ pub fn indel(a: &str, b: &str, s: &mut RatioScratch) -> f64 {
         ac.extend(a.chars());
         bc.clear();
         bc.extend(b.chars());
-        let common = lcs(&ac, &bc, s);
+        let common = lcs(&ac, &bc, s, budget);
         let total = ac.len() + bc.len();
         s.a = ac;
         s.b = bc;
         (total, common)
     };
+    let common = common?;
     if total == 0 {
-        return 1.0;
+        return Some(1.0);
     }
     let distance = total - 2 * common;
-    1.0 - distance as f64 / total as f64
+    Some(1.0 - distance as f64 / total as f64)
 }
 
-/// `difflib.SequenceMatcher(None, a, b).ratio()` of CPython 3.11.
-pub fn sequence_matcher(a: &str, b: &str, s: &mut RatioScratch) -> f64 {
+/// `difflib.SequenceMatcher(None, a, b).ratio()` of CPython 3.11, or `None` when computing it
+/// would take more than `budget` units of work (`None`: no bound).
+pub fn sequence_matcher(
+    a: &str,
+    b: &str,
+    s: &mut RatioScratch,
+    budget: Option<u64>,
+) -> Option<f64> {
     // Each distinct character of b gets an id (ASCII ones through a table, reset afterwards);
     // a's characters become those ids, or NO_ID for one b does not have, so equal ids are
     // equal characters and a NO_ID never equals an id of b.
@@ -250,17 +436,36 @@ pub fn sequence_matcher(a: &str, b: &str, s: &mut RatioScratch) -> f64 {
     }
     let (la, lb) = (s.a_ids.len(), s.b_ids.len());
     if la + lb == 0 {
-        return 1.0;
+        return Some(1.0);
     }
-    let matches = matching_characters(s, n_ids as usize);
-    2.0 * matches as f64 / (la + lb) as f64
+    let mut work = Work {
+        left: budget.unwrap_or(u64::MAX),
+    };
+    let matches = matching_characters(s, n_ids as usize, &mut work)?;
+    Some(2.0 * matches as f64 / (la + lb) as f64)
 }
 
 const NO_ID: u32 = u32::MAX;
 
+/// Work left in a budget; spending past it ends the computation.
+struct Work {
+    left: u64,
+}
+
+impl Work {
+    #[inline]
+    fn spend(&mut self, units: u64) -> Option<()> {
+        self.left = self.left.checked_sub(units)?;
+        Some(())
+    }
+}
+
+/// A suffix automaton step costs about this many dynamic-programme steps.
+const AUTOMATON_COST: u64 = 8;
+
 /// The sum of the sizes of `get_matching_blocks()`, from `a_ids` and `b_ids` (`n_ids`
 /// distinct ids in b).
-fn matching_characters(s: &mut RatioScratch, n_ids: usize) -> usize {
+fn matching_characters(s: &mut RatioScratch, n_ids: usize, work: &mut Work) -> Option<usize> {
     let (la, lb) = (s.a_ids.len(), s.b_ids.len());
     // b2j: the positions of each character of b, popular characters removed (autojunk).
     s.starts.clear();
@@ -299,7 +504,7 @@ fn matching_characters(s: &mut RatioScratch, n_ids: usize) -> usize {
     s.queue.clear();
     s.queue.push((0, la, 0, lb));
     while let Some((alo, ahi, blo, bhi)) = s.queue.pop() {
-        let (i, j, k) = find_longest_match(s, alo, ahi, blo, bhi);
+        let (i, j, k) = find_longest_match(s, alo, ahi, blo, bhi, work)?;
         if k > 0 {
             total += k;
             if alo < i && blo < j {
@@ -310,13 +515,76 @@ fn matching_characters(s: &mut RatioScratch, n_ids: usize) -> usize {
             }
         }
     }
-    total
+    Some(total)
+}
+
+/// Whether b's character `id` takes part in matches (it is in b and not popular).
+#[inline]
+fn matchable(s: &RatioScratch, id: u32) -> bool {
+    id != NO_ID
+        && s.starts.get(id as usize + 1).copied().unwrap_or(0)
+            > s.starts.get(id as usize).copied().unwrap_or(0)
 }
 
 /// `SequenceMatcher.find_longest_match(alo, ahi, blo, bhi)` without junk (isjunk is None):
 /// the longest block over non-popular characters, earliest in a then in b, extended on both
 /// ends by equal characters (popular ones included).
+///
+/// The core block comes from difflib's own dynamic programme when the matching pairs in the
+/// ranges are few, else from a suffix automaton of `b[blo..bhi]` (see [`Automaton`]).
 fn find_longest_match(
+    s: &mut RatioScratch,
+    alo: usize,
+    ahi: usize,
+    blo: usize,
+    bhi: usize,
+    work: &mut Work,
+) -> Option<(usize, usize, usize)> {
+    // The pairs the programme would visit, counted by two binary searches per character of a.
+    work.spend((ahi - alo) as u64)?;
+    let automaton_cost = AUTOMATON_COST * ((ahi - alo) + (bhi - blo)) as u64;
+    let mut pairs = 0u64;
+    for i in alo..ahi {
+        let id = s.a_ids[i];
+        if matchable(s, id) {
+            let at = &s.positions[s.starts[id as usize]..s.starts[id as usize + 1]];
+            let first = at.partition_point(|&j| j < blo);
+            let last = at.partition_point(|&j| j < bhi);
+            pairs += (last - first) as u64;
+            if pairs > automaton_cost {
+                break;
+            }
+        }
+    }
+    #[cfg(test)]
+    let pairs = if s.always_automaton { u64::MAX } else { pairs };
+    let (mut besti, mut bestj, mut bestsize) = if pairs > automaton_cost {
+        work.spend(automaton_cost)?;
+        longest_by_automaton(s, alo, ahi, blo, bhi)
+    } else {
+        work.spend(pairs)?;
+        longest_by_programme(s, alo, ahi, blo, bhi)
+    };
+    let (a, b) = (&s.a_ids, &s.b_ids);
+    let before = besti;
+    while besti > alo && bestj > blo && a[besti - 1] == b[bestj - 1] {
+        besti -= 1;
+        bestj -= 1;
+        bestsize += 1;
+    }
+    let ahead = bestsize;
+    while besti + bestsize < ahi
+        && bestj + bestsize < bhi
+        && a[besti + bestsize] == b[bestj + bestsize]
+    {
+        bestsize += 1;
+    }
+    work.spend((before - besti + bestsize - ahead) as u64)?;
+    Some((besti, bestj, bestsize))
+}
+
+/// difflib's programme: for each i, the run length ending at each matching j (`j2len`).
+fn longest_by_programme(
     s: &mut RatioScratch,
     alo: usize,
     ahi: usize,
@@ -331,10 +599,9 @@ fn find_longest_match(
         let id = s.a_ids[i];
         if id != NO_ID {
             let id = id as usize;
-            for &j in &s.positions[s.starts[id]..s.starts[id + 1]] {
-                if j < blo {
-                    continue;
-                }
+            let at = &s.positions[s.starts[id]..s.starts[id + 1]];
+            let first = at.partition_point(|&j| j < blo);
+            for &j in &at[first..] {
                 if j >= bhi {
                     break;
                 }
@@ -354,19 +621,192 @@ fn find_longest_match(
         std::mem::swap(&mut s.len_prev, &mut s.len_cur);
         s.stamp += 1;
     }
-    let (a, b) = (&s.a_ids, &s.b_ids);
-    while besti > alo && bestj > blo && a[besti - 1] == b[bestj - 1] {
-        besti -= 1;
-        bestj -= 1;
-        bestsize += 1;
-    }
-    while besti + bestsize < ahi
-        && bestj + bestsize < bhi
-        && a[besti + bestsize] == b[bestj + bestsize]
-    {
-        bestsize += 1;
+    (besti, bestj, bestsize)
+}
+
+/// The same block as [`longest_by_programme`], from a suffix automaton of `b[blo..bhi]`.
+///
+/// difflib keeps the longest run of matchable characters; of those, the one that ends first
+/// in a; of those, the one that ends first in b. Reading a through the automaton gives, at each
+/// i, the longest string ending there that occurs in b's range (matching statistics), and the
+/// automaton's state holds the first place it ends in b.
+fn longest_by_automaton(
+    s: &mut RatioScratch,
+    alo: usize,
+    ahi: usize,
+    blo: usize,
+    bhi: usize,
+) -> (usize, usize, usize) {
+    let RatioScratch {
+        automaton,
+        a_ids,
+        b_ids,
+        starts,
+        ..
+    } = s;
+    let is_matchable = |id: u32| {
+        id != NO_ID
+            && starts.get(id as usize + 1).copied().unwrap_or(0)
+                > starts.get(id as usize).copied().unwrap_or(0)
+    };
+    automaton.build(b_ids.get(blo..bhi).unwrap_or(&[]), &is_matchable);
+    let (mut besti, mut bestj, mut bestsize) = (alo, blo, 0usize);
+    let (mut state, mut len) = (0u32, 0usize);
+    for (i, &id) in a_ids.iter().enumerate().take(ahi).skip(alo) {
+        if !is_matchable(id) {
+            state = 0;
+            len = 0;
+            continue;
+        }
+        loop {
+            if let Some(next) = automaton.next(state, id) {
+                state = next;
+                len += 1;
+                break;
+            }
+            if state == 0 {
+                len = 0;
+                break;
+            }
+            state = automaton.link(state);
+            len = automaton.len(state);
+        }
+        if len > bestsize {
+            let end = blo + automaton.first_end(state);
+            besti = i + 1 - len;
+            bestj = end + 1 - len;
+            bestsize = len;
+        }
     }
     (besti, bestj, bestsize)
+}
+
+/// A suffix automaton of a sequence of ids, popular characters read as one separator that
+/// nothing matches. Transitions live in one hash table keyed by (state, id); each state's are
+/// also chained, to copy them when a state is cloned.
+#[derive(Default)]
+struct Automaton {
+    len: Vec<u32>,
+    link: Vec<u32>,
+    first_end: Vec<u32>,
+    /// The first of the state's transitions in `edges` (`NONE_EDGE`: none).
+    head: Vec<u32>,
+    /// (id, target, next edge of the same state).
+    edges: Vec<(u32, u32, u32)>,
+    table: HashMap<u64, u32, BuildHasherDefault<CharHasher>>,
+}
+
+const NONE_EDGE: u32 = u32::MAX;
+/// The id the separator (a popular character) gets in the automaton.
+const SEPARATOR: u32 = u32::MAX - 1;
+
+impl Automaton {
+    #[inline]
+    fn key(state: u32, id: u32) -> u64 {
+        (u64::from(state) << 32) | u64::from(id)
+    }
+
+    #[inline]
+    fn next(&self, state: u32, id: u32) -> Option<u32> {
+        self.table
+            .get(&Automaton::key(state, id))
+            .and_then(|&e| self.edges.get(e as usize))
+            .map(|&(_, target, _)| target)
+    }
+
+    fn link(&self, state: u32) -> u32 {
+        self.link.get(state as usize).copied().unwrap_or(0)
+    }
+
+    fn len(&self, state: u32) -> usize {
+        self.len.get(state as usize).copied().unwrap_or(0) as usize
+    }
+
+    fn first_end(&self, state: u32) -> usize {
+        self.first_end.get(state as usize).copied().unwrap_or(0) as usize
+    }
+
+    fn new_state(&mut self, len: u32, link: u32, first_end: u32) -> u32 {
+        self.len.push(len);
+        self.link.push(link);
+        self.first_end.push(first_end);
+        self.head.push(NONE_EDGE);
+        (self.len.len() - 1) as u32
+    }
+
+    fn set(&mut self, state: u32, id: u32, target: u32) {
+        match self.table.get(&Automaton::key(state, id)) {
+            Some(&e) => {
+                if let Some(edge) = self.edges.get_mut(e as usize) {
+                    edge.1 = target;
+                }
+            }
+            None => {
+                let e = self.edges.len() as u32;
+                let head = self.head.get(state as usize).copied().unwrap_or(NONE_EDGE);
+                self.edges.push((id, target, head));
+                if let Some(h) = self.head.get_mut(state as usize) {
+                    *h = e;
+                }
+                self.table.insert(Automaton::key(state, id), e);
+            }
+        }
+    }
+
+    /// Build the automaton of `text` (ids; the ones `matchable` refuses become the separator).
+    fn build(&mut self, text: &[u32], matchable: &impl Fn(u32) -> bool) {
+        self.len.clear();
+        self.link.clear();
+        self.first_end.clear();
+        self.head.clear();
+        self.edges.clear();
+        self.table.clear();
+        self.new_state(0, 0, 0);
+        let mut last = 0u32;
+        for (pos, &raw) in text.iter().enumerate() {
+            let id = if matchable(raw) { raw } else { SEPARATOR };
+            let cur = self.new_state(self.len(last) as u32 + 1, 0, pos as u32);
+            let mut p = Some(last);
+            while let Some(state) = p {
+                if self.next(state, id).is_some() {
+                    break;
+                }
+                self.set(state, id, cur);
+                p = (state != 0).then(|| self.link(state));
+            }
+            match p {
+                None => {} // reached past the root: the link stays the root
+                Some(state) => {
+                    let q = self.next(state, id).unwrap_or(0);
+                    if self.len(state) + 1 == self.len(q) {
+                        self.link[cur as usize] = q;
+                    } else {
+                        let clone = self.new_state(
+                            self.len(state) as u32 + 1,
+                            self.link(q),
+                            self.first_end.get(q as usize).copied().unwrap_or(0),
+                        );
+                        let mut e = self.head.get(q as usize).copied().unwrap_or(NONE_EDGE);
+                        while let Some(&(edge_id, target, next)) = self.edges.get(e as usize) {
+                            self.set(clone, edge_id, target);
+                            e = next;
+                        }
+                        let mut p = Some(state);
+                        while let Some(state) = p {
+                            if self.next(state, id) != Some(q) {
+                                break;
+                            }
+                            self.set(state, id, clone);
+                            p = (state != 0).then(|| self.link(state));
+                        }
+                        self.link[q as usize] = clone;
+                        self.link[cur as usize] = clone;
+                    }
+                }
+            }
+            last = cur;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -392,9 +832,9 @@ mod tests {
     #[test]
     fn indel_examples_and_blocks() {
         let mut s = RatioScratch::default();
-        assert_eq!(indel("tide", "diet", &mut s), 0.5);
-        assert_eq!(indel("", "", &mut s), 1.0);
-        assert_eq!(indel("abc", "xyz", &mut s), 0.0);
+        assert_eq!(indel("tide", "diet", &mut s, None), Some(0.5));
+        assert_eq!(indel("", "", &mut s, None), Some(1.0));
+        assert_eq!(indel("abc", "xyz", &mut s, None), Some(0.0));
         let mut seed = 7u64;
         let mut next = || {
             seed = seed
@@ -412,13 +852,20 @@ mod tests {
                 let ac: Vec<char> = a.chars().collect();
                 let bc: Vec<char> = b.chars().collect();
                 let expected = lcs_dp(&ac, &bc);
-                assert_eq!(lcs(&ac, &bc, &mut s), expected, "{a} / {b}");
+                assert_eq!(lcs(&ac, &bc, &mut s, None), Some(expected), "{a} / {b}");
+                assert_eq!(
+                    crate::lcs::myers(&ac, &bc, u64::MAX, &mut Vec::new()),
+                    Some(expected)
+                );
                 if a.is_ascii() && b.is_ascii() {
-                    assert_eq!(lcs(a.as_bytes(), b.as_bytes(), &mut s), expected);
+                    assert_eq!(
+                        lcs(a.as_bytes(), b.as_bytes(), &mut s, None),
+                        Some(expected)
+                    );
                 }
                 let total = (ac.len() + bc.len()).max(1) as f64;
                 let want = 1.0 - (ac.len() + bc.len() - 2 * expected) as f64 / total;
-                assert_eq!(indel(&a, &b, &mut s), want);
+                assert_eq!(indel(&a, &b, &mut s, None), Some(want));
             }
         }
     }
@@ -426,9 +873,101 @@ mod tests {
     #[test]
     fn sequence_matcher_examples() {
         let mut s = RatioScratch::default();
-        assert_eq!(sequence_matcher("tide", "diet", &mut s), 0.25);
-        assert_eq!(sequence_matcher("diet", "tide", &mut s), 0.5);
-        assert_eq!(sequence_matcher("", "", &mut s), 1.0);
-        assert_eq!(sequence_matcher("abc", "", &mut s), 0.0);
+        assert_eq!(sequence_matcher("tide", "diet", &mut s, None), Some(0.25));
+        assert_eq!(sequence_matcher("diet", "tide", &mut s, None), Some(0.5));
+        assert_eq!(sequence_matcher("", "", &mut s, None), Some(1.0));
+        assert_eq!(sequence_matcher("abc", "", &mut s, None), Some(0.0));
+    }
+
+    fn random_text(seed: &mut u64, len: usize, alphabet: &[char]) -> String {
+        (0..len)
+            .map(|_| {
+                *seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                alphabet[(*seed >> 33) as usize % alphabet.len()]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_automaton_finds_difflibs_blocks() {
+        // Every longest-match search by the automaton against difflib's own programme, on texts
+        // of few and many characters, short (no autojunk) and long (popular ones dropped), alike
+        // and unlike.
+        let small: Vec<char> = "abcé ".chars().collect();
+        let large: Vec<char> = (0..300u32)
+            .filter_map(|i| char::from_u32(0x4e00 + i))
+            .collect();
+        let mut seed = 11u64;
+        let (mut programme, mut automaton) = (RatioScratch::default(), RatioScratch::default());
+        automaton.always_automaton = true;
+        for (alphabet, len) in [(&small, 30), (&small, 250), (&large, 400), (&large, 3000)] {
+            for _ in 0..20 {
+                let a = random_text(&mut seed, len, alphabet);
+                let mut b = random_text(&mut seed, len / 2, alphabet);
+                b.push_str(&a.chars().skip(len / 3).take(len / 2).collect::<String>());
+                for (x, y) in [(&a, &b), (&b, &a), (&a, &a)] {
+                    let want = sequence_matcher(x, y, &mut programme, None);
+                    assert_eq!(
+                        sequence_matcher(x, y, &mut automaton, None),
+                        want,
+                        "{x} {y}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_blocked_recurrence_equals_the_plain_one() {
+        let mut s = RatioScratch::default();
+        let mut seed = 9u64;
+        // (the last alphabet: more characters than a block of the pattern holds)
+        let many: String = (0..20_000u32)
+            .filter_map(|i| char::from_u32(0x4e00 + i))
+            .collect();
+        for alphabet in ["ab", "abcdefgh ", "aé😀 xyz", many.as_str()] {
+            let alphabet: Vec<char> = alphabet.chars().collect();
+            for (n, m) in [(20_000, 17_000), (16_385, 40_000), (33_000, 5)] {
+                let a: Vec<char> = random_text(&mut seed, n, &alphabet).chars().collect();
+                let b: Vec<char> = random_text(&mut seed, m, &alphabet).chars().collect();
+                let (pattern, text) = if a.len() <= b.len() {
+                    (&a, &b)
+                } else {
+                    (&b, &a)
+                };
+                let words = pattern.len().div_ceil(64);
+                let blocked = lcs_bit_parallel(&a, &b, &mut s);
+                assert!(words > BLOCK_WORDS || blocked == lcs_dp(&a, &b));
+                // the plain word-by-word recurrence on the same masks
+                set_masks(pattern, words, &mut s);
+                let plain = lcs_many_words(text, pattern.len(), words, &mut s);
+                clear_masks(pattern, words, &mut s);
+                assert_eq!(blocked, plain, "{n} {m}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_budget_ends_the_long_rows() {
+        let mut s = RatioScratch::default();
+        let alphabet: Vec<char> = "abcdefgh".chars().collect();
+        let mut seed = 5u64;
+        let a = random_text(&mut seed, 20_000, &alphabet);
+        let b = random_text(&mut seed, 20_000, &alphabet);
+        assert!(indel(&a, &b, &mut s, Some(1_000)).is_none());
+        let full = indel(&a, &b, &mut s, None);
+        assert!(full.is_some());
+        assert_eq!(indel(&a, &b, &mut s, Some(10_000_000)), full);
+        // nearly equal texts: Myers' algorithm, far below the recurrence's cost
+        let mut c = a.clone();
+        c.insert(10_000, 'x');
+        c.replace_range(15_000..15_001, "y");
+        let near = indel(&a, &c, &mut s, Some(200_000));
+        assert_eq!(near, indel(&a, &c, &mut s, None));
+        assert!(near.is_some());
+        assert!(sequence_matcher(&a, &b, &mut s, Some(1_000)).is_none());
+        assert!(sequence_matcher(&a, &b, &mut s, Some(u64::MAX)).is_some());
     }
 }

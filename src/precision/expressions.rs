@@ -22,6 +22,9 @@ struct PrecisionKwargs {
     /// The literal tolerances; `None` when an input column gives one per row.
     tol_abs: Option<f64>,
     tol_rel: Option<f64>,
+    /// The length guard: the work the character similarity of a pair may take.
+    #[serde(default)]
+    max_work: Option<u64>,
 }
 
 /// A per-row Float64 input (a one-row input is broadcast), or a literal.
@@ -66,6 +69,7 @@ fn precision_inputs<'a>(
         power_p: kwargs.power_p,
         weights,
         stopwords: precision::stopword_table(&kwargs.stopwords),
+        max_work: kwargs.max_work,
     };
     polars_ensure!(inputs.len() >= 2, ComputeError: "answer_precision needs two inputs");
     let response = Texts::new(&inputs[0], "response")?;
@@ -486,16 +490,20 @@ fn answer_precision_diagnostics(
 #[derive(Deserialize)]
 struct CharRatioKwargs {
     char_similarity: String,
+    #[serde(default)]
+    max_work: Option<u64>,
 }
 
-/// The character similarity of two normalised texts (tests and benchmarks of the kernel).
+/// The character similarity of two normalised texts (tests and benchmarks of the kernel); null
+/// where it would take more than `max_work`.
 #[polars_expr(output_type=Float64)]
 fn precision_char_ratio(inputs: &[Series], kwargs: CharRatioKwargs) -> PolarsResult<Series> {
     let mut s = precision::char_ratio::RatioScratch::default();
     let indel = kwargs.char_similarity == "indel";
+    let budget = kwargs.max_work;
     let mut ratio = |pair: (Option<&str>, Option<&str>)| match pair {
-        (Some(x), Some(y)) if indel => Some(precision::char_ratio::indel(x, y, &mut s)),
-        (Some(x), Some(y)) => Some(precision::char_ratio::sequence_matcher(x, y, &mut s)),
+        (Some(x), Some(y)) if indel => precision::char_ratio::indel(x, y, &mut s, budget),
+        (Some(x), Some(y)) => precision::char_ratio::sequence_matcher(x, y, &mut s, budget),
         _ => None,
     };
     let (a_ca, b_ca) = (inputs[0].str(), inputs[1].str());

@@ -57,6 +57,8 @@ pub struct Options {
     pub weights: Vec<(Comp, f64)>,
     /// The stopwords, as a token table.
     pub stopwords: Vocab,
+    /// The work the character similarity of one pair may take (`None`: unbounded).
+    pub max_work: Option<u64>,
 }
 
 /// The stopword table of [`Options`].
@@ -75,6 +77,8 @@ pub enum Path {
     EmptyActualGuard,
     NoExpected,
     InvalidTolerance,
+    /// The character similarity would take more than `max_work` (the length guard).
+    TooLong,
 }
 
 pub const EMPTY_ACTUAL_REASON: &str = "Assistant returned an empty response, so the metric cannot \
@@ -82,6 +86,8 @@ be evaluated; defaulting to score 0.";
 pub const NO_EXPECTED_REASON: &str = "No expected output provided.";
 pub const INVALID_TOLERANCE_REASON: &str =
     "Invalid numeric tolerance (null, NaN, infinite or negative): cannot score.";
+pub const TOO_LONG_REASON: &str = "Texts too long: their character similarity would take more \
+than max_work steps (the length guard); raise max_work, or set it to None, to score them.";
 
 impl Path {
     pub fn name(self) -> &'static str {
@@ -90,6 +96,7 @@ impl Path {
             Path::EmptyActualGuard => "empty_actual_guard",
             Path::NoExpected => "no_expected",
             Path::InvalidTolerance => "invalid_tolerance",
+            Path::TooLong => "too_long",
         }
     }
 
@@ -100,6 +107,7 @@ impl Path {
             Path::EmptyActualGuard => EMPTY_ACTUAL_REASON,
             Path::NoExpected => NO_EXPECTED_REASON,
             Path::InvalidTolerance => INVALID_TOLERANCE_REASON,
+            Path::TooLong => TOO_LONG_REASON,
         }
     }
 }
@@ -240,9 +248,16 @@ pub fn score_pair(
         inter as f64 / e_n as f64
     };
     let char_ratio = if o.indel {
-        char_ratio::indel(&s.a_norm, &s.e_norm, &mut s.ratio)
+        char_ratio::indel(&s.a_norm, &s.e_norm, &mut s.ratio, o.max_work)
     } else {
-        char_ratio::sequence_matcher(&s.a_norm, &s.e_norm, &mut s.ratio)
+        char_ratio::sequence_matcher(&s.a_norm, &s.e_norm, &mut s.ratio, o.max_work)
+    };
+    let Some(char_ratio) = char_ratio else {
+        return Scored {
+            path: Path::TooLong,
+            score: None,
+            components: None,
+        };
     };
     s.a_num.clear();
     s.e_num.clear();
@@ -445,6 +460,7 @@ mod tests {
                 (Comp::Numeric, 0.35),
             ],
             stopwords: stopword_table(words),
+            max_work: None,
         }
     }
 

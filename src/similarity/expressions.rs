@@ -10,6 +10,9 @@ use crate::similarity::{self, Metric};
 #[derive(Deserialize)]
 struct SimilarityKwargs {
     metric: String,
+    /// ROUGE-L's length guard: the work one row may take.
+    #[serde(default)]
+    max_work: Option<u64>,
 }
 
 /// The reason of a row without a usable acceptable answer.
@@ -36,7 +39,8 @@ fn response_similarity(
         let mut scratch = similarity::Scratch::default();
         rows.map(|row| {
             let resp = response.get(row).unwrap_or("");
-            let mut scorer = similarity::Scorer::new(metric, resp, &mut scratch);
+            let mut scorer =
+                similarity::Scorer::new(metric, resp, &mut scratch).with_max_work(kwargs.max_work);
             scorer
                 .best(t, row_items(acceptable.row(row)))
                 .map(|b| b.score)
@@ -82,15 +86,18 @@ fn response_similarity_details(
     }
     let n = output_len(&lens)?;
     // Per row: (score, index, reason, closest unacceptable (score, index), closer), or None
-    // when no acceptable answer is usable.
-    type Row = Option<(f64, u32, String, Option<(f64, u32)>, Option<bool>)>;
+    // when no acceptable answer is usable, or Err when the row is over `max_work`.
+    type Row = Result<Option<(f64, u32, String, Option<(f64, u32)>, Option<bool>)>, ()>;
     let rows: Vec<Row> = map_row_ranges(n, !context.parallel(), |range| {
         let mut scratch = similarity::Scratch::default();
         range
             .map(|row| {
                 let resp = response.get(row).unwrap_or("");
-                let mut scorer = similarity::Scorer::new(metric, resp, &mut scratch);
-                let best = scorer.best(t, row_items(acceptable.row(row)))?;
+                let mut scorer = similarity::Scorer::new(metric, resp, &mut scratch)
+                    .with_max_work(kwargs.max_work);
+                let Some(best) = scorer.best(t, row_items(acceptable.row(row))) else {
+                    return if scorer.too_long() { Err(()) } else { Ok(None) };
+                };
                 let mut reason = String::new();
                 // Writing to a String cannot fail.
                 let _ = write!(
@@ -105,6 +112,9 @@ fn response_similarity_details(
                 let worst = unacceptable
                     .as_ref()
                     .and_then(|u| scorer.best(t, row_items(u.row(row))));
+                if scorer.too_long() {
+                    return Err(());
+                }
                 let closer = worst.map(|w| {
                     let _ = write!(reason, "; closest unacceptable {:.2}: ", w.score);
                     similarity::push_quoted(&mut reason, w.text);
@@ -114,22 +124,26 @@ fn response_similarity_details(
                     }
                     is_closer
                 });
-                Some((
+                Ok(Some((
                     best.score,
                     best.index,
                     reason,
                     worst.map(|w| (w.score, w.index)),
                     closer,
-                ))
+                )))
             })
             .collect()
     });
-    let score = rows.iter().map(|r| r.as_ref().map(|r| r.0));
-    let index = rows.iter().map(|r| r.as_ref().map(|r| r.1));
     let mut reasons = StringChunkedBuilder::new("reason".into(), n);
     for r in &rows {
-        reasons.append_value(r.as_ref().map_or(SIMILARITY_INCONCLUSIVE, |r| r.2.as_str()));
+        reasons.append_value(match r {
+            Err(()) => similarity::TOO_LONG_REASON,
+            Ok(r) => r.as_ref().map_or(SIMILARITY_INCONCLUSIVE, |r| r.2.as_str()),
+        });
     }
+    let rows: Vec<_> = rows.into_iter().map(|r| r.ok().flatten()).collect();
+    let score = rows.iter().map(|r| r.as_ref().map(|r| r.0));
+    let index = rows.iter().map(|r| r.as_ref().map(|r| r.1));
     let worst_score = rows
         .iter()
         .map(|r| r.as_ref().and_then(|r| r.3).map(|w| w.0));

@@ -12,12 +12,14 @@ pattern Python cannot compile, an invalid schema), these functions raise
 :class:`~polarscore.InvalidParameterError` when the expression is built.
 
 Most checks are plain Polars expressions with Python's character semantics spelled out (Python's
-``str.lower()`` and whitespace); keyword lists run in a native kernel. ``regex_match`` runs a
-pattern natively when it provably means the same in the Rust engine and in Python's ``re``
-otherwise (compiled once per distinct pattern); ``json_schema`` and ``language_detection`` call
-``jsonschema`` and ``langdetect`` once per distinct response of a batch.
+``str.lower()`` and whitespace); keyword lists run in a native kernel. ``regex_match`` (and
+``json_schema``'s patterns) read a pattern with Python's parser and run it natively with ``re``'s
+meaning, in linear time, or for look-arounds and back-references by backtracking within a step
+budget per row; ``json_schema`` and ``language_detection`` call ``jsonschema`` and
+``langdetect`` once per distinct response of a batch.
 """
 
+from polarscore.kernels._regex import DEFAULT_STEP_BUDGET
 from polarscore.scores.checks._json import json_schema, json_schema_details
 from polarscore.scores.checks._language import (
     LANGUAGES,
@@ -52,6 +54,7 @@ from polarscore.scores.checks._text import (
 __all__ = [
     "CONTAINS_MODES",
     "DEFAULT_MAX_LENGTH",
+    "DEFAULT_STEP_BUDGET",
     "FORMAT_TYPES",
     "LANGUAGES",
     "LENGTH_UNITS",

@@ -10,7 +10,14 @@ from polarscore._typing import FormatType, IntoExpr
 from polarscore._utils import check_same_length
 from polarscore._validation import check_choice, invalid_parameter
 from polarscore.kernels._plugin import plugin_call
-from polarscore.kernels._regex import native_pattern, py_compile, py_digit_class
+from polarscore.kernels._regex import (
+    DEFAULT_STEP_BUDGET,
+    check_step_budget,
+    check_translator,
+    py_compile,
+    py_digit_class,
+    translate,
+)
 from polarscore.normalize import PY_WS_CLASS, py_strip
 from polarscore.scores.checks._shared import (
     as_expr,
@@ -137,7 +144,7 @@ def format_check_details(response: IntoExpr, *, format_type: FormatType = "email
     return details("format_check", score, reason)
 
 
-# --- regex_match ----------------------------------------------------------------------------------
+# --- regex_match ---------------------------------------------------------------------------------
 
 
 def _compile(pattern: str, function: str) -> re.Pattern[str]:
@@ -149,71 +156,72 @@ def _compile(pattern: str, function: str) -> re.Pattern[str]:
         ) from None
 
 
-def _regex_literal(text: pl.Expr, pattern: str, *, full_match: bool, function: str) -> pl.Expr:
-    compiled = _compile(pattern, function)
-    translated = native_pattern(pattern, full_match=full_match)
-    if translated is not None:
-        return text.str.contains(f"^(?:{translated})$" if full_match else translated)
-    test = compiled.fullmatch if full_match else compiled.search
-    return text.map_batches(
-        map_present(lambda s: test(s) is not None, pl.Boolean()),
-        return_dtype=pl.Boolean,
+def _program_or_none(pattern: str, *, full_match: bool) -> str | None:
+    """Return the kernel's program of a per-row pattern, or None if Python cannot compile it."""
+    try:
+        return translate(pattern, full_match=full_match)
+    except (re.error, OverflowError, RecursionError):
+        return None
+
+
+def _regex_codes(
+    text: pl.Expr,
+    pattern: str | pl.Expr,
+    *,
+    full_match: bool,
+    step_budget: int | None,
+    function: str,
+) -> pl.Expr:
+    """Per row: 1 matched, 0 not (or a per-row pattern Python cannot compile), -1 over budget."""
+    if isinstance(pattern, str):
+        _compile(pattern, function)
+        program = translate(pattern, full_match=full_match)
+        return plugin_call("python_regex", text, program=program, step_budget=step_budget)
+    check_translator()  # a Python whose re parser is unknown: refused here, not row by row
+    programs = pattern.map_batches(
+        map_present(lambda p: _program_or_none(p, full_match=full_match), pl.String()),
+        return_dtype=pl.String,
         is_elementwise=True,
     )
-
-
-def _regex_per_row(text: pl.Expr, patterns: pl.Expr, *, full_match: bool) -> pl.Expr:
-    """One Python ``re`` test per distinct (text, pattern) pair, each pattern compiled once."""
-    compiled: dict[str, re.Pattern[str] | None] = {}
-
-    def test(pair: dict[str, str]) -> bool:
-        pattern = pair["pattern"]
-        if pattern not in compiled:
-            try:
-                compiled[pattern] = py_compile(pattern)
-            except (re.error, OverflowError, RecursionError):
-                compiled[pattern] = None
-        regex = compiled[pattern]
-        if regex is None:
-            return False
-        found = regex.fullmatch(pair["text"]) if full_match else regex.search(pair["text"])
-        return found is not None
-
-    def apply(series: pl.Series) -> pl.Series:
-        frame = series.struct.unnest()
-        distinct = frame.unique()
-        results = pl.Series("match", [test(r) for r in distinct.iter_rows(named=True)])
-        joined = frame.join(
-            distinct.with_columns(results),
-            on=["text", "pattern"],
-            how="left",
-            maintain_order="left",
-        )
-        return joined["match"]
-
-    return pl.struct(text.alias("text"), patterns.alias("pattern")).map_batches(
-        apply, return_dtype=pl.Boolean, is_elementwise=True
-    )
+    codes = plugin_call("python_regex", text, programs, program=None, step_budget=step_budget)
+    return codes.fill_null(0)
 
 
 def _regex(
-    response: IntoExpr, pattern: str | pl.Expr | pl.Series, *, full_match: bool, function: str
+    response: IntoExpr,
+    pattern: str | pl.Expr | pl.Series,
+    *,
+    full_match: bool,
+    step_budget: int | None,
+    function: str,
 ) -> tuple[pl.Expr, pl.Expr]:
     check_same_length(function, response=response, pattern=pattern)
     check_bool(full_match, function, "full_match")
+    budget = check_step_budget(step_budget, function)
     given = text_option(pattern, function, "pattern")
     text = response_text(response, function)
-    if isinstance(given, str):
-        matched = _regex_literal(text, given, full_match=full_match, function=function)
-    else:
-        matched = _regex_per_row(text, given, full_match=full_match)
+    codes = _regex_codes(text, given, full_match=full_match, step_budget=budget, function=function)
     shown = as_expr(given)
-    reason = choose(
-        matched,
-        pl.concat_str(pl.lit("Pattern matched: "), shown),
-        pl.concat_str(pl.lit("Pattern not matched: "), shown),
+    over = (
+        f"took more than {budget:,} backtracking steps on this response (step_budget)"
+        if budget is not None
+        else "did not finish"
     )
-    return binary(matched), reason
+    score = pl.when(codes >= 0).then(codes.cast(pl.Float64))
+    reason = (
+        pl.when(codes == 1)
+        .then(pl.concat_str(pl.lit("Pattern matched: "), shown))
+        .when(codes == 0)
+        .then(pl.concat_str(pl.lit("Pattern not matched: "), shown))
+        .otherwise(
+            pl.concat_str(
+                pl.lit("Pattern not checked: "),
+                shown,
+                pl.lit(f" needs backtracking (a look-around or back-reference) and {over}"),
+            )
+        )
+    )
+    return score, reason
 
 
 def regex_match(
@@ -221,6 +229,7 @@ def regex_match(
     *,
     pattern: str | pl.Expr | pl.Series = "",
     full_match: bool = False,
+    step_budget: int | None = DEFAULT_STEP_BUDGET,
 ) -> pl.Expr:
     r"""Score whether a Python regular expression matches the response: 1.0 or 0.0.
 
@@ -235,17 +244,26 @@ def regex_match(
         compile raises; a per-row one scores 0.0, as in the reference.
     full_match
         ``re.fullmatch`` instead of ``re.search``.
+    step_budget
+        The most steps a pattern that needs backtracking (a look-around, back-reference,
+        conditional, atomic group or possessive quantifier) may take on one response; a
+        response that would take more scores null, with the reason ``Pattern not checked:
+        ...``. The default, 10,000,000, is about a tenth of a second on one core. ``None``
+        lifts the bound. Every other pattern runs in time linear in the response and never
+        meets it.
 
     Returns
     -------
     pl.Expr
-        ``Float64`` named ``regex_match``, never null.
+        ``Float64`` named ``regex_match``: 1.0 or 0.0, null only where ``step_budget`` ran out.
 
     Notes
     -----
-    Reproduces ``RegexMatchMetric`` of eval-ai-library 0.8.2. A pattern whose meaning is provably
-    the same in Polars' Rust engine (see :func:`native_pattern`) runs natively; any other runs in
-    Python's ``re``, compiled once, on each distinct response once.
+    Reproduces ``RegexMatchMetric`` of eval-ai-library 0.8.2. The pattern is read by Python's
+    own parser and run natively with ``re``'s exact meaning, in a linear-time engine when it is
+    regular (nearly every pattern, including the ones on which ``re`` backtracks for ever, such
+    as ``^(\w+\s?)*$``), else by a backtracking matcher with ``re``'s semantics and the step
+    budget above. See ``docs/checks.md``.
 
     Examples
     --------
@@ -258,9 +276,10 @@ def regex_match(
     ... ).rows()
     [(1.0, 0.0), (1.0, 0.0), (0.0, 0.0)]
     """
-    return _regex(response, pattern, full_match=full_match, function="regex_match")[0].alias(
-        "regex_match"
+    score, _ = _regex(
+        response, pattern, full_match=full_match, step_budget=step_budget, function="regex_match"
     )
+    return score.alias("regex_match")
 
 
 def regex_match_details(
@@ -268,6 +287,7 @@ def regex_match_details(
     *,
     pattern: str | pl.Expr | pl.Series = "",
     full_match: bool = False,
+    step_budget: int | None = DEFAULT_STEP_BUDGET,
 ) -> pl.Expr:
     """Score :func:`regex_match` and give the reference's reason text.
 
@@ -275,7 +295,14 @@ def regex_match_details(
     -------
     pl.Expr
         ``Struct`` named ``regex_match_details``: ``score`` and ``reason``
-        (``Pattern matched: ...`` or ``Pattern not matched: ...``).
+        (``Pattern matched: ...`` or ``Pattern not matched: ...``; ``Pattern not checked:
+        ...`` where the step budget ran out).
     """
-    score, reason = _regex(response, pattern, full_match=full_match, function="regex_match_details")
+    score, reason = _regex(
+        response,
+        pattern,
+        full_match=full_match,
+        step_budget=step_budget,
+        function="regex_match_details",
+    )
     return details("regex_match", score, reason)

@@ -47,7 +47,7 @@ def binary(flag: pl.Expr) -> pl.Expr:
 
 
 def details(name: str, score: pl.Expr, reason: pl.Expr) -> pl.Expr:
-    return pl.struct(score.alias("score"), reason.alias("reason")).alias(f"{name}details")
+    return pl.struct(score.alias("score"), reason.alias("reason")).alias(f"{name}_details")
 
 
 def choose(flag: pl.Expr, yes: pl.Expr | str, no: pl.Expr | str) -> pl.Expr:
