@@ -39,7 +39,7 @@ fuzz_target!(init: polarscore_fuzz::warm_up(), |input: Input| {
         Which::RougeL => Metric::RougeL,
     };
     let mut scratch = Scratch::default();
-    let mut scorer = Scorer::new(t, metric, &input.response.0, &mut scratch);
+    let mut scorer = Scorer::new(metric, &input.response.0, &mut scratch);
     let scores: Vec<Option<f64>> = input
         .answers
         .items()
