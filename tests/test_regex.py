@@ -201,6 +201,11 @@ NAMED = [
     (r"(?i)σ", ["ς", "Σ"]),
     (r"(?i)i", ["İ", "ı", "I"]),
     (r"(?ai)k", ["\u212a", "K"]),
+    # a group's own type flag: (?a:) folds by ASCII's rules; (?u:) in an ASCII pattern
+    (r"(?i)(?a:ſ)", ["s", "ſ", "S"]),
+    (r"(?i)(?a:k)", ["\u212a", "K"]),
+    (r"(?a)(?u:[\wé])", ["é"]),
+    (r"(?ai)(?u:ſ)", ["s"]),
     # dot and DOTALL
     (r"^.$", ["\n", "a", "a\n"]),
     (r"(?s)^.$", ["\n"]),

@@ -219,6 +219,24 @@ def _set_text(ranges: Ranges) -> str:
 # --- translation ------------------------------------------------------------------------------
 
 
+#: The flags that choose what a character class means; one of them replaces the others.
+_TYPE_FLAGS = _c.SRE_FLAG_ASCII | _c.SRE_FLAG_LOCALE | _c.SRE_FLAG_UNICODE
+
+
+def _combine_flags(flags: int, add: int, remove: int) -> int:
+    r"""Return a group's flags as ``re`` combines them for ``(?a:...)``.
+
+    Inside a Unicode pattern, ``(?a:...)`` turns Unicode matching off, so that the group's classes
+    and case folding are ASCII's. A ``(?u:...)`` group inside an ASCII pattern keeps both flags
+    (ASCII's classes): ``re.search`` compiles that group with Unicode's, but its first-character
+    check follows the pattern's own flags (``re.search(r"(?a)(?u:\w)", "é")`` finds nothing while
+    ``re.fullmatch`` matches); that mix is the one place the translation may differ from ``re``.
+    """
+    if add & _c.SRE_FLAG_ASCII:
+        flags &= ~_TYPE_FLAGS
+    return (flags | add) & ~remove
+
+
 class _Translator:
     def __init__(self) -> None:
         self.case_backref = False
@@ -252,7 +270,7 @@ class _Translator:
             return f"r{low},{top}{kind}" + self.nodes(item, flags)
         if op is _c.SUBPATTERN:
             group, add, remove, item = av
-            inner = self.nodes(item, (flags | add) & ~remove)
+            inner = self.nodes(item, _combine_flags(flags, add, remove))
             return inner if group is None else f"g{group}:{inner}"
         if op is _c.ATOMIC_GROUP:
             return "o" + self.nodes(av, flags)
