@@ -23,6 +23,9 @@ input):
 A column of the wrong dtype raises the same error as on Polars 2.x, when the query runs rather
 than when it is planned.
 
+Scanning several Parquet files whose columns differ (:func:`scan_parquet_files`) takes one scan
+from Polars 1.31 on, one per file before.
+
 Naming differs too: before 1.32, ``Expr.name.suffix`` names an expression after its first input
 column rather than its output (an aliased scorer's name), and must be the expression's last
 step. :func:`suffix_name` names the output when the expression has one name.
@@ -45,7 +48,9 @@ shape: (1, 3)
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
 import polars as pl
 
@@ -195,6 +200,53 @@ def suffix_name(expr: pl.Expr, suffix: str) -> pl.Expr:
     return expr.name.suffix(suffix)
 
 
+#: Whether ``pl.scan_parquet`` inserts the columns a file lacks as nulls (``missing_columns``,
+#: from Polars 1.31).
+_SCAN_INSERTS_MISSING: bool = "missing_columns" in inspect.signature(pl.scan_parquet).parameters
+
+
+def scan_parquet_files(
+    files: Sequence[Path], schemas: Mapping[Path, pl.Schema], union: pl.Schema
+) -> pl.LazyFrame:
+    """Scan Parquet ``files`` (each of schema ``schemas[file]``) as one frame of schema ``union``.
+
+    A column a file lacks is null in its rows. Polars 1.31 and later do it in one scan
+    (``missing_columns="insert"``); before, each file is scanned alone and given the union's
+    columns, in order, before the scans are concatenated.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import polars as pl
+    >>> from polarscore._compat import scan_parquet_files
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> pl.DataFrame({"a": [1]}).write_parquet(folder / "1.parquet")
+    >>> pl.DataFrame({"a": [2], "b": ["x"]}).write_parquet(folder / "2.parquet")
+    >>> files = [folder / "1.parquet", folder / "2.parquet"]
+    >>> schemas = {f: pl.read_parquet_schema(f) for f in files}
+    >>> union = pl.Schema({"a": pl.Int64, "b": pl.String})
+    >>> scan_parquet_files(files, schemas, union).collect().rows()
+    [(1, None), (2, 'x')]
+    """
+    if _SCAN_INSERTS_MISSING:
+        return pl.scan_parquet(list(files), schema=union, missing_columns="insert")
+    return pl.concat(
+        [
+            pl.scan_parquet(file).select(
+                (
+                    pl.col(name).cast(dtype)
+                    if name in schemas[file]
+                    else pl.lit(None, dtype).alias(name)
+                )
+                for name, dtype in union.items()
+            )
+            for file in files
+        ],
+        how="vertical",
+    )
+
+
 def _version(text: str) -> tuple[int, ...]:
     return tuple(int(part) for part in text.split(".")[:2] if part.isdigit())
 
@@ -206,4 +258,11 @@ if _version(pl.__version__) < MINIMUM_POLARS:
     )
 
 
-__all__ = ["MINIMUM_POLARS", "PLAN_TIME_DTYPES", "Reject", "cast_by_dtype", "suffix_name"]
+__all__ = [
+    "MINIMUM_POLARS",
+    "PLAN_TIME_DTYPES",
+    "Reject",
+    "cast_by_dtype",
+    "scan_parquet_files",
+    "suffix_name",
+]

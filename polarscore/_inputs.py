@@ -18,6 +18,7 @@ from pathlib import Path
 
 import polars as pl
 
+from polarscore._compat import scan_parquet_files
 from polarscore._typing import InputFormat
 from polarscore.exceptions import ColumnNotFoundError, InputFileError
 
@@ -227,11 +228,7 @@ def scan_inputs(
     parquet = [f for f in files if f not in logs and input_format(f) == "parquet"]
     if parquet:
         parts.append(
-            pl.scan_parquet(
-                parquet,
-                schema=union_schema({f: schemas[f] for f in parquet}),
-                missing_columns="insert",
-            )
+            scan_parquet_files(parquet, schemas, union_schema({f: schemas[f] for f in parquet}))
         )
     for file in files:
         if file in logs:

@@ -123,10 +123,13 @@ def write_in_slices(
                 part = collect_with_progress(query, progress, interval=interval)
                 if pending is not None:
                     pending.result()
-                pending = pool.submit(write, part, offset)
                 # The query's counter (Progress.counter) shows rows while a slice runs; the
-                # slice's own height is the exact count once it is done.
-                progress.rows = offset + part.height
+                # slice's own height is the exact count once it is done. It is read before the
+                # writer thread has the frame: Polars 1.30 borrows a frame mutably to
+                # export it, and a second use at the same time raises.
+                rows = part.height
+                pending = pool.submit(write, part, offset)
+                progress.rows = offset + rows
             if pending is not None:
                 pending.result()
         finally:  # on failure too: the file is then a temporary that is thrown away
