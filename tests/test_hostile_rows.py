@@ -219,7 +219,9 @@ def test_the_arrow_adapter_scores_them_all(rows: int) -> None:
 def test_spark_scores_them_all(spark: Any) -> None:
     from polarscore.adapters.spark import score_spark
 
-    frame = spark.createDataFrame(LOG.with_row_index("id").to_arrow())
+    # An Int64 id: PySpark 4.0 (the spark extra's minimum) converts no unsigned Arrow type.
+    index = LOG.with_row_index("id").with_columns(pl.col("id").cast(pl.Int64))
+    frame = spark.createDataFrame(index.to_arrow())
     for reference in ("reference", None):
         names = [s.name for s in SCORERS if (_reference_for(s) is None) == (reference is None)]
         scored = score_spark(frame, response="response", reference=reference, scorers=names)
