@@ -59,7 +59,7 @@ def _import_jsonschema(function: str) -> Any:
 @lru_cache(maxsize=1)
 def _registry() -> Any:
     """Return a registry of the metaschemas of every draft, and nothing that could be fetched."""
-    from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
+    from jsonschema_specifications import REGISTRY
 
     return REGISTRY
 
