@@ -55,22 +55,7 @@ pub fn myers<T: Copy + Eq>(a: &[T], b: &[T], work: u64, v: &mut Vec<usize>) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn lcs_dp(a: &[u32], b: &[u32]) -> usize {
-        let mut prev = vec![0usize; b.len() + 1];
-        for &x in a {
-            let mut cur = vec![0usize];
-            for (j, &y) in b.iter().enumerate() {
-                cur.push(if x == y {
-                    prev[j] + 1
-                } else {
-                    prev[j + 1].max(cur[j])
-                });
-            }
-            prev = cur;
-        }
-        prev[b.len()]
-    }
+    use crate::testing::lcs_dp;
 
     #[test]
     fn myers_equals_the_dynamic_programme() {

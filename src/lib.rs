@@ -33,6 +33,8 @@ pub mod pyregex;
 pub mod pyunicode;
 pub mod similarity;
 pub mod squad;
+#[cfg(test)]
+mod testing;
 pub mod tokens;
 
 #[cfg(feature = "plugin")]

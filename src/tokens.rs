@@ -655,6 +655,7 @@ impl BitLcs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::lcs_dp;
 
     #[test]
     fn vocab_interns_counts_and_clears() {
@@ -687,23 +688,6 @@ mod tests {
             ),
             3
         );
-    }
-
-    fn lcs_dp(a: &[u32], b: &[u32]) -> usize {
-        let mut prev = vec![0usize; b.len() + 1];
-        for &x in a {
-            let mut cur = vec![0usize];
-            for (j, &y) in b.iter().enumerate() {
-                let v = if x == y {
-                    prev[j] + 1
-                } else {
-                    prev[j + 1].max(cur[j])
-                };
-                cur.push(v);
-            }
-            prev = cur;
-        }
-        prev[b.len()]
     }
 
     /// A small deterministic generator (no dependency).

@@ -812,22 +812,7 @@ impl Automaton {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn lcs_dp(a: &[char], b: &[char]) -> usize {
-        let mut prev = vec![0usize; b.len() + 1];
-        for &ca in a {
-            let mut cur = vec![0usize];
-            for (j, &cb) in b.iter().enumerate() {
-                cur.push(if ca == cb {
-                    prev[j] + 1
-                } else {
-                    prev[j + 1].max(cur[j])
-                });
-            }
-            prev = cur;
-        }
-        prev[b.len()]
-    }
+    use crate::testing::lcs_dp;
 
     #[test]
     fn indel_examples_and_blocks() {

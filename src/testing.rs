@@ -1,0 +1,21 @@
+//! Oracles shared by the kernels' unit tests (compiled for `cargo test` only).
+
+/// The length of the longest common subsequence of `a` and `b`, by the textbook dynamic
+/// programme: quadratic and obviously right, the oracle of every faster LCS in the crate.
+pub(crate) fn lcs_dp<T: PartialEq>(a: &[T], b: &[T]) -> usize {
+    let mut prev = vec![0usize; b.len() + 1];
+    for x in a {
+        let mut cur = Vec::with_capacity(b.len() + 1);
+        cur.push(0usize);
+        for (j, y) in b.iter().enumerate() {
+            let v = if x == y {
+                prev[j] + 1
+            } else {
+                prev[j + 1].max(cur[j])
+            };
+            cur.push(v);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
