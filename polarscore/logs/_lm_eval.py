@@ -29,6 +29,7 @@ from polarscore.logs._table import (
     Rows,
     as_text,
     best_choice,
+    json_lines,
     load_json,
     log_schema,
     read_json_file,
@@ -225,18 +226,9 @@ class SamplesLog:
             for index, record in enumerate(data):
                 yield self._check(record, f"item {index}")
             return
-        try:
-            handle = open(self.path, "rb")  # noqa: SIM115
-        except OSError as error:
-            raise InputFileError(
-                f"Cannot read {str(self.path)!r}: {error.strerror or error}."
-            ) from None
-        with handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                what = f"Line {number} of {str(self.path)!r}"
-                yield self._check(load_json(line, what=what), f"line {number}")
+        for number, line in json_lines(self.path):
+            what = f"Line {number} of {str(self.path)!r}"
+            yield self._check(load_json(line, what=what), f"line {number}")
 
     def _check(self, record: Any, where: str) -> Mapping[str, Any]:
         if not is_sample(record):

@@ -17,11 +17,11 @@ from typing import Any
 
 import polars as pl
 
-from polarscore.exceptions import InputFileError
 from polarscore.logs._source import BATCH_ROWS, lazy_batches
 from polarscore.logs._table import (
     Rows,
     as_text,
+    json_lines,
     load_json,
     log_schema,
     messages_text,
@@ -102,16 +102,7 @@ class EventsLog:
         self.task = as_text(self.spec.get("eval_name") or self.spec.get("base_eval"))
 
     def _lines(self) -> Iterator[tuple[int, bytes]]:
-        try:
-            handle = open(self.path, "rb")  # noqa: SIM115
-        except OSError as error:
-            raise InputFileError(
-                f"Cannot read {str(self.path)!r}: {error.strerror or error}."
-            ) from None
-        with handle:
-            for number, line in enumerate(handle, start=1):
-                if line.strip():
-                    yield number, line
+        yield from json_lines(self.path)
 
     def batches(self, size: int = BATCH_ROWS) -> Iterator[pl.DataFrame]:
         """Yield one row per sample, joined from its events, in batches of ``size`` rows.

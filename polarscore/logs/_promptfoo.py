@@ -28,6 +28,7 @@ from polarscore.logs._source import BATCH_ROWS, lazy_batches
 from polarscore.logs._table import (
     Rows,
     as_text,
+    json_lines,
     load_json,
     log_schema,
     messages_text,
@@ -211,23 +212,14 @@ class JsonlExport:
         self.verdicts = list(names)
 
     def _results(self) -> Iterator[tuple[int, Mapping[str, Any]]]:
-        try:
-            handle = open(self.path, "rb")  # noqa: SIM115
-        except OSError as error:
-            raise InputFileError(
-                f"Cannot read {str(self.path)!r}: {error.strerror or error}."
-            ) from None
-        with handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                record = load_json(line, what=f"Line {number} of {str(self.path)!r}")
-                if not is_result(record):
-                    raise InputFileError(
-                        f"Line {number} of the promptfoo export {str(self.path)!r} is not a "
-                        "result (no testCase, prompt and response)."
-                    )
-                yield number, record
+        for number, line in json_lines(self.path):
+            record = load_json(line, what=f"Line {number} of {str(self.path)!r}")
+            if not is_result(record):
+                raise InputFileError(
+                    f"Line {number} of the promptfoo export {str(self.path)!r} is not a "
+                    "result (no testCase, prompt and response)."
+                )
+            yield number, record
 
     def batches(self, size: int = BATCH_ROWS) -> Iterator[pl.DataFrame]:
         """Yield the results as canonical frames of at most ``size`` rows."""

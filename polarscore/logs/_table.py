@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -164,6 +164,24 @@ def load_json(data: bytes | str, *, what: str) -> Any:
         return json.loads(data)
     except (ValueError, UnicodeDecodeError) as error:
         raise InputFileError(f"{what} is not valid JSON ({error}).") from None
+
+
+def json_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """Yield each non-blank line of a JSON Lines file with its number (from 1), unparsed.
+
+    Raises
+    ------
+    InputFileError
+        Naming the file when it cannot be opened.
+    """
+    try:
+        handle = open(path, "rb")  # noqa: SIM115
+    except OSError as error:
+        raise InputFileError(f"Cannot read {str(path)!r}: {error.strerror or error}.") from None
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                yield number, line
 
 
 def read_json_file(path: Path, *, what: str | None = None) -> Any:
