@@ -272,8 +272,6 @@ def check_columns_in_every_file(
 
 def file_rows(files: Sequence[Path]) -> dict[Path, int | None]:
     """Return each file's row count where its metadata gives it for free (Parquet), else None."""
-    import pyarrow.parquet as pq
-
     rows: dict[Path, int | None] = {}
     for file in files:
         rows[file] = None
@@ -281,7 +279,9 @@ def file_rows(files: Sequence[Path]) -> dict[Path, int | None]:
         # each re-read it from the start).
         if log_format(file) is None and input_format(file) == "parquet":
             with contextlib.suppress(Exception):
-                rows[file] = int(pq.ParquetFile(file).metadata.num_rows)
+                # Polars answers from the footer alone, and (unlike pyarrow.parquet) costs no
+                # import: a short log does not pay 0.2 s for its row count.
+                rows[file] = int(pl.scan_parquet(file).select(pl.len()).collect().item())
     return rows
 
 

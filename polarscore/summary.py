@@ -15,9 +15,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from statistics import NormalDist
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import polars as pl
 
 from polarscore import _exact
@@ -27,6 +26,9 @@ from polarscore._utils import text_column
 from polarscore._validation import check_number, invalid_parameter
 from polarscore.exceptions import ColumnNotFoundError, ColumnTypeError
 from polarscore.registry import available_scorers
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Decimal places the scores are binned to for the bootstrap (the reported mean is exact).
 BOOTSTRAP_DECIMALS = 4
@@ -126,6 +128,8 @@ def bootstrap_mean_interval(
     >>> bool(low < 0.8 < high)
     True
     """
+    import numpy as np  # imported on demand: scoring never needs it
+
     values = np.asarray(values, dtype=np.float64)
     counts = np.asarray(counts, dtype=np.int64)
     n = int(counts.sum())
@@ -528,6 +532,8 @@ def _bootstrap_bounds(
     seed: int,
 ) -> tuple[list[float | None], list[float | None]]:
     """Bootstrap bounds of the mean for each summary row, from its (value, count) bins."""
+    import numpy as np  # imported on demand: scoring never needs it
+
     lows: list[float | None] = [None] * summary.height
     highs: list[float | None] = [None] * summary.height
     if bins is None or bins.height == 0:

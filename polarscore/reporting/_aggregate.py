@@ -13,7 +13,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import polars as pl
 
 from polarscore import _exact
@@ -150,6 +149,8 @@ def _fine_bin(value: pl.Expr) -> pl.Expr:
 
 def _sweep(bins: pl.DataFrame, score: str) -> list[tuple[float, float | None, float | None]]:
     """Agreement and kappa at each threshold of :data:`SWEEP`, from (verdict, bin) counts."""
+    import numpy as np  # imported on demand: scoring never needs it
+
     mine = bins.filter(pl.col(_SCORE) == score)
     correct = np.zeros(FINE_BINS + 1, dtype=np.int64)
     wrong = np.zeros(FINE_BINS + 1, dtype=np.int64)
@@ -195,6 +196,8 @@ def _paired(
     batch size: a question's rows are summed as :mod:`polarscore._exact`'s integers, and the
     mean difference over questions is ``math.fsum``'s exactly rounded sum.
     """
+    import numpy as np  # imported on demand: scoring never needs it
+
     label = group_label(by).alias(_GROUP)
     results = []
     for score in scores:
