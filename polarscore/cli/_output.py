@@ -10,12 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO
 
 import polars as pl
 
 from polarscore._typing import OutputFormat
 from polarscore.cli._progress import Progress, collect_with_progress
 from polarscore.exceptions import OutputFileError
+
+if TYPE_CHECKING:
+    import pyarrow.parquet as pq
 
 _OUTPUT_SUFFIXES: dict[str, OutputFormat] = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv"}
 
@@ -93,29 +97,13 @@ def write_in_slices(
     SIGTERM are handled promptly, and the running query is cancelled and waited for.
     ``metadata`` goes into a Parquet file's key-value metadata (CSV has none).
     """
-    import pyarrow.parquet as pq
-
-    writer: pq.ParquetWriter | None = None
     slice_rows = slice_size(total, slice_rows)
-
-    def write(part: pl.DataFrame, offset: int) -> None:
-        nonlocal writer
-        if kind == "parquet":
-            table = part.to_arrow()
-            if writer is None:
-                schema = table.schema
-                if metadata:
-                    schema = schema.with_metadata({**(schema.metadata or {}), **dict(metadata)})
-                writer = pq.ParquetWriter(out, schema, compression="zstd")
-            writer.write_table(table)
-        else:
-            part.write_csv(out, include_header=offset == 0)
-
     # A slice is written on a second thread while the next one is scored: the writer (Arrow's
     # Parquet encoder, one thread) would otherwise leave the scoring threads idle. At most one
     # write is in flight, and it is waited for before the next one starts and before the file
     # is closed, on failure too.
     with open(path, "wb") as out, ThreadPoolExecutor(1, "polarscore-writer") as pool:
+        writer = _SliceWriter(out, kind, one_slice=total <= slice_rows, metadata=metadata)
         pending: Future[None] | None = None
         try:
             for offset in range(0, total, slice_rows):
@@ -128,16 +116,60 @@ def write_in_slices(
                 # writer thread has the frame: Polars 1.30 borrows a frame mutably to
                 # export it, and a second use at the same time raises.
                 rows = part.height
-                pending = pool.submit(write, part, offset)
+                pending = pool.submit(writer.write, part, offset)
                 progress.rows = offset + rows
             if pending is not None:
                 pending.result()
         finally:  # on failure too: the file is then a temporary that is thrown away
             if pending is not None:
                 wait([pending])
-            if writer is not None:
-                writer.close()
+            writer.close()
     progress.render(final=True)
+
+
+class _SliceWriter:
+    """Writes the slices of :func:`write_in_slices` to one open file, in order.
+
+    A log of one slice is written by Polars. More slices go to one Parquet file through
+    pyarrow's appending writer, imported only then: its import is a third of the CPU time of
+    scoring a short log.
+    """
+
+    def __init__(
+        self,
+        out: BinaryIO,
+        kind: OutputFormat,
+        *,
+        one_slice: bool,
+        metadata: Mapping[str, str] | None,
+    ) -> None:
+        self.out = out
+        self.kind = kind
+        self.one_slice = one_slice
+        self.metadata = dict(metadata or {})
+        self.parquet: pq.ParquetWriter | None = None
+
+    def write(self, part: pl.DataFrame, offset: int) -> None:
+        """Write one slice (``offset``: its first row's index in the log)."""
+        if self.kind != "parquet":
+            part.write_csv(self.out, include_header=offset == 0)
+        elif self.one_slice:
+            part.write_parquet(self.out, compression="zstd", metadata=self.metadata or None)
+        else:
+            import pyarrow.parquet as pq
+
+            table = part.to_arrow()
+            if self.parquet is None:
+                schema = table.schema
+                if self.metadata:
+                    schema = schema.with_metadata({**(schema.metadata or {}), **self.metadata})
+                self.parquet = pq.ParquetWriter(self.out, schema, compression="zstd")
+            self.parquet.write_table(table)
+
+    def close(self) -> None:
+        """Write the Parquet footer of a file written in several slices."""
+        if self.parquet is not None:
+            self.parquet.close()
 
 
 def nested_columns(schema: pl.Schema) -> list[str]:
