@@ -7,7 +7,8 @@ goes through :func:`polarscore._atomic.atomic_target`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -112,12 +113,9 @@ def write_in_slices(
                 if pending is not None:
                     pending.result()
                 # The query's counter (Progress.counter) shows rows while a slice runs; the
-                # slice's own height is the exact count once it is done. It is read before the
-                # writer thread has the frame: Polars 1.30 borrows a frame mutably to
-                # export it, and a second use at the same time raises.
-                rows = part.height
-                pending = pool.submit(writer.write, part, offset)
-                progress.rows = offset + rows
+                # slice's own height is the exact count once it is done.
+                progress.rows = offset + part.height
+                pending = pool.submit(writer.prepare(part, offset))
             if pending is not None:
                 pending.result()
         finally:  # on failure too: the file is then a temporary that is thrown away
@@ -149,22 +147,33 @@ class _SliceWriter:
         self.metadata = dict(metadata or {})
         self.parquet: pq.ParquetWriter | None = None
 
-    def write(self, part: pl.DataFrame, offset: int) -> None:
-        """Write one slice (``offset``: its first row's index in the log)."""
-        if self.kind != "parquet":
-            part.write_csv(self.out, include_header=offset == 0)
-        elif self.one_slice:
-            part.write_parquet(self.out, compression="zstd", metadata=self.metadata or None)
-        else:
-            import pyarrow.parquet as pq
+    def prepare(self, part: pl.DataFrame, offset: int) -> Callable[[], None]:
+        """Make one slice ready to write (``offset``: its first row's index in the log).
 
-            table = part.to_arrow()
-            if self.parquet is None:
-                schema = table.schema
-                if self.metadata:
-                    schema = schema.with_metadata({**(schema.metadata or {}), **self.metadata})
-                self.parquet = pq.ParquetWriter(self.out, schema, compression="zstd")
-            self.parquet.write_table(table)
+        Every call into Polars happens here, on the thread that runs the queries: the returned
+        function, which the writer thread runs while the next slice is scored, only writes
+        bytes or Arrow tables. On Polars 1.30 a frame exported to Arrow on one thread while
+        another starts a query can leave both waiting for ever.
+        """
+        if self.kind != "parquet":
+            text = part.write_csv(include_header=offset == 0).encode()
+
+            def write_text() -> None:
+                self.out.write(text)
+
+            return write_text
+        if self.one_slice:
+            part.write_parquet(self.out, compression="zstd", metadata=self.metadata or None)
+            return lambda: None
+        import pyarrow.parquet as pq
+
+        table = part.to_arrow()
+        if self.parquet is None:
+            schema = table.schema
+            if self.metadata:
+                schema = schema.with_metadata({**(schema.metadata or {}), **self.metadata})
+            self.parquet = pq.ParquetWriter(self.out, schema, compression="zstd")
+        return functools.partial(self.parquet.write_table, table)
 
     def close(self) -> None:
         """Write the Parquet footer of a file written in several slices."""
