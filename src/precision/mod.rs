@@ -10,14 +10,15 @@ pub mod char_ratio;
 mod expressions;
 pub mod normalize;
 pub mod numbers;
+pub mod token_set;
 
 use std::fmt::Write;
 
 use crate::pyunicode::{py_is_blank, Tables};
-use crate::tokens::{token_hash, SpanSet, Vocab, ABSENT};
 use char_ratio::RatioScratch;
 use normalize::NormScratch;
 use numbers::MatchScratch;
+use token_set::{token_id, StopWords, TokenSet};
 
 /// A component that may carry a weight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,19 +56,15 @@ pub struct Options {
     pub power_p: f64,
     /// In summation order.
     pub weights: Vec<(Comp, f64)>,
-    /// The stopwords, as a token table.
-    pub stopwords: Vocab,
+    /// The stopwords.
+    pub stopwords: StopWords,
     /// The work the character similarity of one pair may take (`None`: unbounded).
     pub max_work: Option<u64>,
 }
 
 /// The stopword table of [`Options`].
-pub fn stopword_table<S: AsRef<str>>(words: impl IntoIterator<Item = S>) -> Vocab {
-    let mut table = Vocab::default();
-    for w in words {
-        table.intern(w.as_ref());
-    }
-    table
+pub fn stopword_table<S: AsRef<str>>(words: impl IntoIterator<Item = S>) -> StopWords {
+    StopWords::new(words)
 }
 
 /// Which way a row went.
@@ -142,8 +139,8 @@ pub struct Scratch {
     a_norm: String,
     e_norm: String,
     /// The token sets, as spans of `a_norm` and `e_norm`.
-    a_set: SpanSet,
-    e_set: SpanSet,
+    a_set: TokenSet,
+    e_set: TokenSet,
     digits: String,
     a_num: Vec<f64>,
     e_num: Vec<f64>,
@@ -164,14 +161,14 @@ fn clip(x: f64) -> f64 {
 
 /// Add the token `text[start..end]` of a normalised text to its token set, unless it is a
 /// stopword.
-#[inline]
-fn add_token(text: &str, start: usize, end: usize, set: &mut SpanSet, stopwords: &Vocab) {
+#[inline(always)]
+fn add_token(text: &[u8], start: usize, end: usize, set: &mut TokenSet, stopwords: &StopWords) {
     let Some(token) = text.get(start..end) else {
         return;
     };
-    let hash = token_hash(token);
-    if stopwords.get_hashed(token, hash) == ABSENT {
-        set.insert(text, start, end, hash);
+    let (hash, key) = token_id(text, start, end);
+    if !stopwords.contains(token, hash, key) {
+        set.insert(text, start, end, hash, key);
     }
 }
 
@@ -228,7 +225,9 @@ pub fn score_pair(
         add_token(text, a, b, e_set, stop)
     });
     // The intersection, looked up from the (usually smaller) reference side.
-    let inter = s.a_set.count_shared(&s.a_norm, &s.e_set, &s.e_norm);
+    let inter = s
+        .a_set
+        .count_shared(s.a_norm.as_bytes(), &s.e_set, s.e_norm.as_bytes());
     let (a_n, e_n) = (s.a_set.len(), s.e_set.len());
     let contains = if a_n == 0 && e_n == 0 {
         1.0
