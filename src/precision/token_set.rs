@@ -189,7 +189,7 @@ impl TokenSet {
 
     /// Add the token `text[start..end]` (its [`token_id`] `hash`, `key`) unless it is held.
     /// `text` must begin with the text of the tokens added before (it may have grown since).
-    #[inline]
+    #[inline(always)]
     pub fn insert(&mut self, text: &[u8], start: usize, end: usize, hash: u64, key: u64) {
         if (self.entries.len() + 1) * 4 > self.slots.len() {
             self.grow();
