@@ -172,6 +172,20 @@ fn add_token(text: &[u8], start: usize, end: usize, set: &mut TokenSet, stopword
     }
 }
 
+/// Adds the tokens of a text to its token set, its body inlined where the normaliser finds a
+/// token (a closure's was one call per token).
+struct AddTokens<'a> {
+    set: &'a mut TokenSet,
+    stopwords: &'a StopWords,
+}
+
+impl normalize::TokenSink for AddTokens<'_> {
+    #[inline(always)]
+    fn token(&mut self, out: &[u8], start: usize, end: usize) {
+        add_token(out, start, end, self.set, self.stopwords);
+    }
+}
+
 /// Score one pair, guards included.
 pub fn score_pair(
     t: &Tables,
@@ -217,13 +231,17 @@ pub fn score_pair(
     // Each text normalised, its token set (stopwords left out) built as it is written.
     s.a_set.clear();
     s.e_set.clear();
-    let (a_set, e_set, stop) = (&mut s.a_set, &mut s.e_set, &o.stopwords);
-    normalize::normalize_tokens(t, actual, &mut s.norm, &mut s.a_norm, |text, a, b| {
-        add_token(text, a, b, a_set, stop)
-    });
-    normalize::normalize_tokens(t, expected, &mut s.norm, &mut s.e_norm, |text, a, b| {
-        add_token(text, a, b, e_set, stop)
-    });
+    let stopwords = &o.stopwords;
+    let a_tokens = AddTokens {
+        set: &mut s.a_set,
+        stopwords,
+    };
+    normalize::normalize_tokens(t, actual, &mut s.norm, &mut s.a_norm, a_tokens);
+    let e_tokens = AddTokens {
+        set: &mut s.e_set,
+        stopwords,
+    };
+    normalize::normalize_tokens(t, expected, &mut s.norm, &mut s.e_norm, e_tokens);
     // The intersection, looked up from the (usually smaller) reference side.
     let inter = s
         .a_set

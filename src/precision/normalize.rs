@@ -231,7 +231,21 @@ fn ascii_class(b: u8) -> u8 {
 
 /// the normalised form of `text`, written into `out` (cleared first).
 pub fn basic_normalize(t: &Tables, text: &str, s: &mut NormScratch, out: &mut String) {
-    normalize_tokens(t, text, s, out, |_, _, _| {});
+    normalize_tokens(t, text, s, out, |_: &[u8], _: usize, _: usize| {});
+}
+
+/// What takes the tokens of a normalised text as they are written:
+/// `token(the bytes written so far, start, end)`. A closure is one; a type of its own can ask
+/// for its body to be inlined where the writer finds a token.
+pub trait TokenSink {
+    fn token(&mut self, out: &[u8], start: usize, end: usize);
+}
+
+impl<F: FnMut(&[u8], usize, usize)> TokenSink for F {
+    #[inline(always)]
+    fn token(&mut self, out: &[u8], start: usize, end: usize) {
+        self(out, start, end)
+    }
 }
 
 /// The text after the link and URL clean-up, which runs only on a text holding "http".
@@ -258,12 +272,12 @@ pub fn normalize_tokens(
     text: &str,
     s: &mut NormScratch,
     out: &mut String,
-    mut token: impl FnMut(&[u8], usize, usize),
+    mut token: impl TokenSink,
 ) {
     let source = without_links(text, s);
     if may_hold_capital_sigma(source) {
         normalize_by_char(t, source, &mut String::new(), out, |o, a, b| {
-            token(o.as_bytes(), a, b)
+            token.token(o.as_bytes(), a, b)
         });
     } else {
         let mut bytes = std::mem::take(out).into_bytes();
@@ -306,18 +320,18 @@ const HIGH: u64 = 0x8080_8080_8080_8080;
 /// order, are lower-cased, and written with whitespace runs collapsed to one space (none at
 /// the start; the one at the end is removed last); a token is a run of characters that are
 /// neither whitespace nor ASCII punctuation.
-struct Writer<'o, F: FnMut(&[u8], usize, usize)> {
+struct Writer<'o, F: TokenSink> {
     out: &'o mut Vec<u8>,
     /// Where the token being written starts ([`NO`]: none is).
     word: usize,
     token: F,
 }
 
-impl<F: FnMut(&[u8], usize, usize)> Writer<'_, F> {
+impl<F: TokenSink> Writer<'_, F> {
     #[inline(always)]
     fn end_word(&mut self) {
         if self.word != NO {
-            (self.token)(self.out, self.word, self.out.len());
+            self.token.token(self.out, self.word, self.out.len());
             self.word = NO;
         }
     }
@@ -405,7 +419,7 @@ impl<F: FnMut(&[u8], usize, usize)> Writer<'_, F> {
             if word & bit != 0 {
                 self.word = at;
             } else {
-                (self.token)(self.out, self.word, at);
+                self.token.token(self.out, self.word, at);
                 self.word = NO;
             }
             edges ^= bit;
@@ -431,12 +445,7 @@ impl<F: FnMut(&[u8], usize, usize)> Writer<'_, F> {
 /// time: the last inert character is held back until the next one shows whether it starts a
 /// stretch NFKC may change; such a stretch is normalised when the next inert (or unassigned)
 /// character ends it, and its characters written one by one.
-fn write_normalized(
-    t: &Tables,
-    text: &str,
-    out: &mut Vec<u8>,
-    token: impl FnMut(&[u8], usize, usize),
-) {
+fn write_normalized(t: &Tables, text: &str, out: &mut Vec<u8>, token: impl TokenSink) {
     out.reserve(text.len());
     let bytes = text.as_bytes();
     let mut w = Writer {
@@ -677,9 +686,15 @@ mod tests {
                 text.push_str(PIECES[next() % PIECES.len()]);
             }
             let mut got = Vec::new();
-            normalize_tokens(t, &text, &mut s, &mut out, |o, a, b| {
-                got.push(String::from_utf8(o[a..b].to_vec()).unwrap())
-            });
+            normalize_tokens(
+                t,
+                &text,
+                &mut s,
+                &mut out,
+                |o: &[u8], a: usize, b: usize| {
+                    got.push(String::from_utf8(o[a..b].to_vec()).unwrap())
+                },
+            );
             let mut want = Vec::new();
             for_each_token(&out, |w| want.push(w.to_string()));
             assert_eq!(got, want, "{text:?} -> {out:?}");
@@ -770,9 +785,15 @@ mod tests {
                 text.push_str(PIECES[next() % PIECES.len()]);
             }
             let mut got = Vec::new();
-            normalize_tokens(t, &text, &mut s, &mut out, |o, a, b| {
-                got.push(String::from_utf8(o[a..b].to_vec()).unwrap())
-            });
+            normalize_tokens(
+                t,
+                &text,
+                &mut s,
+                &mut out,
+                |o: &[u8], a: usize, b: usize| {
+                    got.push(String::from_utf8(o[a..b].to_vec()).unwrap())
+                },
+            );
             let (want, want_tokens) = by_char(t, &text);
             assert_eq!(out, want, "{text:?}");
             assert_eq!(got, want_tokens, "{text:?}");
@@ -798,9 +819,15 @@ mod tests {
                     chars[pos] = char::from(b);
                     let text: String = chars.iter().collect();
                     let mut got = Vec::new();
-                    normalize_tokens(t, &text, &mut s, &mut out, |o, a, b| {
-                        got.push(String::from_utf8(o[a..b].to_vec()).unwrap())
-                    });
+                    normalize_tokens(
+                        t,
+                        &text,
+                        &mut s,
+                        &mut out,
+                        |o: &[u8], a: usize, b: usize| {
+                            got.push(String::from_utf8(o[a..b].to_vec()).unwrap())
+                        },
+                    );
                     let (want, want_tokens) = by_char(t, &text);
                     assert_eq!(out, want, "{text:?}");
                     assert_eq!(got, want_tokens, "{text:?}");
