@@ -456,15 +456,20 @@ fn write_normalized(t: &Tables, text: &str, out: &mut Vec<u8>, token: impl Token
     // `held`: where the inert character held back starts; `stretch`: where the stretch NFKC
     // may change starts ([`NO`]: none).
     let (mut held, mut stretch) = (NO, NO);
-    let char_at = |i: usize| text.get(i..).and_then(|r| r.chars().next());
+    // The character at `held`.
+    let mut held_char = '\0';
+    let char_at = |i: usize| match bytes.get(i) {
+        Some(&b) if b < 0x80 => Some(char::from(b)),
+        _ => text.get(i..).and_then(|r| r.chars().next()),
+    };
     let mut i = 0;
     while i < bytes.len() {
         if stretch == NO {
             if let Some(chunk) = bytes.get(i..).and_then(|r| r.first_chunk::<8>()) {
                 let x = u64::from_le_bytes(*chunk);
                 if x & HIGH == 0 && bytes.get(i + 8).is_none_or(|&n| n < 0x80) {
-                    if let Some(c) = char_at(held) {
-                        w.char(t, c);
+                    if held != NO {
+                        w.char(t, held_char);
                         held = NO;
                     }
                     w.ascii_word(x);
@@ -483,10 +488,10 @@ fn write_normalized(t: &Tables, text: &str, out: &mut Vec<u8>, token: impl Token
                     w.char(t, n);
                 }
                 stretch = NO;
-            } else if let Some(h) = char_at(held) {
-                w.char(t, h);
+            } else if held != NO {
+                w.char(t, held_char);
             }
-            held = i;
+            (held, held_char) = (i, c);
             if unassigned {
                 w.char(t, c);
                 held = NO;
@@ -501,8 +506,8 @@ fn write_normalized(t: &Tables, text: &str, out: &mut Vec<u8>, token: impl Token
         for n in text.get(stretch..).unwrap_or("").nfkc() {
             w.char(t, n);
         }
-    } else if let Some(h) = char_at(held) {
-        w.char(t, h);
+    } else if held != NO {
+        w.char(t, held_char);
     }
     w.finish();
 }
