@@ -139,10 +139,12 @@ fn lcs_bit_parallel<T: Copy + Into<char>>(a: &[T], b: &[T], s: &mut RatioScratch
         return lcs_blocked(pattern, text, s);
     }
     set_masks(pattern, words, s);
-    let total = if words == 1 {
-        lcs_one_word(text, m, s)
-    } else {
-        lcs_many_words(text, m, words, s)
+    let total = match words {
+        1 => lcs_one_word(text, m, s),
+        2 => lcs_few_words::<T, 2>(text, m, s),
+        3 => lcs_few_words::<T, 3>(text, m, s),
+        4 => lcs_few_words::<T, 4>(text, m, s),
+        _ => lcs_many_words(text, m, words, s),
     };
     clear_masks(pattern, words, s);
     total
@@ -187,10 +189,14 @@ fn clear_masks<T: Copy + Into<char>>(pattern: &[T], words: usize, s: &mut RatioS
 /// The recurrence for a pattern of at most 64 characters: the state is one word.
 fn lcs_one_word<T: Copy + Into<char>>(text: &[T], m: usize, s: &RatioScratch) -> usize {
     let mut v = u64::MAX;
+    // [`set_masks`] gave the table its 128 rows.
+    let Some(ascii) = s.ascii.first_chunk::<128>() else {
+        return 0;
+    };
     for &c in text {
         let c: char = c.into();
         let mask = if c.is_ascii() {
-            s.ascii[c as usize]
+            ascii[c as usize & 127]
         } else {
             match s.other.get(&c) {
                 Some(&row) => s.other_masks[row],
@@ -202,6 +208,53 @@ fn lcs_one_word<T: Copy + Into<char>>(text: &[T], m: usize, s: &RatioScratch) ->
     }
     let used = if m == 64 { u64::MAX } else { (1u64 << m) - 1 };
     (!v & used).count_ones() as usize
+}
+
+/// [`lcs_many_words`] for a pattern of `W` words (at most 256 characters): the state is an
+/// array the compiler keeps in registers, and the loop over the words is unrolled.
+fn lcs_few_words<T: Copy + Into<char>, const W: usize>(
+    text: &[T],
+    m: usize,
+    s: &RatioScratch,
+) -> usize {
+    let mut state = [u64::MAX; W];
+    for &c in text {
+        let c: char = c.into();
+        let row = if c.is_ascii() {
+            c as usize
+        } else {
+            match s.other.get(&c) {
+                Some(&row) => row,
+                None => continue, // no match anywhere: the state is unchanged
+            }
+        };
+        let table = if c.is_ascii() {
+            &s.ascii
+        } else {
+            &s.other_masks
+        };
+        let Some(masks) = table.get(row * W..).and_then(|r| r.first_chunk::<W>()) else {
+            continue; // not reached: every row holds W words
+        };
+        let mut carry = 0u64;
+        for (v, &mask) in state.iter_mut().zip(masks) {
+            let u = *v & mask;
+            let (sum, c1) = v.overflowing_add(u);
+            let (sum, c2) = sum.overflowing_add(carry);
+            carry = u64::from(c1 | c2);
+            *v = sum | (*v - u);
+        }
+    }
+    let mut total = 0usize;
+    for (w, &v) in state.iter().enumerate() {
+        let bits = if w + 1 == W && !m.is_multiple_of(64) {
+            !v & ((1u64 << (m % 64)) - 1)
+        } else {
+            !v
+        };
+        total += bits.count_ones() as usize;
+    }
+    total
 }
 
 /// The recurrence over `words` 64-bit words, with the carry between them.

@@ -10,14 +10,15 @@ pub mod char_ratio;
 mod expressions;
 pub mod normalize;
 pub mod numbers;
+pub mod token_set;
 
 use std::fmt::Write;
 
 use crate::pyunicode::{py_is_blank, Tables};
-use crate::tokens::{token_hash, SpanSet, Vocab, ABSENT};
 use char_ratio::RatioScratch;
 use normalize::NormScratch;
 use numbers::MatchScratch;
+use token_set::{token_id, StopWords, TokenSet};
 
 /// A component that may carry a weight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,19 +56,15 @@ pub struct Options {
     pub power_p: f64,
     /// In summation order.
     pub weights: Vec<(Comp, f64)>,
-    /// The stopwords, as a token table.
-    pub stopwords: Vocab,
+    /// The stopwords.
+    pub stopwords: StopWords,
     /// The work the character similarity of one pair may take (`None`: unbounded).
     pub max_work: Option<u64>,
 }
 
 /// The stopword table of [`Options`].
-pub fn stopword_table<S: AsRef<str>>(words: impl IntoIterator<Item = S>) -> Vocab {
-    let mut table = Vocab::default();
-    for w in words {
-        table.intern(w.as_ref());
-    }
-    table
+pub fn stopword_table<S: AsRef<str>>(words: impl IntoIterator<Item = S>) -> StopWords {
+    StopWords::new(words)
 }
 
 /// Which way a row went.
@@ -142,8 +139,8 @@ pub struct Scratch {
     a_norm: String,
     e_norm: String,
     /// The token sets, as spans of `a_norm` and `e_norm`.
-    a_set: SpanSet,
-    e_set: SpanSet,
+    a_set: TokenSet,
+    e_set: TokenSet,
     digits: String,
     a_num: Vec<f64>,
     e_num: Vec<f64>,
@@ -164,14 +161,28 @@ fn clip(x: f64) -> f64 {
 
 /// Add the token `text[start..end]` of a normalised text to its token set, unless it is a
 /// stopword.
-#[inline]
-fn add_token(text: &str, start: usize, end: usize, set: &mut SpanSet, stopwords: &Vocab) {
+#[inline(always)]
+fn add_token(text: &[u8], start: usize, end: usize, set: &mut TokenSet, stopwords: &StopWords) {
     let Some(token) = text.get(start..end) else {
         return;
     };
-    let hash = token_hash(token);
-    if stopwords.get_hashed(token, hash) == ABSENT {
-        set.insert(text, start, end, hash);
+    let (hash, key) = token_id(text, start, end);
+    if !stopwords.contains(token, hash, key) {
+        set.insert(text, start, end, hash, key);
+    }
+}
+
+/// Adds the tokens of a text to its token set, its body inlined where the normaliser finds a
+/// token (a closure's was one call per token).
+struct AddTokens<'a> {
+    set: &'a mut TokenSet,
+    stopwords: &'a StopWords,
+}
+
+impl normalize::TokenSink for AddTokens<'_> {
+    #[inline(always)]
+    fn token(&mut self, out: &[u8], start: usize, end: usize) {
+        add_token(out, start, end, self.set, self.stopwords);
     }
 }
 
@@ -220,15 +231,21 @@ pub fn score_pair(
     // Each text normalised, its token set (stopwords left out) built as it is written.
     s.a_set.clear();
     s.e_set.clear();
-    let (a_set, e_set, stop) = (&mut s.a_set, &mut s.e_set, &o.stopwords);
-    normalize::normalize_tokens(t, actual, &mut s.norm, &mut s.a_norm, |text, a, b| {
-        add_token(text, a, b, a_set, stop)
-    });
-    normalize::normalize_tokens(t, expected, &mut s.norm, &mut s.e_norm, |text, a, b| {
-        add_token(text, a, b, e_set, stop)
-    });
+    let stopwords = &o.stopwords;
+    let a_tokens = AddTokens {
+        set: &mut s.a_set,
+        stopwords,
+    };
+    normalize::normalize_tokens(t, actual, &mut s.norm, &mut s.a_norm, a_tokens);
+    let e_tokens = AddTokens {
+        set: &mut s.e_set,
+        stopwords,
+    };
+    normalize::normalize_tokens(t, expected, &mut s.norm, &mut s.e_norm, e_tokens);
     // The intersection, looked up from the (usually smaller) reference side.
-    let inter = s.a_set.count_shared(&s.a_norm, &s.e_set, &s.e_norm);
+    let inter = s
+        .a_set
+        .count_shared(s.a_norm.as_bytes(), &s.e_set, s.e_norm.as_bytes());
     let (a_n, e_n) = (s.a_set.len(), s.e_set.len());
     let contains = if a_n == 0 && e_n == 0 {
         1.0

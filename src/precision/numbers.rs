@@ -27,14 +27,15 @@ pub fn numbers(t: &Tables, text: &str, digits: &mut String, out: &mut Vec<f64>) 
                 continue;
             }
         }
-        // A sign and a dot, a sign or a dot may start the match just before the digit.
-        let starts = [p.checked_sub(2), p.checked_sub(1), Some(p)];
-        let found = starts
-            .into_iter()
-            .flatten()
-            .filter(|&s| s >= i)
-            .find_map(|s| match_at(t, text, s).map(|end| (s, end)));
-        let Some((start, end)) = found else {
+        // A sign and a dot, a sign or a dot may start the match just before the digit (no
+        // digit lies between `i` and `p`, so nothing else can).
+        let before = |k: usize| p.checked_sub(k).filter(|&s| s >= i).and_then(|s| b.get(s));
+        let start = match (before(2), before(1)) {
+            (Some(b'+' | b'-'), Some(b'.')) => p - 2,
+            (_, Some(b'+' | b'-' | b'.')) => p - 1,
+            _ => p,
+        };
+        let Some((start, end)) = match_at(t, text, start).map(|end| (start, end)) else {
             // The digit itself always matches; this is not reached.
             i = p + 1;
             continue;
@@ -131,20 +132,25 @@ fn fast_path(literal: &[u8]) -> Option<f64> {
     Some(if negative { -value } else { value })
 }
 
-/// The first byte at or after `from` that is an ASCII digit or not ASCII: 16 bytes are tested
-/// at once (a reduction the compiler vectorises) while none is.
+/// The first byte at or after `from` that is an ASCII digit or not ASCII: eight bytes are
+/// tested at once, as a word ([`crate::ascii::in_range`] on their low seven bits), while none
+/// is.
 #[inline]
 fn next_digit_or_non_ascii(b: &[u8], from: usize) -> Option<usize> {
-    let candidate = |x: u8| x.wrapping_sub(b'0') < 10 || x >= 0x80;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut i = from;
-    while let Some(chunk) = b.get(i..).and_then(|r| r.first_chunk::<16>()) {
-        if chunk.iter().fold(false, |any, &x| any | candidate(x)) {
-            break;
+    while let Some(chunk) = b.get(i..).and_then(|r| r.first_chunk::<8>()) {
+        let x = u64::from_le_bytes(*chunk);
+        let found = (x & HIGH) | crate::ascii::in_range(x & !HIGH, b'0', b'9');
+        if found != 0 {
+            return Some(i + found.trailing_zeros() as usize / 8);
         }
-        i += 16;
+        i += 8;
     }
     let rest = b.get(i..)?;
-    rest.iter().position(|&x| candidate(x)).map(|k| i + k)
+    rest.iter()
+        .position(|&x| x.wrapping_sub(b'0') < 10 || x >= 0x80)
+        .map(|k| i + k)
 }
 
 /// The character at byte `j` of `text`, if `j` starts one.
