@@ -99,6 +99,25 @@ pub fn for_each_run(bytes: &[u8], class: impl Fn(u64) -> u64, mut f: impl FnMut(
     }
 }
 
+/// Whether a lower-case letter of `bytes` (ASCII) comes right before an upper-case one
+/// (`isIdaho`): the lower-case mask of each word, moved one byte on, meets its upper-case mask.
+pub fn lower_before_upper(bytes: &[u8]) -> bool {
+    // The high bit of byte 0 set when the byte before this word was lower-case.
+    let mut carry = 0u64;
+    let mut base = 0;
+    while base < bytes.len() {
+        // The zero padding past the end is no letter.
+        let x = load(bytes, base);
+        let lower = in_range(x, b'a', b'z');
+        if ((lower << 8) | carry) & in_range(x, b'A', b'Z') != 0 {
+            return true;
+        }
+        carry = lower >> 56;
+        base += 8;
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,6 +189,25 @@ mod tests {
                 naive(&bytes, |b| !matches!(b, 0x09..=0x0d | 0x1c..=0x20)),
                 "{bytes:?}"
             );
+        }
+    }
+
+    #[test]
+    fn lower_before_upper_is_the_pairwise_check() {
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        for _ in 0..20_000 {
+            let len = next() % 40;
+            let bytes: Vec<u8> = (0..len).map(|_| b"aZ_9 .zA"[next() % 8]).collect();
+            let want = bytes
+                .windows(2)
+                .any(|p| p[0].is_ascii_lowercase() && p[1].is_ascii_uppercase());
+            assert_eq!(lower_before_upper(&bytes), want, "{bytes:?}");
         }
     }
 }

@@ -40,6 +40,7 @@
 use super::FoldTable;
 use crate::answer_rules::{has_glued_words, year_glue};
 use crate::answer_words::{is_article, may_be_listed, number_word};
+use crate::ascii::lower_before_upper;
 use crate::pyunicode::Tables;
 
 /// What a character of `L` is to the recipe.
@@ -356,12 +357,20 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
                     if self.glue_at(i) {
                         self.end_word();
                     }
-                    if len == 1 {
-                        // A run of ASCII letters at once, lower-cased.
+                    if len != 1 {
+                        self.copy(i, i + len);
+                        i += len;
+                        prev = Prev::Letter { fresh: true };
+                        continue;
+                    }
+                    // Runs of ASCII letters at once, lower-cased; then, as long as the
+                    // characters between two runs are ASCII ones that are not word characters
+                    // nor marks (a space, most punctuation), the word ends and the next run
+                    // is read here: no rewrite acts there, and nothing is glued after them.
+                    loop {
                         let src = self.b.get(i..).unwrap_or(&[]);
                         let dst = self.out.get_mut(self.o..).unwrap_or(&mut []);
-                        let (mut run, glued) = copy_letter_run(src, dst);
-                        self.seen.glued_words |= glued;
+                        let mut run = copy_letter_run(src, dst);
                         if run == 0 {
                             // No room left in `out` (it never happens: see `scan`).
                             self.put(src.first().map_or(b' ', |x| x | 0x20));
@@ -373,11 +382,20 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
                             self.o += run;
                         }
                         i += run;
-                    } else {
-                        self.copy(i, i + len);
-                        i += len;
+                        prev = Prev::Letter { fresh: true };
+                        if self.b.get(i).is_none_or(|&x| byte(x) != K::Other) {
+                            break;
+                        }
+                        self.end_word();
+                        i += 1;
+                        while self.b.get(i).is_some_and(|&x| byte(x) == K::Other) {
+                            i += 1;
+                        }
+                        prev = Prev::Other;
+                        if self.b.get(i).is_none_or(|&x| byte(x) != K::Letter) {
+                            break;
+                        }
                     }
-                    prev = Prev::Letter { fresh: true };
                 }
                 K::Digit => {
                     // Step 4: a letter before a digit is split off.
@@ -517,10 +535,14 @@ impl Normalizer {
         out: &mut String,
     ) -> Seen {
         if text.is_ascii() {
-            return if unglue {
+            let seen = if unglue {
                 scan::<true>(t, text, number_words, out)
             } else {
                 scan::<false>(t, text, number_words, out)
+            };
+            return Seen {
+                glued_words: lower_before_upper(text.as_bytes()),
+                ..seen
             };
         }
         self.lower_folded(t, fold, unglue, text);
@@ -637,49 +659,36 @@ fn scan<const UNGLUE: bool>(t: &Tables, s: &str, number_words: bool, out: &mut S
 /// return how many. Eight bytes at a time: a whole word of them is written, and only the letters
 /// among them count (the output's cursor moves past those only, so the rest is overwritten).
 #[inline(always)]
-fn copy_letter_run(src: &[u8], dst: &mut [u8]) -> (usize, bool) {
+fn copy_letter_run(src: &[u8], dst: &mut [u8]) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut k = 0;
-    // A lower-case letter before an upper-case one; the last letter so far is lower-case.
-    let (mut glued, mut after_lower) = (false, false);
-    while let (Some(s8), Some(d8)) = (src.get(k..k + 8), dst.get_mut(k..k + 8)) {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(s8);
-        let x = u64::from_le_bytes(word);
+    while let (Some(s8), Some(d8)) = (
+        src.get(k..).and_then(|r| r.first_chunk::<8>()),
+        dst.get_mut(k..).and_then(|r| r.first_chunk_mut::<8>()),
+    ) {
+        let x = u64::from_le_bytes(*s8);
         // Each byte's low seven bits with bit 5 set: an ASCII letter's lower case. Adding to
         // a byte below 0x80 never carries into the next one.
         let y = (x & !HIGH) | (0x20 * ONES);
         let from_a = y.wrapping_add((0x80 - u64::from(b'a')) * ONES);
         let past_z = y.wrapping_add((0x80 - u64::from(b'z') - 1) * ONES);
         let letters = from_a & !past_z & !x & HIGH;
-        d8.copy_from_slice(&y.to_le_bytes());
+        *d8 = y.to_le_bytes();
         let run = (!letters & HIGH).trailing_zeros() as usize / 8;
-        // The letters of the run, lower- and upper-case (bit 5 moved up to bit 7).
-        let in_run = if run == 8 {
-            HIGH
-        } else {
-            HIGH & ((1 << (8 * run)) - 1)
-        };
-        let lower = letters & in_run & (x << 2);
-        let upper = letters & in_run & !(x << 2);
-        glued |= (lower << 8) & upper != 0 || (after_lower && upper & 0x80 != 0);
-        after_lower = lower >> 56 != 0;
         k += run;
         if run < 8 {
-            return (k, glued);
+            return k;
         }
     }
     while let (Some(&x), Some(d)) = (src.get(k), dst.get_mut(k)) {
         if byte(x) != K::Letter {
             break;
         }
-        glued |= after_lower && x.is_ascii_uppercase();
-        after_lower = x.is_ascii_lowercase();
         *d = x | 0x20;
         k += 1;
     }
-    (k, glued)
+    k
 }
 
 /// Whether the last character of `word` (whole UTF-8 characters) is a decimal digit.
