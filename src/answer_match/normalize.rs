@@ -39,7 +39,7 @@
 
 use super::FoldTable;
 use crate::answer_rules::{has_glued_words, year_glue};
-use crate::answer_words::{is_article, may_be_listed, number_word};
+use crate::answer_words::{is_article, may_be_listed, may_be_listed_shape, number_word};
 use crate::ascii::lower_before_upper;
 use crate::pyunicode::Tables;
 
@@ -345,6 +345,121 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
         true
     }
 
+    /// Read the run of ASCII letters at `i`, lower-cased; then, as long as the characters
+    /// after a run are ASCII ones that are neither word characters nor marks (a space, most
+    /// punctuation), end the word and read the next run: no rewrite acts there, and nothing is
+    /// glued after them. Return where the reading stopped and what was read last.
+    ///
+    /// A word that is one such run needs no ordinal nor year check (it has no digit), and most
+    /// are no listed word either: those end here, with the cursors kept in registers.
+    #[inline(always)]
+    fn letter_runs(&mut self, mut i: usize) -> (usize, Prev) {
+        let b = self.b;
+        loop {
+            let run_start = self.o;
+            let src = b.get(i..).unwrap_or(&[]);
+            let dst = self.out.get_mut(run_start..).unwrap_or(&mut []);
+            let mut run = copy_letter_run(src, dst);
+            if run == 0 {
+                // No room left in `out` (it never happens: see `scan`).
+                self.put(src.first().map_or(b' ', |x| x | 0x20));
+                run = 1;
+            } else {
+                if UNGLUE {
+                    run = (1..run).find(|&k| self.glue_at(i + k)).unwrap_or(run);
+                }
+                self.o += run;
+            }
+            i += run;
+            if b.get(i).is_none_or(|&x| byte(x) != K::Other) {
+                return (i, Prev::Letter { fresh: true });
+            }
+            let o = self.o;
+            let plain = self.word == run_start
+                && !self
+                    .out
+                    .get(run_start..o)
+                    .is_some_and(|word| may_be_listed(word));
+            match self.out.get_mut(o) {
+                Some(slot) if plain => {
+                    *slot = b' ';
+                    self.o = o + 1;
+                    self.word = o + 1;
+                }
+                _ => self.end_word(),
+            }
+            i += 1;
+            while b.get(i).is_some_and(|&x| byte(x) == K::Other) {
+                i += 1;
+            }
+            if b.get(i).is_none_or(|&x| byte(x) != K::Letter) {
+                return (i, Prev::Other);
+            }
+            if !UNGLUE {
+                // (With `UNGLUE`, a space may go inside a run.)
+                i = self.short_words(i);
+            }
+            if b.get(i).is_none_or(|&x| byte(x) != K::Letter) {
+                return (i, Prev::Other);
+            }
+        }
+    }
+
+    /// From `i`, where a word starts with an ASCII letter, read every word of fewer than eight
+    /// ASCII letters followed by a plain separator (as [`Scan::letter_runs`]), and the
+    /// separators after it: one load of eight bytes gives the word, lower-cased, its length and
+    /// its first and last letters. Return where it stopped: at a word it does not take (at a
+    /// letter), or after the separators that follow the last word taken.
+    #[inline(always)]
+    fn short_words(&mut self, mut i: usize) -> usize {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let b = self.b;
+        let mut o = self.o;
+        loop {
+            let Some(&chunk) = b.get(i..).and_then(|r| r.first_chunk::<8>()) else {
+                break;
+            };
+            let x = u64::from_le_bytes(chunk);
+            let y = (x & !HIGH) | (0x20 * ONES);
+            let from_a = y.wrapping_add((0x80 - u64::from(b'a')) * ONES);
+            let past_z = y.wrapping_add((0x80 - u64::from(b'z') - 1) * ONES);
+            let letters = from_a & !past_z & !x & HIGH;
+            let n = (!letters & HIGH).trailing_zeros() as usize / 8;
+            if n == 8 || b.get(i + n).is_none_or(|&x| byte(x) != K::Other) {
+                break;
+            }
+            let Some(dst) = self.out.get_mut(o..).and_then(|r| r.first_chunk_mut::<8>()) else {
+                break;
+            };
+            *dst = y.to_le_bytes();
+            // `n` is 1..=7: the first and last letters are bytes of `y`.
+            let (first, last) = (y as u8, (y >> (8 * (n - 1))) as u8);
+            if may_be_listed_shape(n, first, last) {
+                self.o = o + n;
+                self.word = o;
+                self.end_word();
+                o = self.o;
+            } else {
+                match dst.get_mut(n) {
+                    Some(slot) => *slot = b' ',
+                    None => break,
+                }
+                o += n + 1;
+                self.o = o;
+                self.word = o;
+            }
+            i += n + 1;
+            while b.get(i).is_some_and(|&x| byte(x) == K::Other) {
+                i += 1;
+            }
+            if b.get(i).is_none_or(|&x| byte(x) != K::Letter) {
+                break;
+            }
+        }
+        i
+    }
+
     fn run(mut self) -> (Seen, Vec<u8>) {
         self.o = 0;
         self.put(b' ');
@@ -363,39 +478,9 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
                         prev = Prev::Letter { fresh: true };
                         continue;
                     }
-                    // Runs of ASCII letters at once, lower-cased; then, as long as the
-                    // characters between two runs are ASCII ones that are not word characters
-                    // nor marks (a space, most punctuation), the word ends and the next run
-                    // is read here: no rewrite acts there, and nothing is glued after them.
-                    loop {
-                        let src = self.b.get(i..).unwrap_or(&[]);
-                        let dst = self.out.get_mut(self.o..).unwrap_or(&mut []);
-                        let mut run = copy_letter_run(src, dst);
-                        if run == 0 {
-                            // No room left in `out` (it never happens: see `scan`).
-                            self.put(src.first().map_or(b' ', |x| x | 0x20));
-                            run = 1;
-                        } else {
-                            if UNGLUE {
-                                run = (1..run).find(|&k| self.glue_at(i + k)).unwrap_or(run);
-                            }
-                            self.o += run;
-                        }
-                        i += run;
-                        prev = Prev::Letter { fresh: true };
-                        if self.b.get(i).is_none_or(|&x| byte(x) != K::Other) {
-                            break;
-                        }
-                        self.end_word();
-                        i += 1;
-                        while self.b.get(i).is_some_and(|&x| byte(x) == K::Other) {
-                            i += 1;
-                        }
-                        prev = Prev::Other;
-                        if self.b.get(i).is_none_or(|&x| byte(x) != K::Letter) {
-                            break;
-                        }
-                    }
+                    let (next, after) = self.letter_runs(i);
+                    i = next;
+                    prev = after;
                 }
                 K::Digit => {
                     // Step 4: a letter before a digit is split off.
