@@ -268,20 +268,41 @@ fn words(text: &str) -> Vec<&str> {
     text.split(' ').filter(|w| !w.is_empty()).collect()
 }
 
+/// How common each byte is in normalised English text, roughly (higher is more common): the
+/// letters by their frequency in English, then digits, the space above all.
+static BYTE_RANK: [u8; 256] = {
+    let mut rank = [1u8; 256];
+    let letters = b"zqxjkvbpygfwmucldrhsnioate";
+    let mut k = 0;
+    while k < letters.len() {
+        rank[letters[k] as usize] = 100 + k as u8;
+        k += 1;
+    }
+    let mut d = b'0';
+    while d <= b'9' {
+        rank[d as usize] = 90;
+        d += 1;
+    }
+    rank[b' ' as usize] = 255;
+    rank
+};
+
 /// Whether the padded normalised alias `needle` (`" words "`) occurs in the padded normalised
 /// `hay`: `memmem::find` without building a searcher per call, for the short needles aliases are.
-/// Every occurrence has the needle's second byte one after a space, so the candidates are the
-/// places of that byte (`memchr`), each checked in full.
+/// The candidates are the places (`memchr`) of the needle's rarest byte by [`BYTE_RANK`], each
+/// checked in full.
 fn contains_padded(hay: &[u8], needle: &[u8]) -> bool {
-    let [space, second, ..] = needle else {
-        return memchr::memmem::find(hay, needle).is_some();
+    let Some((k, &rare)) = needle
+        .iter()
+        .enumerate()
+        .min_by_key(|&(_, &b)| BYTE_RANK[usize::from(b)])
+    else {
+        return true;
     };
-    memchr::memchr_iter(*second, hay).any(|p| {
-        p > 0
-            && hay.get(p - 1) == Some(space)
-            && hay
-                .get(p..)
-                .is_some_and(|rest| rest.starts_with(needle.get(1..).unwrap_or(&[])))
+    memchr::memchr_iter(rare, hay).any(|p| {
+        p.checked_sub(k)
+            .and_then(|start| hay.get(start..))
+            .is_some_and(|rest| rest.starts_with(needle))
     })
 }
 
@@ -704,9 +725,10 @@ impl Matcher {
         }
         // Only when no rule accepts the response as written: the same rules (token recall
         // excepted) on the response with glued words split.
-        if opts.glued_words && (seen.glued_words || seen.glued_year) {
+        let glued_words = opts.glued_words && rules::has_glued_words(response);
+        if glued_words || (opts.glued_words && seen.glued_year) {
             // `unglue_into` then the normalisation, in one pass.
-            let (source, years) = if seen.glued_words {
+            let (source, years) = if glued_words {
                 let s = self
                     .norm
                     .normalize_unglued_into(t, fold, nw, response, &mut self.scratch);

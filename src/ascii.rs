@@ -99,8 +99,11 @@ pub fn for_each_run(bytes: &[u8], class: impl Fn(u64) -> u64, mut f: impl FnMut(
     }
 }
 
-/// Whether a lower-case letter of `bytes` (ASCII) comes right before an upper-case one
+/// Whether an ASCII lower-case letter of `bytes` comes right before an ASCII upper-case one
 /// (`isIdaho`): the lower-case mask of each word, moved one byte on, meets its upper-case mask.
+///
+/// Unlike the other functions here, any bytes may be given: a byte of 0x80 or more is classified
+/// by its low seven bits (which cannot carry) and then left out of both masks.
 pub fn lower_before_upper(bytes: &[u8]) -> bool {
     // The high bit of byte 0 set when the byte before this word was lower-case.
     let mut carry = 0u64;
@@ -108,8 +111,9 @@ pub fn lower_before_upper(bytes: &[u8]) -> bool {
     while base < bytes.len() {
         // The zero padding past the end is no letter.
         let x = load(bytes, base);
-        let lower = in_range(x, b'a', b'z');
-        if ((lower << 8) | carry) & in_range(x, b'A', b'Z') != 0 {
+        let (low, ascii) = (x & !HIGH, !x & HIGH);
+        let lower = in_range(low, b'a', b'z') & ascii;
+        if ((lower << 8) | carry) & in_range(low, b'A', b'Z') & ascii != 0 {
             return true;
         }
         carry = lower >> 56;
@@ -203,7 +207,9 @@ mod tests {
         };
         for _ in 0..20_000 {
             let len = next() % 40;
-            let bytes: Vec<u8> = (0..len).map(|_| b"aZ_9 .zA"[next() % 8]).collect();
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| b"aZ_9 .zA\xc1\xe1\xfa\xda"[next() % 12])
+                .collect();
             let want = bytes
                 .windows(2)
                 .any(|p| p[0].is_ascii_lowercase() && p[1].is_ascii_uppercase());

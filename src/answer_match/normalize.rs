@@ -38,9 +38,8 @@
 //! below and the fuzz target compare the scan with a step-by-step port of it.
 
 use super::FoldTable;
-use crate::answer_rules::{has_glued_words, year_glue};
+use crate::answer_rules::year_glue;
 use crate::answer_words::{is_article, may_be_listed, may_be_listed_shape, number_word};
-use crate::ascii::lower_before_upper;
 use crate::pyunicode::Tables;
 
 /// What a character of `L` is to the recipe.
@@ -130,9 +129,6 @@ enum Prev {
 pub struct Seen {
     /// A word of the result is a year glued to a citation marker or a word (`193912`).
     pub glued_year: bool,
-    /// The text has a lower-case ASCII letter right before an upper-case one
-    /// (`answer_rules::has_glued_words`).
-    pub glued_words: bool,
 }
 
 /// The scan of `L` (or of an ASCII text, lower-cased as it is read).
@@ -435,7 +431,10 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
             *dst = y.to_le_bytes();
             // `n` is 1..=7: the first and last letters are bytes of `y`.
             let (first, last) = (y as u8, (y >> (8 * (n - 1))) as u8);
-            if may_be_listed_shape(n, first, last) {
+            let listed = may_be_listed_shape(n, first, last);
+            if listed && dst.get(..n).is_some_and(is_article) {
+                // An article goes: the output stays where it was.
+            } else if listed {
                 self.o = o + n;
                 self.word = o;
                 self.end_word();
@@ -620,22 +619,14 @@ impl Normalizer {
         out: &mut String,
     ) -> Seen {
         if text.is_ascii() {
-            let seen = if unglue {
+            return if unglue {
                 scan::<true>(t, text, number_words, out)
             } else {
                 scan::<false>(t, text, number_words, out)
             };
-            return Seen {
-                glued_words: lower_before_upper(text.as_bytes()),
-                ..seen
-            };
         }
         self.lower_folded(t, fold, unglue, text);
-        let seen = scan::<false>(t, &self.lowered, number_words, out);
-        Seen {
-            glued_words: has_glued_words(text),
-            ..seen
-        }
+        scan::<false>(t, &self.lowered, number_words, out)
     }
 
     /// `L` of `text` (not ASCII) into `self.lowered`: each character folded, then lower-cased,
@@ -799,7 +790,7 @@ mod tests {
     use super::*;
     use crate::answer_match::reference::StepNormalizer;
     use crate::answer_match::test_fold;
-    use crate::answer_rules::{has_glued_words, has_glued_years, unglue_into};
+    use crate::answer_rules::{has_glued_years, unglue_into};
     use crate::pyunicode::test_tables;
 
     /// The one-pass normalisation and the step-by-step one, with and without glued words split.
@@ -819,7 +810,6 @@ mod tests {
                     fold.is_some()
                 );
                 assert_eq!(seen.glued_year, has_glued_years(&slow), "{text:?}");
-                assert_eq!(seen.glued_words, has_glued_words(text), "{text:?}");
                 Normalizer::default().normalize_unglued_into(
                     t,
                     fold,
