@@ -459,7 +459,8 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
         i
     }
 
-    fn run(mut self) -> (Seen, Vec<u8>) {
+    /// Normalise; return what was seen, the buffer and the length of the result in it.
+    fn run(mut self) -> (Seen, Vec<u8>, usize) {
         self.o = 0;
         self.put(b' ');
         self.word = self.o;
@@ -566,8 +567,8 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
             }
         }
         self.end_word();
-        self.out.truncate(self.o);
-        (self.seen, self.out)
+        let o = self.o;
+        (self.seen, self.out, o)
     }
 }
 
@@ -578,6 +579,8 @@ pub struct Normalizer {
     lowered: String,
     /// The folded text, when it must be lower-cased whole (a capital sigma).
     folded: String,
+    /// The scan's output buffer.
+    buf: Vec<u8>,
 }
 
 impl Normalizer {
@@ -620,13 +623,13 @@ impl Normalizer {
     ) -> Seen {
         if text.is_ascii() {
             return if unglue {
-                scan::<true>(t, text, number_words, out)
+                scan::<true>(t, text, number_words, &mut self.buf, out)
             } else {
-                scan::<false>(t, text, number_words, out)
+                scan::<false>(t, text, number_words, &mut self.buf, out)
             };
         }
         self.lower_folded(t, fold, unglue, text);
-        scan::<false>(t, &self.lowered, number_words, out)
+        scan::<false>(t, &self.lowered, number_words, &mut self.buf, out)
     }
 
     /// `L` of `text` (not ASCII) into `self.lowered`: each character folded, then lower-cased,
@@ -710,24 +713,37 @@ fn push_ascii_lower(l: &mut String, s: &str, unglue: bool) {
     }
 }
 
-fn scan<const UNGLUE: bool>(t: &Tables, s: &str, number_words: bool, out: &mut String) -> Seen {
-    let mut bytes = std::mem::take(out).into_bytes();
-    // At most a space before and after each character, and the padding.
-    bytes.clear();
-    bytes.resize(2 * s.len() + 2, 0);
-    let (seen, bytes) = Scan::<UNGLUE> {
+fn scan<const UNGLUE: bool>(
+    t: &Tables,
+    s: &str,
+    number_words: bool,
+    buf: &mut Vec<u8>,
+    out: &mut String,
+) -> Seen {
+    // At most a space before and after each character, and the padding. The buffer keeps its
+    // length from text to text (its bytes are only read once written), so it is zeroed only
+    // when it grows.
+    let need = 2 * s.len() + 2;
+    if buf.len() < need {
+        buf.resize(need, 0);
+    }
+    let (seen, bytes, o) = Scan::<UNGLUE> {
         t,
         s,
         b: s.as_bytes(),
-        out: bytes,
+        out: std::mem::take(buf),
         o: 0,
         word: 0,
         number_words,
         seen: Seen::default(),
     }
     .run();
+    *buf = bytes;
+    out.clear();
     // Only whole characters were written.
-    *out = String::from_utf8(bytes).unwrap_or_default();
+    if let Some(Ok(text)) = buf.get(..o).map(std::str::from_utf8) {
+        out.push_str(text);
+    }
     seen
 }
 
