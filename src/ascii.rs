@@ -107,19 +107,41 @@ pub fn for_each_run(bytes: &[u8], class: impl Fn(u64) -> u64, mut f: impl FnMut(
 pub fn lower_before_upper(bytes: &[u8]) -> bool {
     // The high bit of byte 0 set when the byte before this word was lower-case.
     let mut carry = 0u64;
-    let mut base = 0;
-    while base < bytes.len() {
-        // The zero padding past the end is no letter.
-        let x = load(bytes, base);
+    let mut chunks = bytes.chunks_exact(8);
+    let step = |x: u64, carry: &mut u64| {
         let (low, ascii) = (x & !HIGH, !x & HIGH);
         let lower = in_range(low, b'a', b'z') & ascii;
-        if ((lower << 8) | carry) & in_range(low, b'A', b'Z') & ascii != 0 {
+        let glued = ((lower << 8) | *carry) & in_range(low, b'A', b'Z') & ascii != 0;
+        *carry = lower >> 56;
+        glued
+    };
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        if step(u64::from_le_bytes(word), &mut carry) {
             return true;
         }
-        carry = lower >> 56;
+    }
+    // The zero padding past the end is no letter.
+    let rest = chunks.remainder();
+    !rest.is_empty() && step(load(rest, 0), &mut carry)
+}
+
+/// How many bytes at the start of `bytes` (any bytes) are ASCII: the place of the first byte of
+/// 0x80 or more, eight bytes at a time, or the length.
+pub fn ascii_prefix_len(bytes: &[u8]) -> usize {
+    let mut base = 0;
+    while let Some(chunk) = bytes.get(base..).and_then(|r| r.first_chunk::<8>()) {
+        let high = u64::from_le_bytes(*chunk) & HIGH;
+        if high != 0 {
+            return base + high.trailing_zeros() as usize / 8;
+        }
         base += 8;
     }
-    false
+    bytes
+        .get(base..)
+        .and_then(|r| r.iter().position(|&b| b >= 0x80))
+        .map_or(bytes.len(), |k| base + k)
 }
 
 #[cfg(test)]
@@ -214,6 +236,19 @@ mod tests {
                 .windows(2)
                 .any(|p| p[0].is_ascii_lowercase() && p[1].is_ascii_uppercase());
             assert_eq!(lower_before_upper(&bytes), want, "{bytes:?}");
+        }
+    }
+
+    #[test]
+    fn ascii_prefix_is_the_first_high_byte() {
+        for len in 0..24 {
+            for at in 0..=len {
+                let mut bytes = vec![b'a'; len];
+                if let Some(b) = bytes.get_mut(at) {
+                    *b = 0xc3;
+                }
+                assert_eq!(ascii_prefix_len(&bytes), at, "{len} {at}");
+            }
         }
     }
 }

@@ -39,6 +39,7 @@
 
 use super::FoldTable;
 use crate::answer_rules::year_glue;
+use crate::ascii::ascii_prefix_len;
 use crate::answer_words::{is_article, may_be_listed, may_be_listed_shape, number_word};
 use crate::pyunicode::Tables;
 
@@ -641,10 +642,7 @@ impl Normalizer {
         let mut i = 0;
         let mut sigma = false;
         while i < bytes.len() {
-            let ascii_end = bytes
-                .get(i..)
-                .and_then(|r| r.iter().position(|&b| b >= 0x80))
-                .map_or(bytes.len(), |k| i + k);
+            let ascii_end = i + ascii_prefix_len(bytes.get(i..).unwrap_or(&[]));
             if ascii_end > i {
                 push_ascii_lower(l, text.get(i..ascii_end).unwrap_or(""), unglue);
                 i = ascii_end;
