@@ -39,8 +39,8 @@
 
 use super::FoldTable;
 use crate::answer_rules::year_glue;
-use crate::ascii::ascii_prefix_len;
 use crate::answer_words::{is_article, may_be_listed, may_be_listed_shape, number_word};
+use crate::ascii::ascii_prefix_len;
 use crate::pyunicode::Tables;
 
 /// What a character of `L` is to the recipe.
@@ -372,11 +372,8 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
                 return (i, Prev::Letter { fresh: true });
             }
             let o = self.o;
-            let plain = self.word == run_start
-                && !self
-                    .out
-                    .get(run_start..o)
-                    .is_some_and(|word| may_be_listed(word));
+            let plain =
+                self.word == run_start && !self.out.get(run_start..o).is_some_and(may_be_listed);
             match self.out.get_mut(o) {
                 Some(slot) if plain => {
                     *slot = b' ';
@@ -413,10 +410,7 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
         const HIGH: u64 = 0x8080_8080_8080_8080;
         let b = self.b;
         let mut o = self.o;
-        loop {
-            let Some(&chunk) = b.get(i..).and_then(|r| r.first_chunk::<8>()) else {
-                break;
-            };
+        while let Some(&chunk) = b.get(i..).and_then(|r| r.first_chunk::<8>()) {
             let x = u64::from_le_bytes(chunk);
             let y = (x & !HIGH) | (0x20 * ONES);
             let from_a = y.wrapping_add((0x80 - u64::from(b'a')) * ONES);
