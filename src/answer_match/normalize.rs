@@ -28,7 +28,9 @@
 //!   drops an ordinal suffix, replaces a number word or takes an article back.
 //!
 //! An ASCII text is read as bytes, classified by a table and lower-cased on the way (folding
-//! and lower-casing keep ASCII in ASCII); any other text is first folded and lower-cased into a
+//! and lower-casing keep ASCII in ASCII); runs of ASCII letters are copied eight bytes at a
+//! time, and a word of letters between plain separators (a space, most punctuation) is read
+//! with one eight-byte load, without the class dispatch (`Scan::short_words`); any other text is first folded and lower-cased into a
 //! buffer with the interpreter's tables (Python's final-sigma rule included), which the same
 //! scan then reads. `answer_match`'s glued-word rule normalises the response with a space
 //! between each lower-case ASCII letter and an upper-case one that follows (`unglue_into`):
