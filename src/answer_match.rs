@@ -268,57 +268,77 @@ fn words(text: &str) -> Vec<&str> {
     text.split(' ').filter(|w| !w.is_empty()).collect()
 }
 
+/// How common each byte is in normalised English text, roughly (higher is more common): the
+/// letters by their frequency in English, then digits, the space above all.
+static BYTE_RANK: [u8; 256] = {
+    let mut rank = [1u8; 256];
+    let letters = b"zqxjkvbpygfwmucldrhsnioate";
+    let mut k = 0;
+    while k < letters.len() {
+        rank[letters[k] as usize] = 100 + k as u8;
+        k += 1;
+    }
+    let mut d = b'0';
+    while d <= b'9' {
+        rank[d as usize] = 90;
+        d += 1;
+    }
+    rank[b' ' as usize] = 255;
+    rank
+};
+
 /// Whether the padded normalised alias `needle` (`" words "`) occurs in the padded normalised
 /// `hay`: `memmem::find` without building a searcher per call, for the short needles aliases are.
-/// Every occurrence has the needle's second byte one after a space, so the candidates are the
-/// places of that byte (`memchr`), each checked in full.
+/// The candidates are the places (`memchr`) of the needle's rarest byte by [`BYTE_RANK`], each
+/// checked in full.
 fn contains_padded(hay: &[u8], needle: &[u8]) -> bool {
-    let [space, second, ..] = needle else {
-        return memchr::memmem::find(hay, needle).is_some();
+    let Some((k, &rare)) = needle
+        .iter()
+        .enumerate()
+        .min_by_key(|&(_, &b)| BYTE_RANK[usize::from(b)])
+    else {
+        return true;
     };
-    memchr::memchr_iter(*second, hay).any(|p| {
-        p > 0
-            && hay.get(p - 1) == Some(space)
-            && hay
-                .get(p..)
-                .is_some_and(|rest| rest.starts_with(needle.get(1..).unwrap_or(&[])))
+    memchr::memchr_iter(rare, hay).any(|p| {
+        p.checked_sub(k)
+            .and_then(|start| hay.get(start..))
+            .is_some_and(|rest| rest.starts_with(needle))
     })
 }
 
-/// Call `f` on each word of a normalised text (words between single spaces, one space on each
-/// side) until it returns false. Eight bytes at a time look for the next space.
-fn for_each_word<'t>(text: &'t str, mut f: impl FnMut(&'t str) -> bool) {
+/// Call `f(start, end)` on each word `text[start..end]` of a normalised text (words between
+/// single spaces, one space on each side) until it returns false. Eight bytes at a time look for
+/// the next space.
+#[inline(always)]
+fn for_each_word(text: &[u8], mut f: impl FnMut(usize, usize) -> bool) {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    let b = text.as_bytes();
     let mut start = 0;
-    while start < b.len() {
+    while start < text.len() {
         let mut end = start;
-        loop {
-            if let Some(chunk) = b.get(end..end + 8) {
-                let mut word = [0u8; 8];
-                word.copy_from_slice(chunk);
-                let v = u64::from_le_bytes(word) ^ (u64::from(b' ') * ONES);
-                let zero = v.wrapping_sub(ONES) & !v & HIGH;
-                if zero == 0 {
-                    end += 8;
-                    continue;
+        let end = loop {
+            match text.get(end..).and_then(|r| r.first_chunk::<8>()) {
+                Some(chunk) => {
+                    let v = u64::from_le_bytes(*chunk) ^ (u64::from(b' ') * ONES);
+                    // The lowest byte flagged is the first space (a borrow only flags bytes
+                    // above a zero one).
+                    let zero = v.wrapping_sub(ONES) & !v & HIGH;
+                    if zero == 0 {
+                        end += 8;
+                        continue;
+                    }
+                    break end + zero.trailing_zeros() as usize / 8;
                 }
-                end += zero.trailing_zeros() as usize / 8;
-            } else {
-                end += b
-                    .get(end..)
-                    .and_then(|r| r.iter().position(|&x| x == b' '))
-                    .unwrap_or(b.len() - end);
-            }
-            break;
-        }
-        if end > start {
-            if let Some(word) = text.get(start..end) {
-                if !f(word) {
-                    return;
+                None => {
+                    break text
+                        .get(end..)
+                        .and_then(|r| r.iter().position(|&x| x == b' '))
+                        .map_or(text.len(), |k| end + k)
                 }
             }
+        };
+        if end > start && !f(start, end) {
+            return;
         }
         start = end + 1;
     }
@@ -454,7 +474,26 @@ struct RecallTokens {
     in_question: Vec<bool>,
     /// The first bytes of the tokens, one bit each.
     first: [u64; 4],
+    /// The first two bytes of the tokens (the first alone, for a one-byte token), hashed to one
+    /// bit each of 2,048 ([`pair_bit`]).
+    pairs: [u64; 32],
     stem: String,
+}
+
+/// The bit of [`RecallTokens::pairs`] for a text's first two bytes (`0` for a missing second).
+///
+/// A stem shares these with the word it comes from whenever it keeps two or more characters:
+/// stemming drops a plural ending from a word of three letters or more and then keeps its first
+/// `prefix` characters (or every one), so only a prefix of one character breaks it.
+#[inline(always)]
+fn pair_bit(text: &[u8]) -> (usize, u64) {
+    let (b0, b1) = match text {
+        [] => (0, 0),
+        [b0] => (*b0, 0),
+        [b0, b1, ..] => (*b0, *b1),
+    };
+    let k = (usize::from(b0) * 67 + usize::from(b1)) & 2047;
+    (k >> 6, 1 << (k & 63))
 }
 
 impl RecallTokens {
@@ -471,6 +510,7 @@ impl RecallTokens {
         self.listed.clear();
         self.digit.clear();
         self.first = [0; 4];
+        self.pairs = [0; 32];
         for (k, alias) in aliases.enumerate() {
             let stamp = k as u32 + 1;
             for word in alias.split(' ') {
@@ -488,6 +528,10 @@ impl RecallTokens {
                         if let Some(w) = self.first.get_mut(usize::from(b >> 6)) {
                             *w |= 1 << (b & 63);
                         }
+                    }
+                    let (w, bit) = pair_bit(self.stem.as_bytes());
+                    if let Some(w) = self.pairs.get_mut(w) {
+                        *w |= bit;
                     }
                 }
                 if let Some(l) = self.listed.get_mut(id) {
@@ -511,20 +555,38 @@ impl RecallTokens {
         held.clear();
         held.resize(self.vocab.len(), false);
         let mut missing = self.vocab.len();
-        // A stem of `Some(0)` characters is empty: every word may then give any token.
-        let filter = prefix != Some(0);
-        let (first, vocab, stem) = (&self.first, &self.vocab, &mut self.stem);
-        for_each_word(text, |word| {
-            let Some(&b) = word.as_bytes().first() else {
+        // A word whose stem can be no token is skipped before it is stemmed: by its first two
+        // bytes, or its first one when stems keep one character. A stem of `Some(0)`
+        // characters is empty: every word may then give any token.
+        let (by_pair, by_first) = match prefix {
+            Some(0) => (false, false),
+            Some(1) => (false, true),
+            _ => (true, false),
+        };
+        let (first, pairs) = (&self.first, &self.pairs);
+        let (vocab, stem) = (&self.vocab, &mut self.stem);
+        let bytes = text.as_bytes();
+        for_each_word(bytes, |s, e| {
+            let word = bytes.get(s..e).unwrap_or(&[]);
+            let Some(&b) = word.first() else {
                 return true;
             };
-            if filter
+            if by_pair {
+                let (w, bit) = pair_bit(word);
+                if pairs.get(w).is_none_or(|w| w & bit == 0) {
+                    return true;
+                }
+            }
+            if by_first
                 && first
                     .get(usize::from(b >> 6))
                     .is_none_or(|w| w & (1 << (b & 63)) == 0)
             {
                 return true;
             }
+            let Some(word) = text.get(s..e) else {
+                return true;
+            };
             if is_stopword(word) {
                 return true;
             }
@@ -663,9 +725,10 @@ impl Matcher {
         }
         // Only when no rule accepts the response as written: the same rules (token recall
         // excepted) on the response with glued words split.
-        if opts.glued_words && (seen.glued_words || seen.glued_year) {
+        let glued_words = opts.glued_words && rules::has_glued_words(response);
+        if glued_words || (opts.glued_words && seen.glued_year) {
             // `unglue_into` then the normalisation, in one pass.
-            let (source, years) = if seen.glued_words {
+            let (source, years) = if glued_words {
                 let s = self
                     .norm
                     .normalize_unglued_into(t, fold, nw, response, &mut self.scratch);
@@ -964,8 +1027,8 @@ mod tests {
             " héllo wörld ",
         ] {
             let mut got = Vec::new();
-            for_each_word(text, |w| {
-                got.push(w);
+            for_each_word(text.as_bytes(), |s, e| {
+                got.push(&text[s..e]);
                 true
             });
             let want: Vec<&str> = text.split(' ').filter(|w| !w.is_empty()).collect();

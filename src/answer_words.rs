@@ -82,11 +82,17 @@ pub fn may_be_listed(word: &[u8]) -> bool {
     let (Some(&first), Some(&last)) = (word.first(), word.last()) else {
         return false;
     };
+    may_be_listed_shape(word.len(), first, last)
+}
+
+/// [`may_be_listed`] of a word of `len` bytes from its first and last bytes.
+#[inline(always)]
+pub fn may_be_listed_shape(len: usize, first: u8, last: u8) -> bool {
     let (f, l) = (first.wrapping_sub(b'a'), last.wrapping_sub(b'a'));
     f < 26
         && l < 26
         && LISTED_SHAPES
-            .get(word.len())
+            .get(len)
             .and_then(|row| row.get(usize::from(f)))
             .is_some_and(|bits| bits & (1 << l) != 0)
 }

@@ -99,6 +99,51 @@ pub fn for_each_run(bytes: &[u8], class: impl Fn(u64) -> u64, mut f: impl FnMut(
     }
 }
 
+/// Whether an ASCII lower-case letter of `bytes` comes right before an ASCII upper-case one
+/// (`isIdaho`): the lower-case mask of each word, moved one byte on, meets its upper-case mask.
+///
+/// Unlike the other functions here, any bytes may be given: a byte of 0x80 or more is classified
+/// by its low seven bits (which cannot carry) and then left out of both masks.
+pub fn lower_before_upper(bytes: &[u8]) -> bool {
+    // The high bit of byte 0 set when the byte before this word was lower-case.
+    let mut carry = 0u64;
+    let mut chunks = bytes.chunks_exact(8);
+    let step = |x: u64, carry: &mut u64| {
+        let (low, ascii) = (x & !HIGH, !x & HIGH);
+        let lower = in_range(low, b'a', b'z') & ascii;
+        let glued = ((lower << 8) | *carry) & in_range(low, b'A', b'Z') & ascii != 0;
+        *carry = lower >> 56;
+        glued
+    };
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        if step(u64::from_le_bytes(word), &mut carry) {
+            return true;
+        }
+    }
+    // The zero padding past the end is no letter.
+    let rest = chunks.remainder();
+    !rest.is_empty() && step(load(rest, 0), &mut carry)
+}
+
+/// How many bytes at the start of `bytes` (any bytes) are ASCII: the place of the first byte of
+/// 0x80 or more, eight bytes at a time, or the length.
+pub fn ascii_prefix_len(bytes: &[u8]) -> usize {
+    let mut base = 0;
+    while let Some(chunk) = bytes.get(base..).and_then(|r| r.first_chunk::<8>()) {
+        let high = u64::from_le_bytes(*chunk) & HIGH;
+        if high != 0 {
+            return base + high.trailing_zeros() as usize / 8;
+        }
+        base += 8;
+    }
+    bytes
+        .get(base..)
+        .and_then(|r| r.iter().position(|&b| b >= 0x80))
+        .map_or(bytes.len(), |k| base + k)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,6 +215,40 @@ mod tests {
                 naive(&bytes, |b| !matches!(b, 0x09..=0x0d | 0x1c..=0x20)),
                 "{bytes:?}"
             );
+        }
+    }
+
+    #[test]
+    fn lower_before_upper_is_the_pairwise_check() {
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        for _ in 0..20_000 {
+            let len = next() % 40;
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| b"aZ_9 .zA\xc1\xe1\xfa\xda"[next() % 12])
+                .collect();
+            let want = bytes
+                .windows(2)
+                .any(|p| p[0].is_ascii_lowercase() && p[1].is_ascii_uppercase());
+            assert_eq!(lower_before_upper(&bytes), want, "{bytes:?}");
+        }
+    }
+
+    #[test]
+    fn ascii_prefix_is_the_first_high_byte() {
+        for len in 0..24 {
+            for at in 0..=len {
+                let mut bytes = vec![b'a'; len];
+                if let Some(b) = bytes.get_mut(at) {
+                    *b = 0xc3;
+                }
+                assert_eq!(ascii_prefix_len(&bytes), at, "{len} {at}");
+            }
         }
     }
 }

@@ -102,10 +102,10 @@ fuzz_target!(init: {
     let mut steps = String::new();
     StepNormalizer::default().normalize_into(t, fold, opts.number_words, response, &mut steps);
     assert_eq!(out, steps, "one pass against the steps, {input:?}");
-    assert_eq!(seen.glued_words, has_glued_words(response), "{input:?}");
     assert_eq!(seen.glued_year, has_glued_years(&steps), "{input:?}");
     let mut unglued = String::new();
-    unglue_into(response, &mut unglued);
+    let changed = unglue_into(response, &mut unglued);
+    assert_eq!(has_glued_words(response), changed, "{input:?}");
     StepNormalizer::default().normalize_into(t, fold, opts.number_words, &unglued, &mut steps);
     let mut glued = String::new();
     Normalizer::default().normalize_unglued_into(t, fold, opts.number_words, response, &mut glued);

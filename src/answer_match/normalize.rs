@@ -28,7 +28,9 @@
 //!   drops an ordinal suffix, replaces a number word or takes an article back.
 //!
 //! An ASCII text is read as bytes, classified by a table and lower-cased on the way (folding
-//! and lower-casing keep ASCII in ASCII); any other text is first folded and lower-cased into a
+//! and lower-casing keep ASCII in ASCII); runs of ASCII letters are copied eight bytes at a
+//! time, and a word of letters between plain separators (a space, most punctuation) is read
+//! with one eight-byte load, without the class dispatch (`Scan::short_words`); any other text is first folded and lower-cased into a
 //! buffer with the interpreter's tables (Python's final-sigma rule included), which the same
 //! scan then reads. `answer_match`'s glued-word rule normalises the response with a space
 //! between each lower-case ASCII letter and an upper-case one that follows (`unglue_into`):
@@ -38,8 +40,9 @@
 //! below and the fuzz target compare the scan with a step-by-step port of it.
 
 use super::FoldTable;
-use crate::answer_rules::{has_glued_words, year_glue};
-use crate::answer_words::{is_article, may_be_listed, number_word};
+use crate::answer_rules::year_glue;
+use crate::answer_words::{is_article, may_be_listed, may_be_listed_shape, number_word};
+use crate::ascii::ascii_prefix_len;
 use crate::pyunicode::Tables;
 
 /// What a character of `L` is to the recipe.
@@ -129,9 +132,6 @@ enum Prev {
 pub struct Seen {
     /// A word of the result is a year glued to a citation marker or a word (`193912`).
     pub glued_year: bool,
-    /// The text has a lower-case ASCII letter right before an upper-case one
-    /// (`answer_rules::has_glued_words`).
-    pub glued_words: bool,
 }
 
 /// The scan of `L` (or of an ASCII text, lower-cased as it is read).
@@ -344,7 +344,120 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
         true
     }
 
-    fn run(mut self) -> (Seen, Vec<u8>) {
+    /// Read the run of ASCII letters at `i`, lower-cased; then, as long as the characters
+    /// after a run are ASCII ones that are neither word characters nor marks (a space, most
+    /// punctuation), end the word and read the next run: no rewrite acts there, and nothing is
+    /// glued after them. Return where the reading stopped and what was read last.
+    ///
+    /// A word that is one such run needs no ordinal nor year check (it has no digit), and most
+    /// are no listed word either: those end here, with the cursors kept in registers.
+    #[inline(always)]
+    fn letter_runs(&mut self, mut i: usize) -> (usize, Prev) {
+        let b = self.b;
+        loop {
+            let run_start = self.o;
+            let src = b.get(i..).unwrap_or(&[]);
+            let dst = self.out.get_mut(run_start..).unwrap_or(&mut []);
+            let mut run = copy_letter_run(src, dst);
+            if run == 0 {
+                // No room left in `out` (it never happens: see `scan`).
+                self.put(src.first().map_or(b' ', |x| x | 0x20));
+                run = 1;
+            } else {
+                if UNGLUE {
+                    run = (1..run).find(|&k| self.glue_at(i + k)).unwrap_or(run);
+                }
+                self.o += run;
+            }
+            i += run;
+            if b.get(i).is_none_or(|&x| byte(x) != K::Other) {
+                return (i, Prev::Letter { fresh: true });
+            }
+            let o = self.o;
+            let plain =
+                self.word == run_start && !self.out.get(run_start..o).is_some_and(may_be_listed);
+            match self.out.get_mut(o) {
+                Some(slot) if plain => {
+                    *slot = b' ';
+                    self.o = o + 1;
+                    self.word = o + 1;
+                }
+                _ => self.end_word(),
+            }
+            i += 1;
+            while b.get(i).is_some_and(|&x| byte(x) == K::Other) {
+                i += 1;
+            }
+            if b.get(i).is_none_or(|&x| byte(x) != K::Letter) {
+                return (i, Prev::Other);
+            }
+            if !UNGLUE {
+                // (With `UNGLUE`, a space may go inside a run.)
+                i = self.short_words(i);
+            }
+            if b.get(i).is_none_or(|&x| byte(x) != K::Letter) {
+                return (i, Prev::Other);
+            }
+        }
+    }
+
+    /// From `i`, where a word starts with an ASCII letter, read every word of fewer than eight
+    /// ASCII letters followed by a plain separator (as [`Scan::letter_runs`]), and the
+    /// separators after it: one load of eight bytes gives the word, lower-cased, its length and
+    /// its first and last letters. Return where it stopped: at a word it does not take (at a
+    /// letter), or after the separators that follow the last word taken.
+    #[inline(always)]
+    fn short_words(&mut self, mut i: usize) -> usize {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let b = self.b;
+        let mut o = self.o;
+        while let Some(&chunk) = b.get(i..).and_then(|r| r.first_chunk::<8>()) {
+            let x = u64::from_le_bytes(chunk);
+            let y = (x & !HIGH) | (0x20 * ONES);
+            let from_a = y.wrapping_add((0x80 - u64::from(b'a')) * ONES);
+            let past_z = y.wrapping_add((0x80 - u64::from(b'z') - 1) * ONES);
+            let letters = from_a & !past_z & !x & HIGH;
+            let n = (!letters & HIGH).trailing_zeros() as usize / 8;
+            if n == 8 || b.get(i + n).is_none_or(|&x| byte(x) != K::Other) {
+                break;
+            }
+            let Some(dst) = self.out.get_mut(o..).and_then(|r| r.first_chunk_mut::<8>()) else {
+                break;
+            };
+            *dst = y.to_le_bytes();
+            // `n` is 1..=7: the first and last letters are bytes of `y`.
+            let (first, last) = (y as u8, (y >> (8 * (n - 1))) as u8);
+            let listed = may_be_listed_shape(n, first, last);
+            if listed && dst.get(..n).is_some_and(is_article) {
+                // An article goes: the output stays where it was.
+            } else if listed {
+                self.o = o + n;
+                self.word = o;
+                self.end_word();
+                o = self.o;
+            } else {
+                match dst.get_mut(n) {
+                    Some(slot) => *slot = b' ',
+                    None => break,
+                }
+                o += n + 1;
+                self.o = o;
+                self.word = o;
+            }
+            i += n + 1;
+            while b.get(i).is_some_and(|&x| byte(x) == K::Other) {
+                i += 1;
+            }
+            if b.get(i).is_none_or(|&x| byte(x) != K::Letter) {
+                break;
+            }
+        }
+        i
+    }
+
+    /// Normalise; return what was seen, the buffer and the length of the result in it.
+    fn run(mut self) -> (Seen, Vec<u8>, usize) {
         self.o = 0;
         self.put(b' ');
         self.word = self.o;
@@ -356,28 +469,15 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
                     if self.glue_at(i) {
                         self.end_word();
                     }
-                    if len == 1 {
-                        // A run of ASCII letters at once, lower-cased.
-                        let src = self.b.get(i..).unwrap_or(&[]);
-                        let dst = self.out.get_mut(self.o..).unwrap_or(&mut []);
-                        let (mut run, glued) = copy_letter_run(src, dst);
-                        self.seen.glued_words |= glued;
-                        if run == 0 {
-                            // No room left in `out` (it never happens: see `scan`).
-                            self.put(src.first().map_or(b' ', |x| x | 0x20));
-                            run = 1;
-                        } else {
-                            if UNGLUE {
-                                run = (1..run).find(|&k| self.glue_at(i + k)).unwrap_or(run);
-                            }
-                            self.o += run;
-                        }
-                        i += run;
-                    } else {
+                    if len != 1 {
                         self.copy(i, i + len);
                         i += len;
+                        prev = Prev::Letter { fresh: true };
+                        continue;
                     }
-                    prev = Prev::Letter { fresh: true };
+                    let (next, after) = self.letter_runs(i);
+                    i = next;
+                    prev = after;
                 }
                 K::Digit => {
                     // Step 4: a letter before a digit is split off.
@@ -464,8 +564,8 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
             }
         }
         self.end_word();
-        self.out.truncate(self.o);
-        (self.seen, self.out)
+        let o = self.o;
+        (self.seen, self.out, o)
     }
 }
 
@@ -476,6 +576,8 @@ pub struct Normalizer {
     lowered: String,
     /// The folded text, when it must be lower-cased whole (a capital sigma).
     folded: String,
+    /// The scan's output buffer.
+    buf: Vec<u8>,
 }
 
 impl Normalizer {
@@ -518,17 +620,13 @@ impl Normalizer {
     ) -> Seen {
         if text.is_ascii() {
             return if unglue {
-                scan::<true>(t, text, number_words, out)
+                scan::<true>(t, text, number_words, &mut self.buf, out)
             } else {
-                scan::<false>(t, text, number_words, out)
+                scan::<false>(t, text, number_words, &mut self.buf, out)
             };
         }
         self.lower_folded(t, fold, unglue, text);
-        let seen = scan::<false>(t, &self.lowered, number_words, out);
-        Seen {
-            glued_words: has_glued_words(text),
-            ..seen
-        }
+        scan::<false>(t, &self.lowered, number_words, &mut self.buf, out)
     }
 
     /// `L` of `text` (not ASCII) into `self.lowered`: each character folded, then lower-cased,
@@ -540,10 +638,7 @@ impl Normalizer {
         let mut i = 0;
         let mut sigma = false;
         while i < bytes.len() {
-            let ascii_end = bytes
-                .get(i..)
-                .and_then(|r| r.iter().position(|&b| b >= 0x80))
-                .map_or(bytes.len(), |k| i + k);
+            let ascii_end = i + ascii_prefix_len(bytes.get(i..).unwrap_or(&[]));
             if ascii_end > i {
                 push_ascii_lower(l, text.get(i..ascii_end).unwrap_or(""), unglue);
                 i = ascii_end;
@@ -612,24 +707,37 @@ fn push_ascii_lower(l: &mut String, s: &str, unglue: bool) {
     }
 }
 
-fn scan<const UNGLUE: bool>(t: &Tables, s: &str, number_words: bool, out: &mut String) -> Seen {
-    let mut bytes = std::mem::take(out).into_bytes();
-    // At most a space before and after each character, and the padding.
-    bytes.clear();
-    bytes.resize(2 * s.len() + 2, 0);
-    let (seen, bytes) = Scan::<UNGLUE> {
+fn scan<const UNGLUE: bool>(
+    t: &Tables,
+    s: &str,
+    number_words: bool,
+    buf: &mut Vec<u8>,
+    out: &mut String,
+) -> Seen {
+    // At most a space before and after each character, and the padding. The buffer keeps its
+    // length from text to text (its bytes are only read once written), so it is zeroed only
+    // when it grows.
+    let need = 2 * s.len() + 2;
+    if buf.len() < need {
+        buf.resize(need, 0);
+    }
+    let (seen, bytes, o) = Scan::<UNGLUE> {
         t,
         s,
         b: s.as_bytes(),
-        out: bytes,
+        out: std::mem::take(buf),
         o: 0,
         word: 0,
         number_words,
         seen: Seen::default(),
     }
     .run();
+    *buf = bytes;
+    out.clear();
     // Only whole characters were written.
-    *out = String::from_utf8(bytes).unwrap_or_default();
+    if let Some(Ok(text)) = buf.get(..o).map(std::str::from_utf8) {
+        out.push_str(text);
+    }
     seen
 }
 
@@ -637,49 +745,36 @@ fn scan<const UNGLUE: bool>(t: &Tables, s: &str, number_words: bool, out: &mut S
 /// return how many. Eight bytes at a time: a whole word of them is written, and only the letters
 /// among them count (the output's cursor moves past those only, so the rest is overwritten).
 #[inline(always)]
-fn copy_letter_run(src: &[u8], dst: &mut [u8]) -> (usize, bool) {
+fn copy_letter_run(src: &[u8], dst: &mut [u8]) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut k = 0;
-    // A lower-case letter before an upper-case one; the last letter so far is lower-case.
-    let (mut glued, mut after_lower) = (false, false);
-    while let (Some(s8), Some(d8)) = (src.get(k..k + 8), dst.get_mut(k..k + 8)) {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(s8);
-        let x = u64::from_le_bytes(word);
+    while let (Some(s8), Some(d8)) = (
+        src.get(k..).and_then(|r| r.first_chunk::<8>()),
+        dst.get_mut(k..).and_then(|r| r.first_chunk_mut::<8>()),
+    ) {
+        let x = u64::from_le_bytes(*s8);
         // Each byte's low seven bits with bit 5 set: an ASCII letter's lower case. Adding to
         // a byte below 0x80 never carries into the next one.
         let y = (x & !HIGH) | (0x20 * ONES);
         let from_a = y.wrapping_add((0x80 - u64::from(b'a')) * ONES);
         let past_z = y.wrapping_add((0x80 - u64::from(b'z') - 1) * ONES);
         let letters = from_a & !past_z & !x & HIGH;
-        d8.copy_from_slice(&y.to_le_bytes());
+        *d8 = y.to_le_bytes();
         let run = (!letters & HIGH).trailing_zeros() as usize / 8;
-        // The letters of the run, lower- and upper-case (bit 5 moved up to bit 7).
-        let in_run = if run == 8 {
-            HIGH
-        } else {
-            HIGH & ((1 << (8 * run)) - 1)
-        };
-        let lower = letters & in_run & (x << 2);
-        let upper = letters & in_run & !(x << 2);
-        glued |= (lower << 8) & upper != 0 || (after_lower && upper & 0x80 != 0);
-        after_lower = lower >> 56 != 0;
         k += run;
         if run < 8 {
-            return (k, glued);
+            return k;
         }
     }
     while let (Some(&x), Some(d)) = (src.get(k), dst.get_mut(k)) {
         if byte(x) != K::Letter {
             break;
         }
-        glued |= after_lower && x.is_ascii_uppercase();
-        after_lower = x.is_ascii_lowercase();
         *d = x | 0x20;
         k += 1;
     }
-    (k, glued)
+    k
 }
 
 /// Whether the last character of `word` (whole UTF-8 characters) is a decimal digit.
@@ -705,7 +800,7 @@ mod tests {
     use super::*;
     use crate::answer_match::reference::StepNormalizer;
     use crate::answer_match::test_fold;
-    use crate::answer_rules::{has_glued_words, has_glued_years, unglue_into};
+    use crate::answer_rules::{has_glued_years, unglue_into};
     use crate::pyunicode::test_tables;
 
     /// The one-pass normalisation and the step-by-step one, with and without glued words split.
@@ -725,7 +820,6 @@ mod tests {
                     fold.is_some()
                 );
                 assert_eq!(seen.glued_year, has_glued_years(&slow), "{text:?}");
-                assert_eq!(seen.glued_words, has_glued_words(text), "{text:?}");
                 Normalizer::default().normalize_unglued_into(
                     t,
                     fold,
