@@ -1,0 +1,201 @@
+//! One zip entry's bytes: its local header, its data decompressed (stored, deflate or zstd) and
+//! checked against the CRC-32 and size the central directory records.
+//!
+//! The central directory is read on the Python side (`zipfile`), which passes each entry's
+//! offset, sizes, CRC-32 and method. Anything that is not a well-formed entry gives `None`, and
+//! the Python reader then reads the entry itself and raises its own error (so the messages are
+//! the same whichever reader meets the entry first).
+
+use std::cell::RefCell;
+
+/// zip's compression methods polarscore reads.
+pub const STORED: u16 = 0;
+pub const DEFLATED: u16 = 8;
+pub const ZSTANDARD: u16 = 93;
+
+const LOCAL_HEADER: usize = 30;
+const LOCAL_SIGNATURE: &[u8; 4] = b"PK\x03\x04";
+/// Entries declaring more bytes than this are left to the Python reader: the native one
+/// allocates an entry's declared size up front, and a corrupt directory could declare anything.
+const MAX_ENTRY: u64 = 256 << 20;
+
+/// What the central directory records of one entry.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry {
+    pub header_offset: u64,
+    pub compress_size: u64,
+    pub file_size: u64,
+    pub crc: u32,
+    pub method: u16,
+}
+
+/// The bytes of `entry` in `archive`, or `None` when they cannot be read exactly as recorded.
+///
+/// A stored entry is borrowed from the archive; a compressed one is decompressed into `out`.
+pub fn read_entry<'a>(archive: &'a [u8], entry: &Entry, out: &'a mut Vec<u8>) -> Option<&'a [u8]> {
+    if entry.file_size > MAX_ENTRY {
+        return None;
+    }
+    let raw = raw_data(archive, entry)?;
+    let size = usize::try_from(entry.file_size).ok()?;
+    let data: &[u8] = match entry.method {
+        STORED => raw,
+        DEFLATED => {
+            inflate(raw, size, out)?;
+            out
+        }
+        ZSTANDARD => {
+            unzstd(raw, size, out)?;
+            out
+        }
+        _ => return None,
+    };
+    (data.len() == size && crc32fast::hash(data) == entry.crc).then_some(data)
+}
+
+/// The entry's compressed bytes, after its local header (whose name and extra field it skips).
+fn raw_data<'a>(archive: &'a [u8], entry: &Entry) -> Option<&'a [u8]> {
+    let start = usize::try_from(entry.header_offset).ok()?;
+    let header = archive.get(start..start.checked_add(LOCAL_HEADER)?)?;
+    if &header[..4] != LOCAL_SIGNATURE {
+        return None;
+    }
+    let name = u16::from_le_bytes([header[26], header[27]]) as usize;
+    let extra = u16::from_le_bytes([header[28], header[29]]) as usize;
+    let begin = start + LOCAL_HEADER + name + extra;
+    let end = begin.checked_add(usize::try_from(entry.compress_size).ok()?)?;
+    archive.get(begin..end)
+}
+
+/// Raw deflate (no zlib header), to its end; `None` unless it ends within `size` bytes.
+fn inflate(raw: &[u8], size: usize, out: &mut Vec<u8>) -> Option<()> {
+    out.clear();
+    // One more byte than declared: an entry that inflates to more is told apart from one that
+    // fills its size exactly.
+    out.reserve_exact(size + 1);
+    let mut inflater = flate2::Decompress::new(false);
+    let status = inflater
+        .decompress_vec(raw, out, flate2::FlushDecompress::Finish)
+        .ok()?;
+    (status == flate2::Status::StreamEnd).then_some(())
+}
+
+thread_local! {
+    /// One zstd decompression context per thread, reused across entries.
+    static ZSTD: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
+}
+
+/// All the zstd frames of `raw` (inspect-ai writes a big entry as several), at most `size`
+/// bytes.
+fn unzstd(raw: &[u8], size: usize, out: &mut Vec<u8>) -> Option<()> {
+    out.clear();
+    out.reserve_exact(size);
+    ZSTD.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(zstd::bulk::Decompressor::new().ok()?);
+        }
+        let decompressor = slot.as_mut()?;
+        decompressor.decompress_to_buffer(raw, out).ok().map(|_| ())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// A one-entry archive's bytes (local header, name, data) and its directory record.
+    fn archive(data: &[u8], method: u16, packed: &[u8]) -> (Vec<u8>, Entry) {
+        let mut bytes = vec![0u8; 7]; // the entry need not start the file
+        let offset = bytes.len() as u64;
+        bytes.extend_from_slice(LOCAL_SIGNATURE);
+        bytes.extend_from_slice(&[20, 0, 0, 0]);
+        bytes.extend_from_slice(&method.to_le_bytes());
+        bytes.extend_from_slice(&[0; 16]);
+        bytes.extend_from_slice(&5u16.to_le_bytes()); // name length
+        bytes.extend_from_slice(&3u16.to_le_bytes()); // extra length
+        bytes.extend_from_slice(b"a.txt\x00\x00\x00");
+        bytes.extend_from_slice(packed);
+        let entry = Entry {
+            header_offset: offset,
+            compress_size: packed.len() as u64,
+            file_size: data.len() as u64,
+            crc: crc32fast::hash(data),
+            method,
+        };
+        (bytes, entry)
+    }
+
+    fn deflate(data: &[u8]) -> Vec<u8> {
+        let mut encoder =
+            flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(data).unwrap();
+        encoder.finish().unwrap()
+    }
+
+    fn zstd_frames(parts: &[&[u8]]) -> Vec<u8> {
+        parts
+            .iter()
+            .flat_map(|p| zstd::bulk::compress(p, 3).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn every_method_reads_back() {
+        let data = b"{\"id\": 1, \"input\": \"what is 2 + 2?\"}".repeat(20);
+        let packed = [
+            (STORED, data.clone()),
+            (DEFLATED, deflate(&data)),
+            (ZSTANDARD, zstd_frames(&[&data])),
+            (ZSTANDARD, zstd_frames(&[&data[..100], &data[100..], b""])),
+        ];
+        for (method, packed) in packed {
+            let (bytes, entry) = archive(&data, method, &packed);
+            let mut out = Vec::new();
+            assert_eq!(read_entry(&bytes, &entry, &mut out), Some(&data[..]));
+        }
+    }
+
+    #[test]
+    fn anything_not_as_recorded_is_none() {
+        let data = b"0123456789".repeat(50);
+        let mut out = Vec::new();
+        for (method, packed) in [(DEFLATED, deflate(&data)), (ZSTANDARD, zstd_frames(&[&data]))] {
+            let (bytes, entry) = archive(&data, method, &packed);
+            let bad_crc = Entry {
+                crc: entry.crc ^ 1,
+                ..entry
+            };
+            let short = Entry {
+                file_size: entry.file_size - 1,
+                ..entry
+            };
+            let long = Entry {
+                file_size: entry.file_size + 1,
+                ..entry
+            };
+            let cut = Entry {
+                compress_size: entry.compress_size - 3,
+                ..entry
+            };
+            let moved = Entry {
+                header_offset: entry.header_offset + 1,
+                ..entry
+            };
+            let past_end = Entry {
+                compress_size: bytes.len() as u64,
+                ..entry
+            };
+            let unknown = Entry { method: 12, ..entry };
+            for bad in [bad_crc, short, long, cut, moved, past_end, unknown] {
+                assert_eq!(read_entry(&bytes, &bad, &mut out), None, "{bad:?}");
+            }
+            let mut garbled = bytes.clone();
+            let at = garbled.len() - packed.len() / 2;
+            garbled[at..at + 8].fill(0xff);
+            assert_eq!(read_entry(&garbled, &entry, &mut out), None);
+            assert_eq!(read_entry(&bytes[..bytes.len() - 1], &entry, &mut out), None);
+        }
+    }
+}
