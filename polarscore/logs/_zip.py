@@ -5,6 +5,10 @@ entries (zip method 93), which Python's :mod:`zipfile` reads only from Python 3.
 directory is read with :mod:`zipfile` (it does not depend on the method); each entry's bytes are
 read from its local header and decompressed here: stored, deflate (:mod:`zlib`) or zstd (the
 ``zstandard`` package). Every entry is checked against the CRC-32 and size the archive records.
+
+The native reader of inspect-ai's sample entries (``polarscore._internal.read_eval_samples``)
+does the same from :meth:`ZipLog.mapped` and :meth:`ZipLog.records`; an entry it cannot read is
+read here, which raises the error.
 """
 
 from __future__ import annotations
@@ -13,7 +17,8 @@ import mmap
 import struct
 import zipfile
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +56,30 @@ class ZipLog:
         """Return the entry names, in the archive's order."""
         return list(self.entries)
 
+    def sorted_infos(self, names: Sequence[str]) -> list[zipfile.ZipInfo]:
+        """Return the entries ``names``, in order of offset (the order :meth:`read_many` reads)."""
+        return sorted((self.entries[n] for n in names), key=lambda i: i.header_offset)
+
+    @staticmethod
+    def records(infos: Sequence[zipfile.ZipInfo]) -> list[tuple[int, int, int, int, int]]:
+        """Return what the native reader needs of each entry: its header's offset, its
+        compressed size, its size, its CRC-32 and its compression method."""
+        return [
+            (i.header_offset, i.compress_size, i.file_size, i.CRC, i.compress_type) for i in infos
+        ]
+
+    @contextmanager
+    def mapped(self) -> Iterator[mmap.mmap]:
+        """Map the archive into memory (read-only) for the time of the ``with`` block."""
+        try:
+            handle = open(self.path, "rb")  # noqa: SIM115
+            with handle:
+                mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError) as error:  # ValueError: mmap of an empty file
+            raise InputFileError(f"Cannot read {str(self.path)!r}: {error}.") from None
+        with mapped:
+            yield mapped
+
     def read(self, name: str) -> bytes:
         """Return one entry's bytes (decompressed and checked)."""
         return self.read_many([name])[0][1]
@@ -62,7 +91,7 @@ class ZipLog:
         decompression and the CRC-32 release the GIL, so this can run on a second thread while
         the entries read before are parsed.
         """
-        infos = sorted((self.entries[n] for n in names), key=lambda i: i.header_offset)
+        infos = self.sorted_infos(names)
         # One decompressor per call: a zstd context is not shared between threads.
         self._decompressor: Any = None
         try:
