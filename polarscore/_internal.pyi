@@ -24,3 +24,6 @@ def read_eval_samples(
     task: str | None,
     model: str | None,
 ) -> tuple[ArrowRows, list[int]]: ...
+def read_zip_directory(
+    archive: mmap.mmap | bytes,
+) -> list[tuple[str, int, int, int, int, int]] | None: ...

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ import polarscore as ps
 from polarscore._internal import read_eval_samples
 from polarscore.exceptions import InputFileError
 from polarscore.logs._inspect import EVAL_FORMAT, EvalArchive
+from polarscore.logs._zip import ZipLog
 from tests.test_logs import INSPECT, _entries, _zip_with_method
 
 EVAL_FIXTURES = sorted(INSPECT.glob("*.eval"))
@@ -399,3 +401,60 @@ def test_random_samples_read_as_in_python(
         return
     native = pl.concat(archive.batches(4))
     assert native.equals(python), _first_difference(native, python)
+
+
+# -- the central directory -------------------------------------------------------------------------
+
+
+def _directories(path: Path) -> tuple[Any, Any]:
+    log = ZipLog(path)
+    return log._native_directory(), log._directory()
+
+
+@pytest.mark.parametrize("path", EVAL_FIXTURES, ids=lambda p: p.name)
+def test_the_directory_reads_as_zipfile_reads_it(path: Path) -> None:
+    native, python = _directories(path)
+    assert native is not None
+    assert native == python
+
+
+@pytest.mark.filterwarnings("ignore:Duplicate name")
+def test_archives_written_by_zipfile_read_alike(tmp_path: Path) -> None:
+    plain, commented, extra, utf8, prefixed = (
+        tmp_path / f"{n}.zip" for n in ("plain", "commented", "extra", "utf8", "prefixed")
+    )
+    for path in (plain, commented, utf8):
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("a.json", b"{}")
+            archive.writestr("caf\u00e9.json" if path == utf8 else "b.json", b"[]")
+            archive.writestr("a.json", b"1")  # a name twice: the last one wins
+            if path == commented:
+                archive.comment = b"a comment"
+    with zipfile.ZipFile(extra, "w") as archive:
+        info = zipfile.ZipInfo("a.json")
+        info.extra = b"\x99\x99\x02\x00ab"
+        archive.writestr(info, b"{}")
+    prefixed.write_bytes(b"#!/bin/sh\n" + plain.read_bytes())
+    native, python = _directories(plain)
+    assert native == python
+    assert [r.filename for r in native or []] == ["a.json", "b.json", "a.json"]
+    native, python = _directories(utf8)
+    assert native == python
+    for path in (commented, extra, prefixed):  # left to zipfile, which reads them
+        native, python = _directories(path)
+        assert native is None
+        assert python
+    shifted = {
+        name: record._replace(header_offset=record.header_offset + len(b"#!/bin/sh\n"))
+        for name, record in ZipLog(plain).entries.items()
+    }
+    assert ZipLog(prefixed).entries == shifted
+
+
+def test_a_truncated_directory_is_zipfiles_error(tmp_path: Path) -> None:
+    data = (INSPECT / "log_streaming.eval").read_bytes()
+    for cut in (len(data) - 1, len(data) - 30, len(data) // 2, 10, 0):
+        path = tmp_path / "cut.eval"
+        path.write_bytes(data[:cut])
+        with pytest.raises(InputFileError, match="not a complete zip archive"):
+            ZipLog(path)

@@ -64,6 +64,38 @@ impl ArrowRows {
     }
 }
 
+/// The entries of the zip archive `archive` (a buffer) as `(name, header offset, compressed
+/// size, size, CRC-32, method)`, in the directory's order; `None` when Python's `zipfile` must
+/// read the directory (see [`zip::read_directory`]).
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub fn read_zip_directory(
+    py: Python<'_>,
+    archive: &Bound<'_, PyAny>,
+) -> PyResult<Option<Vec<(String, u64, u64, u64, u32, u16)>>> {
+    let buffer = PyBuffer::<u8>::get(archive)?;
+    let bytes = contiguous(&buffer)?;
+    let entries = py.detach(|| zip::read_directory(bytes));
+    Ok(entries.map(|entries| {
+        entries
+            .into_iter()
+            .map(|(name, e)| {
+                (name, e.header_offset, e.compress_size, e.file_size, e.crc, e.method)
+            })
+            .collect()
+    }))
+}
+
+/// The bytes of a buffer, borrowed for as long as it is held.
+fn contiguous<'a>(buffer: &'a PyBuffer<u8>) -> PyResult<&'a [u8]> {
+    if !buffer.is_c_contiguous() {
+        return Err(PyValueError::new_err("the archive must be a contiguous buffer"));
+    }
+    // SAFETY: the buffer is held (and so its memory kept and, for a read-only mapping,
+    // unchanged) for the slice's lifetime; Python objects are not touched meanwhile.
+    Ok(unsafe { std::slice::from_raw_parts(buffer.buf_ptr() as *const u8, buffer.len_bytes()) })
+}
+
 /// Read the sample entries `entries` (header offset, compressed size, size, CRC-32, method) of
 /// the zip archive `archive` (a buffer: the mapped file) as canonical rows.
 ///
@@ -81,13 +113,7 @@ pub fn read_eval_samples(
     model: Option<&str>,
 ) -> PyResult<(ArrowRows, Vec<usize>)> {
     let buffer = PyBuffer::<u8>::get(archive)?;
-    if !buffer.is_c_contiguous() {
-        return Err(PyValueError::new_err("the archive must be a contiguous buffer"));
-    }
-    // SAFETY: the buffer is held (and so its memory kept and, for a read-only mapping,
-    // unchanged) until this function returns; Python objects are not touched meanwhile.
-    let bytes: &[u8] =
-        unsafe { std::slice::from_raw_parts(buffer.buf_ptr() as *const u8, buffer.len_bytes()) };
+    let bytes = contiguous(&buffer)?;
     let entries: Vec<Entry> = entries
         .into_iter()
         .map(
@@ -116,7 +142,6 @@ pub fn read_eval_samples(
         let constants = [Some(source_format), task, model];
         (table(&read, &constants, &verdicts), left)
     });
-    drop(buffer);
     Ok((ArrowRows { array }, left))
 }
 

@@ -29,6 +29,82 @@ pub struct Entry {
     pub method: u16,
 }
 
+const END_SIGNATURE: &[u8; 4] = b"PK\x05\x06";
+const END_RECORD: usize = 22;
+const ZIP64_LOCATOR: &[u8; 4] = b"PK\x06\x07";
+const DIRECTORY_SIGNATURE: &[u8; 4] = b"PK\x01\x02";
+const DIRECTORY_RECORD: usize = 46;
+/// Bit 11 of an entry's flags: its name is UTF-8 (else code page 437).
+const UTF8_NAME: u16 = 0x800;
+
+fn u16_at(bytes: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([bytes[at], bytes[at + 1]])
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+}
+
+/// The central directory's entries (name and record, in the directory's order), as Python's
+/// `zipfile` reads them, or `None` for any archive it does not read the plain way: a comment
+/// after the directory, zip64 records, data before the first entry, extra fields, names that
+/// are not ASCII or flagged UTF-8, or anything `zipfile` would reject (which it then does).
+pub fn read_directory(archive: &[u8]) -> Option<Vec<(String, Entry)>> {
+    let end_at = archive.len().checked_sub(END_RECORD)?;
+    let end = &archive[end_at..];
+    if &end[..4] != END_SIGNATURE || u16_at(end, 20) != 0 {
+        return None;
+    }
+    if end_at >= 20 && &archive[end_at - 20..end_at - 16] == ZIP64_LOCATOR {
+        return None;
+    }
+    let size = u32_at(end, 12) as usize;
+    let offset = u32_at(end, 16) as usize;
+    // zipfile shifts every offset by the bytes found before the directory's recorded place.
+    if offset.checked_add(size)? != end_at {
+        return None;
+    }
+    let directory = &archive[offset..end_at];
+    let mut entries = Vec::new();
+    let mut at = 0;
+    while at < directory.len() {
+        let record = directory.get(at..at + DIRECTORY_RECORD)?;
+        if &record[..4] != DIRECTORY_SIGNATURE {
+            return None;
+        }
+        // zipfile raises NotImplementedError past version 6.3: let it.
+        if record[6] > 63 {
+            return None;
+        }
+        let flags = u16_at(record, 8);
+        let name_length = u16_at(record, 28) as usize;
+        let extra_length = u16_at(record, 30) as usize;
+        let comment_length = u16_at(record, 32) as usize;
+        let entry = Entry {
+            method: u16_at(record, 10),
+            crc: u32_at(record, 16),
+            compress_size: u32_at(record, 20).into(),
+            file_size: u32_at(record, 24).into(),
+            header_offset: u32_at(record, 42).into(),
+        };
+        let zip64 = u64::from(u32::MAX);
+        if extra_length != 0
+            || [entry.compress_size, entry.file_size, entry.header_offset].contains(&zip64)
+        {
+            return None;
+        }
+        let name_at = at + DIRECTORY_RECORD;
+        let name = directory.get(name_at..name_at + name_length)?;
+        let name = std::str::from_utf8(name).ok()?;
+        if (flags & UTF8_NAME == 0 && !name.is_ascii()) || name.contains('\0') {
+            return None;
+        }
+        entries.push((name.to_owned(), entry));
+        at = name_at + name_length + comment_length;
+    }
+    (at == directory.len()).then_some(entries)
+}
+
 /// The bytes of `entry` in `archive`, or `None` when they cannot be read exactly as recorded.
 ///
 /// A stored entry is borrowed from the archive; a compressed one is decompressed into `out`.
