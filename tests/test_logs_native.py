@@ -458,3 +458,20 @@ def test_a_truncated_directory_is_zipfiles_error(tmp_path: Path) -> None:
         path.write_bytes(data[:cut])
         with pytest.raises(InputFileError, match="not a complete zip archive"):
             ZipLog(path)
+
+
+def test_a_zip64_end_record_reads_as_zipfile_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "many.eval"
+    # zipfile writes the zip64 end record past 65,535 entries: made to past 2 here.
+    monkeypatch.setattr(zipfile, "ZIP_FILECOUNT_LIMIT", 2)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in _entries(INSPECT / "log_streaming.eval").items():
+            archive.writestr(name, data)
+    monkeypatch.undo()
+    assert b"PK\x06\x06" in path.read_bytes()[-120:]
+    native, python = _directories(path)
+    assert native is not None
+    assert native == python
+    _check(path)

@@ -32,6 +32,8 @@ pub struct Entry {
 const END_SIGNATURE: &[u8; 4] = b"PK\x05\x06";
 const END_RECORD: usize = 22;
 const ZIP64_LOCATOR: &[u8; 4] = b"PK\x06\x07";
+const ZIP64_END: &[u8; 4] = b"PK\x06\x06";
+const ZIP64_END_RECORD: usize = 56;
 const DIRECTORY_SIGNATURE: &[u8; 4] = b"PK\x01\x02";
 const DIRECTORY_RECORD: usize = 46;
 /// Bit 11 of an entry's flags: its name is UTF-8 (else code page 437).
@@ -45,26 +47,44 @@ fn u32_at(bytes: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
 }
 
+fn u64_at(bytes: &[u8], at: usize) -> u64 {
+    u64::from(u32_at(bytes, at)) | u64::from(u32_at(bytes, at + 4)) << 32
+}
+
 /// The central directory's entries (name and record, in the directory's order), as Python's
 /// `zipfile` reads them, or `None` for any archive it does not read the plain way: a comment
-/// after the directory, zip64 records, data before the first entry, extra fields, names that
-/// are not ASCII or flagged UTF-8, or anything `zipfile` would reject (which it then does).
+/// after the directory, data before the first entry, extra fields (so no entry of zip64
+/// sizes), names that are not ASCII or flagged UTF-8, or anything `zipfile` would reject (which
+/// it then does). The zip64 end record of an archive of more than 65,535 entries is read.
 pub fn read_directory(archive: &[u8]) -> Option<Vec<(String, Entry)>> {
     let end_at = archive.len().checked_sub(END_RECORD)?;
     let end = &archive[end_at..];
     if &end[..4] != END_SIGNATURE || u16_at(end, 20) != 0 {
         return None;
     }
+    let mut size = u64::from(u32_at(end, 12));
+    let mut offset = u64::from(u32_at(end, 16));
+    // Where the directory must end: the end record, or the zip64 end record before it (more
+    // than 65,535 entries), which zipfile looks for just before its locator.
+    let mut directory_end = end_at;
     if end_at >= 20 && &archive[end_at - 20..end_at - 16] == ZIP64_LOCATOR {
-        return None;
+        let locator = &archive[end_at - 20..end_at];
+        let record_at = end_at.checked_sub(20 + ZIP64_END_RECORD)?;
+        let record = &archive[record_at..record_at + ZIP64_END_RECORD];
+        // One disk only (zipfile raises otherwise), and the record where zipfile reads it.
+        if u32_at(locator, 4) != 0 || u32_at(locator, 16) > 1 || &record[..4] != ZIP64_END {
+            return None;
+        }
+        size = u64_at(record, 40);
+        offset = u64_at(record, 48);
+        directory_end = record_at;
     }
-    let size = u32_at(end, 12) as usize;
-    let offset = u32_at(end, 16) as usize;
     // zipfile shifts every offset by the bytes found before the directory's recorded place.
-    if offset.checked_add(size)? != end_at {
+    if offset.checked_add(size)? != directory_end as u64 {
         return None;
     }
-    let directory = &archive[offset..end_at];
+    let offset = usize::try_from(offset).ok()?;
+    let directory = &archive[offset..directory_end];
     let mut entries = Vec::new();
     let mut at = 0;
     while at < directory.len() {
