@@ -13,7 +13,9 @@ def regex_search(
 class ArrowRows:
     """Rows of a batch, as one Arrow struct array (the Arrow PyCapsule interface)."""
 
-    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]: ...
+    def __arrow_c_array__(
+        self, requested_schema: object | None = None
+    ) -> tuple[object, object]: ...
     def __len__(self) -> int: ...
 
 def read_eval_samples(

@@ -385,7 +385,7 @@ _samples = st.fixed_dictionaries(
 
 @given(samples=st.lists(_samples, min_size=1, max_size=6), compact=st.booleans())
 def test_random_samples_read_as_in_python(
-    tmp_path_factory: pytest.TempPathFactory, samples: list[dict[str, Any]], compact: bool
+    tmp_path_factory: pytest.TempPathFactory, samples: list[dict[str, Any]], *, compact: bool
 ) -> None:
     path = tmp_path_factory.mktemp("random") / "random.eval"
     entries = {
@@ -395,7 +395,7 @@ def test_random_samples_read_as_in_python(
     archive = EvalArchive(path)
     try:
         python = _python_rows(archive, size=4)
-    except Exception as error:  # noqa: BLE001 (whatever the Python reader raises, both raise)
+    except Exception as error:  # whatever the Python reader raises, the native one must too
         with pytest.raises(type(error)):
             pl.concat(archive.batches(4))
         return

@@ -36,8 +36,10 @@ _LOCAL_SIGNATURE = b"PK\x03\x04"
 
 
 class Record(NamedTuple):
-    """What the central directory records of an entry (the fields of :class:`zipfile.ZipInfo`
-    read here, named alike)."""
+    """What the central directory records of an entry.
+
+    The fields of :class:`zipfile.ZipInfo` read here, named alike.
+    """
 
     filename: str
     header_offset: int
@@ -59,7 +61,7 @@ class ZipLog:
         self.entries: dict[str, Record] = {r.filename: r for r in records}
 
     def _native_directory(self) -> list[Record] | None:
-        """The entries, read natively from a plain archive; None: :mod:`zipfile` reads them."""
+        """Return the entries, read natively from a plain archive (None: :mod:`zipfile` must)."""
         try:
             with self.mapped() as mapped:
                 found = read_zip_directory(mapped)
@@ -97,8 +99,11 @@ class ZipLog:
 
     @staticmethod
     def records(infos: Sequence[Record]) -> list[tuple[int, int, int, int, int]]:
-        """Return what the native reader needs of each entry: its header's offset, its
-        compressed size, its size, its CRC-32 and its compression method."""
+        """Return what the native reader needs of each entry.
+
+        That is its header's offset, its compressed size, its size, its CRC-32 and its
+        compression method.
+        """
         return [i[1:] for i in infos]
 
     @contextmanager

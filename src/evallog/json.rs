@@ -295,8 +295,11 @@ mod tests {
 
     #[test]
     fn values_keep_what_python_tells_apart() {
-        let value: Json = parse(br#"{"b": [1, -2, 2.5, 1e2, true, null, "x"], "a": {}}"#, false)
-            .expect("valid JSON");
+        let value: Json = parse(
+            br#"{"b": [1, -2, 2.5, 1e2, true, null, "x"], "a": {}}"#,
+            false,
+        )
+        .expect("valid JSON");
         assert_eq!(
             value,
             Json::Object(vec![

@@ -80,16 +80,25 @@ pub fn read_zip_directory(
         entries
             .into_iter()
             .map(|(name, e)| {
-                (name, e.header_offset, e.compress_size, e.file_size, e.crc, e.method)
+                (
+                    name,
+                    e.header_offset,
+                    e.compress_size,
+                    e.file_size,
+                    e.crc,
+                    e.method,
+                )
             })
             .collect()
     }))
 }
 
 /// The bytes of a buffer, borrowed for as long as it is held.
-fn contiguous<'a>(buffer: &'a PyBuffer<u8>) -> PyResult<&'a [u8]> {
+fn contiguous(buffer: &PyBuffer<u8>) -> PyResult<&[u8]> {
     if !buffer.is_c_contiguous() {
-        return Err(PyValueError::new_err("the archive must be a contiguous buffer"));
+        return Err(PyValueError::new_err(
+            "the archive must be a contiguous buffer",
+        ));
     }
     // SAFETY: the buffer is held (and so its memory kept and, for a read-only mapping,
     // unchanged) for the slice's lifetime; Python objects are not touched meanwhile.
@@ -179,13 +188,28 @@ fn table(rows: &[Row], constants: &[Option<&str>; 3], verdicts: &[String]) -> Bo
     for (name, value) in ["source_format", "task", "model"].iter().zip(constants) {
         add(name, text_column(std::iter::repeat_n(*value, n)));
     }
-    add("sample_id", text_column(rows.iter().map(|r| r.sample_id.as_deref())));
+    add(
+        "sample_id",
+        text_column(rows.iter().map(|r| r.sample_id.as_deref())),
+    );
     let epochs: Vec<i64> = rows.iter().map(|r| r.epoch).collect();
     add("epoch", PrimitiveArray::from_vec(epochs).boxed());
-    add("input", text_column(rows.iter().map(|r| r.input.as_deref())));
-    add("response", text_column(rows.iter().map(|r| r.response.as_deref())));
-    add("references", list_column(rows.iter().map(|r| r.references.as_deref())));
-    add("choices", list_column(rows.iter().map(|r| r.choices.as_deref())));
+    add(
+        "input",
+        text_column(rows.iter().map(|r| r.input.as_deref())),
+    );
+    add(
+        "response",
+        text_column(rows.iter().map(|r| r.response.as_deref())),
+    );
+    add(
+        "references",
+        list_column(rows.iter().map(|r| r.references.as_deref())),
+    );
+    add(
+        "choices",
+        list_column(rows.iter().map(|r| r.choices.as_deref())),
+    );
     for (column, name) in verdicts.iter().enumerate() {
         let values: PrimitiveArray<f64> = rows.iter().map(|r| r.verdicts[column]).collect();
         add(&format!("framework_{name}"), values.boxed());

@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::LazyLock;
 
 use memchr::memmem;
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
@@ -140,27 +141,51 @@ const COMPLETION: &[u8] = b"],\"completion\":\"";
 const ATTACHMENT_BYTES: &[u8] = b"\"attachment://";
 const ATTACHMENT: &str = "attachment://";
 
-fn find(haystack: &[u8], needle: &[u8], from: usize, to: usize) -> Option<usize> {
+/// A searcher for each needle, built once (building one per search cost more than searching).
+static FINDERS: LazyLock<[memmem::Finder<'static>; 8]> = LazyLock::new(|| {
+    [
+        EVENTS,
+        MESSAGES,
+        OUTPUT,
+        CHOICES,
+        COMPLETION,
+        ATTACHMENT_BYTES,
+        b"NaN",
+        b"Infinity",
+    ]
+    .map(memmem::Finder::new)
+});
+const FIND_EVENTS: usize = 0;
+const FIND_MESSAGES: usize = 1;
+const FIND_OUTPUT: usize = 2;
+const FIND_CHOICES: usize = 3;
+const FIND_COMPLETION: usize = 4;
+const FIND_ATTACHMENT: usize = 5;
+const FIND_NAN: usize = 6;
+const FIND_INFINITY: usize = 7;
+
+/// The first `FINDERS[needle]` in `haystack[from..to]`.
+fn find(haystack: &[u8], needle: usize, from: usize, to: usize) -> Option<usize> {
     let part = haystack.get(from..to)?;
-    memmem::find(part, needle).map(|at| at + from)
+    FINDERS[needle].find(part).map(|at| at + from)
 }
 
 /// The text `_parse_sample` parses first: the entry cut before `events`, without `messages`,
 /// nor `output.choices` when a non-empty `output.completion` follows it; `None` when it parses
 /// the whole entry at once.
 fn head(data: &[u8]) -> Option<Vec<u8>> {
-    let cut = memmem::find(data, EVENTS).filter(|&cut| cut > 0)?;
-    if find(data, ATTACHMENT_BYTES, 0, cut).is_some() {
+    let cut = find(data, FIND_EVENTS, 0, data.len()).filter(|&cut| cut > 0)?;
+    if find(data, FIND_ATTACHMENT, 0, cut).is_some() {
         return None;
     }
     let mut text = Vec::with_capacity(cut + 1);
-    let messages = find(data, MESSAGES, 0, cut);
-    let output = messages.and_then(|start| find(data, OUTPUT, start, cut));
+    let messages = find(data, FIND_MESSAGES, 0, cut);
+    let output = messages.and_then(|start| find(data, FIND_OUTPUT, start, cut));
     match (messages, output) {
         (Some(start), Some(end)) if start > 0 => {
             text.extend_from_slice(&data[..start]);
-            let choices = find(data, CHOICES, end, cut);
-            let completion = choices.and_then(|from| find(data, COMPLETION, from, cut));
+            let choices = find(data, FIND_CHOICES, end, cut);
+            let completion = choices.and_then(|from| find(data, FIND_COMPLETION, from, cut));
             match (choices, completion) {
                 (Some(choices), Some(completion))
                     if data.get(completion + COMPLETION.len()) != Some(&b'"') =>
@@ -183,8 +208,8 @@ fn parse(text: &[u8]) -> Option<Sample> {
     if std::str::from_utf8(text).is_err() {
         return None;
     }
-    let specials =
-        memmem::find(text, b"NaN").is_some() || memmem::find(text, b"Infinity").is_some();
+    let specials = find(text, FIND_NAN, 0, text.len()).is_some()
+        || find(text, FIND_INFINITY, 0, text.len()).is_some();
     if specials {
         let rewritten = json::rewrite_specials(text)?;
         json::parse(&rewritten, true)
@@ -516,14 +541,14 @@ mod tests {
     #[test]
     fn what_python_writes_differently_is_left_to_it() {
         for text in [
-            r#"{"id":1.5,"output":{}}"#,                              // a float as text
-            r#"{"id":1,"target":[{"a":1}],"output":{}}"#,             // an object as text
-            r#"{"id":1,"epoch":true,"output":{}}"#,                   // a bool epoch
+            r#"{"id":1.5,"output":{}}"#,                  // a float as text
+            r#"{"id":1,"target":[{"a":1}],"output":{}}"#, // an object as text
+            r#"{"id":1,"epoch":true,"output":{}}"#,       // a bool epoch
             r#"{"id":1,"input":[{"role":1,"content":"x"}],"output":{}}"#, // str(role)
-            r#"{"id":1,"output":{},"scores":{"m":{"value":"١"}}}"#,   // Unicode digits
+            r#"{"id":1,"output":{},"scores":{"m":{"value":"١"}}}"#, // Unicode digits
             r#"{"id":1,"output":{},"scores":{"m":{"value":"1_0"}}}"#, // underscores
-            r#"{"id":1,"id":2,"output":{}}"#,                         // a key twice
-            r#"{"id":"\ud800","output":{}}"#,                         // a lone surrogate
+            r#"{"id":1,"id":2,"output":{}}"#,             // a key twice
+            r#"{"id":"\ud800","output":{}}"#,             // a lone surrogate
             r#"{"id":1,"input":"attachment://k","output":{},"attachments":{"k":"v"}}"#,
             r#"[1, 2]"#,
             r#"{"id": 1, "output": {"#,
@@ -532,7 +557,10 @@ mod tests {
         }
         // An attachment reference without attachments stays as it is.
         let plain = row(r#"{"id":1,"input":"attachment://k","output":{}}"#, &[]);
-        assert_eq!(plain.expect("native").input.as_deref(), Some("attachment://k"));
+        assert_eq!(
+            plain.expect("native").input.as_deref(),
+            Some("attachment://k")
+        );
     }
 
     #[test]

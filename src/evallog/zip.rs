@@ -257,7 +257,10 @@ mod tests {
     fn anything_not_as_recorded_is_none() {
         let data = b"0123456789".repeat(50);
         let mut out = Vec::new();
-        for (method, packed) in [(DEFLATED, deflate(&data)), (ZSTANDARD, zstd_frames(&[&data]))] {
+        for (method, packed) in [
+            (DEFLATED, deflate(&data)),
+            (ZSTANDARD, zstd_frames(&[&data])),
+        ] {
             let (bytes, entry) = archive(&data, method, &packed);
             let bad_crc = Entry {
                 crc: entry.crc ^ 1,
@@ -283,7 +286,10 @@ mod tests {
                 compress_size: bytes.len() as u64,
                 ..entry
             };
-            let unknown = Entry { method: 12, ..entry };
+            let unknown = Entry {
+                method: 12,
+                ..entry
+            };
             for bad in [bad_crc, short, long, cut, moved, past_end, unknown] {
                 assert_eq!(read_entry(&bytes, &bad, &mut out), None, "{bad:?}");
             }
@@ -291,7 +297,10 @@ mod tests {
             let at = garbled.len() - packed.len() / 2;
             garbled[at..at + 8].fill(0xff);
             assert_eq!(read_entry(&garbled, &entry, &mut out), None);
-            assert_eq!(read_entry(&bytes[..bytes.len() - 1], &entry, &mut out), None);
+            assert_eq!(
+                read_entry(&bytes[..bytes.len() - 1], &entry, &mut out),
+                None
+            );
         }
     }
 }
