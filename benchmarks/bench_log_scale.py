@@ -144,7 +144,10 @@ def _run(command: list[str], root: Path = ROOT) -> dict[str, float]:
     """Run ``command`` with ``root`` importable; return wall and CPU seconds, peak MiB."""
     env = {**os.environ, "PYTHONPATH": str(root)}
     start = time.perf_counter()
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # From ``root`` too: ``python -c`` and ``-m`` put the working folder first on sys.path.
+    process = subprocess.Popen(
+        command, env=env, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     stderr = process.stderr.read().decode() if process.stderr else ""

@@ -352,16 +352,19 @@ class EvalArchive:
     def batches(self, size: int = BATCH_ROWS) -> Iterator[pl.DataFrame]:
         """Yield the samples as canonical frames of at most ``size`` rows, in archive order.
 
-        Each batch's entries are read by the native reader (:func:`_read_batch`), on every core,
-        from the archive mapped into memory; the entries it leaves are read here.
+        Each batch's entries are read by the native reader (:meth:`_read_batch`), on every core,
+        from the archive mapped into memory; the entries it leaves are read here. The archive is
+        mapped for one batch at a time: the pages read stay counted in the process's memory
+        while they are mapped.
         """
         chunks = [self.samples[i : i + size] for i in range(0, len(self.samples), size)]
         if not chunks:
             yield Rows(EVAL_FORMAT, self.verdicts).frame()
             return
-        with self.zip.mapped() as mapped:
-            for chunk in chunks:
-                yield self._read_batch(mapped, chunk)
+        for chunk in chunks:
+            with self.zip.mapped() as mapped:
+                frame = self._read_batch(mapped, chunk)
+            yield frame
 
     def _read_batch(self, mapped: mmap.mmap, names: list[str]) -> pl.DataFrame:
         """Return the rows of the sample entries ``names``, in order of offset.
