@@ -420,13 +420,15 @@ def test_the_directory_reads_as_zipfile_reads_it(path: Path) -> None:
 
 @pytest.mark.filterwarnings("ignore:Duplicate name")
 def test_archives_written_by_zipfile_read_alike(tmp_path: Path) -> None:
-    plain, commented, extra, utf8, prefixed = (
-        tmp_path / f"{n}.zip" for n in ("plain", "commented", "extra", "utf8", "prefixed")
+    plain, commented, extra, utf8, prefixed, backslash = (
+        tmp_path / f"{n}.zip"
+        for n in ("plain", "commented", "extra", "utf8", "prefixed", "backslash")
     )
-    for path in (plain, commented, utf8):
+    for path in (plain, commented, utf8, backslash):
         with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
             archive.writestr("a.json", b"{}")
-            archive.writestr("caf\u00e9.json" if path == utf8 else "b.json", b"[]")
+            second = {utf8: "caf\u00e9.json", backslash: "b\\c.json"}.get(path, "b.json")
+            archive.writestr(second, b"[]")
             archive.writestr("a.json", b"1")  # a name twice: the last one wins
             if path == commented:
                 archive.comment = b"a comment"
@@ -440,7 +442,8 @@ def test_archives_written_by_zipfile_read_alike(tmp_path: Path) -> None:
     assert [r.filename for r in native or []] == ["a.json", "b.json", "a.json"]
     native, python = _directories(utf8)
     assert native == python
-    for path in (commented, extra, prefixed):  # left to zipfile, which reads them
+    # Left to zipfile, which reads them (a backslash: as a slash on Windows).
+    for path in (commented, extra, prefixed, backslash):
         native, python = _directories(path)
         assert native is None
         assert python

@@ -116,7 +116,8 @@ pub fn read_directory(archive: &[u8]) -> Option<Vec<(String, Entry)>> {
         let name_at = at + DIRECTORY_RECORD;
         let name = directory.get(name_at..name_at + name_length)?;
         let name = std::str::from_utf8(name).ok()?;
-        if (flags & UTF8_NAME == 0 && !name.is_ascii()) || name.contains('\0') {
+        // zipfile cuts a name at a NUL, and on Windows turns its backslashes into slashes.
+        if (flags & UTF8_NAME == 0 && !name.is_ascii()) || name.contains(['\0', '\\']) {
             return None;
         }
         entries.push((name.to_owned(), entry));
