@@ -3,7 +3,7 @@
 Usage::
 
     python benchmarks/bench_log_scale.py [--samples 100000] [--base 2000] [--workdir DIR]
-        [--json OUT.json] [--inspect-baseline-max 20000]
+        [--json OUT.json] [--inspect-baseline-max 20000] [--baseline DIR]
 
 Needs inspect-ai (the ``test`` extra): it writes the log. A task whose solver sets canned answers
 (``tests/inspect_logs.py``) runs ``--base`` samples under inspect-ai's ``mockllm/model``, offline;
@@ -21,9 +21,13 @@ from ``os.wait4``):
   default scorer, write;
 * ``cli-parquet``: the same rows (the canonical table of the log, as Parquet) scored the same way:
   the same-run baseline for what reading the log costs over reading a table;
-* ``read``: ``ps.scan_log(LOG).collect(engine="streaming")``, reading alone;
+* ``read``: ``ps.scan_log(LOG).collect(engine="streaming")``, reading alone (the archive's
+  sample entries are read natively, ``src/evallog/``);
 * ``inspect-read`` (up to ``--inspect-baseline-max`` samples): inspect-ai's own
-  ``read_eval_log(LOG)``, the same-run baseline for reading.
+  ``read_eval_log(LOG)``, the same-run baseline for reading;
+* with ``--baseline DIR`` (a folder holding another build of the ``polarscore`` package, such as
+  the previous release's), ``cli-log`` and ``read`` again with that package imported: an A/B of
+  two versions in the same run.
 
 Targets (issue 27): the CLI reads and scores a 100,000-sample log at 50,000 samples/s or more, with
 peak RSS under 1 GiB.
@@ -136,11 +140,14 @@ print(len(read_eval_log(sys.argv[1]).samples))
 """
 
 
-def _run(command: list[str]) -> dict[str, float]:
-    """Run ``command`` with the repository importable; return wall and CPU seconds, peak MiB."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def _run(command: list[str], root: Path = ROOT) -> dict[str, float]:
+    """Run ``command`` with ``root`` importable; return wall and CPU seconds, peak MiB."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
     start = time.perf_counter()
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # From ``root`` too: ``python -c`` and ``-m`` put the working folder first on sys.path.
+    process = subprocess.Popen(
+        command, env=env, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     stderr = process.stderr.read().decode() if process.stderr else ""
@@ -160,6 +167,7 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--inspect-baseline-max", type=int, default=20_000)
+    parser.add_argument("--baseline", type=Path, default=None)
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.gettempdir()) / "polarscore-bench-logs"
     workdir.mkdir(parents=True, exist_ok=True)
@@ -176,16 +184,21 @@ def main() -> None:
         command += ["--overwrite", "--quiet", "--references", "references"]
     if args.samples <= args.inspect_baseline_max:
         runs["inspect-read"] = [sys.executable, "-c", _INSPECT_READ, str(log)]
+    roots = dict.fromkeys(runs, ROOT)
+    if args.baseline is not None:
+        for mode in ("cli-log", "read"):
+            runs[f"baseline {mode}"] = runs[mode]
+            roots[f"baseline {mode}"] = args.baseline.resolve()
     size = log.stat().st_size / 2**20
     print(f"log: {log} ({args.samples:,} samples, {size:,.0f} MiB zstd)")
     heads = ("seconds", "CPU s", "samples/s", "per CPU s", "peak MiB")
-    print(f"{'mode':<14} " + " ".join(f"{h:>10}" for h in heads))
+    print(f"{'mode':<20} " + " ".join(f"{h:>10}" for h in heads))
     results: dict[str, dict[str, float]] = {}
     for mode, command in runs.items():
-        result = _run(command)
+        result = _run(command, roots[mode])
         results[mode] = result
         print(
-            f"{mode:<14} {result['seconds']:>10.2f} {result['cpu_seconds']:>10.2f} "
+            f"{mode:<20} {result['seconds']:>10.2f} {result['cpu_seconds']:>10.2f} "
             f"{args.samples / result['seconds']:>10,.0f} "
             f"{args.samples / result['cpu_seconds']:>10,.0f} {result['peak_rss_mib']:>10,.0f}",
             flush=True,
@@ -195,6 +208,10 @@ def main() -> None:
     if "inspect-read" in results:
         speedup = results["inspect-read"]["cpu_seconds"] / results["read"]["cpu_seconds"]
         print(f"polarscore reads the log with {speedup:.1f}x less CPU time than inspect-ai")
+    if "baseline read" in results:
+        for mode in ("cli-log", "read"):
+            gain = results[f"baseline {mode}"]["cpu_seconds"] / results[mode]["cpu_seconds"]
+            print(f"{mode}: {gain:.2f}x less CPU time than the baseline")
     out.unlink(missing_ok=True)
     if args.json:
         args.json.write_text(json.dumps({"samples": args.samples, **results}, indent=2))

@@ -24,6 +24,8 @@ mod columns;
 mod compat;
 pub mod correctness;
 pub mod deterministic;
+#[cfg(feature = "plugin")]
+mod evallog;
 pub mod extract;
 pub mod lcs;
 #[cfg(feature = "plugin")]
@@ -66,5 +68,8 @@ fn _internal(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(unicode_tables_version, m)?)?;
     m.add_function(wrap_pyfunction!(set_match_fold_table, m)?)?;
     m.add_function(wrap_pyfunction!(pyregex::regex_search, m)?)?;
+    m.add_class::<evallog::ArrowRows>()?;
+    m.add_function(wrap_pyfunction!(evallog::read_eval_samples, m)?)?;
+    m.add_function(wrap_pyfunction!(evallog::read_zip_directory, m)?)?;
     Ok(())
 }

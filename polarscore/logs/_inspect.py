@@ -6,6 +6,11 @@ the ``samples/<id>_epoch_<n>/`` folder with a ``sample.json`` shell), and ``summ
 sample's scores). Entries are deflate or zstd compressed (:mod:`polarscore.logs._zip`). A ``.json``
 log is one document holding the header's fields and a ``samples`` list.
 
+The sample entries of an ``.eval`` archive are read natively (``src/evallog/``, on every core):
+the same fields, by the same rules as :func:`add_sample` and :func:`_parse_sample` here, which
+read any entry the native reader leaves (see :meth:`EvalArchive._read_batch`) and are the
+reference the native reader is tested against (``tests/test_logs_native.py``).
+
 A sample's answer is ``output.completion`` when it is not empty, else the text of
 ``output.choices[0].message`` (its content a string or a list of parts), as inspect-ai's own
 ``ModelOutput``; a sample without any choice has no response (null). ``target`` is a string or a
@@ -17,14 +22,15 @@ bare ``NaN``/``Infinity`` tokens, which Python's JSON reader accepts.
 from __future__ import annotations
 
 import json
+import mmap
 import re
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
+from polarscore._internal import read_eval_samples
 from polarscore.exceptions import InputFileError
 from polarscore.logs._source import BATCH_ROWS, lazy_batches
 from polarscore.logs._table import (
@@ -56,6 +62,7 @@ _MESSAGES = b',"messages":['
 _OUTPUT = b',"output":{'
 _CHOICES = b',"choices":['
 _COMPLETION = b'],"completion":"'
+_QUOTE = ord('"')
 
 
 def _verdicts(scores: Any) -> dict[str, float | None]:
@@ -162,15 +169,16 @@ def _parse_sample(data: bytes, what: str) -> Any:
     if cut > 0 and data.find(_ATTACHMENT_BYTES, 0, cut) < 0:
         pieces = [data[:cut]]
         # ``messages`` (the whole conversation, often most of what precedes ``events``) is not
-        # read either, nor ``output.choices`` when ``output.completion`` (the first choice's
-        # text) follows it: the same rule catches a cut in the wrong place.
+        # read either, nor ``output.choices`` when a non-empty ``output.completion`` (the first
+        # choice's text) follows it (an empty one gives way to the first choice): the same rule
+        # catches a cut in the wrong place.
         start = data.find(_MESSAGES, 0, cut)
         end = data.find(_OUTPUT, start, cut)
         if 0 < start < end:
             pieces = [data[:start]]
             choices = data.find(_CHOICES, end, cut)
             completion = data.find(_COMPLETION, choices, cut)
-            if 0 < choices < completion:
+            if 0 < choices < completion and data[completion + len(_COMPLETION)] != _QUOTE:
                 pieces += [data[end:choices], data[completion + 1 : cut]]
             else:
                 pieces.append(data[end:cut])
@@ -344,25 +352,53 @@ class EvalArchive:
     def batches(self, size: int = BATCH_ROWS) -> Iterator[pl.DataFrame]:
         """Yield the samples as canonical frames of at most ``size`` rows, in archive order.
 
-        A second thread reads and decompresses the next batch's entries (zstd, deflate and the
-        CRC-32 release the GIL) while this one parses the current batch; at most two batches of
-        entries are in memory.
+        Each batch's entries are read by the native reader (:meth:`_read_batch`), on every core,
+        from the archive mapped into memory; the entries it leaves are read here. The archive is
+        mapped for one batch at a time: the pages read stay counted in the process's memory
+        while they are mapped.
         """
         chunks = [self.samples[i : i + size] for i in range(0, len(self.samples), size)]
         if not chunks:
             yield Rows(EVAL_FORMAT, self.verdicts).frame()
             return
-        with ThreadPoolExecutor(1, "polarscore-eval-reader") as pool:
-            pending = pool.submit(self.zip.read_many, chunks[0])
-            for index in range(len(chunks)):
-                entries = pending.result()
-                if index + 1 < len(chunks):
-                    pending = pool.submit(self.zip.read_many, chunks[index + 1])
-                rows = Rows(EVAL_FORMAT, self.verdicts)
-                for name, data in entries:
-                    add_sample(rows, self._sample(name, data), task=self.task, model=self.model)
-                del entries
-                yield rows.frame()
+        for chunk in chunks:
+            with self.zip.mapped() as mapped:
+                frame = self._read_batch(mapped, chunk)
+            yield frame
+
+    def _read_batch(self, mapped: mmap.mmap, names: list[str]) -> pl.DataFrame:
+        """Return the rows of the sample entries ``names``, in order of offset.
+
+        The native reader reads every entry but the chunked samples' shells; the entries it
+        cannot read exactly as :func:`add_sample` would (see ``src/evallog/``), corrupt ones
+        included, are read by :meth:`read_python`, which raises their errors.
+        """
+        infos = self.zip.sorted_infos(names)
+        native = [i for i in infos if i.filename not in self.shells]
+        rows, left = read_eval_samples(
+            mapped,
+            self.zip.records(native),
+            self.verdicts,
+            EVAL_FORMAT,
+            self.task,
+            self.model,
+        )
+        frame = pl.DataFrame(rows)
+        if len(native) == len(infos) and not left:
+            return frame
+        by_python = {native[i].filename for i in left} | self.shells.keys()
+        positions = [p for p, i in enumerate(infos) if i.filename not in by_python]
+        names_left = [i.filename for i in infos if i.filename in by_python]
+        positions += [p for p, i in enumerate(infos) if i.filename in by_python]
+        combined = pl.concat([frame, self.read_python(names_left)])
+        return combined[pl.Series(positions).arg_sort()]
+
+    def read_python(self, names: list[str]) -> pl.DataFrame:
+        """Return the rows of the sample entries ``names`` read in Python, in order of offset."""
+        rows = Rows(EVAL_FORMAT, self.verdicts)
+        for name, data in self.zip.read_many(names):
+            add_sample(rows, self._sample(name, data), task=self.task, model=self.model)
+        return rows.frame()
 
     def scan(self) -> pl.LazyFrame:
         """Return the log as a lazy frame, its entries read in batches as Polars asks."""
