@@ -99,6 +99,14 @@ pub fn for_each_run(bytes: &[u8], class: impl Fn(u64) -> u64, mut f: impl FnMut(
     }
 }
 
+/// The high bits of the eight bytes of `mask` (as [`in_range`] returns them) as the low eight
+/// bits of the result, byte `k`'s as bit `k`: a multiplication moves each to its place in the top
+/// byte (the partial products fall on distinct bits, so nothing carries).
+#[inline(always)]
+pub const fn gather_high_bits(mask: u64) -> u64 {
+    ((mask & HIGH) >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,5 +179,25 @@ mod tests {
                 "{bytes:?}"
             );
         }
+    }
+
+    #[test]
+    fn gathered_high_bits_are_one_bit_per_byte() {
+        let mut seed = 31u64;
+        for _ in 0..10_000 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let mask = seed & HIGH;
+            let expected = (0..8).fold(0, |bits, k| {
+                bits | (u64::from(mask & (0x80 << (8 * k)) != 0) << k)
+            });
+            assert_eq!(
+                gather_high_bits(mask | (seed & !HIGH)),
+                expected,
+                "{mask:#x}"
+            );
+        }
+        assert_eq!(gather_high_bits(HIGH), 0xff);
     }
 }
