@@ -369,16 +369,8 @@ impl Block {
     #[inline(always)]
     fn read(bytes: &[u8], at: usize) -> Block {
         let rest = bytes.get(at..).unwrap_or(&[]);
-        // Past the end of the text, spaces.
-        let mut padded = [b' '; 64];
-        let block = match rest.first_chunk::<64>() {
-            Some(block) => block,
-            None => {
-                for (to, &from) in padded.iter_mut().zip(rest) {
-                    *to = from;
-                }
-                &padded
-            }
+        let Some(block) = rest.first_chunk::<64>() else {
+            return Self::read_end(rest);
         };
         let mut words = [0u64; 8];
         for (word, chunk) in words.iter_mut().zip(block.chunks_exact(8)) {
@@ -393,6 +385,29 @@ impl Block {
         };
         Block {
             space,
+            alnum,
+            printable,
+        }
+    }
+
+    /// [`Block::read`] of the last bytes of a text, fewer than 64: only the words of eight that
+    /// hold some are read (a short text costs what it holds), and the bytes past the end are
+    /// spaces.
+    #[inline(never)]
+    fn read_end(rest: &[u8]) -> Block {
+        let mut words = [0u64; 8];
+        let mut n = 0;
+        for (word, chunk) in words.iter_mut().zip(rest.chunks(8)) {
+            let mut eight = [b' '; 8];
+            for (to, &from) in eight.iter_mut().zip(chunk) {
+                *to = from;
+            }
+            *word = u64::from_le_bytes(eight);
+            n += 1;
+        }
+        let (space, alnum, printable) = Self::classes(words.get(..n).unwrap_or(&[]));
+        Block {
+            space: space | (!0u64).checked_shl(8 * n as u32).unwrap_or(0),
             alnum,
             printable,
         }
@@ -420,7 +435,7 @@ impl Block {
     /// The classes (space, letters and digits, printable) of any bytes: one of 0x80 or more is
     /// in none, the others are read from their low seven bits.
     #[inline(never)]
-    fn classes(words: &[u64; 8]) -> (u64, u64, u64) {
+    fn classes(words: &[u64]) -> (u64, u64, u64) {
         let (mut space, mut alnum, mut printable) = (0, 0, 0);
         for (k, &x) in words.iter().enumerate() {
             let high = x & HIGH;
