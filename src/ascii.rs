@@ -144,6 +144,14 @@ pub fn ascii_prefix_len(bytes: &[u8]) -> usize {
         .map_or(bytes.len(), |k| base + k)
 }
 
+/// The high bits of the eight bytes of `mask` (as [`in_range`] returns them) as the low eight
+/// bits of the result, byte `k`'s as bit `k`: a multiplication moves each to its place in the top
+/// byte (the partial products fall on distinct bits, so nothing carries).
+#[inline(always)]
+pub const fn gather_high_bits(mask: u64) -> u64 {
+    ((mask & HIGH) >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,5 +258,25 @@ mod tests {
                 assert_eq!(ascii_prefix_len(&bytes), at, "{len} {at}");
             }
         }
+    }
+
+    #[test]
+    fn gathered_high_bits_are_one_bit_per_byte() {
+        let mut seed = 31u64;
+        for _ in 0..10_000 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let mask = seed & HIGH;
+            let expected = (0..8).fold(0, |bits, k| {
+                bits | (u64::from(mask & (0x80 << (8 * k)) != 0) << k)
+            });
+            assert_eq!(
+                gather_high_bits(mask | (seed & !HIGH)),
+                expected,
+                "{mask:#x}"
+            );
+        }
+        assert_eq!(gather_high_bits(HIGH), 0xff);
     }
 }

@@ -3,12 +3,23 @@
 //! `normalize_answer` lower-cases, deletes the 32 ASCII punctuation characters, replaces the
 //! articles a / an / the (whole words by Python's `\b`) with a space, and joins
 //! `str.split()`'s words with single spaces. After the deletion, `\b(a|an|the)\b` matches
-//! exactly the maximal `\w` runs that are an article, so one pass does it all: a `\w` run is
-//! written as it is read and taken back if it is an article.
+//! exactly the maximal `\w` runs that are an article.
+//!
+//! The words are found without writing the normalisation out ([`for_each_word`]). ASCII
+//! whitespace always separates words and nothing else is ever read across it, so the text is cut
+//! into its runs of other bytes, eight bytes at a time. A run of ASCII letters, digits and
+//! punctuation is one word: its letters and digits, lower-cased (the punctuation between them is
+//! deleted, which joins them), unless there are none or they are an article. Most runs are a word
+//! read in place, with at most some punctuation around it; only a run with punctuation inside
+//! ("don't", "U.S.") is copied. A run holding anything else (a control character, a non-ASCII
+//! character, which may lower-case to several characters, be a word character, a space or
+//! neither) goes through [`Normalizer`], a character at a time. A text holding a capital sigma,
+//! which lower-cases by its context, goes through it whole.
 
 #[cfg(feature = "plugin")]
 mod expressions;
 
+use crate::ascii::{self, in_range};
 use crate::pyunicode::{py_is_blank, Tables};
 use crate::tokens::{overlap, Vocab};
 
@@ -157,15 +168,36 @@ impl Normalizer<'_> {
     }
 }
 
-/// The SQuAD normalisation of `text`, written into `out` (cleared first).
-pub fn normalize_into(t: &Tables, text: &str, out: &mut String) {
-    normalize_up_to(t, text, usize::MAX, out);
+/// Feed the characters of `text`, which holds no capital sigma, to `n`: ASCII stretches a byte
+/// class at a time, the other characters lower-cased one by one. Stops once `n`'s output is
+/// longer than its limit.
+fn normalize_chars(t: &Tables, n: &mut Normalizer<'_>, text: &str) {
+    let mut rest = text;
+    while !rest.is_empty() && n.out.len() <= n.limit {
+        let ascii = rest
+            .bytes()
+            .position(|b| !b.is_ascii())
+            .unwrap_or(rest.len());
+        n.ascii(&rest.as_bytes()[..ascii]);
+        if n.out.len() > n.limit {
+            // `ascii` stopped inside the stretch: nothing after it may be read.
+            break;
+        }
+        rest = &rest[ascii..];
+        let mut chars = rest.chars();
+        if let Some(c) = chars.next() {
+            t.lower_char_each(c, |l| n.lowered(t, l));
+            rest = chars.as_str();
+        }
+    }
+    n.end_run();
 }
 
-/// [`normalize_into`], which may stop reading once the output is longer than `limit` bytes: the
-/// output is then a prefix of the normalisation that stays longer than `limit - 4` (taking back
-/// an article removes at most four bytes, " the"). A text holding a capital sigma is read whole.
-fn normalize_up_to(t: &Tables, text: &str, limit: usize, out: &mut String) {
+/// The normalisation of `text` by [`Normalizer`], written into `out` (cleared first); it may
+/// stop reading once the output is longer than `limit` bytes: the output is then a prefix of
+/// the normalisation that stays longer than `limit - 4` (taking back an article removes at most
+/// four bytes, " the"). A text holding a capital sigma is read whole.
+fn normalize_slowly(t: &Tables, text: &str, limit: usize, out: &mut String) {
     let mut bytes = std::mem::take(out).into_bytes();
     bytes.clear();
     let mut n = Normalizer {
@@ -180,51 +212,637 @@ fn normalize_up_to(t: &Tables, text: &str, limit: usize, out: &mut String) {
             n.lowered(t, c);
             true
         });
+        n.end_run();
     } else {
-        // Otherwise each character lower-cases on its own: ASCII stretches go a byte class at a
-        // time, the other characters one by one.
-        let mut rest = text;
-        if rest.is_ascii() {
-            n.ascii(rest.as_bytes());
-            rest = "";
+        normalize_chars(t, &mut n, text);
+    }
+    // Only whole UTF-8 sequences were written.
+    *out = String::from_utf8(bytes).unwrap_or_default();
+}
+
+/// A word of the normalisation, as [`for_each_word`] finds it.
+#[derive(Clone, Copy, Debug)]
+enum Word<'a> {
+    /// ASCII letters and digits, the bytes `start..end` of a text, read in place: the word is
+    /// their lower case, whose first eight bytes are `head` (a little-endian word, zero-padded).
+    Ascii {
+        text: &'a [u8],
+        start: usize,
+        end: usize,
+        head: u64,
+    },
+    /// The word itself.
+    Normalized(&'a str),
+}
+
+impl Word<'_> {
+    /// Append the word to `out`.
+    #[inline]
+    fn push_to(self, out: &mut String) {
+        match self {
+            // Letters and digits only: setting bit 5 lower-cases letters and keeps digits.
+            Word::Ascii {
+                text, start, end, ..
+            } => out.extend(
+                text.get(start..end)
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|&b| char::from(b | 0x20)),
+            ),
+            Word::Normalized(word) => out.push_str(word),
         }
-        while !rest.is_empty() && n.out.len() <= limit {
-            let ascii = rest
-                .bytes()
-                .position(|b| !b.is_ascii())
-                .unwrap_or(rest.len());
-            n.ascii(&rest.as_bytes()[..ascii]);
-            if n.out.len() > limit {
-                // `ascii` stopped inside the stretch: nothing after it may be read.
-                break;
+    }
+
+    /// The number of bytes of the word and its first eight (a little-endian word, zero-padded).
+    #[inline(always)]
+    fn len_and_head(self) -> (usize, u64) {
+        match self {
+            Word::Ascii {
+                start, end, head, ..
+            } => (end - start, head),
+            Word::Normalized(word) => (word.len(), head(word.as_bytes())),
+        }
+    }
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = ONES * 0x80;
+
+/// The articles as little-endian words, zero-padded.
+const A: u64 = b'a' as u64;
+const AN: u64 = u64::from_le_bytes(*b"an\0\0\0\0\0\0");
+const THE: u64 = u64::from_le_bytes(*b"the\0\0\0\0\0");
+
+/// The first eight bytes of `bytes` as a little-endian word, zero-padded.
+#[inline]
+fn head(bytes: &[u8]) -> u64 {
+    let mut word = [0u8; 8];
+    for (to, &from) in word.iter_mut().zip(bytes) {
+        *to = from;
+    }
+    u64::from_le_bytes(word)
+}
+
+/// The low `len` bytes (1 or more) of a word: all of them from 8 on.
+#[inline(always)]
+fn low_bytes(len: usize) -> u64 {
+    u64::MAX.wrapping_shr((64 - 8 * len.min(8)) as u32)
+}
+
+/// The 8 bytes of `bytes` from `at` as a little-endian word, zero-padded past the end.
+#[inline(always)]
+fn load(bytes: &[u8], at: usize) -> u64 {
+    match bytes.get(at..at.saturating_add(8)) {
+        Some(&[b0, b1, b2, b3, b4, b5, b6, b7]) => {
+            u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7])
+        }
+        _ => head(bytes.get(at..).unwrap_or(&[])),
+    }
+}
+
+/// What a run of bytes without ASCII whitespace gives.
+#[derive(Debug, PartialEq, Eq)]
+enum Piece {
+    /// No letter or digit: punctuation only.
+    Nothing,
+    /// The word is the bytes `start..end`, letters and digits (only punctuation around them).
+    Word(usize, usize),
+    /// The word is the letters and digits of `start..end`, which holds punctuation too.
+    Joined(usize, usize),
+    /// A control character or a non-ASCII byte: for [`Normalizer`].
+    Other,
+}
+
+/// What the run `start..end` of `bytes` (no ASCII whitespace in it) gives, read eight bytes at a
+/// time.
+#[inline(always)]
+fn piece(bytes: &[u8], start: usize, end: usize) -> Piece {
+    let mut first = usize::MAX;
+    let mut last = 0;
+    let mut count = 0;
+    let mut at = start;
+    while at < end {
+        let x = load(bytes, at);
+        let valid = match end - at {
+            left @ 0..=7 => HIGH >> (8 * (8 - left)),
+            _ => HIGH,
+        };
+        let high = x & HIGH;
+        // Below 0x80, a byte's class is read from its low seven bits.
+        let low = x ^ high;
+        if in_range(low, b'!', b'~') & !high & valid != valid {
+            return Piece::Other;
+        }
+        let alnum =
+            (in_range(low, b'0', b'9') | in_range(low | (ONES * 0x20), b'a', b'z')) & !high & valid;
+        if alnum != 0 {
+            if first == usize::MAX {
+                first = at + alnum.trailing_zeros() as usize / 8;
             }
-            rest = &rest[ascii..];
-            let mut chars = rest.chars();
-            if let Some(c) = chars.next() {
-                t.lower_char_each(c, |l| n.lowered(t, l));
-                rest = chars.as_str();
+            last = at + (63 - alnum.leading_zeros() as usize) / 8 + 1;
+            // The number of bytes set: their bits summed into the top byte.
+            count += ((alnum >> 7).wrapping_mul(ONES) >> 56) as usize;
+        }
+        at += 8;
+    }
+    if count == 0 {
+        Piece::Nothing
+    } else if count == last - first {
+        Piece::Word(first, last)
+    } else {
+        Piece::Joined(first, last)
+    }
+}
+
+/// The bytes of a block of 64 of a text, one bit each (byte `k`'s is bit `k`).
+struct Block {
+    /// ASCII whitespace (the bytes past the end of the text are read as spaces).
+    space: u64,
+    /// ASCII letters and digits.
+    alnum: u64,
+    /// ASCII letters, digits and punctuation (`!`..=`~`).
+    printable: u64,
+}
+
+impl Block {
+    /// The classes of the 64 bytes of `bytes` from `at`, eight at a time.
+    #[inline(always)]
+    fn read(bytes: &[u8], at: usize) -> Block {
+        let rest = bytes.get(at..).unwrap_or(&[]);
+        let Some(block) = rest.first_chunk::<64>() else {
+            return Self::read_end(rest);
+        };
+        let mut words = [0u64; 8];
+        for (word, chunk) in words.iter_mut().zip(block.chunks_exact(8)) {
+            let mut eight = [0u8; 8];
+            eight.copy_from_slice(chunk);
+            *word = u64::from_le_bytes(eight);
+        }
+        let (space, alnum, printable) = if words.iter().fold(0, |a, w| a | w) & HIGH == 0 {
+            Self::ascii_classes(&words)
+        } else {
+            Self::classes(&words)
+        };
+        Block {
+            space,
+            alnum,
+            printable,
+        }
+    }
+
+    /// [`Block::read`] of the last bytes of a text, fewer than 64: only the words of eight that
+    /// hold some are read (a short text costs what it holds), and the bytes past the end are
+    /// spaces.
+    #[inline(never)]
+    fn read_end(rest: &[u8]) -> Block {
+        let mut words = [0u64; 8];
+        let mut n = 0;
+        for (word, chunk) in words.iter_mut().zip(rest.chunks(8)) {
+            let mut eight = [b' '; 8];
+            for (to, &from) in eight.iter_mut().zip(chunk) {
+                *to = from;
+            }
+            *word = u64::from_le_bytes(eight);
+            n += 1;
+        }
+        let (space, alnum, printable) = Self::classes(words.get(..n).unwrap_or(&[]));
+        Block {
+            space: space | (!0u64).checked_shl(8 * n as u32).unwrap_or(0),
+            alnum,
+            printable,
+        }
+    }
+
+    /// The classes (space, letters and digits, printable) of ASCII bytes: the printable bytes
+    /// are all the others, unless the block holds a control character.
+    #[inline(always)]
+    fn ascii_classes(words: &[u64; 8]) -> (u64, u64, u64) {
+        let (mut space, mut alnum, mut control) = (0, 0, 0);
+        for (k, &x) in words.iter().enumerate() {
+            let s = ascii::space_bytes(x);
+            let a = in_range(x, b'0', b'9') | in_range(x | (ONES * 0x20), b'a', b'z');
+            control |= !(in_range(x, b'!', b'~') | s);
+            space |= ascii::gather_high_bits(s) << (8 * k);
+            alnum |= ascii::gather_high_bits(a) << (8 * k);
+        }
+        if control & HIGH == 0 {
+            (space, alnum, !space)
+        } else {
+            Self::classes(words)
+        }
+    }
+
+    /// The classes (space, letters and digits, printable) of any bytes: one of 0x80 or more is
+    /// in none, the others are read from their low seven bits.
+    #[inline(never)]
+    fn classes(words: &[u64]) -> (u64, u64, u64) {
+        let (mut space, mut alnum, mut printable) = (0, 0, 0);
+        for (k, &x) in words.iter().enumerate() {
+            let high = x & HIGH;
+            let low = x ^ high;
+            let s = ascii::space_bytes(low) & !high;
+            let a = (in_range(low, b'0', b'9') | in_range(low | (ONES * 0x20), b'a', b'z')) & !high;
+            let p = in_range(low, b'!', b'~') & !high;
+            space |= ascii::gather_high_bits(s) << (8 * k);
+            alnum |= ascii::gather_high_bits(a) << (8 * k);
+            printable |= ascii::gather_high_bits(p) << (8 * k);
+        }
+        (space, alnum, printable)
+    }
+
+    /// What the run of bits `run` (no space among them), the bytes `start..end` of the text,
+    /// gives; `at` is the block's offset in the text.
+    #[inline(always)]
+    fn piece(&self, run: u64, start: usize, end: usize, at: usize) -> Piece {
+        let alnum = run & self.alnum;
+        if alnum == run {
+            Piece::Word(start, end)
+        } else if run & !self.printable != 0 {
+            Piece::Other
+        } else if alnum == 0 {
+            Piece::Nothing
+        } else {
+            let first = alnum.trailing_zeros();
+            let end = 64 - alnum.leading_zeros();
+            let shifted = alnum >> first;
+            let (start, end) = (at + first as usize, at + end as usize);
+            if shifted & shifted.wrapping_add(1) == 0 {
+                Piece::Word(start, end)
+            } else {
+                Piece::Joined(start, end)
             }
         }
     }
-    n.end_run();
+}
+
+/// Call `f` with each word of the normalisation of `text`, in order, until it returns `false`;
+/// `buf` is scratch. Returns whether every word was read.
+///
+/// Once the words' bytes, with a space between each two, are more than `limit`, the words
+/// passed to `f` may instead be a prefix of the normalisation that is longer than `limit` (the
+/// last one possibly cut); a caller that needs no more than `limit` bytes stops there.
+///
+/// The text is read 64 bytes at a time ([`Block`]); its runs of bytes other than ASCII
+/// whitespace are found in the block's bits. A run that reaches the end of the block is read
+/// again at the start of the next block, which begins where the run does (or, for a run of 64
+/// bytes or more, alone, eight bytes at a time).
+#[inline(always)]
+fn for_each_word(
+    t: &Tables,
+    text: &str,
+    limit: usize,
+    buf: &mut String,
+    mut f: impl FnMut(Word<'_>) -> bool,
+) -> bool {
+    let bytes = text.as_bytes();
+    if !text.is_ascii() && memchr::memmem::find(bytes, "\u{03A3}".as_bytes()).is_some() {
+        return sigma_words(t, text, buf, &mut f);
+    }
+    let mut at = 0;
+    while at < bytes.len() {
+        let block = Block::read(bytes, at);
+        let mut runs = !block.space;
+        let mut next = at + 64;
+        while runs != 0 {
+            // Adding the lowest bit of the first run carries through it to the bit past its end.
+            let after = runs.wrapping_add(runs & runs.wrapping_neg());
+            let (start, end) = (
+                at + runs.trailing_zeros() as usize,
+                at + after.trailing_zeros() as usize,
+            );
+            let run = runs & !after;
+            runs &= after;
+            if end == at + 64 {
+                // The run may go on past the block: the next block starts with it (a run of 64
+                // bytes or more is read alone).
+                if start > at {
+                    next = start;
+                } else {
+                    next = long_run_words(t, text, at, limit, buf, &mut f);
+                    if next == usize::MAX {
+                        return false;
+                    }
+                }
+                break;
+            }
+            // Most runs hold one run of letters and digits, with at most some punctuation
+            // around it (which is deleted): the word is that run (the block's printable bytes are
+            // all but its spaces unless it holds a control or non-ASCII character).
+            let alnum = run & block.alnum;
+            let alnum_after = alnum.wrapping_add(alnum & alnum.wrapping_neg());
+            if alnum != 0 && alnum & alnum_after == 0 && run & !block.printable == 0 {
+                let (start, end) = (
+                    at + alnum.trailing_zeros() as usize,
+                    at + alnum_after.trailing_zeros() as usize,
+                );
+                // Setting bit 5 lower-cases letters and keeps digits.
+                let len = end - start;
+                let head = (load(bytes, start) | (ONES * 0x20)) & low_bytes(len);
+                if len <= 3 && matches!(head, A | AN | THE) {
+                    continue;
+                }
+                let word = Word::Ascii {
+                    text: bytes,
+                    start,
+                    end,
+                    head,
+                };
+                if !f(word) {
+                    return false;
+                }
+            } else {
+                let piece = block.piece(run, start, end, at);
+                if !piece_words(t, text, piece, (start, end), limit, buf, &mut f) {
+                    return false;
+                }
+            }
+        }
+        at = next;
+    }
+    true
+}
+
+/// The words of a run that reaches the end of the 64-byte block at `at` and starts with it,
+/// read eight bytes at a time up to the next ASCII whitespace, passed to `f` as in
+/// [`for_each_word`] (which this is for, out of line). Returns where the run ends, or
+/// `usize::MAX` once `f` returned `false`.
+#[inline(never)]
+fn long_run_words(
+    t: &Tables,
+    text: &str,
+    at: usize,
+    limit: usize,
+    buf: &mut String,
+    f: &mut dyn FnMut(Word<'_>) -> bool,
+) -> usize {
+    let bytes = text.as_bytes();
+    let end = bytes
+        .iter()
+        .skip(at + 64)
+        .position(|&b| matches!(b, 0x09..=0x0d | 0x1c..=0x20))
+        .map_or(bytes.len(), |k| at + 64 + k);
+    let piece = piece(bytes, at, end);
+    if piece_words(t, text, piece, (at, end), limit, buf, f) {
+        end
+    } else {
+        usize::MAX
+    }
+}
+
+/// The words of the run `start..end` of `text` (no ASCII whitespace in it), which is `piece`,
+/// passed to `f` as in [`for_each_word`] (which this is for, out of line). Returns whether `f`
+/// always returned `true`.
+#[inline(never)]
+fn piece_words(
+    t: &Tables,
+    text: &str,
+    piece: Piece,
+    (start, end): (usize, usize),
+    limit: usize,
+    buf: &mut String,
+    f: &mut dyn FnMut(Word<'_>) -> bool,
+) -> bool {
+    let bytes = text.as_bytes();
+    match piece {
+        Piece::Nothing => true,
+        Piece::Word(start, end) => {
+            let len = end - start;
+            let head = (load(bytes, start) | (ONES * 0x20)) & low_bytes(len);
+            (len <= 3 && matches!(head, A | AN | THE))
+                || f(Word::Ascii {
+                    text: bytes,
+                    start,
+                    end,
+                    head,
+                })
+        }
+        Piece::Joined(start, end) => {
+            buf.clear();
+            for &b in bytes.get(start..end).unwrap_or(&[]) {
+                if b.is_ascii_alphanumeric() {
+                    buf.push(char::from(b | 0x20));
+                }
+            }
+            matches!(buf.as_str(), "a" | "an" | "the") || f(Word::Normalized(buf))
+        }
+        Piece::Other => other_words(t, text.get(start..end).unwrap_or(""), limit, buf, f),
+    }
+}
+
+/// The words of `text`, which holds a capital sigma, through [`Normalizer`], passed to `f` as in
+/// [`for_each_word`] (which this is for, out of line).
+#[inline(never)]
+fn sigma_words(
+    t: &Tables,
+    text: &str,
+    buf: &mut String,
+    f: &mut dyn FnMut(Word<'_>) -> bool,
+) -> bool {
+    normalize_slowly(t, text, usize::MAX, buf);
+    words(buf).all(|w| f(Word::Normalized(w)))
+}
+
+/// The words of `run` (no ASCII whitespace in it, no capital sigma) through [`Normalizer`],
+/// passed to `f` as in [`for_each_word`].
+fn other_words(
+    t: &Tables,
+    run: &str,
+    limit: usize,
+    buf: &mut String,
+    f: &mut dyn FnMut(Word<'_>) -> bool,
+) -> bool {
+    // Stopped past `limit + 4`, the run's words alone are longer than `limit`.
+    let limit = limit.saturating_add(4);
+    let mut out = std::mem::take(buf).into_bytes();
+    out.clear();
+    let mut n = Normalizer {
+        out: &mut out,
+        pending_space: false,
+        run: None,
+        limit,
+    };
+    normalize_chars(t, &mut n, run);
     // Only whole UTF-8 sequences were written.
-    *out = String::from_utf8(bytes).unwrap_or_default();
+    *buf = String::from_utf8(out).unwrap_or_default();
+    words(buf).all(|w| f(Word::Normalized(w))) && buf.len() <= limit
+}
+
+/// The SQuAD normalisation of `text`, written into `out` (cleared first).
+pub fn normalize_into(t: &Tables, text: &str, out: &mut String) {
+    normalize_with(t, text, out, &mut String::new());
+}
+
+/// [`normalize_into`], with `buf` as scratch.
+pub fn normalize_with(t: &Tables, text: &str, out: &mut String, buf: &mut String) {
+    out.clear();
+    for_each_word(
+        t,
+        text,
+        usize::MAX,
+        buf,
+        #[inline(always)]
+        |w| {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            w.push_to(out);
+            true
+        },
+    );
 }
 
 /// Reusable buffers for scoring many rows.
 #[derive(Default)]
 pub struct Scratch {
+    /// [`for_each_word`]'s scratch, and a word lower-cased.
+    buf: String,
+    word: String,
+    /// Exact match: the response's normalisation (as far as it is read).
     response: String,
-    reference: String,
     /// F1: the references' words, interned together; each reference's word ids one after the
     /// other (`ends` holds where each ends); how often the response holds each word.
     vocab: Vocab,
+    /// The references' words of up to eight bytes, and a filter of the longer ones.
+    short: ShortWords,
+    filter: WordFilter,
     ids: Vec<u32>,
     counts: Vec<u32>,
     used: Vec<u32>,
     /// Exact match: the normalised references, one after the other (`ends` holds their ends).
     references: String,
     ends: Vec<usize>,
+}
+
+/// A filter of the references' words: a word whose bit is clear is none of them. The bit is
+/// picked by a hash of the word's length and first eight bytes, so most words a response holds
+/// and the references do not are told apart by one multiplication and one bit.
+#[derive(Default)]
+struct WordFilter {
+    bits: [u64; 16],
+}
+
+impl WordFilter {
+    /// The bit of a word of `len` bytes whose first eight are `head`.
+    #[inline(always)]
+    fn bit(len: usize, head: u64) -> (usize, u64) {
+        const K: u64 = 0x9e37_79b9_7f4a_7c15;
+        let key = ((head ^ (len as u64).rotate_right(8)).wrapping_mul(K) >> 54) as usize;
+        (key >> 6, 1 << (key & 63))
+    }
+
+    fn clear(&mut self) {
+        self.bits = [0; 16];
+    }
+
+    fn insert(&mut self, len: usize, head: u64) {
+        let (at, bit) = Self::bit(len, head);
+        if let Some(bits) = self.bits.get_mut(at) {
+            *bits |= bit;
+        }
+    }
+
+    /// Whether the word of `len` bytes whose first eight are `head` may be one of the words
+    /// inserted.
+    #[inline(always)]
+    fn may_hold(&self, len: usize, head: u64) -> bool {
+        let (at, bit) = Self::bit(len, head);
+        self.bits.get(at).is_some_and(|&bits| bits & bit != 0)
+    }
+}
+
+/// The references' words of at most eight bytes, by their length and bytes (as a little-endian
+/// word, zero-padded): an open-addressing table of their ids in the [`Vocab`], in which a word is
+/// looked up with one multiplication and, mostly, one comparison.
+#[derive(Default)]
+struct ShortWords {
+    /// A power-of-two number of slots, each `(head, len, id)`; `len` 0 is empty.
+    slots: Vec<(u64, u32, u32)>,
+    /// The slots filled.
+    filled: Vec<usize>,
+}
+
+impl ShortWords {
+    fn clear(&mut self) {
+        for &at in &self.filled {
+            if let Some(slot) = self.slots.get_mut(at) {
+                slot.1 = 0;
+            }
+        }
+        self.filled.clear();
+    }
+
+    #[inline(always)]
+    fn home(&self, len: usize, head: u64) -> usize {
+        const K: u64 = 0x9e37_79b9_7f4a_7c15;
+        let h = (head ^ (len as u64)).wrapping_mul(K);
+        (h >> 40) as usize & self.slots.len().wrapping_sub(1)
+    }
+
+    /// The slot of the word, or the empty slot where it would go; `None` without slots.
+    #[inline(always)]
+    fn find(&self, len: usize, head: u64) -> Option<usize> {
+        let mask = self.slots.len().wrapping_sub(1);
+        let mut at = self.home(len, head);
+        // The table is never more than half full: an empty slot ends every search.
+        for _ in 0..self.slots.len() {
+            let &(h, l, _) = self.slots.get(at)?;
+            if l == 0 || (h == head && l as usize == len) {
+                return Some(at);
+            }
+            at = (at + 1) & mask;
+        }
+        None
+    }
+
+    /// Add a word of `len` bytes (1 to 8) whose bytes are `head`, of id `id`.
+    fn insert(&mut self, len: usize, head: u64, id: u32) {
+        if (self.filled.len() + 1) * 2 > self.slots.len() {
+            let held: Vec<(u64, u32, u32)> = self
+                .filled
+                .iter()
+                .filter_map(|&at| self.slots.get(at).copied())
+                .collect();
+            let size = (self.slots.len() * 2).max(32);
+            self.slots.clear();
+            self.slots.resize(size, (0, 0, 0));
+            self.filled.clear();
+            for (h, l, i) in held {
+                self.insert(l as usize, h, i);
+            }
+        }
+        if let Some(at) = self.find(len, head) {
+            if let Some(slot) = self.slots.get_mut(at) {
+                if slot.1 == 0 {
+                    *slot = (head, len as u32, id);
+                    self.filled.push(at);
+                }
+            }
+        }
+    }
+
+    /// The id of the word of `len` bytes (1 to 8) whose bytes are `head`, or
+    /// [`crate::tokens::ABSENT`].
+    #[inline(always)]
+    fn get(&self, len: usize, head: u64) -> u32 {
+        self.find(len, head)
+            .and_then(|at| self.slots.get(at))
+            .filter(|slot| slot.1 != 0)
+            .map_or(crate::tokens::ABSENT, |slot| slot.2)
+    }
+}
+
+/// The id of the lower case of the bytes `start..end` of `text` (ASCII letters and digits) in
+/// `vocab`, or [`crate::tokens::ABSENT`] (out of line: most words are turned away by a
+/// [`WordFilter`] first).
+#[inline(never)]
+fn look_up_ascii(vocab: &Vocab, text: &[u8], start: usize, end: usize) -> u32 {
+    vocab.get_lowered_word(text.get(start..end).unwrap_or(&[]))
+}
+
+/// The id of `word` in `vocab`, or [`crate::tokens::ABSENT`] (out of line).
+#[inline(never)]
+fn look_up(vocab: &Vocab, word: &str) -> u32 {
+    vocab.get(word)
 }
 
 /// Exact match or F1.
@@ -268,8 +886,22 @@ fn exact_match<'a>(
     s.references.clear();
     s.ends.clear();
     for reference in references.flatten().filter(|r| !py_is_blank(r)) {
-        normalize_into(t, reference, &mut s.reference);
-        s.references.push_str(&s.reference);
+        let start = s.references.len();
+        let written = &mut s.references;
+        for_each_word(
+            t,
+            reference,
+            usize::MAX,
+            &mut s.buf,
+            #[inline(always)]
+            |w| {
+                if written.len() > start {
+                    written.push(' ');
+                }
+                w.push_to(written);
+                true
+            },
+        );
         s.ends.push(s.references.len());
     }
     let mut start = 0;
@@ -278,8 +910,23 @@ fn exact_match<'a>(
         start = end;
         len
     });
-    let limit = longest.max()?.saturating_add(4);
-    normalize_up_to(t, response, limit, &mut s.response);
+    let limit = longest.max()?;
+    s.response.clear();
+    let response_words = &mut s.response;
+    for_each_word(
+        t,
+        response,
+        limit,
+        &mut s.buf,
+        #[inline(always)]
+        |w| {
+            if !response_words.is_empty() {
+                response_words.push(' ');
+            }
+            w.push_to(response_words);
+            response_words.len() <= limit
+        },
+    );
     let mut start = 0;
     let matched = s.ends.iter().any(|&end| {
         let same = s.references.get(start..end) == Some(s.response.as_str());
@@ -315,27 +962,73 @@ fn f1<'a>(
     s.vocab.clear();
     s.ids.clear();
     s.ends.clear();
+    s.filter.clear();
+    s.short.clear();
     for reference in references.flatten().filter(|r| !py_is_blank(r)) {
-        normalize_into(t, reference, &mut s.reference);
-        for w in words(&s.reference) {
-            let id = s.vocab.intern(w);
-            s.ids.push(id);
-        }
+        let (vocab, short, filter) = (&mut s.vocab, &mut s.short, &mut s.filter);
+        let (ids, word) = (&mut s.ids, &mut s.word);
+        for_each_word(
+            t,
+            reference,
+            usize::MAX,
+            &mut s.buf,
+            #[inline(always)]
+            |w| {
+                let id = match w {
+                    Word::Ascii { .. } => {
+                        word.clear();
+                        w.push_to(word);
+                        vocab.intern(word)
+                    }
+                    Word::Normalized(w) => vocab.intern(w),
+                };
+                let (len, head) = w.len_and_head();
+                if len <= 8 {
+                    short.insert(len, head, id);
+                } else {
+                    filter.insert(len, head);
+                }
+                ids.push(id);
+                true
+            },
+        );
         s.ends.push(s.ids.len());
     }
     if s.ends.is_empty() {
         return None;
     }
-    normalize_into(t, response, &mut s.response);
     s.counts.clear();
     s.counts.resize(s.vocab.len(), 0);
     let mut n_response = 0;
-    for w in words(&s.response) {
-        n_response += 1;
-        if let Some(count) = s.counts.get_mut(s.vocab.get(w) as usize) {
-            *count += 1;
-        }
-    }
+    let (vocab, short, filter) = (&s.vocab, &s.short, &s.filter);
+    let counts = &mut s.counts;
+    for_each_word(
+        t,
+        response,
+        usize::MAX,
+        &mut s.buf,
+        #[inline(always)]
+        |w| {
+            n_response += 1;
+            let (len, head) = w.len_and_head();
+            let id = if len <= 8 {
+                short.get(len, head)
+            } else if filter.may_hold(len, head) {
+                match w {
+                    Word::Ascii {
+                        text, start, end, ..
+                    } => look_up_ascii(vocab, text, start, end),
+                    Word::Normalized(word) => look_up(vocab, word),
+                }
+            } else {
+                crate::tokens::ABSENT
+            };
+            if let Some(count) = counts.get_mut(id as usize) {
+                *count += 1;
+            }
+            true
+        },
+    );
     let mut best: Option<f64> = None;
     let mut start = 0;
     for &end in &s.ends {
@@ -459,6 +1152,103 @@ mod tests {
                 }
                 digits[k] = 0;
             }
+        }
+    }
+
+    /// A random text of up to `max` pieces: words (articles among them, in any case),
+    /// punctuation inside and around them, ASCII and other whitespace, control and non-ASCII
+    /// characters, long runs without a space.
+    fn random_text(next: &mut impl FnMut() -> usize, max: usize) -> String {
+        const PIECES: [&str; 32] = [
+            "the", "The", "THE", "a", "A", "an", "An", "word", "Paris", "x1", "42", "3.14",
+            "don't", "U.S.", "(E).", "t.h.e", "a-n", "...", ",", "_", " ", " ", "  ", "\t", "\n",
+            "\r\n", "\x0b\x1c", "\x01", "\x7f", "é", "\u{3000}", "İ",
+        ];
+        let len = next() % (max + 1);
+        let mut text = String::new();
+        for _ in 0..len {
+            match next() % 16 {
+                0 => text.push_str(&"abcdefghij".repeat(1 + next() % 10)),
+                1 => text.push(char::from((next() % 128) as u8)),
+                _ => text.push_str(PIECES[next() % PIECES.len()]),
+            }
+        }
+        text
+    }
+
+    #[test]
+    fn equals_the_official_steps_on_long_random_texts() {
+        // Runs across the 64-byte blocks, runs of 64 bytes and more, runs at the text's end.
+        let t = test_tables::install();
+        let mut seed = 41u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let mut out = String::new();
+        for _ in 0..20_000 {
+            let text = random_text(&mut next, 60);
+            normalize_into(t, &text, &mut out);
+            assert_eq!(out, oracle(t, &text), "{text:?}");
+        }
+    }
+
+    /// F1 and exact match from the official steps' words, for one reference.
+    fn oracle_scores(t: &Tables, response: &str, reference: &str) -> (f64, f64) {
+        let (r, g) = (oracle(t, response), oracle(t, reference));
+        let em = if r == g { 1.0 } else { 0.0 };
+        let count = |s: &str| {
+            let mut counts = std::collections::HashMap::new();
+            for w in s.split(' ').filter(|w| !w.is_empty()) {
+                *counts.entry(w.to_owned()).or_insert(0usize) += 1;
+            }
+            counts
+        };
+        let (cr, cg) = (count(&r), count(&g));
+        let same: usize = cr
+            .iter()
+            .map(|(w, &n)| n.min(cg.get(w).copied().unwrap_or(0)))
+            .sum();
+        let f1 = if same == 0 {
+            0.0
+        } else {
+            let precision = same as f64 / cr.values().sum::<usize>() as f64;
+            let recall = same as f64 / cg.values().sum::<usize>() as f64;
+            (2.0 * precision * recall) / (precision + recall)
+        };
+        (em, f1)
+    }
+
+    #[test]
+    fn scores_equal_the_official_steps_on_random_texts() {
+        let t = test_tables::install();
+        let mut s = Scratch::default();
+        let mut seed = 43u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        for _ in 0..20_000 {
+            let response = random_text(&mut next, 40);
+            let reference = if next() % 4 == 0 {
+                // A reference close to the response: its words, some punctuation.
+                format!("{}.", response.to_uppercase())
+            } else {
+                random_text(&mut next, 6)
+            };
+            if py_is_blank(&reference) {
+                continue;
+            }
+            let (em, f1) = oracle_scores(t, &response, &reference);
+            let refs = [Some(reference.as_str())];
+            let got_em = best(t, Pair::ExactMatch, &response, refs.iter().copied(), &mut s);
+            let got_f1 = best(t, Pair::F1, &response, refs.iter().copied(), &mut s);
+            assert_eq!(got_em, Some(em), "{response:?} {reference:?}");
+            assert_eq!(got_f1, Some(f1), "{response:?} {reference:?}");
         }
     }
 

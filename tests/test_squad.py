@@ -110,6 +110,51 @@ def test_list_references_match_oracle(
     assert out["squad_f1"].to_list() == [oracle.squad_max("f1", r, g)[0] for r, g in rows]
 
 
+# Long, mostly ASCII text: the kernel reads ASCII 64 bytes at a time, so words cross those
+# blocks, runs without a space reach 64 bytes and more, and punctuation inside a word joins its
+# letters ("don't" -> "dont") while punctuation around it is only deleted.
+_LONG_PIECES = [
+    *_PIECES,
+    "The",
+    "THE",
+    "An",
+    "word",
+    "Paris",
+    "x1",
+    "3.14",
+    "don't",
+    "U.S.",
+    "(E).",
+    "t.h.e",
+    "a-n",
+    "...",
+    ", ",
+    "\t",
+    "\n",
+    "\r\n",
+    "\x0b",
+    "\x01",
+    "\x7f",
+    "é",
+    "\u3000",
+    "abcdefghij" * 7,
+]
+long_squad_text = st.lists(st.sampled_from(_LONG_PIECES), max_size=80).map("".join)
+
+
+@given(response=long_squad_text, references=st.lists(long_squad_text, min_size=1, max_size=3))
+def test_long_ascii_text_matches_oracle(response: str, references: list[str | None]) -> None:
+    df = pl.DataFrame({"r": [response], "g": [references]})
+    out = df.select(
+        squad_normalize(pl.col("r")).alias("n"),
+        ps.squad_exact_match("r", "g"),
+        ps.squad_f1("r", "g"),
+    )
+    assert out["n"].to_list() == [oracle.squad_normalize(response)]
+    assert out["squad_exact_match"].to_list() == [oracle.squad_max("em", response, references)[0]]
+    assert out["squad_f1"].to_list() == [oracle.squad_max("f1", response, references)[0]]
+
+
 @given(rows=st.lists(st.tuples(optional_text, optional_squad_text), min_size=1, max_size=12))
 def test_string_references_match_oracle(rows: list[tuple[str | None, str | None]]) -> None:
     df = pl.DataFrame(rows, schema={"r": pl.String, "g": pl.String}, orient="row")
