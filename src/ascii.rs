@@ -37,20 +37,27 @@ pub const fn space_bytes(x: u64) -> u64 {
     in_range(x, 0x09, 0x0d) | in_range(x, 0x1c, 0x20)
 }
 
-/// The 8 bytes of `bytes` from `at` as a little-endian word, zero-padded past the end.
+/// The 8 bytes of `bytes` from `at` as a little-endian word, zero-padded past the end (any
+/// bytes).
 #[inline(always)]
-fn load(bytes: &[u8], at: usize) -> u64 {
+pub fn load(bytes: &[u8], at: usize) -> u64 {
     let rest = bytes.get(at..).unwrap_or(&[]);
     match rest.first_chunk::<8>() {
         Some(chunk) => u64::from_le_bytes(*chunk),
-        None => {
-            let mut word = 0u64;
-            for (k, &b) in rest.iter().enumerate() {
-                word |= u64::from(b) << (8 * k);
-            }
-            word
-        }
+        None => load_short(rest),
     }
+}
+
+/// The first bytes of `bytes` (at most 8 are read; any bytes) as a zero-padded little-endian
+/// word: a loop the compiler unrolls, where copying into a padded array would call `memcpy` for
+/// every short token.
+#[inline(always)]
+pub fn load_short(bytes: &[u8]) -> u64 {
+    let mut word = 0u64;
+    for (k, &b) in bytes.iter().take(8).enumerate() {
+        word |= u64::from(b) << (8 * k);
+    }
+    word
 }
 
 /// The high bits of the bytes from byte `k` of a word on.

@@ -19,7 +19,7 @@
 #[cfg(feature = "plugin")]
 mod expressions;
 
-use crate::ascii::{self, in_range};
+use crate::ascii::{self, in_range, load, load_short};
 use crate::pyunicode::{py_is_blank, Tables};
 use crate::tokens::{overlap, Vocab};
 
@@ -260,7 +260,7 @@ impl Word<'_> {
             Word::Ascii {
                 start, end, head, ..
             } => (end - start, head),
-            Word::Normalized(word) => (word.len(), head(word.as_bytes())),
+            Word::Normalized(word) => (word.len(), load_short(word.as_bytes())),
         }
     }
 }
@@ -273,31 +273,10 @@ const A: u64 = b'a' as u64;
 const AN: u64 = u64::from_le_bytes(*b"an\0\0\0\0\0\0");
 const THE: u64 = u64::from_le_bytes(*b"the\0\0\0\0\0");
 
-/// The first eight bytes of `bytes` as a little-endian word, zero-padded.
-#[inline]
-fn head(bytes: &[u8]) -> u64 {
-    let mut word = [0u8; 8];
-    for (to, &from) in word.iter_mut().zip(bytes) {
-        *to = from;
-    }
-    u64::from_le_bytes(word)
-}
-
 /// The low `len` bytes (1 or more) of a word: all of them from 8 on.
 #[inline(always)]
 fn low_bytes(len: usize) -> u64 {
     u64::MAX.wrapping_shr((64 - 8 * len.min(8)) as u32)
-}
-
-/// The 8 bytes of `bytes` from `at` as a little-endian word, zero-padded past the end.
-#[inline(always)]
-fn load(bytes: &[u8], at: usize) -> u64 {
-    match bytes.get(at..at.saturating_add(8)) {
-        Some(&[b0, b1, b2, b3, b4, b5, b6, b7]) => {
-            u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7])
-        }
-        _ => head(bytes.get(at..).unwrap_or(&[])),
-    }
 }
 
 /// What a run of bytes without ASCII whitespace gives.

@@ -5,6 +5,8 @@
 //! has can never match. On the ids: [`overlap`] is the multiset intersection size (`Counter`
 //! `&`), and [`BitLcs`] the longest common subsequence by Hyyrö's bit-parallel algorithm.
 
+use crate::ascii::load_short;
+
 /// The id of a token the vocabulary does not hold.
 pub const ABSENT: u32 = u32::MAX;
 
@@ -71,17 +73,6 @@ fn is_lowered_word(held: &[u8], word: &[u8]) -> bool {
 #[inline]
 pub fn lowered_short_word(word: &[u8]) -> u64 {
     lower_ascii_word(load_short(word))
-}
-
-/// The little-endian word of up to 8 bytes, zero-padded (a loop the compiler unrolls, where
-/// copying into a padded array would call `memcpy` for every short token).
-#[inline(always)]
-fn load_short(bytes: &[u8]) -> u64 {
-    let mut word = 0u64;
-    for (k, &b) in bytes.iter().take(8).enumerate() {
-        word |= u64::from(b) << (8 * k);
-    }
-    word
 }
 
 /// Whether two tokens have the same bytes; short ones compared as words, without a call.

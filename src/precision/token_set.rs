@@ -8,18 +8,10 @@
 //! and compared as bytes. The stopwords live in a table of the same hashes, so that a token is
 //! hashed once for both look-ups.
 
+use crate::ascii::load_short;
+
 /// The multiplier of the hash (the high bits of a product mix every input bit).
 const K: u64 = 0x517c_c1b7_2722_0a95;
-
-/// The bytes of `bytes` (at most 8 are read) as a zero-padded little-endian word.
-#[inline(always)]
-fn load_short(bytes: &[u8]) -> u64 {
-    let mut word = 0u64;
-    for (k, &b) in bytes.iter().take(8).enumerate() {
-        word |= u64::from(b) << (8 * k);
-    }
-    word
-}
 
 /// The key of the token `text[start..end]` of at most 8 bytes: its bytes as a zero-padded
 /// little-endian word. When 8 bytes end at `end`, one load and a shift.
