@@ -7,6 +7,8 @@ package also registers the ``.score`` expression namespace.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from polarscore import namespace as _namespace  # noqa: F401  (registers pl.Expr.score)
 from polarscore._defaults import DEFAULT_THRESHOLD
 from polarscore.exceptions import (
@@ -26,7 +28,6 @@ from polarscore.provenance import (
     scoring_record,
 )
 from polarscore.registry import ScorerSpec, available_scorers, default_scorers, get_scorer
-from polarscore.reporting import report, write_report
 from polarscore.scores.checks import (
     contains,
     contains_details,
@@ -68,6 +69,29 @@ from polarscore.scores.squad import squad_exact_match, squad_f1
 from polarscore.summary import summarize
 
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from polarscore.reporting import report, write_report
+
+#: Public names imported on first use: the HTML report's modules take about 30 ms to import,
+#: which a short log scored from the command line would otherwise pay without writing a report.
+_LAZY = {"report": "polarscore.reporting", "write_report": "polarscore.reporting"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'polarscore' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "DEFAULT_THRESHOLD",
