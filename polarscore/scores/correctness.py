@@ -6,6 +6,8 @@ Reproduces the judge-free answer-correctness benchmark of DataRobot's ``datarobo
 
 from __future__ import annotations
 
+from typing import Any
+
 import polars as pl
 
 from polarscore._multi_reference import dispatch_reference
@@ -38,6 +40,12 @@ def _parse_match_mode(match_mode: IntoMatchMode, function: str) -> str | pl.Expr
         "one mode per row",
         match_mode,
     )
+
+
+def fused_options(*, match_mode: IntoMatchMode) -> dict[str, Any]:
+    """The keyword arguments of :func:`answer_correctness` (a literal ``match_mode``) in the
+    fused multi-scorer call, checked as it checks them."""
+    return {"mode": _parse_match_mode(match_mode, "answer_correctness")}
 
 
 def _correctness(
