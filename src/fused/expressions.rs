@@ -145,75 +145,111 @@ fn precision_best<'a>(
     }
 }
 
-/// The scores of one row, in request order, appended to `out`.
-fn score_row(
+/// Rows scored together: each scorer runs over a block's rows in turn, so its code and tables
+/// stay in cache, and the block's texts stay in cache from one scorer to the next.
+const BLOCK: usize = 256;
+
+/// The scores of the rows `rows`, row-major (each row's scores in request order).
+fn score_rows(
     t: &Tables,
     plan: &[Scorer],
-    response: Option<&str>,
+    response: &Texts,
     references: &References,
-    row: usize,
+    rows: std::ops::Range<usize>,
     s: &mut Scratch,
-    out: &mut Vec<Option<f64>>,
-) {
-    let resp = response.unwrap_or("");
-    // SQuAD's pair, when both are requested: scored by the first, taken by the second.
-    let mut squad_both: Option<(Option<f64>, Option<f64>)> = None;
-    for scorer in plan {
-        let score = match scorer {
-            Scorer::Correctness(mode) => match references.row(row) {
-                RowRefs::One(reference) => outcome_score(correctness::score_pair(
-                    t,
-                    resp,
-                    reference,
-                    *mode,
-                    &mut s.correctness,
-                )),
-                RowRefs::Many(list) => outcome_score(
-                    correctness::score_many(t, resp, list.iter(), *mode, &mut s.correctness).0,
-                ),
-                RowRefs::Null => None,
-            },
-            Scorer::Match(opts, fold) => {
-                let decision = match references.row(row) {
-                    RowRefs::One(reference) => {
-                        let once = std::iter::once(reference);
-                        s.matcher.decide(t, *fold, opts, resp, once, None)
-                    }
-                    RowRefs::Many(list) => {
-                        s.matcher.decide(t, *fold, opts, resp, list.iter(), None)
-                    }
-                    RowRefs::Null => None,
-                };
-                decision.map(|d| d.score())
-            }
-            Scorer::Precision(o, abs, rel) => precision_best(
-                t,
-                o,
-                response,
-                references.row(row),
-                (*abs, *rel),
-                &mut s.precision,
-            ),
-            Scorer::Similarity(metric, max_work) => {
-                similarity::Scorer::new(*metric, resp, &mut s.similarity)
-                    .with_max_work(*max_work)
-                    .best(t, row_items(references.row(row)))
-                    .map(|b| b.score)
-            }
-            Scorer::Squad { pair, both: false } => {
-                squad::best(t, *pair, resp, row_items(references.row(row)), &mut s.squad)
-            }
-            Scorer::Squad { pair, both: true } => {
-                let (exact, f1) = *squad_both.get_or_insert_with(|| {
-                    squad::best_both(t, resp, row_items(references.row(row)), &mut s.squad)
-                });
-                match pair {
-                    Pair::ExactMatch => exact,
-                    Pair::F1 => f1,
+) -> Vec<Option<f64>> {
+    let k = plan.len();
+    let mut out = vec![None; rows.len() * k];
+    let first = rows.start;
+    let mut block_start = rows.start;
+    while block_start < rows.end {
+        let block = block_start..(block_start + BLOCK).min(rows.end);
+        block_start = block.end;
+        for (j, scorer) in plan.iter().enumerate() {
+            for row in block.clone() {
+                let at = (row - first) * k;
+                if let Some(scores) = out.get_mut(at..at + k) {
+                    let (resp, refs) = (response.get(row), references.row(row));
+                    score_one(t, plan, j, scorer, resp, refs, s, scores);
                 }
             }
-        };
-        out.push(score);
+        }
+    }
+    out
+}
+
+/// Scorer `j` (`scorer`) of one row, written to `scores[j]` (SQuAD's pair: the first of the two
+/// writes both, the second nothing).
+#[allow(clippy::too_many_arguments)]
+fn score_one(
+    t: &Tables,
+    plan: &[Scorer],
+    j: usize,
+    scorer: &Scorer,
+    response: Option<&str>,
+    references: RowRefs,
+    s: &mut Scratch,
+    scores: &mut [Option<f64>],
+) {
+    let resp = response.unwrap_or("");
+    let score = match scorer {
+        Scorer::Correctness(mode) => match references {
+            RowRefs::One(reference) => outcome_score(correctness::score_pair(
+                t,
+                resp,
+                reference,
+                *mode,
+                &mut s.correctness,
+            )),
+            RowRefs::Many(list) => outcome_score(
+                correctness::score_many(t, resp, list.iter(), *mode, &mut s.correctness).0,
+            ),
+            RowRefs::Null => None,
+        },
+        Scorer::Match(opts, fold) => {
+            let decision = match references {
+                RowRefs::One(reference) => {
+                    let once = std::iter::once(reference);
+                    s.matcher.decide(t, *fold, opts, resp, once, None)
+                }
+                RowRefs::Many(list) => s.matcher.decide(t, *fold, opts, resp, list.iter(), None),
+                RowRefs::Null => None,
+            };
+            decision.map(|d| d.score())
+        }
+        Scorer::Precision(o, abs, rel) => {
+            precision_best(t, o, response, references, (*abs, *rel), &mut s.precision)
+        }
+        Scorer::Similarity(metric, max_work) => {
+            similarity::Scorer::new(*metric, resp, &mut s.similarity)
+                .with_max_work(*max_work)
+                .best(t, row_items(references))
+                .map(|b| b.score)
+        }
+        Scorer::Squad { pair, both: false } => {
+            squad::best(t, *pair, resp, row_items(references), &mut s.squad)
+        }
+        Scorer::Squad { pair, both: true } => {
+            let other = plan
+                .iter()
+                .enumerate()
+                .position(|(i, p)| i != j && matches!(p, Scorer::Squad { .. }));
+            if other.is_some_and(|o| o < j) {
+                return;
+            }
+            let (exact, f1) = squad::best_both(t, resp, row_items(references), &mut s.squad);
+            let (mine, theirs) = match pair {
+                Pair::ExactMatch => (exact, f1),
+                Pair::F1 => (f1, exact),
+            };
+            if let Some(slot) = other.and_then(|o| scores.get_mut(o)) {
+                *slot = theirs;
+            }
+            mine
+        }
+    };
+    if let Some(slot) = scores.get_mut(j) {
+        *slot = score;
     }
 }
 
@@ -240,23 +276,15 @@ fn fused_scores(
     let references = References::new(&inputs[1], "reference")?;
     let n = output_len(&[response.len(), references.len()])?;
     let k = plan.len();
-    // Row-major: each row's scores one after the other, all of a row's scorers run while its
-    // texts are in cache.
     let scores = map_row_ranges(n, !context.parallel(), |rows| {
-        let mut scratch = Scratch::default();
-        let mut out = Vec::with_capacity(rows.len() * k);
-        for row in rows {
-            score_row(
-                t,
-                &plan,
-                response.get(row),
-                &references,
-                row,
-                &mut scratch,
-                &mut out,
-            );
-        }
-        out
+        score_rows(
+            t,
+            &plan,
+            &response,
+            &references,
+            rows,
+            &mut Scratch::default(),
+        )
     });
     let fields: Vec<Series> = kwargs
         .scorers
