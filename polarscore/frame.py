@@ -16,8 +16,8 @@ import polars as pl
 from polarscore._typing import IntoScorers, IntoThresholds
 from polarscore._utils import text_column
 from polarscore._validation import check_choice, check_number, invalid_parameter
-from polarscore.kernels._plugin import plugin_call
 from polarscore.exceptions import ColumnCollisionError
+from polarscore.kernels._plugin import plugin_call
 from polarscore.registry import ScorerSpec, available_scorers, default_scorers, get_scorer
 
 #: The suffix of the boolean pass columns added for thresholds.
@@ -251,7 +251,7 @@ def _score_calls(
     taken: set[str],
     inline: bool,
 ) -> tuple[list[pl.Expr], list[pl.Expr], list[str]]:
-    """The fused calls, the score expressions and the temporary column names.
+    """Build the fused calls, the score expressions and the temporary column names.
 
     The scorers with a fused form and literal options that read the same reference run in one
     native call per group (of two or more), which returns a struct of their scores; the others
@@ -346,8 +346,11 @@ def score_exprs(
     """Build the score (and pass) expressions of ``requests`` against a frame's ``schema``.
 
     Checks that the columns exist and hold text, and that no output column collides with an
-    input column. This is the building block of :func:`score_frame`; the command line uses it
-    to add its progress counter, and the Arrow adapter to score each batch.
+    input column. The scorers with a fused form and literal options share one native call
+    (see :func:`score_frame`), whose struct each of their expressions reads: Polars runs it
+    once where it merges common subexpressions, which its 1.x streaming engine does not, so
+    :func:`add_scores` (what :func:`score_frame`, the command line and the adapters use) adds
+    it as a temporary column instead.
 
     Parameters
     ----------
@@ -479,6 +482,10 @@ def score_frame(
     prefix: str | None = None,
 ) -> _FrameT:
     """Add several score columns (and optional pass columns) to a frame in one call.
+
+    The scorers run as one native call per batch for those with a fused form and literal
+    options that read the same reference column (each row's texts are read once for all of
+    them), and as their own expressions otherwise; the scores are the same either way.
 
     Parameters
     ----------

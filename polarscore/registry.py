@@ -29,8 +29,10 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class FusedForm:
-    """How a scorer runs in the fused multi-scorer call: one native call, per batch, for the
-    scorers that read the same response and reference columns (see :func:`polarscore.score_frame`).
+    """How a scorer runs in the fused multi-scorer call.
+
+    The fused call is one native call per batch for the scorers that read the same response and
+    reference columns (see :func:`polarscore.frame.add_scores`).
 
     Attributes
     ----------
@@ -141,8 +143,10 @@ class ScorerSpec:
         return self.function(response, reference, **options).alias(self.name)
 
     def fused_kwargs(self, options: Mapping[str, Any]) -> dict[str, Any] | None:
-        """Its keyword arguments in the fused call with ``options``, or ``None`` when it must
-        run on its own (no fused form, or an option that is not a literal)."""
+        """Return its keyword arguments in the fused call with ``options``.
+
+        ``None`` when it must run on its own: no fused form, or an option that is not a literal.
+        """
         if self.fused is None or not self.fused.takes(options):
             return None
         merged = {**self.options, **options}

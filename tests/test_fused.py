@@ -84,7 +84,7 @@ SELECTIONS: dict[str, Any] = {
 }
 
 
-def _frame(lists: bool) -> pl.DataFrame:
+def _frame(*, lists: bool) -> pl.DataFrame:
     frame = pl.DataFrame(
         {"response": RESPONSES, "reference": REFERENCES},
         schema={"response": pl.String, "reference": pl.List(pl.String)},
@@ -130,10 +130,10 @@ def _assert_fused_equals_alone(engine: Engine, frame: pl.DataFrame, selection: A
         assert_series_equal(scored[name], alone, check_dtypes=True, check_exact=True)
 
 
-@pytest.mark.parametrize("lists", [False, True], ids=["string", "list"])
+@pytest.mark.parametrize("kind", ["string", "list"])
 @pytest.mark.parametrize("selection", list(SELECTIONS), ids=str)
-def test_fused_scores_equal_each_scorer_alone(engine: Engine, selection: str, lists: bool) -> None:
-    _assert_fused_equals_alone(engine, _frame(lists), SELECTIONS[selection])
+def test_fused_scores_equal_each_scorer_alone(engine: Engine, selection: str, kind: str) -> None:
+    _assert_fused_equals_alone(engine, _frame(lists=kind == "list"), SELECTIONS[selection])
 
 
 def test_a_larger_frame_split_over_the_cores_equals_each_scorer_alone() -> None:
@@ -146,14 +146,14 @@ def test_a_larger_frame_split_over_the_cores_equals_each_scorer_alone() -> None:
 @given(
     responses=st.lists(optional_text, min_size=1, max_size=8),
     references=st.lists(st.one_of(st.none(), st.lists(optional_text, max_size=3)), max_size=8),
-    lists=st.booleans(),
-    non_default=st.booleans(),
+    kind=st.sampled_from(["string", "list"]),
+    selection=st.sampled_from(["defaults", "non_default_options"]),
 )
 def test_random_unicode(
     responses: list[str | None],
     references: list[list[str | None] | None],
-    lists: bool,
-    non_default: bool,
+    kind: str,
+    selection: str,
 ) -> None:
     n = len(responses)
     refs = (references + [None] * n)[:n]
@@ -161,10 +161,9 @@ def test_random_unicode(
         {"response": responses, "reference": refs},
         schema={"response": pl.String, "reference": pl.List(pl.String)},
     )
-    if not lists:
+    if kind == "string":
         frame = frame.with_columns(pl.col("reference").list.first())
-    selection = SELECTIONS["non_default_options" if non_default else "defaults"]
-    _assert_fused_equals_alone(EAGER, frame, selection)
+    _assert_fused_equals_alone(EAGER, frame, SELECTIONS[selection])
 
 
 def _fused_calls(plan: str) -> int:

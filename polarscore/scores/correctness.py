@@ -43,8 +43,10 @@ def _parse_match_mode(match_mode: IntoMatchMode, function: str) -> str | pl.Expr
 
 
 def fused_options(*, match_mode: IntoMatchMode) -> dict[str, Any]:
-    """The keyword arguments of :func:`answer_correctness` (a literal ``match_mode``) in the
-    fused multi-scorer call, checked as it checks them."""
+    """Return the keyword arguments of :func:`answer_correctness` in the fused call.
+
+    ``match_mode`` is a literal, checked as :func:`answer_correctness` checks it.
+    """
     return {"mode": _parse_match_mode(match_mode, "answer_correctness")}
 
 

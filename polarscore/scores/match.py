@@ -125,8 +125,10 @@ def _match_options(
 
 
 def fused_options(**options: Any) -> dict[str, Any]:
-    """The keyword arguments of :func:`answer_match` (literal options, no question) in the fused
-    multi-scorer call, checked as :func:`answer_match` checks them."""
+    """Return the keyword arguments of :func:`answer_match` in the fused call.
+
+    The options are literals (no ``question``), checked as :func:`answer_match` checks them.
+    """
     load_fold_table()
     return asdict(_match_options("answer_match", **options))
 

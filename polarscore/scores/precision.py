@@ -159,8 +159,11 @@ def _kernel_options(
 
 
 def fused_options(**options: Any) -> dict[str, Any]:
-    """The keyword arguments of :func:`answer_precision` (literal options) in the fused
-    multi-scorer call, checked as :func:`answer_precision` checks them."""
+    """Return the keyword arguments of :func:`answer_precision` in the fused call.
+
+    The options are literals (no per-row tolerance), checked as :func:`answer_precision`
+    checks them.
+    """
     kwargs, tolerances = _kernel_options("answer_precision", **options)
     if tolerances:
         raise ValueError("the fused call takes literal tolerances only")

@@ -55,8 +55,11 @@ def _answers(value: IntoExpr, *, function: str, parameter: str) -> pl.Expr:
 
 
 def fused_options(*, metric: str, max_work: int | None) -> dict[str, Any]:
-    """The keyword arguments of :func:`response_similarity` (literal options, without
-    ``unacceptable``) in the fused multi-scorer call, checked as it checks them."""
+    """Return the keyword arguments of :func:`response_similarity` in the fused call.
+
+    The options are literals (no ``unacceptable``), checked as :func:`response_similarity`
+    checks them.
+    """
     function = "response_similarity"
     check_choice(metric, function=function, parameter="metric", allowed=METRICS)
     return {
