@@ -17,6 +17,7 @@ from polarscore._typing import IntoScorers, IntoThresholds
 from polarscore._utils import text_column
 from polarscore._validation import check_choice, check_number, invalid_parameter
 from polarscore.exceptions import ColumnCollisionError
+from polarscore.kernels._plugin import plugin_call
 from polarscore.registry import ScorerSpec, available_scorers, default_scorers, get_scorer
 
 #: The suffix of the boolean pass columns added for thresholds.
@@ -225,6 +226,114 @@ def _check_reference_given(requests: Sequence[ScorerRequest], *, function: str) 
         )
 
 
+#: The start of the temporary struct columns of the fused calls (see :func:`add_scores`).
+_FUSED_COLUMN = "__polarscore_fused"
+
+
+@dataclass(frozen=True)
+class _Scoring:
+    """The expressions that add the score columns of a set of requests to a frame."""
+
+    #: The fused calls, each a struct column under a temporary name (:attr:`temporary`).
+    fused: list[pl.Expr]
+    #: One score expression per request, in request order; those of a fused group read its
+    #: struct (the temporary column, or the call itself when inline).
+    scores: list[pl.Expr]
+    passes: list[pl.Expr]
+    temporary: list[str]
+
+
+def _score_calls(
+    requests: Sequence[ScorerRequest],
+    response: pl.Expr,
+    references: Sequence[pl.Expr],
+    *,
+    taken: set[str],
+    inline: bool,
+) -> tuple[list[pl.Expr], list[pl.Expr], list[str]]:
+    """Build the fused calls, the score expressions and the temporary column names.
+
+    The scorers with a fused form and literal options that read the same reference run in one
+    native call per group (of two or more), which returns a struct of their scores; the others
+    run in their own. ``inline``: the score expressions read the call itself (one native call
+    only where Polars' common-subexpression elimination merges them), else a temporary column
+    named apart from ``taken``.
+    """
+    scores: list[pl.Expr] = []
+    groups: dict[str, list[int]] = {}
+    kwargs: dict[str, dict[str, Any]] = {}
+    for i, (r, ref) in enumerate(zip(requests, references, strict=True)):
+        # Built in every case: its options are checked, with its own messages, in request order.
+        scores.append(r.spec.expr(response, ref, **r.options).cast(r.spec.dtype).alias(r.column))
+        fused = r.spec.fused_kwargs(r.options)
+        if fused is not None:
+            kwargs[r.spec.name] = fused
+            groups.setdefault(str(ref.meta.serialize(format="json")), []).append(i)
+    calls: list[pl.Expr] = []
+    temporary: list[str] = []
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        names = [requests[i].spec.name for i in members]
+        call = plugin_call(
+            "fused_scores",
+            response,
+            references[members[0]],
+            scorers=names,
+            **{name: kwargs[name] for name in names if kwargs[name]},
+        )
+        if not inline:
+            column = f"{_FUSED_COLUMN}_{len(temporary)}"
+            while column in taken:
+                column = "_" + column
+            temporary.append(column)
+            calls.append(call.alias(column))
+            call = pl.col(column)
+        for i, name in zip(members, names, strict=True):
+            r = requests[i]
+            scores[i] = call.struct.field(name).cast(r.spec.dtype).alias(r.column)
+    return calls, scores, temporary
+
+
+def _scoring(
+    schema: pl.Schema,
+    requests: Sequence[ScorerRequest],
+    *,
+    response: str,
+    reference: str | None,
+    references: str | None,
+    function: str,
+    inline: bool,
+) -> _Scoring:
+    resp = text_column(schema, response, function=function, parameter="response")
+    if reference is None and references is None:
+        _check_reference_given(requests, function=function)
+    outputs = [r.column for r in requests] + [r.pass_column for r in requests if r.pass_column]
+    clashes = [name for name in outputs if name in schema]
+    if clashes:
+        raise output_collision(
+            clashes[0],
+            schema.names(),
+            hint="\nHint: pass prefix= to name the score columns differently.",
+        )
+    fused, scores, temporary = _score_calls(
+        requests,
+        resp,
+        [
+            _reference_expr(r.spec, schema, reference, references, function=function)
+            for r in requests
+        ],
+        taken={*schema.names(), *outputs},
+        inline=inline,
+    )
+    passes = [
+        (pl.col(r.column) >= r.threshold).alias(r.pass_column)
+        for r in requests
+        if r.pass_column is not None and r.threshold is not None
+    ]
+    return _Scoring(fused, scores, passes, temporary)
+
+
 def score_exprs(
     schema: pl.Schema,
     requests: Sequence[ScorerRequest],
@@ -237,8 +346,11 @@ def score_exprs(
     """Build the score (and pass) expressions of ``requests`` against a frame's ``schema``.
 
     Checks that the columns exist and hold text, and that no output column collides with an
-    input column. This is the building block of :func:`score_frame`; the command line uses it
-    to add its progress counter, and the Arrow adapter to score each batch.
+    input column. The scorers with a fused form and literal options share one native call
+    (see :func:`score_frame`), whose struct each of their expressions reads: Polars runs it
+    once where it merges common subexpressions, which its 1.x streaming engine does not, so
+    :func:`add_scores` (what :func:`score_frame`, the command line and the adapters use) adds
+    it as a temporary column instead.
 
     Parameters
     ----------
@@ -267,33 +379,96 @@ def score_exprs(
     >>> df.with_columns(exprs[:1]).with_columns(exprs[1:]).row(0)
     ('Paris', 'paris', 1.0, True)
     """
-    resp = text_column(schema, response, function=function, parameter="response")
-    if reference is None and references is None:
-        _check_reference_given(requests, function=function)
-    outputs = [r.column for r in requests] + [r.pass_column for r in requests if r.pass_column]
-    clashes = [name for name in outputs if name in schema]
-    if clashes:
-        raise output_collision(
-            clashes[0],
-            schema.names(),
-            hint="\nHint: pass prefix= to name the score columns differently.",
-        )
-    scores = [
-        r.spec.expr(
-            resp,
-            _reference_expr(r.spec, schema, reference, references, function=function),
-            **r.options,
-        )
-        .cast(r.spec.dtype)
-        .alias(r.column)
-        for r in requests
-    ]
-    passes = [
-        (pl.col(r.column) >= r.threshold).alias(r.pass_column)
-        for r in requests
-        if r.pass_column is not None and r.threshold is not None
-    ]
-    return scores + passes
+    scoring = _scoring(
+        schema,
+        requests,
+        response=response,
+        reference=reference,
+        references=references,
+        function=function,
+        inline=True,
+    )
+    return scoring.scores + scoring.passes
+
+
+def add_scores(
+    frame: _FrameT,
+    requests: Sequence[ScorerRequest],
+    *,
+    response: str = "response",
+    reference: str | None = "reference",
+    references: str | None = None,
+    function: str = _FUNCTION,
+) -> _FrameT:
+    """Add the score (and pass) columns of ``requests`` to ``frame``, as :func:`score_frame` does.
+
+    The scorers that share a fused call run it once per batch: it is added as a temporary
+    struct column, which the score columns read and which is then dropped (in one
+    ``with_columns``, Polars 1.x's streaming engine would run it once per score column).
+
+    Parameters
+    ----------
+    frame
+        A ``DataFrame`` or ``LazyFrame``; the result has the same type.
+    requests
+        From :func:`resolve_scorers`.
+    response, reference, references, function
+        As for :func:`score_exprs`.
+
+    Returns
+    -------
+    DataFrame or LazyFrame
+        ``frame`` with the score columns, in request order, then the pass columns.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polarscore.frame import add_scores, resolve_scorers
+    >>> df = pl.DataFrame({"response": ["Paris"], "reference": ["paris"]})
+    >>> add_scores(df, resolve_scorers(["squad_exact_match", "squad_f1"])).row(0)
+    ('Paris', 'paris', 1.0, 1.0)
+    """
+    scoring = _scoring(
+        frame.collect_schema(),
+        requests,
+        response=response,
+        reference=reference,
+        references=references,
+        function=function,
+        inline=False,
+    )
+    out = frame.with_columns(scoring.fused) if scoring.fused else frame
+    out = out.with_columns(scoring.scores)
+    if scoring.passes:
+        out = out.with_columns(scoring.passes)
+    return out.drop(scoring.temporary) if scoring.temporary else out
+
+
+def select_scores(
+    frame: _FrameT,
+    requests: Sequence[ScorerRequest],
+    *,
+    response: str = "response",
+    reference: str | None = "reference",
+    references: str | None = None,
+    function: str = _FUNCTION,
+) -> _FrameT:
+    """Select the score columns of ``requests`` alone (no pass columns), in request order.
+
+    As :func:`add_scores`, but a ``select``: a score expression that gives one value for a
+    whole batch is not broadcast (the Arrow adapter reports it as a batch error).
+    """
+    scoring = _scoring(
+        frame.collect_schema(),
+        requests,
+        response=response,
+        reference=reference,
+        references=references,
+        function=function,
+        inline=False,
+    )
+    out = frame.with_columns(scoring.fused) if scoring.fused else frame
+    return out.select(scoring.scores)
 
 
 def score_frame(
@@ -307,6 +482,10 @@ def score_frame(
     prefix: str | None = None,
 ) -> _FrameT:
     """Add several score columns (and optional pass columns) to a frame in one call.
+
+    The scorers run as one native call per batch for those with a fused form and literal
+    options that read the same reference column (each row's texts are read once for all of
+    them), and as their own expressions otherwise; the scores are the same either way.
 
     Parameters
     ----------
@@ -383,15 +562,9 @@ def score_frame(
     if not isinstance(frame, pl.DataFrame | pl.LazyFrame):
         raise invalid_parameter(_FUNCTION, "frame", "a polars DataFrame or LazyFrame", frame)
     requests = resolve_scorers(scorers, thresholds=thresholds, prefix=prefix)
-    schema = frame.collect_schema()
-    exprs = score_exprs(
-        schema, requests, response=response, reference=reference, references=references
+    return add_scores(
+        frame, requests, response=response, reference=reference, references=references
     )
-    n_scores = len(requests)
-    out = frame.with_columns(exprs[:n_scores])
-    if len(exprs) > n_scores:
-        out = out.with_columns(exprs[n_scores:])
-    return out
 
 
 __all__ = [
@@ -399,8 +572,10 @@ __all__ = [
     "IntoScorers",
     "IntoThresholds",
     "ScorerRequest",
+    "add_scores",
     "output_collision",
     "resolve_scorers",
     "score_exprs",
     "score_frame",
+    "select_scores",
 ]

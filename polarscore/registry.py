@@ -15,7 +15,7 @@ import polars as pl
 
 from polarscore._typing import IntoExpr, ReferenceKind
 from polarscore._validation import check_choice, invalid_parameter
-from polarscore.scores import checks
+from polarscore.scores import checks, correctness, match, precision, similarity
 from polarscore.scores.correctness import answer_correctness
 from polarscore.scores.extraction import choice_match, numeric_match
 from polarscore.scores.match import answer_match
@@ -25,6 +25,37 @@ from polarscore.scores.squad import squad_exact_match, squad_f1
 
 if TYPE_CHECKING:
     import pyarrow as pa  # imported where it is used: most processes never need it
+
+
+@dataclass(frozen=True)
+class FusedForm:
+    """How a scorer runs in the fused multi-scorer call.
+
+    The fused call is one native call per batch for the scorers that read the same response and
+    reference columns (see :func:`polarscore.frame.add_scores`).
+
+    Attributes
+    ----------
+    kwargs
+        Maps the scorer's options (all of them, defaults filled in, :attr:`columns` left out) to
+        its keyword arguments in the fused call, checking them as the scorer does.
+    columns
+        The options that name another input (``question``, ``unacceptable``): a scorer given
+        one runs on its own, as does one given an option as an expression or a Series.
+    """
+
+    kwargs: Callable[..., dict[str, Any]]
+    columns: tuple[str, ...] = ()
+
+    def takes(self, options: Mapping[str, Any]) -> bool:
+        """Whether the fused call can run the scorer with ``options``: literal values only."""
+        return all(options.get(name) is None for name in self.columns) and not any(
+            isinstance(value, pl.Expr | pl.Series) for value in options.values()
+        )
+
+
+def _no_options() -> dict[str, Any]:
+    return {}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,6 +94,9 @@ class ScorerSpec:
         Whether it runs when no scorer is chosen (``score_frame`` without ``scorers``, the CLI
         without ``--scorer``). Checks that need options to mean anything, or an optional
         dependency, do not.
+    fused
+        Its form in the fused multi-scorer call (:class:`FusedForm`), or ``None`` if it has
+        none and always runs as its own expression.
     """
 
     name: str
@@ -78,6 +112,7 @@ class ScorerSpec:
     options: Mapping[str, Any] = field(default_factory=dict)
     nullable: bool = True
     default: bool = True
+    fused: FusedForm | None = None
 
     def __post_init__(self) -> None:
         if not self.options:
@@ -106,6 +141,18 @@ class ScorerSpec:
         """
         self.check_options(options)
         return self.function(response, reference, **options).alias(self.name)
+
+    def fused_kwargs(self, options: Mapping[str, Any]) -> dict[str, Any] | None:
+        """Return its keyword arguments in the fused call with ``options``.
+
+        ``None`` when it must run on its own: no fused form, or an option that is not a literal.
+        """
+        if self.fused is None or not self.fused.takes(options):
+            return None
+        merged = {**self.options, **options}
+        for name in self.fused.columns:
+            merged.pop(name, None)
+        return self.fused.kwargs(**merged)
 
 
 def keyword_defaults(function: Callable[..., Any]) -> dict[str, Any]:
@@ -215,6 +262,7 @@ _SCORERS: dict[str, ScorerSpec] = {
             symmetric=False,  # contains is one-way; exact and normalized are symmetric
             null_rule="reference null, empty or only Python whitespace",
             reference_kind="string_or_list",
+            fused=FusedForm(correctness.fused_options),
         ),
         ScorerSpec(
             name="answer_match",
@@ -223,6 +271,7 @@ _SCORERS: dict[str, ScorerSpec] = {
             symmetric=False,  # aliases are contained in the response, not the other way round
             null_rule="no usable reference: null, empty list, or only null or blank aliases",
             reference_kind="string_or_list",
+            fused=FusedForm(match.fused_options, columns=("question",)),
         ),
         ScorerSpec(
             name="answer_precision",
@@ -230,6 +279,7 @@ _SCORERS: dict[str, ScorerSpec] = {
             family="precision",
             symmetric=False,  # token precision, the penalty and numeric agreement are one-way
             reference_kind="string_or_list",
+            fused=FusedForm(precision.fused_options),
             null_rule=(
                 "reference null, empty or only Python whitespace (missing_expected='null'); "
                 "a per-row numeric tolerance that is null, NaN, infinite or negative; "
@@ -246,6 +296,7 @@ _SCORERS: dict[str, ScorerSpec] = {
                 "rouge_l over max_work"
             ),
             reference_kind="string_or_list",
+            fused=FusedForm(similarity.fused_options, columns=("unacceptable",)),
         ),
         ScorerSpec(
             name="squad_exact_match",
@@ -254,6 +305,7 @@ _SCORERS: dict[str, ScorerSpec] = {
             symmetric=True,  # equality of the normalised texts
             null_rule="no reference, or every reference null or blank by Python whitespace",
             reference_kind="string_or_list",
+            fused=FusedForm(_no_options),
         ),
         *_CHECKS,
         *_EXTRACTION,
@@ -265,6 +317,7 @@ _SCORERS: dict[str, ScorerSpec] = {
             identity=False,  # a text that normalises to nothing ("the") has F1 0.0 with itself
             null_rule="no reference, or every reference null or blank by Python whitespace",
             reference_kind="string_or_list",
+            fused=FusedForm(_no_options),
         ),
     )
 }
@@ -310,6 +363,7 @@ def get_scorer(name: str) -> ScorerSpec:
 
 
 __all__ = [
+    "FusedForm",
     "ReferenceKind",
     "ScorerSpec",
     "available_scorers",

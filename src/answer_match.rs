@@ -13,7 +13,7 @@
 //! the interpreter's `unicodedata` ([`set_fold_table`]).
 
 #[cfg(feature = "plugin")]
-mod expressions;
+pub(crate) mod expressions;
 mod normalize;
 #[cfg(any(test, fuzzing))]
 #[doc(hidden)]

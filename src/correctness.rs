@@ -1,7 +1,7 @@
 //! DataRobot's answer correctness: exact, normalized and contains match, one pass per string.
 
 #[cfg(feature = "plugin")]
-mod expressions;
+pub(crate) mod expressions;
 
 use crate::pyunicode::{py_is_blank, py_strip, Tables};
 

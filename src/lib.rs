@@ -27,6 +27,8 @@ pub mod deterministic;
 #[cfg(feature = "plugin")]
 mod evallog;
 pub mod extract;
+#[cfg(feature = "plugin")]
+mod fused;
 pub mod lcs;
 #[cfg(feature = "plugin")]
 mod plugin;

@@ -7,7 +7,7 @@
 //! drops out of the longest common subsequence too.
 
 #[cfg(feature = "plugin")]
-mod expressions;
+pub(crate) mod expressions;
 
 use crate::ascii;
 use crate::pyunicode::{py_is_blank, Tables};

@@ -690,6 +690,8 @@ pub struct Scratch {
     /// Exact match: the normalised references, one after the other (`ends` holds their ends).
     references: String,
     ends: Vec<usize>,
+    /// [`best_both`]: the response's word ids, up to one more than the longest reference's.
+    response_ids: Vec<u32>,
 }
 
 /// A filter of the references' words: a word whose bit is clear is none of them. The bit is
@@ -926,13 +928,35 @@ pub fn best<'a>(
 ) -> Option<f64> {
     match pair {
         Pair::ExactMatch => exact_match(t, response, references, s),
-        Pair::F1 => f1(t, response, references, s),
+        Pair::F1 => f1::<false>(t, response, references, s),
     }
 }
 
+/// Exact match and F1 together, `(exact_match, f1)` as [`best`] gives each, from one
+/// normalisation of the response and of the references: two normalised texts are equal exactly
+/// when their words are, and F1 holds the words of both as ids in one vocabulary.
+pub fn best_both<'a>(
+    t: &Tables,
+    response: &str,
+    references: impl Iterator<Item = Option<&'a str>>,
+    s: &mut Scratch,
+) -> (Option<f64>, Option<f64>) {
+    let Some(f1) = f1::<true>(t, response, references, s) else {
+        return (None, None);
+    };
+    let mut start = 0;
+    let same = s.ends.iter().any(|&end| {
+        let ids = s.ids.get(start..end);
+        start = end;
+        ids == Some(s.response_ids.as_slice())
+    });
+    (Some(if same { 1.0 } else { 0.0 }), Some(f1))
+}
+
 /// F1 over the usable references. Their words are interned together; the response's words are
-/// only looked up among them (a word no reference has can never match).
-fn f1<'a>(
+/// only looked up among them (a word no reference has can never match). With `RECORD`, the
+/// response's word ids are kept too, as far as they could still equal a reference's.
+fn f1<'a, const RECORD: bool>(
     t: &Tables,
     response: &str,
     references: impl Iterator<Item = Option<&'a str>>,
@@ -981,6 +1005,17 @@ fn f1<'a>(
     let mut n_response = 0;
     let (vocab, short, filter) = (&s.vocab, &s.short, &s.filter);
     let counts = &mut s.counts;
+    let (response_ids, mut start) = (&mut s.response_ids, 0);
+    let longest = s
+        .ends
+        .iter()
+        .map(|&end| end - std::mem::replace(&mut start, end));
+    let longest = if RECORD {
+        longest.max().unwrap_or(0)
+    } else {
+        0
+    };
+    response_ids.clear();
     for_each_word(
         t,
         response,
@@ -1004,6 +1039,9 @@ fn f1<'a>(
             };
             if let Some(count) = counts.get_mut(id as usize) {
                 *count += 1;
+            }
+            if RECORD && response_ids.len() <= longest {
+                response_ids.push(id);
             }
             true
         },

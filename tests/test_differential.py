@@ -34,6 +34,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polarscore as ps
+from polarscore.frame import resolve_scorers, score_exprs
 from polarscore.kernels._plugin import plugin_call
 from polarscore.normalize import datarobot_normalize, match_normalize, py_lower
 from polarscore.scores.squad import squad_normalize
@@ -147,6 +148,29 @@ def _squad(row: Row) -> dict[str, Any]:
     return {
         "em": oracle_squad.squad_max("em", row["response"], refs)[0],
         "f1": oracle_squad.squad_max("f1", row["response"], refs)[0],
+    }
+
+
+def _fused_default_scorers() -> pl.Expr:
+    """The default scorers as whole-frame scoring runs them: one fused call, its fields."""
+    schema = pl.Schema({"response": pl.String, "reference": pl.String})
+    return pl.struct(score_exprs(schema, resolve_scorers(None)))
+
+
+def _default_scorers(row: Row) -> dict[str, Any]:
+    reference = row["reference"]
+    references = None if reference is None else [reference]
+    listed = {"response": row["response"], "references": references, "question": None}
+    squad = _squad(listed)
+    return {
+        "answer_correctness": _correctness({**row, "mode": "normalized"})["score"],
+        "answer_match": _match(listed)["score"],
+        "answer_precision": _precision(row)["score"],
+        "response_similarity": oracle_similarity.response_similarity(
+            row["response"], references, "token_recall"
+        )[0],
+        "squad_exact_match": squad["em"],
+        "squad_f1": squad["f1"],
     }
 
 
@@ -303,6 +327,13 @@ CASES: dict[str, Case] = {
         st.just({}),
         lambda: ps.squad_f1("response", "references"),
         lambda row: _squad(row)["f1"],
+        1e-12,
+    ),
+    "fused_scores": Case(
+        {"response": (S, optional_text), "reference": (S, optional_text)},
+        st.just({}),
+        _fused_default_scorers,
+        _default_scorers,
         1e-12,
     ),
     "squad_normalize": Case(

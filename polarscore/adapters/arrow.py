@@ -26,7 +26,7 @@ import pyarrow as pa
 from polarscore._typing import OnError, ScorerSelection
 from polarscore._validation import check_choice, invalid_parameter
 from polarscore.exceptions import BatchScoringError, ColumnNotFoundError, InvalidParameterError
-from polarscore.frame import ScorerRequest, resolve_scorers, score_exprs
+from polarscore.frame import ScorerRequest, resolve_scorers, score_exprs, select_scores
 from polarscore.registry import ScorerSpec, get_scorer
 
 ON_ERROR_CHOICES: tuple[str, ...] = ("raise", "null")
@@ -238,7 +238,14 @@ class ArrowScorer:
     def _score_columns(self, batch: pa.RecordBatch, columns: Sequence[ScoreColumn]) -> list[Any]:
         frame = pl.from_arrow(self._project(batch))
         assert isinstance(frame, pl.DataFrame)
-        scored = frame.select(self._exprs(columns))
+        # As score_frame does: each fused call once per batch (a temporary struct column).
+        scored = select_scores(
+            frame,
+            [column.request for column in columns],
+            response=self.response,
+            reference=self.reference,
+            function=self.function,
+        )
         arrays = []
         for column in columns:
             array = scored.get_column(column.name).to_arrow().cast(column.arrow_type, safe=True)

@@ -6,6 +6,8 @@ Reproduces the judge-free answer-correctness benchmark of DataRobot's ``datarobo
 
 from __future__ import annotations
 
+from typing import Any
+
 import polars as pl
 
 from polarscore._multi_reference import dispatch_reference
@@ -38,6 +40,14 @@ def _parse_match_mode(match_mode: IntoMatchMode, function: str) -> str | pl.Expr
         "one mode per row",
         match_mode,
     )
+
+
+def fused_options(*, match_mode: IntoMatchMode) -> dict[str, Any]:
+    """Return the keyword arguments of :func:`answer_correctness` in the fused call.
+
+    ``match_mode`` is a literal, checked as :func:`answer_correctness` checks it.
+    """
+    return {"mode": _parse_match_mode(match_mode, "answer_correctness")}
 
 
 def _correctness(

@@ -8,6 +8,7 @@ hold no answer or question lists and nothing keyed to a data set.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 import polars as pl
@@ -19,6 +20,7 @@ from polarscore._utils import (
     parse_text_or_list_expr,
 )
 from polarscore._validation import check_number, invalid_parameter
+from polarscore.normalize import load_fold_table
 from polarscore.scores._match_kernel import (
     NO_MATCH,
     NO_REFERENCE,
@@ -51,12 +53,9 @@ def _check_flag(value: Any, function: str, parameter: str) -> bool:
     return value
 
 
-def _match_expr(
+def _match_options(
     function: str,
-    response: IntoExpr,
-    references: IntoExpr,
     *,
-    question: IntoExpr | None,
     exact: bool,
     contains: bool,
     token_recall: bool,
@@ -70,8 +69,8 @@ def _match_expr(
     repair_mojibake: bool,
     approximate_numbers: bool,
     glued_words: bool,
-    details: bool,
-) -> pl.Expr:
+) -> MatchOptions:
+    """Check the switches and thresholds of one call (``question`` aside) and gather them."""
     flags = {
         "exact": exact,
         "contains": contains,
@@ -108,7 +107,7 @@ def _match_expr(
         raise invalid_parameter(
             function, "stem_prefix", "a positive integer, or None for no stemming", stem_prefix
         )
-    options = MatchOptions(
+    return MatchOptions(
         exact=exact,
         contains=contains,
         token_recall=token_recall,
@@ -123,6 +122,27 @@ def _match_expr(
         approximate_numbers=approximate_numbers,
         glued_words=glued_words,
     )
+
+
+def fused_options(**options: Any) -> dict[str, Any]:
+    """Return the keyword arguments of :func:`answer_match` in the fused call.
+
+    The options are literals (no ``question``), checked as :func:`answer_match` checks them.
+    """
+    load_fold_table()
+    return asdict(_match_options("answer_match", **options))
+
+
+def _match_expr(
+    function: str,
+    response: IntoExpr,
+    references: IntoExpr,
+    *,
+    question: IntoExpr | None,
+    details: bool,
+    **flags: Any,
+) -> pl.Expr:
+    options = _match_options(function, **flags)
     check_same_length(function, response=response, references=references, question=question)
     resp = parse_text_expr(response, function=function, parameter="response")
     refs = parse_text_or_list_expr(references, function=function, parameter="references")

@@ -113,10 +113,8 @@ def _parse_weights(
     return tuple((name, values[name]) for name in WEIGHTABLE if name in values)
 
 
-def _build(
+def _kernel_options(
     function: str,
-    response: IntoExpr,
-    reference: IntoExpr,
     *,
     char_similarity: CharSimilarity,
     missing_expected: MissingExpected,
@@ -126,8 +124,8 @@ def _build(
     weights: Mapping[str, float] | None,
     stopwords: str | Collection[str] | None,
     max_work: int | None,
-    kernel: str,
-) -> pl.Expr:
+) -> tuple[dict[str, Any], list[pl.Expr]]:
+    """Check the options; return the kernel's keyword arguments and the per-row tolerances."""
     check_choice(
         char_similarity,
         function=function,
@@ -156,9 +154,33 @@ def _build(
         "tol_rel": tol_rel if isinstance(tol_rel, float) else None,
         "max_work": check_budget(max_work, function=function, parameter="max_work"),
     }
+    tolerances = [t.cast(pl.Float64) for t in (tol_abs, tol_rel) if isinstance(t, pl.Expr)]
+    return options, tolerances
+
+
+def fused_options(**options: Any) -> dict[str, Any]:
+    """Return the keyword arguments of :func:`answer_precision` in the fused call.
+
+    The options are literals (no per-row tolerance), checked as :func:`answer_precision`
+    checks them.
+    """
+    kwargs, tolerances = _kernel_options("answer_precision", **options)
+    if tolerances:
+        raise ValueError("the fused call takes literal tolerances only")
+    return kwargs
+
+
+def _build(
+    function: str,
+    response: IntoExpr,
+    reference: IntoExpr,
+    *,
+    kernel: str,
+    **parameters: Any,
+) -> pl.Expr:
+    options, tolerances = _kernel_options(function, **parameters)
     check_same_length(function, response=response, reference=reference)
     response_expr = parse_text_expr(response, function=function, parameter="response")
-    tolerances = [t.cast(pl.Float64) for t in (tol_abs, tol_rel) if isinstance(t, pl.Expr)]
 
     def score(references: pl.Expr) -> pl.Expr:
         # A List(String) reference column is reduced to each row's best reference natively.

@@ -14,6 +14,8 @@ elementwise, so it streams and works on Arrow batches of any size.
 
 from __future__ import annotations
 
+from typing import Any
+
 import polars as pl
 
 from polarscore._defaults import DEFAULT_MAX_WORK
@@ -50,6 +52,20 @@ def _answers(value: IntoExpr, *, function: str, parameter: str) -> pl.Expr:
         function=function,
         parameter=parameter,
     )
+
+
+def fused_options(*, metric: str, max_work: int | None) -> dict[str, Any]:
+    """Return the keyword arguments of :func:`response_similarity` in the fused call.
+
+    The options are literals (no ``unacceptable``), checked as :func:`response_similarity`
+    checks them.
+    """
+    function = "response_similarity"
+    check_choice(metric, function=function, parameter="metric", allowed=METRICS)
+    return {
+        "metric": metric,
+        "max_work": check_budget(max_work, function=function, parameter="max_work"),
+    }
 
 
 def _similarity_expr(

@@ -7,12 +7,12 @@ use crate::answer_match::{self as matching, Decision, Matcher, Normalizer};
 use crate::columns::{map_row_ranges, output_len, tables, References, RowRefs, Texts};
 use crate::plugin::{polars_expr, CallerContext};
 
-fn fold_table() -> PolarsResult<&'static matching::FoldTable> {
+pub(crate) fn fold_table() -> PolarsResult<&'static matching::FoldTable> {
     matching::fold_table().map_err(|msg| polars_err!(ComputeError: "{msg}"))
 }
 
 #[derive(Deserialize)]
-struct MatchKwargs {
+pub(crate) struct MatchKwargs {
     exact: bool,
     contains: bool,
     token_recall: bool,
@@ -28,6 +28,35 @@ struct MatchKwargs {
     glued_words: bool,
 }
 
+impl MatchKwargs {
+    /// The matcher's options, and the accent-folding table when they fold accents.
+    pub(crate) fn options(
+        &self,
+    ) -> PolarsResult<(matching::Options, Option<&'static matching::FoldTable>)> {
+        let fold = if self.fold_accents {
+            Some(fold_table()?)
+        } else {
+            None
+        };
+        let opts = matching::Options {
+            exact: self.exact,
+            contains: self.contains,
+            token_recall: self.token_recall,
+            min_token_recall: self.min_token_recall,
+            stem_prefix: self.stem_prefix,
+            numbers_must_match: self.numbers_must_match,
+            fold_accents: self.fold_accents,
+            number_words: self.number_words,
+            dates: self.dates,
+            parentheticals: self.parentheticals,
+            repair_mojibake: self.repair_mojibake,
+            approximate_numbers: self.approximate_numbers,
+            glued_words: self.glued_words,
+        };
+        Ok((opts, fold))
+    }
+}
+
 /// Decide every row: inputs are the response, the references (String or List(String)) and,
 /// optionally, the question. `None` for a row with no usable alias.
 fn match_rows(
@@ -36,26 +65,7 @@ fn match_rows(
     kwargs: &MatchKwargs,
 ) -> PolarsResult<Vec<Option<Decision>>> {
     let t = tables()?;
-    let fold = if kwargs.fold_accents {
-        Some(fold_table()?)
-    } else {
-        None
-    };
-    let opts = matching::Options {
-        exact: kwargs.exact,
-        contains: kwargs.contains,
-        token_recall: kwargs.token_recall,
-        min_token_recall: kwargs.min_token_recall,
-        stem_prefix: kwargs.stem_prefix,
-        numbers_must_match: kwargs.numbers_must_match,
-        fold_accents: kwargs.fold_accents,
-        number_words: kwargs.number_words,
-        dates: kwargs.dates,
-        parentheticals: kwargs.parentheticals,
-        repair_mojibake: kwargs.repair_mojibake,
-        approximate_numbers: kwargs.approximate_numbers,
-        glued_words: kwargs.glued_words,
-    };
+    let (opts, fold) = kwargs.options()?;
     let response = Texts::new(&inputs[0], "response")?;
     let references = References::new(&inputs[1], "references")?;
     let question = match inputs.get(2) {

@@ -8,9 +8,9 @@ use crate::correctness::{self, Mode, Outcome, Scratch};
 use crate::plugin::{polars_expr, CallerContext};
 
 #[derive(Deserialize)]
-struct CorrectnessKwargs {
+pub(crate) struct CorrectnessKwargs {
     /// The literal mode, or `None` when the third input gives one mode per row.
-    mode: Option<String>,
+    pub(crate) mode: Option<String>,
 }
 
 /// The inconclusive reason of DataRobot's benchmark.

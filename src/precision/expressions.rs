@@ -12,7 +12,7 @@ use polars_arrow::array::{ListArray as ArrowListArray, NullArray};
 use polars_arrow::offset::OffsetsBuffer;
 
 #[derive(Deserialize)]
-struct PrecisionKwargs {
+pub(crate) struct PrecisionKwargs {
     char_similarity: String,
     missing_expected: String,
     power_p: f64,
@@ -20,8 +20,8 @@ struct PrecisionKwargs {
     weights: Vec<(String, f64)>,
     stopwords: Vec<String>,
     /// The literal tolerances; `None` when an input column gives one per row.
-    tol_abs: Option<f64>,
-    tol_rel: Option<f64>,
+    pub(crate) tol_abs: Option<f64>,
+    pub(crate) tol_rel: Option<f64>,
     /// The length guard: the work the character similarity of a pair may take.
     #[serde(default)]
     max_work: Option<u64>,
@@ -53,10 +53,8 @@ struct PrecisionInputs<'a> {
     n: usize,
 }
 
-fn precision_inputs<'a>(
-    inputs: &'a [Series],
-    kwargs: &PrecisionKwargs,
-) -> PolarsResult<PrecisionInputs<'a>> {
+/// The scorer's options from its keyword arguments.
+pub(crate) fn precision_options(kwargs: &PrecisionKwargs) -> PolarsResult<precision::Options> {
     let mut weights = Vec::with_capacity(kwargs.weights.len());
     for (name, w) in &kwargs.weights {
         let comp = Comp::from_name(name)
@@ -71,6 +69,14 @@ fn precision_inputs<'a>(
         stopwords: precision::stopword_table(&kwargs.stopwords),
         max_work: kwargs.max_work,
     };
+    Ok(options)
+}
+
+fn precision_inputs<'a>(
+    inputs: &'a [Series],
+    kwargs: &PrecisionKwargs,
+) -> PolarsResult<PrecisionInputs<'a>> {
+    let options = precision_options(kwargs)?;
     polars_ensure!(inputs.len() >= 2, ComputeError: "answer_precision needs two inputs");
     let response = Texts::new(&inputs[0], "response")?;
     let references = References::new(&inputs[1], "reference")?;

@@ -7,7 +7,7 @@
 
 pub mod char_ratio;
 #[cfg(feature = "plugin")]
-mod expressions;
+pub(crate) mod expressions;
 pub mod normalize;
 pub mod numbers;
 pub mod token_set;

@@ -8,18 +8,18 @@ use crate::plugin::{polars_expr, CallerContext};
 use crate::similarity::{self, Metric};
 
 #[derive(Deserialize)]
-struct SimilarityKwargs {
+pub(crate) struct SimilarityKwargs {
     metric: String,
     /// ROUGE-L's length guard: the work one row may take.
     #[serde(default)]
-    max_work: Option<u64>,
+    pub(crate) max_work: Option<u64>,
 }
 
 /// The reason of a row without a usable acceptable answer.
 const SIMILARITY_INCONCLUSIVE: &str = "no acceptable_responses provided: cannot score";
 const SIMILARITY_WARNING: &str = " (WARNING: at least as close as any acceptable example)";
 
-fn similarity_metric(kwargs: &SimilarityKwargs) -> PolarsResult<Metric> {
+pub(crate) fn similarity_metric(kwargs: &SimilarityKwargs) -> PolarsResult<Metric> {
     Metric::parse(&kwargs.metric)
         .ok_or_else(|| polars_err!(ComputeError: "unknown similarity metric {:?}", kwargs.metric))
 }
