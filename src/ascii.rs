@@ -184,12 +184,11 @@ pub struct Block64 {
 /// the classes it reads.
 #[inline(always)]
 pub fn classify(block: &[u8; 64]) -> Block64 {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
-        // SAFETY: SSE2 is part of the x86_64 baseline, so every x86_64 processor has it.
-        unsafe { sse2::classify(block) }
+        sse2::classify(block)
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     {
         classify_words(block)
     }
@@ -209,7 +208,7 @@ pub fn classify_padded(rest: &[u8]) -> Block64 {
 
 /// [`classify`] eight bytes at a time, without SIMD: the portable version, and the tests' check
 /// of the SSE2 one.
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
 #[inline(always)]
 fn classify_words(block: &[u8; 64]) -> Block64 {
     let mut out = Block64::default();
@@ -230,42 +229,55 @@ fn classify_words(block: &[u8; 64]) -> Block64 {
     out
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2 {
+    //! The SSE2 intrinsics are `unsafe` to call from a function without
+    //! `#[target_feature(enable = "sse2")]`, which could not be inlined into its callers; here
+    //! they are called in `unsafe` blocks instead, sound because this module is only compiled
+    //! where SSE2 is enabled for the whole build (every x86_64 target).
     use super::Block64;
     use std::arch::x86_64::*;
 
     /// The bytes of `v` in `lo..=hi` (`lo` at most `hi`, both below 0x80): a byte of 0x80 or
     /// more is negative as a signed byte, below `lo`.
-    #[inline]
-    #[target_feature(enable = "sse2")]
+    #[inline(always)]
     fn in_range(v: __m128i, lo: u8, hi: u8) -> __m128i {
-        let above = _mm_cmpgt_epi8(v, _mm_set1_epi8(lo as i8 - 1));
-        let below = _mm_cmplt_epi8(v, _mm_set1_epi8(hi as i8 + 1));
-        _mm_and_si128(above, below)
+        // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
+        unsafe {
+            let above = _mm_cmpgt_epi8(v, _mm_set1_epi8(lo as i8 - 1));
+            let below = _mm_cmplt_epi8(v, _mm_set1_epi8(hi as i8 + 1));
+            _mm_and_si128(above, below)
+        }
     }
 
-    #[inline]
-    #[target_feature(enable = "sse2")]
+    /// The high bit of each byte of `mask`, byte `k`'s as bit `k`.
+    #[inline(always)]
     fn bits(mask: __m128i) -> u64 {
-        u64::from(_mm_movemask_epi8(mask) as u16)
+        // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
+        u64::from(unsafe { _mm_movemask_epi8(mask) } as u16)
     }
 
-    #[inline]
-    #[target_feature(enable = "sse2")]
+    #[inline(always)]
     pub(super) fn classify(block: &[u8; 64]) -> Block64 {
         let mut out = Block64::default();
         for (k, chunk) in block.chunks_exact(16).enumerate() {
             // Two little-endian words, which the compiler folds into one unaligned load.
             let word = |at: usize| super::load(chunk, at) as i64;
-            let v = _mm_set_epi64x(word(8), word(0));
-            let letter = in_range(_mm_or_si128(v, _mm_set1_epi8(0x20)), b'a', b'z');
-            let alnum = _mm_or_si128(in_range(v, b'0', b'9'), letter);
-            let space = _mm_or_si128(in_range(v, 0x09, 0x0d), in_range(v, 0x1c, 0x20));
+            // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
+            let (v, letter, digit, space, underscore) = unsafe {
+                let v = _mm_set_epi64x(word(8), word(0));
+                let letter = in_range(_mm_or_si128(v, _mm_set1_epi8(0x20)), b'a', b'z');
+                let digit = in_range(v, b'0', b'9');
+                let space = _mm_or_si128(in_range(v, 0x09, 0x0d), in_range(v, 0x1c, 0x20));
+                let underscore = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'_' as i8));
+                (v, letter, digit, space, underscore)
+            };
+            // SAFETY: as above.
+            let alnum = unsafe { _mm_or_si128(digit, letter) };
             let shift = 16 * k as u32;
             out.high |= bits(v) << shift;
             out.alnum |= bits(alnum) << shift;
-            out.underscore |= bits(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'_' as i8))) << shift;
+            out.underscore |= bits(underscore) << shift;
             out.space |= bits(space) << shift;
             out.printable |= bits(in_range(v, b'!', b'~')) << shift;
         }

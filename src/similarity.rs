@@ -177,7 +177,9 @@ impl ResponseWords {
             |s, e, high| {
                 if high {
                     let run = text.get(s..e).unwrap_or("");
-                    Self::mixed_run(t, run, vocab, word, found, (&mut n_words, &mut n_content));
+                    let (words, content) = Self::mixed_run(t, run, vocab, word, found);
+                    n_words += words;
+                    n_content += content;
                     return;
                 }
                 let word = bytes.get(s..e).unwrap_or(&[]);
@@ -201,7 +203,8 @@ impl ResponseWords {
     }
 
     /// The words of `run`, a run of ASCII `\w` bytes and non-ASCII characters (no capital
-    /// sigma), through Python's `lower()` a character at a time (out of line).
+    /// sigma), through Python's `lower()` a character at a time (out of line): its numbers of
+    /// words and of words that are not stopwords.
     #[inline(never)]
     fn mixed_run(
         t: &Tables,
@@ -209,13 +212,13 @@ impl ResponseWords {
         vocab: &Vocab,
         word: &mut String,
         found: &mut Vec<(u32, bool)>,
-        (n_words, n_content): (&mut usize, &mut usize),
-    ) {
+    ) -> (usize, usize) {
         word.clear();
+        let (mut n_words, mut n_content) = (0, 0);
         let mut end_word = |word: &mut String| {
             let stop = is_stopword(word);
-            *n_words += 1;
-            *n_content += usize::from(!stop);
+            n_words += 1;
+            n_content += usize::from(!stop);
             let id = vocab.get(word);
             if id != ABSENT {
                 found.push((id, stop));
@@ -234,6 +237,7 @@ impl ResponseWords {
         if !word.is_empty() {
             end_word(word);
         }
+        (n_words, n_content)
     }
 
     /// [`ResponseWords::scan`] of a text holding a capital sigma: the whole text through

@@ -321,12 +321,21 @@ impl Vocab {
             let id = self.slots.get(i).copied().unwrap_or(ABSENT);
             if id == ABSENT
                 || (self.hashes.get(id as usize) == Some(&hash)
-                    && is_lowered_word(self.token(id).as_bytes(), word))
+                    && is_lowered_word(self.token_bytes(id), word))
             {
                 return id;
             }
             i = (i + 1) & mask;
         }
+    }
+
+    /// The bytes of the token of `id`.
+    #[inline(always)]
+    fn token_bytes(&self, id: u32) -> &[u8] {
+        self.spans
+            .get(id as usize)
+            .and_then(|&(s, e)| self.arena.as_bytes().get(s..e))
+            .unwrap_or(&[])
     }
 
     /// [`Vocab::get`] with the token's [`token_hash`] already computed.
