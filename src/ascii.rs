@@ -159,6 +159,191 @@ pub const fn gather_high_bits(mask: u64) -> u64 {
     ((mask & HIGH) >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
 }
 
+/// The classes of 64 bytes of a text, one bit per byte (byte `k`'s is bit `k`), as
+/// [`classify`] finds them. Any bytes may be classified: one of 0x80 or more is in `high` and in
+/// no other class.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Block64 {
+    /// Bytes of 0x80 or more (the bytes of a non-ASCII character).
+    pub high: u64,
+    /// ASCII letters and digits, `[0-9A-Za-z]`.
+    pub alnum: u64,
+    /// `_`: with `alnum`, Python's `\w` on ASCII.
+    pub underscore: u64,
+    /// ASCII whitespace, as [`space_bytes`].
+    pub space: u64,
+    /// Printable ASCII other than the space: `!`..=`~`.
+    pub printable: u64,
+}
+
+/// The classes of the 64 bytes of `block`.
+///
+/// On x86_64, sixteen bytes at a time with SSE2 (part of its baseline): a range is one byte
+/// comparison or two, and `movemask` gathers the sixteen answers into bits. Elsewhere eight
+/// bytes at a time with [`in_range`] and [`gather_high_bits`]. Inlined, a caller pays only for
+/// the classes it reads.
+#[inline(always)]
+pub fn classify(block: &[u8; 64]) -> Block64 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        sse2::classify(block)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        classify_words(block)
+    }
+}
+
+/// [`classify`] of the bytes of `rest` (fewer than 64 are read), zero-padded: a zero byte is in
+/// no class but `space`'s complement, so the padding ends every run of `alnum`, `underscore`,
+/// `printable` and `high` bytes (and is not a space).
+#[inline]
+pub fn classify_padded(rest: &[u8]) -> Block64 {
+    let mut block = [0u8; 64];
+    for (to, &from) in block.iter_mut().zip(rest) {
+        *to = from;
+    }
+    classify(&block)
+}
+
+/// [`classify`] eight bytes at a time, without SIMD: the portable version, and the tests' check
+/// of the SSE2 one.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+#[inline(always)]
+fn classify_words(block: &[u8; 64]) -> Block64 {
+    let mut out = Block64::default();
+    for (k, chunk) in block.chunks_exact(8).enumerate() {
+        let x = load(chunk, 0);
+        let high = x & HIGH;
+        // Below 0x80, a byte's class is read from its low seven bits.
+        let low = x ^ high;
+        let keep = !high;
+        let alnum = (in_range(low, b'0', b'9') | in_range(low | (ONES * 0x20), b'a', b'z')) & keep;
+        let bits = |mask: u64| gather_high_bits(mask) << (8 * k);
+        out.high |= bits(high);
+        out.alnum |= bits(alnum);
+        out.underscore |= bits(in_range(low, b'_', b'_') & keep);
+        out.space |= bits(space_bytes(low) & keep);
+        out.printable |= bits(in_range(low, b'!', b'~') & keep);
+    }
+    out
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod sse2 {
+    //! The SSE2 intrinsics are `unsafe` to call from a function without
+    //! `#[target_feature(enable = "sse2")]`, which could not be inlined into its callers; here
+    //! they are called in `unsafe` blocks instead, sound because this module is only compiled
+    //! where SSE2 is enabled for the whole build (every x86_64 target).
+    use super::Block64;
+    use std::arch::x86_64::*;
+
+    /// The bytes of `v` in `lo..=hi` (`lo` at most `hi`, both below 0x80): a byte of 0x80 or
+    /// more is negative as a signed byte, below `lo`.
+    #[inline(always)]
+    fn in_range(v: __m128i, lo: u8, hi: u8) -> __m128i {
+        // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
+        unsafe {
+            let above = _mm_cmpgt_epi8(v, _mm_set1_epi8(lo as i8 - 1));
+            let below = _mm_cmplt_epi8(v, _mm_set1_epi8(hi as i8 + 1));
+            _mm_and_si128(above, below)
+        }
+    }
+
+    /// The high bit of each byte of `mask`, byte `k`'s as bit `k`.
+    #[inline(always)]
+    fn bits(mask: __m128i) -> u64 {
+        // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
+        u64::from(unsafe { _mm_movemask_epi8(mask) } as u16)
+    }
+
+    #[inline(always)]
+    pub(super) fn classify(block: &[u8; 64]) -> Block64 {
+        let mut out = Block64::default();
+        for (k, chunk) in block.chunks_exact(16).enumerate() {
+            // Two little-endian words, which the compiler folds into one unaligned load.
+            let word = |at: usize| super::load(chunk, at) as i64;
+            // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
+            let (v, letter, digit, space, underscore) = unsafe {
+                let v = _mm_set_epi64x(word(8), word(0));
+                let letter = in_range(_mm_or_si128(v, _mm_set1_epi8(0x20)), b'a', b'z');
+                let digit = in_range(v, b'0', b'9');
+                let space = _mm_or_si128(in_range(v, 0x09, 0x0d), in_range(v, 0x1c, 0x20));
+                let underscore = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'_' as i8));
+                (v, letter, digit, space, underscore)
+            };
+            // SAFETY: as above.
+            let alnum = unsafe { _mm_or_si128(digit, letter) };
+            let shift = 16 * k as u32;
+            out.high |= bits(v) << shift;
+            out.alnum |= bits(alnum) << shift;
+            out.underscore |= bits(underscore) << shift;
+            out.space |= bits(space) << shift;
+            out.printable |= bits(in_range(v, b'!', b'~')) << shift;
+        }
+        out
+    }
+}
+
+/// Call `f(start, end, high)` for each maximal run of bytes of `bytes` (any bytes) that are
+/// ASCII `\w` bytes (`[0-9A-Za-z_]`) or bytes of 0x80 or more, in order; `high` tells whether the
+/// run holds any of the latter. A run that is not `high` is an ASCII `\w+` word; a `high` one
+/// holds the words of its characters (non-ASCII characters may or may not be `\w`), and its
+/// ends are character boundaries.
+///
+/// The text is classified 64 bytes at a time ([`classify`]); the runs' starts and ends are the
+/// set bits of one mask per block, taken two at a time.
+#[inline(always)]
+pub fn for_each_word_run(bytes: &[u8], mut f: impl FnMut(usize, usize, bool)) {
+    let n = bytes.len();
+    let mut base = 0;
+    // Inside a run at the end of the last block: where it started, and whether it held a high
+    // byte so far.
+    let mut open: Option<(usize, bool)> = None;
+    while base < n {
+        let rest = bytes.get(base..).unwrap_or(&[]);
+        let block = match rest.first_chunk::<64>() {
+            Some(block) => classify(block),
+            None => classify_padded(rest),
+        };
+        let inside = block.alnum | block.underscore | block.high;
+        let mut edges = inside ^ ((inside << 1) | u64::from(open.is_some()));
+        if let Some((start, high)) = open {
+            if edges == 0 {
+                // The whole block is inside the run.
+                open = Some((start, high || block.high != 0));
+                base += 64;
+                continue;
+            }
+            let end = edges.trailing_zeros();
+            edges &= edges - 1;
+            let before = !(u64::MAX << end);
+            f(start, base + end as usize, high || block.high & before != 0);
+            open = None;
+        }
+        while edges != 0 {
+            let start = edges.trailing_zeros();
+            edges &= edges - 1;
+            if edges == 0 {
+                open = Some((base + start as usize, block.high >> start != 0));
+                break;
+            }
+            let end = edges.trailing_zeros();
+            edges &= edges - 1;
+            let run = (u64::MAX << start) & !(u64::MAX << end);
+            f(
+                base + start as usize,
+                base + end as usize,
+                block.high & run != 0,
+            );
+        }
+        base += 64;
+    }
+    if let Some((start, high)) = open {
+        f(start, n, high);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,5 +470,79 @@ mod tests {
             );
         }
         assert_eq!(gather_high_bits(HIGH), 0xff);
+    }
+
+    fn naive_classes(bytes: &[u8; 64]) -> Block64 {
+        let mut out = Block64::default();
+        for (k, &b) in bytes.iter().enumerate() {
+            let bit = 1u64 << k;
+            let set = |field: &mut u64, on: bool| *field |= if on { bit } else { 0 };
+            set(&mut out.high, b >= 0x80);
+            set(&mut out.alnum, b.is_ascii_alphanumeric());
+            set(&mut out.underscore, b == b'_');
+            set(&mut out.space, matches!(b, 0x09..=0x0d | 0x1c..=0x20));
+            set(&mut out.printable, (b'!'..=b'~').contains(&b));
+        }
+        out
+    }
+
+    #[test]
+    fn block_classes_are_their_definitions() {
+        let mut seed = 41u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        // Every byte at every position, then random blocks.
+        for b in 0..=255u8 {
+            for k in 0..64 {
+                let mut block = [b'a'; 64];
+                block[k] = b;
+                assert_eq!(classify(&block), naive_classes(&block), "{b:#x} at {k}");
+                assert_eq!(classify_words(&block), naive_classes(&block));
+            }
+        }
+        for _ in 0..5_000 {
+            let block: [u8; 64] = std::array::from_fn(|_| (next() % 256) as u8);
+            assert_eq!(classify(&block), naive_classes(&block));
+            assert_eq!(classify_words(&block), naive_classes(&block));
+        }
+    }
+
+    #[test]
+    fn word_runs_are_the_naive_runs() {
+        let mut seed = 43u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let member = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
+        for round in 0..20_000 {
+            // Long texts now and then, so runs cross blocks and fill them.
+            let len = if round % 10 == 0 {
+                next() % 300
+            } else {
+                next() % 70
+            };
+            let dense = next() % 4 == 0;
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| match next() % if dense { 20 } else { 4 } {
+                    0 => b" .,\t-"[next() % 5],
+                    1 => 0xc3,
+                    _ => b"aZ_9"[next() % 4],
+                })
+                .collect();
+            let mut got = Vec::new();
+            for_each_word_run(&bytes, |s, e, high| got.push((s, e, high)));
+            let want: Vec<(usize, usize, bool)> = naive(&bytes, member)
+                .into_iter()
+                .map(|(s, e)| (s, e, bytes[s..e].iter().any(|&b| b >= 0x80)))
+                .collect();
+            assert_eq!(got, want, "{bytes:?}");
+        }
     }
 }

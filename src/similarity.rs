@@ -149,34 +149,101 @@ struct ResponseWords {
 
 impl ResponseWords {
     /// Read the words of `text` (`re.findall(r"\w+", text.lower())`) once, looking each up in
-    /// `vocab`: an ASCII text as bytes (its words found eight bytes at a time, each lower-cased
-    /// and hashed in place, and only when the vocabulary holds a word of its length), another
-    /// through Python's `lower()`. Without `count`, [`ResponseWords::n_kept`] is only right
-    /// about being zero or not (token recall needs no more), and stopwords are looked up only
-    /// until a word that is not one is found, and among the words the vocabulary holds.
+    /// `vocab`. Its runs of ASCII `\w` bytes and non-ASCII bytes are found 64 bytes at a time
+    /// ([`ascii::for_each_word_run`]); a run of ASCII bytes is a word, lower-cased and hashed in
+    /// place, and only when the vocabulary may hold a word of its length and end bytes; a run
+    /// with a non-ASCII character goes through Python's `lower()` a character at a time
+    /// ([`ResponseWords::mixed_run`]). The other ASCII bytes lower-case to themselves and are
+    /// not `\w`, so they end words in the lowered text too; only a capital sigma lower-cases by
+    /// its context, and a text holding one is read whole through `str.lower()`.
+    ///
+    /// Without `count`, [`ResponseWords::n_kept`] is only right about being zero or not (token
+    /// recall needs no more), and stopwords are looked up only until a word that is not one is
+    /// found, and among the words the vocabulary holds.
     fn scan(&mut self, t: &Tables, text: &str, vocab: &Vocab, count: bool) {
         self.n_words = 0;
         self.n_content = 0;
         self.found.clear();
-        if text.is_ascii() {
-            let bytes = text.as_bytes();
-            let (mut n_words, mut n_content, found) = (0, 0, &mut self.found);
-            ascii::for_each_run(bytes, ascii::word_bytes, |s, e| {
-                let word = bytes.get(s..e).unwrap_or(&[]);
-                n_words += 1;
-                let id = vocab.get_lowered_word(word);
-                if id != ABSENT {
-                    let stop = is_ascii_stopword(word);
-                    n_content += usize::from(!stop);
-                    found.push((id, stop));
-                } else if count || n_content == 0 {
-                    n_content += usize::from(!is_ascii_stopword(word));
-                }
-            });
-            self.n_words = n_words;
-            self.n_content = n_content;
+        let bytes = text.as_bytes();
+        if !text.is_ascii() && memchr::memmem::find(bytes, "\u{03A3}".as_bytes()).is_some() {
+            self.scan_lowered(t, text, vocab);
             return;
         }
+        let (mut n_words, mut n_content) = (0, 0);
+        let (found, word) = (&mut self.found, &mut self.word);
+        ascii::for_each_word_run(
+            bytes,
+            #[inline(always)]
+            |s, e, high| {
+                if high {
+                    let run = text.get(s..e).unwrap_or("");
+                    let (words, content) = Self::mixed_run(t, run, vocab, word, found);
+                    n_words += words;
+                    n_content += content;
+                    return;
+                }
+                let word = bytes.get(s..e).unwrap_or(&[]);
+                n_words += 1;
+                if vocab.may_hold_lowered_word(word) {
+                    let id = vocab.find_lowered_word(word);
+                    if id != ABSENT {
+                        let stop = is_ascii_stopword(word);
+                        n_content += usize::from(!stop);
+                        found.push((id, stop));
+                        return;
+                    }
+                }
+                if count || n_content == 0 {
+                    n_content += usize::from(!is_ascii_stopword(word));
+                }
+            },
+        );
+        self.n_words = n_words;
+        self.n_content = n_content;
+    }
+
+    /// The words of `run`, a run of ASCII `\w` bytes and non-ASCII characters (no capital
+    /// sigma), through Python's `lower()` a character at a time (out of line): its numbers of
+    /// words and of words that are not stopwords.
+    #[inline(never)]
+    fn mixed_run(
+        t: &Tables,
+        run: &str,
+        vocab: &Vocab,
+        word: &mut String,
+        found: &mut Vec<(u32, bool)>,
+    ) -> (usize, usize) {
+        word.clear();
+        let (mut n_words, mut n_content) = (0, 0);
+        let mut end_word = |word: &mut String| {
+            let stop = is_stopword(word);
+            n_words += 1;
+            n_content += usize::from(!stop);
+            let id = vocab.get(word);
+            if id != ABSENT {
+                found.push((id, stop));
+            }
+            word.clear();
+        };
+        for c in run.chars() {
+            t.lower_char_each(c, |l| {
+                if t.is_word(l) {
+                    word.push(l);
+                } else if !word.is_empty() {
+                    end_word(word);
+                }
+            });
+        }
+        if !word.is_empty() {
+            end_word(word);
+        }
+        (n_words, n_content)
+    }
+
+    /// [`ResponseWords::scan`] of a text holding a capital sigma: the whole text through
+    /// `str.lower()`, a character at a time.
+    #[inline(never)]
+    fn scan_lowered(&mut self, t: &Tables, text: &str, vocab: &Vocab) {
         let mut in_word = false;
         self.word.clear();
         let (word, found) = (&mut self.word, &mut self.found);
@@ -541,8 +608,40 @@ mod tests {
         // looked up one by one, on random texts of ASCII and non-ASCII pieces.
         let t = test_tables::install();
         const PIECES: &[&str] = &[
-            " ", ",", "_", "-", "the", "The", "THESE", "paris", "Paris", "x1", "X_1", "a", "I",
-            "é", "É", "Σ", "İ", "²", "\u{301}", "ab", "AB", "being", "beings", "0", "\u{3000}",
+            " ",
+            ",",
+            "_",
+            "-",
+            "the",
+            "The",
+            "THESE",
+            "paris",
+            "Paris",
+            "x1",
+            "X_1",
+            "a",
+            "I",
+            "é",
+            "É",
+            "Σ",
+            "İ",
+            "²",
+            "\u{301}",
+            "ab",
+            "AB",
+            "being",
+            "beings",
+            "0",
+            "\u{3000}",
+            "\u{212a}",
+            "—",
+            "ß",
+            "Straße",
+            "THE_",
+            "abcdefghij",
+            "ABCDEFGHIJKLMNOPQ",
+            ".",
+            "\t",
         ];
         let mut seed = 17u64;
         let mut next = || {
@@ -567,7 +666,9 @@ mod tests {
                 }
             }
             text.clear();
-            for _ in 0..next() % 12 {
+            // Long texts now and then, whose runs cross the scan's 64-byte blocks.
+            let pieces = if round % 7 == 0 { 80 } else { 12 };
+            for _ in 0..next() % pieces {
                 text.push_str(PIECES[next() % PIECES.len()]);
             }
             words.fill(t, &text);

@@ -344,89 +344,32 @@ struct Block {
 }
 
 impl Block {
-    /// The classes of the 64 bytes of `bytes` from `at`, eight at a time.
+    /// The classes of the 64 bytes of `bytes` from `at` ([`ascii::classify`]: sixteen bytes at a
+    /// time on x86_64).
     #[inline(always)]
     fn read(bytes: &[u8], at: usize) -> Block {
         let rest = bytes.get(at..).unwrap_or(&[]);
         let Some(block) = rest.first_chunk::<64>() else {
             return Self::read_end(rest);
         };
-        let mut words = [0u64; 8];
-        for (word, chunk) in words.iter_mut().zip(block.chunks_exact(8)) {
-            let mut eight = [0u8; 8];
-            eight.copy_from_slice(chunk);
-            *word = u64::from_le_bytes(eight);
-        }
-        let (space, alnum, printable) = if words.iter().fold(0, |a, w| a | w) & HIGH == 0 {
-            Self::ascii_classes(&words)
-        } else {
-            Self::classes(&words)
-        };
+        let classes = ascii::classify(block);
         Block {
-            space,
-            alnum,
-            printable,
+            space: classes.space,
+            alnum: classes.alnum,
+            printable: classes.printable,
         }
     }
 
-    /// [`Block::read`] of the last bytes of a text, fewer than 64: only the words of eight that
-    /// hold some are read (a short text costs what it holds), and the bytes past the end are
+    /// [`Block::read`] of the last bytes of a text, fewer than 64: the bytes past the end are
     /// spaces.
     #[inline(never)]
     fn read_end(rest: &[u8]) -> Block {
-        let mut words = [0u64; 8];
-        let mut n = 0;
-        for (word, chunk) in words.iter_mut().zip(rest.chunks(8)) {
-            let mut eight = [b' '; 8];
-            for (to, &from) in eight.iter_mut().zip(chunk) {
-                *to = from;
-            }
-            *word = u64::from_le_bytes(eight);
-            n += 1;
-        }
-        let (space, alnum, printable) = Self::classes(words.get(..n).unwrap_or(&[]));
+        let classes = ascii::classify_padded(rest);
         Block {
-            space: space | (!0u64).checked_shl(8 * n as u32).unwrap_or(0),
-            alnum,
-            printable,
+            space: classes.space | (!0u64).checked_shl(rest.len() as u32).unwrap_or(0),
+            alnum: classes.alnum,
+            printable: classes.printable,
         }
-    }
-
-    /// The classes (space, letters and digits, printable) of ASCII bytes: the printable bytes
-    /// are all the others, unless the block holds a control character.
-    #[inline(always)]
-    fn ascii_classes(words: &[u64; 8]) -> (u64, u64, u64) {
-        let (mut space, mut alnum, mut control) = (0, 0, 0);
-        for (k, &x) in words.iter().enumerate() {
-            let s = ascii::space_bytes(x);
-            let a = in_range(x, b'0', b'9') | in_range(x | (ONES * 0x20), b'a', b'z');
-            control |= !(in_range(x, b'!', b'~') | s);
-            space |= ascii::gather_high_bits(s) << (8 * k);
-            alnum |= ascii::gather_high_bits(a) << (8 * k);
-        }
-        if control & HIGH == 0 {
-            (space, alnum, !space)
-        } else {
-            Self::classes(words)
-        }
-    }
-
-    /// The classes (space, letters and digits, printable) of any bytes: one of 0x80 or more is
-    /// in none, the others are read from their low seven bits.
-    #[inline(never)]
-    fn classes(words: &[u64]) -> (u64, u64, u64) {
-        let (mut space, mut alnum, mut printable) = (0, 0, 0);
-        for (k, &x) in words.iter().enumerate() {
-            let high = x & HIGH;
-            let low = x ^ high;
-            let s = ascii::space_bytes(low) & !high;
-            let a = (in_range(low, b'0', b'9') | in_range(low | (ONES * 0x20), b'a', b'z')) & !high;
-            let p = in_range(low, b'!', b'~') & !high;
-            space |= ascii::gather_high_bits(s) << (8 * k);
-            alnum |= ascii::gather_high_bits(a) << (8 * k);
-            printable |= ascii::gather_high_bits(p) << (8 * k);
-        }
-        (space, alnum, printable)
     }
 
     /// What the run of bits `run` (no space among them), the bytes `start..end` of the text,

@@ -278,23 +278,41 @@ impl Vocab {
     /// vocabulary holds a word of its length.
     #[inline]
     pub fn get_lowered_word(&self, word: &[u8]) -> u32 {
-        if self.lengths & (1 << word.len().min(63)) == 0 {
+        if !self.may_hold_lowered_word(word) {
             return ABSENT;
         }
+        self.find_lowered_word(word)
+    }
+
+    /// Whether the vocabulary may hold the lower-case form of `word` (a run of ASCII `\w`
+    /// bytes): a word of its length, and of its length and end bytes ([`Vocab::edges`]). Most
+    /// words of a response are turned away here, with no hashing; [`Vocab::find_lowered_word`]
+    /// settles the others.
+    #[inline(always)]
+    pub fn may_hold_lowered_word(&self, word: &[u8]) -> bool {
+        if self.lengths & (1 << word.len().min(63)) == 0 {
+            return false;
+        }
         let (Some(&first), Some(&last)) = (word.first(), word.last()) else {
-            return self.get("");
+            // The empty word: the filter of end bytes does not know it.
+            return true;
         };
         let key = edge_key(
             word.len(),
             first.to_ascii_lowercase(),
             last.to_ascii_lowercase(),
         );
-        if self
-            .edges
+        self.edges
             .get(key >> 6)
-            .is_none_or(|w| w & (1 << (key & 63)) == 0)
-        {
-            return ABSENT;
+            .is_some_and(|w| w & (1 << (key & 63)) != 0)
+    }
+
+    /// [`Vocab::get_lowered_word`] without its first filter (out of line: most words are
+    /// turned away by [`Vocab::may_hold_lowered_word`]).
+    #[inline(never)]
+    pub fn find_lowered_word(&self, word: &[u8]) -> u32 {
+        if word.is_empty() {
+            return self.get("");
         }
         let hash = lowered_word_hash(word);
         let mask = self.slots.len().wrapping_sub(1);
@@ -303,12 +321,21 @@ impl Vocab {
             let id = self.slots.get(i).copied().unwrap_or(ABSENT);
             if id == ABSENT
                 || (self.hashes.get(id as usize) == Some(&hash)
-                    && is_lowered_word(self.token(id).as_bytes(), word))
+                    && is_lowered_word(self.token_bytes(id), word))
             {
                 return id;
             }
             i = (i + 1) & mask;
         }
+    }
+
+    /// The bytes of the token of `id`.
+    #[inline(always)]
+    fn token_bytes(&self, id: u32) -> &[u8] {
+        self.spans
+            .get(id as usize)
+            .and_then(|&(s, e)| self.arena.as_bytes().get(s..e))
+            .unwrap_or(&[])
     }
 
     /// [`Vocab::get`] with the token's [`token_hash`] already computed.
