@@ -254,6 +254,7 @@ def _fold_table_bytes() -> bytes:
 
 
 def _fold_table_from_bytes(payload: bytes) -> tuple[list[int], list[str]]:
+    """Return what :func:`_fold_table_bytes` packed (the extension reads the bytes itself)."""
     n = struct.unpack_from("<I", payload)[0]
     numbers = struct.unpack_from(f"<{2 * n}I", payload, 4)
     code_points, ends = list(numbers[:n]), numbers[n:]
@@ -270,7 +271,7 @@ def load_fold_table() -> None:
     :mod:`polarscore.kernels._cache`), else built by :func:`fold_table` and cached.
     """
     payload = cached_table("match-fold", _fold_table_bytes, builders=[fold_table])
-    _internal.set_match_fold_table(*_fold_table_from_bytes(payload))
+    _internal.set_match_fold_table(payload)  # unpacked natively: 19,000 str cost 10 ms
 
 
 def match_normalize(expr: pl.Expr, *, fold_accents: bool, number_words: bool) -> pl.Expr:

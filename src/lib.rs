@@ -57,9 +57,46 @@ fn unicode_tables_version() -> Option<String> {
 
 #[cfg(feature = "plugin")]
 /// Install answer_match's accent-folding table: NFKD without marks, per code point it changes.
+///
+/// `payload` is the table as polarscore caches it (`polarscore/normalize.py`): the count `n`,
+/// `n` code points and `n` end offsets (each a little-endian `u32`), then the foldings' UTF-8
+/// text. Read here rather than as Python lists: building 19,000 `str` objects took each process
+/// about 10 ms (12.9 -> 2.4 ms to load the table).
 #[pyfunction]
-fn set_match_fold_table(code_points: Vec<u32>, folded: Vec<String>) -> PyResult<()> {
+fn set_match_fold_table(payload: &[u8]) -> PyResult<()> {
+    let (code_points, folded) = unpack_fold_table(payload).map_err(PyValueError::new_err)?;
     answer_match::set_fold_table(&code_points, &folded).map_err(PyValueError::new_err)
+}
+
+/// The code points and foldings of a packed fold table (see `set_match_fold_table`).
+#[cfg(feature = "plugin")]
+fn unpack_fold_table(payload: &[u8]) -> Result<(Vec<u32>, Vec<String>), String> {
+    let word = |i: usize| -> Option<u32> {
+        let bytes = payload.get(i * 4..i * 4 + 4)?;
+        Some(u32::from_le_bytes(bytes.try_into().ok()?))
+    };
+    let malformed = || "the accent-folding table is malformed".to_owned();
+    let n = word(0).ok_or_else(malformed)? as usize;
+    let text_start = n
+        .checked_mul(8)
+        .and_then(|b| b.checked_add(4))
+        .filter(|&start| start <= payload.len())
+        .ok_or_else(malformed)?;
+    let text = std::str::from_utf8(&payload[text_start..]).map_err(|_| malformed())?;
+    let mut code_points = Vec::with_capacity(n);
+    let mut folded = Vec::with_capacity(n);
+    let mut start = 0;
+    for i in 0..n {
+        code_points.push(word(1 + i).ok_or_else(malformed)?);
+        let end = word(1 + n + i).ok_or_else(malformed)? as usize;
+        let piece = text.get(start..end).ok_or_else(malformed)?;
+        folded.push(piece.to_owned());
+        start = end;
+    }
+    if start != text.len() {
+        return Err(malformed());
+    }
+    Ok((code_points, folded))
 }
 
 #[cfg(feature = "plugin")]

@@ -146,3 +146,22 @@ def test_cached_fold_table_equals_the_interpreters(cache: Path) -> None:
     read = cached_table("match-fold", _fold_table_bytes, builders=[fold_table])
     assert built == read
     assert _fold_table_from_bytes(read) == fold_table()
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b"",  # no count
+        b"\x05\x00\x00\x00",  # a count with nothing behind it
+        b"\x01\x00\x00\x00\xe9\x00\x00\x00\x02\x00\x00\x00e",  # an end past the text
+        b"\x01\x00\x00\x00\xe9\x00\x00\x00\x01\x00\x00\x00ee",  # text left over
+        b"\x01\x00\x00\x00\xe9\x00\x00\x00\x01\x00\x00\x00\xff",  # not UTF-8
+    ],
+)
+def test_a_malformed_fold_table_is_refused_natively(payload: bytes) -> None:
+    """The extension unpacks the cached fold table itself: a damaged one is an error, not a
+    table read past its end."""
+    from polarscore import _internal
+
+    with pytest.raises(ValueError, match="accent-folding table is malformed"):
+        _internal.set_match_fold_table(payload)
