@@ -416,14 +416,14 @@ impl Spans<'_> {
             }
         }
         if opts.approximate_numbers {
-            let resp_words = words(resp);
+            // The response's words are split only for an alias that is a number.
             let mut numbers = None;
             for span in self.spans.iter().filter(has_digit) {
                 let alias_words = words(self.alias(span));
                 let Some(number) = rules::alias_number(&alias_words) else {
                     continue;
                 };
-                let found = numbers.get_or_insert_with(|| rules::find_numbers(&resp_words));
+                let found = numbers.get_or_insert_with(|| rules::find_numbers(&words(resp)));
                 if rules::number_matches(&number, found) {
                     return Some(decided(Rule::ApproxNumber, span));
                 }

@@ -391,10 +391,7 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
             if b.get(i).is_none_or(|&x| byte(x) != K::Letter) {
                 return (i, Prev::Other);
             }
-            if !UNGLUE {
-                // (With `UNGLUE`, a space may go inside a run.)
-                i = self.short_words(i);
-            }
+            i = self.short_words(i);
             if b.get(i).is_none_or(|&x| byte(x) != K::Letter) {
                 return (i, Prev::Other);
             }
@@ -402,9 +399,10 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
     }
 
     /// From `i`, where a word starts with an ASCII letter, read every word of fewer than eight
-    /// ASCII letters followed by a plain separator (as [`Scan::letter_runs`]), and the
-    /// separators after it: one load of eight bytes gives the word, lower-cased, its length and
-    /// its first and last letters. Return where it stopped: at a word it does not take (at a
+    /// ASCII letters followed by a plain separator (as [`Scan::letter_runs`]), a comma, or a
+    /// dot and a separator, and the separators after it: one load of eight bytes gives the word, lower-cased, its length and
+    /// its first and last letters (with `UNGLUE`, a word that needs no space inside). Return
+    /// where it stopped: at a word it does not take (at a
     /// letter), or after the separators that follow the last word taken.
     #[inline(always)]
     fn short_words(&mut self, mut i: usize) -> usize {
@@ -419,8 +417,29 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
             let past_z = y.wrapping_add((0x80 - u64::from(b'z') - 1) * ONES);
             let letters = from_a & !past_z & !x & HIGH;
             let n = (!letters & HIGH).trailing_zeros() as usize / 8;
-            if n == 8 || b.get(i + n).is_none_or(|&x| byte(x) != K::Other) {
-                break;
+            // What ends the word: a plain separator or a comma (after a letter, a comma is
+            // one), or a dot (a mark after a letter, which goes) and then one of those or a
+            // second dot. `after` is where the separators start or go on.
+            let after = match b.get(i + n) {
+                _ if n == 8 => break,
+                Some(&c) if byte(c) == K::Other || c == b',' => i + n + 1,
+                Some(&b'.')
+                    if b.get(i + n + 1)
+                        .is_some_and(|&c| matches!(byte(c), K::Other | K::Comma | K::Dot)) =>
+                {
+                    i + n + 2
+                }
+                _ => break,
+            };
+            // With `UNGLUE`, a word with an upper-case letter after a lower-case one (bit 5,
+            // moved to bit 7, tells them apart) is left to `letter_runs`, which puts the space;
+            // its first letter follows a separator, so none goes before it.
+            if UNGLUE {
+                let lower = letters & (x << 2);
+                let upper = letters & !(x << 2);
+                if (lower << 8) & upper & ((1u64 << (8 * n)) - 1) != 0 {
+                    break;
+                }
             }
             let Some(dst) = self.out.get_mut(o..).and_then(|r| r.first_chunk_mut::<8>()) else {
                 break;
@@ -445,8 +464,13 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
                 self.o = o;
                 self.word = o;
             }
-            i += n + 1;
-            while b.get(i).is_some_and(|&x| byte(x) == K::Other) {
+            // After a separator, a comma, a dot or an apostrophe is one too (no rewrite starts
+            // on it when no letter or digit comes before it).
+            i = after;
+            while b
+                .get(i)
+                .is_some_and(|&x| matches!(byte(x), K::Other | K::Comma | K::Dot | K::Apostrophe))
+            {
                 i += 1;
             }
             if b.get(i).is_none_or(|&x| byte(x) != K::Letter) {
@@ -881,6 +905,8 @@ mod tests {
             "², ²1 a² x²'s",
             "ſ's Kelvin K's",
             "a\u{301}b \u{301}'s ﬃ",
+            "Help. The end, of it.. a., b.,c x.'s y. 'z ,a .b c.d e.5 one. the, An. fifth.",
+            "isOk. aB, cD.. eF .'g hI.'s",
         ] {
             check(text);
         }
