@@ -18,7 +18,7 @@ use crate::pyunicode::{py_is_blank, Tables};
 use char_ratio::RatioScratch;
 use normalize::NormScratch;
 use numbers::MatchScratch;
-use token_set::{token_id, StopWords, TokenSet};
+use token_set::{long_hash, short_id, StopWords, TokenSet};
 
 /// A component that may carry a weight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,12 +163,16 @@ fn clip(x: f64) -> f64 {
 /// stopword.
 #[inline(always)]
 fn add_token(text: &[u8], start: usize, end: usize, set: &mut TokenSet, stopwords: &StopWords) {
-    let Some(token) = text.get(start..end) else {
-        return;
-    };
-    let (hash, key) = token_id(text, start, end);
-    if !stopwords.contains(token, hash, key) {
-        set.insert(text, start, end, hash, key);
+    if end.saturating_sub(start) <= 8 {
+        let id = short_id(text, start, end);
+        if !stopwords.contains_short(id) {
+            set.insert_short(id, start, end);
+        }
+    } else if let Some(token) = text.get(start..end) {
+        let hash = long_hash(token);
+        if !stopwords.contains_long(token, hash) {
+            set.insert_long(text, start, end, hash);
+        }
     }
 }
 
