@@ -159,6 +159,19 @@ fn clip(x: f64) -> f64 {
     x.clamp(0.0, 1.0)
 }
 
+/// `x.powf(p)` for `x` in [0, 1], without the call where the answer is known: IEEE 754's
+/// `pow(1, p)` is 1 for every `p`, and `pow(0, p)` is 0 for `p > 0` (a zero whose sign, the
+/// only difference it could make, is lost when the weighted term is added to a sum that
+/// starts at +0).
+#[inline]
+fn power(x: f64, p: f64) -> f64 {
+    if x == 1.0 || (x == 0.0 && p > 0.0) {
+        x
+    } else {
+        x.powf(p)
+    }
+}
+
 /// Add the token `text[start..end]` of a normalised text to its token set, unless it is a
 /// stopword.
 #[inline(always)]
@@ -334,7 +347,7 @@ pub fn score_pair(
             Comp::Normalized => c.normalized,
             Comp::TokenRecall => c.token_recall,
         };
-        acc += (w / total) * clip(value).powf(p);
+        acc += (w / total) * power(clip(value), p);
     }
     let base = clip(acc.powf(1.0 / p));
     let extra = a_n - inter;
