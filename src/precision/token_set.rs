@@ -81,7 +81,7 @@ struct Entry {
 impl Entry {
     #[inline(always)]
     fn is_short(&self) -> bool {
-        self.end - self.start <= 8
+        self.end.saturating_sub(self.start) <= 8
     }
 }
 
