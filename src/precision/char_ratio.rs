@@ -76,6 +76,14 @@ pub struct RatioScratch {
     block_row: Vec<u32>,
     block_masks: Vec<u64>,
     carries: Vec<u64>,
+    // [`indel_counts`]: the masks of the pattern's ASCII characters by byte (one word, or a row
+    // of up to four), and of the others by their slot in `wide_keys` (the slots taken in
+    // `wide_used`).
+    byte_masks: Vec<u64>,
+    byte_rows: Vec<[u64; 4]>,
+    wide_keys: Vec<u32>,
+    wide_masks: Vec<[u64; 4]>,
+    wide_used: Vec<usize>,
 }
 
 /// The length of the longest common subsequence of `a` and `b` (characters, or the bytes of
@@ -413,10 +421,249 @@ fn lcs_blocked<T: Copy + Into<char>>(pattern: &[T], text: &[T], s: &mut RatioScr
     total
 }
 
+/// The common prefix of `a` and `b` in bytes, eight at a time.
+#[inline]
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let mut n = 0;
+    while let (Some(x), Some(y)) = (
+        a.get(n..).and_then(|r| r.first_chunk::<8>()),
+        b.get(n..).and_then(|r| r.first_chunk::<8>()),
+    ) {
+        let diff = u64::from_le_bytes(*x) ^ u64::from_le_bytes(*y);
+        if diff != 0 {
+            return n + diff.trailing_zeros() as usize / 8;
+        }
+        n += 8;
+    }
+    n + a
+        .get(n..)
+        .unwrap_or(&[])
+        .iter()
+        .zip(b.get(n..).unwrap_or(&[]))
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// The common suffix of `a` and `b` in bytes.
+#[inline]
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    a.iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// Slots of the table of the pattern's characters that are not ASCII (at most 256 of them, so
+/// it is never more than half full).
+const WIDE_SLOTS: usize = 512;
+
+/// `(|a| + |b|, LCS(a, b))` in characters, when the pattern (the one with fewer characters
+/// once the common prefix and suffix are cut off) has at most 256 characters and [`lcs`] would
+/// run the bit-parallel recurrence on them at once (under [`MYERS_FIRST`] word steps, so no
+/// budget applies); else `None`, and [`lcs`] takes the texts as characters.
+///
+/// Nothing is copied: the common prefix and suffix are found on the bytes (a common prefix
+/// of bytes that ends on a character boundary is a common prefix of characters, and the
+/// longest such is the longest common prefix of characters; likewise the suffix), the pattern's
+/// masks are set from its characters, and the text is read as bytes when the pattern or the
+/// text is ASCII (a byte of a character that is not ASCII then matches nothing: its mask is
+/// zero, which leaves the state as it is), else decoded a character at a time.
+fn indel_counts(a: &str, b: &str, s: &mut RatioScratch) -> Option<(usize, usize)> {
+    let (ab, bb) = (a.as_bytes(), b.as_bytes());
+    let mut prefix = common_prefix(ab, bb);
+    while prefix > 0 && !(a.is_char_boundary(prefix) && b.is_char_boundary(prefix)) {
+        prefix -= 1;
+    }
+    let (a_rest, b_rest) = (a.get(prefix..)?, b.get(prefix..)?);
+    let mut suffix = common_suffix(a_rest.as_bytes(), b_rest.as_bytes());
+    while suffix > 0
+        && !(a_rest.is_char_boundary(a_rest.len() - suffix)
+            && b_rest.is_char_boundary(b_rest.len() - suffix))
+    {
+        suffix -= 1;
+    }
+    let a_mid = a_rest.get(..a_rest.len() - suffix)?;
+    let b_mid = b_rest.get(..b_rest.len() - suffix)?;
+    let (na, nb) = (char_count(a_mid), char_count(b_mid));
+    let (pattern, text, m, n) = if na <= nb {
+        (a_mid, b_mid, na, nb)
+    } else {
+        (b_mid, a_mid, nb, na)
+    };
+    if m > 256 || (m.div_ceil(64) * n) as u64 > MYERS_FIRST {
+        return None;
+    }
+    let same = char_count(a.get(..prefix)?) + char_count(a_rest.get(a_rest.len() - suffix..)?);
+    let middle = match m.div_ceil(64) {
+        0 => 0,
+        1 => lcs_str::<1>(pattern, text, m, s),
+        2 => lcs_str::<2>(pattern, text, m, s),
+        3 => lcs_str::<3>(pattern, text, m, s),
+        _ => lcs_str::<4>(pattern, text, m, s),
+    };
+    Some((2 * same + na + nb, same + middle))
+}
+
+/// The number of characters of `text`.
+#[inline]
+fn char_count(text: &str) -> usize {
+    if text.is_ascii() {
+        text.len()
+    } else {
+        text.chars().count()
+    }
+}
+
+/// The slot of the character `c` (not ASCII) in the table of [`WIDE_SLOTS`] keys (0: empty).
+#[inline(always)]
+fn wide_slot(keys: &[u32], c: u32) -> usize {
+    let mut i = (c.wrapping_mul(0x9E37_79B1) >> 23) as usize;
+    while keys.get(i).is_some_and(|&k| k != 0 && k != c) {
+        i = (i + 1) % WIDE_SLOTS;
+    }
+    i
+}
+
+/// One step of the recurrence over `W` words.
+#[inline(always)]
+fn step<const W: usize>(state: &mut [u64; W], masks: &[u64; W]) {
+    let mut carry = 0u64;
+    for (v, &mask) in state.iter_mut().zip(masks) {
+        let u = *v & mask;
+        let (sum, c1) = v.overflowing_add(u);
+        let (sum, c2) = sum.overflowing_add(carry);
+        carry = u64::from(c1 | c2);
+        *v = sum | (*v - u);
+    }
+}
+
+/// The LCS of `pattern` (`m` characters, at most `64 W`) and `text` (see [`indel_counts`]).
+fn lcs_str<const W: usize>(pattern: &str, text: &str, m: usize, s: &mut RatioScratch) -> usize {
+    // The tables are zero between calls: only the entries set here are cleared afterwards.
+    // One word: a mask per byte (`byte_masks`); more: a row of four words per byte
+    // (`byte_rows`), of which the first `W` are used.
+    if s.byte_masks.len() != 256 {
+        s.byte_masks.clear();
+        s.byte_masks.resize(256, 0);
+        s.byte_rows.clear();
+        s.byte_rows.resize(256, [0; 4]);
+    }
+    let wide = !pattern.is_ascii();
+    if wide && s.wide_keys.len() != WIDE_SLOTS {
+        s.wide_keys.clear();
+        s.wide_keys.resize(WIDE_SLOTS, 0);
+        s.wide_masks.clear();
+        s.wide_masks.resize(WIDE_SLOTS, [0; 4]);
+    }
+    for (i, c) in pattern.chars().enumerate() {
+        let (w, bit) = (i / 64, 1u64 << (i % 64));
+        let mask = if !c.is_ascii() {
+            let slot = wide_slot(&s.wide_keys, c as u32);
+            if let Some(k) = s.wide_keys.get_mut(slot).filter(|k| **k == 0) {
+                *k = c as u32;
+                s.wide_used.push(slot);
+            }
+            s.wide_masks.get_mut(slot).and_then(|r| r.get_mut(w))
+        } else if W == 1 {
+            s.byte_masks.get_mut(c as usize)
+        } else {
+            s.byte_rows.get_mut(c as usize).and_then(|r| r.get_mut(w))
+        };
+        if let Some(x) = mask {
+            *x |= bit;
+        }
+    }
+    // The mask of a character that is not ASCII (zero: not in the pattern).
+    let wide_mask = |s: &RatioScratch, c: char| -> [u64; 4] {
+        let slot = wide_slot(&s.wide_keys, c as u32);
+        match (s.wide_keys.get(slot), s.wide_masks.get(slot)) {
+            (Some(&k), Some(&row)) if k == c as u32 => row,
+            _ => [0; 4],
+        }
+    };
+    let mut state = [u64::MAX; W];
+    let bytes_only = !wide || text.is_ascii();
+    if let (Some(table), 1) = (s.byte_masks.first_chunk::<256>(), W) {
+        // One word: the loop over bytes unrolled by eight.
+        let mut v = u64::MAX;
+        let one = |v: &mut u64, mask: u64| {
+            let u = *v & mask;
+            *v = v.wrapping_add(u) | (*v - u);
+        };
+        if bytes_only {
+            let mut chunks = text.as_bytes().chunks_exact(8);
+            for chunk in &mut chunks {
+                for &b in chunk {
+                    one(&mut v, table[usize::from(b)]);
+                }
+            }
+            for &b in chunks.remainder() {
+                one(&mut v, table[usize::from(b)]);
+            }
+        } else {
+            for c in text.chars() {
+                let mask = if c.is_ascii() {
+                    table[c as usize]
+                } else {
+                    wide_mask(s, c)[0]
+                };
+                one(&mut v, mask);
+            }
+        }
+        state[0] = v;
+    } else if let Some(rows) = s.byte_rows.first_chunk::<256>() {
+        let row = |r: &[u64; 4]| *r.first_chunk::<W>().unwrap_or(&[0; W]);
+        if bytes_only {
+            for &b in text.as_bytes() {
+                step(&mut state, &row(&rows[usize::from(b)]));
+            }
+        } else {
+            for c in text.chars() {
+                let masks = if c.is_ascii() {
+                    row(&rows[c as usize])
+                } else {
+                    row(&wide_mask(s, c))
+                };
+                step(&mut state, &masks);
+            }
+        }
+    }
+    for c in pattern.chars().filter(char::is_ascii) {
+        if let Some(x) = s.byte_masks.get_mut(c as usize) {
+            *x = 0;
+        }
+        if let Some(r) = s.byte_rows.get_mut(c as usize) {
+            *r = [0; 4];
+        }
+    }
+    for &slot in &s.wide_used {
+        if let Some(k) = s.wide_keys.get_mut(slot) {
+            *k = 0;
+        }
+        if let Some(r) = s.wide_masks.get_mut(slot) {
+            *r = [0; 4];
+        }
+    }
+    s.wide_used.clear();
+    let mut total = 0usize;
+    for (w, &v) in state.iter().enumerate() {
+        let bits = if w + 1 == W && !m.is_multiple_of(64) {
+            !v & ((1u64 << (m % 64)) - 1)
+        } else {
+            !v
+        };
+        total += bits.count_ones() as usize;
+    }
+    total
+}
+
 /// RapidFuzz's `Indel.normalized_similarity(a, b)`, or `None` when computing it would take more
 /// than `budget` units of work (`None`: no bound).
 pub fn indel(a: &str, b: &str, s: &mut RatioScratch, budget: Option<u64>) -> Option<f64> {
-    let (total, common) = if a.is_ascii() && b.is_ascii() {
+    let (total, common) = if let Some((total, common)) = indel_counts(a, b, s) {
+        (total, Some(common))
+    } else if a.is_ascii() && b.is_ascii() {
         (
             a.len() + b.len(),
             lcs(a.as_bytes(), b.as_bytes(), s, budget),
@@ -906,6 +1153,57 @@ mod tests {
                 assert_eq!(indel(&a, &b, &mut s, None), Some(want));
             }
         }
+    }
+
+    #[test]
+    fn the_counts_on_the_texts_are_the_counts_on_characters() {
+        // Texts with a common prefix and suffix (cut inside a character's bytes where
+        // characters share their first bytes: é ê ë, 日 旦, 😀 😁), middles of up to 300
+        // characters (patterns of one to four words, and past them), ASCII or not on each side.
+        let alphabets: [&[char]; 4] = [
+            &['a', 'b', ' ', 'é', 'ê', 'ë'],
+            &['日', '旦', 'x', '😀', '😁'],
+            &['a', 'b', 'c', 'd'],
+            &['é', 'ê'],
+        ];
+        let mut s = RatioScratch::default();
+        let mut seed = 3u64;
+        let mut fast = 0;
+        for round in 0..2_000 {
+            let pick = |seed: &mut u64, k: usize| {
+                *seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (*seed >> 33) as usize % k
+            };
+            let (x, y) = (pick(&mut seed, 4), pick(&mut seed, 4));
+            let max = if round % 4 == 0 { 300 } else { 70 };
+            let (na, nb, np, ns) = (
+                pick(&mut seed, max),
+                pick(&mut seed, max),
+                pick(&mut seed, 4),
+                pick(&mut seed, 4),
+            );
+            let prefix = random_text(&mut seed, np, alphabets[x]);
+            let suffix = random_text(&mut seed, ns, alphabets[y]);
+            let a = format!(
+                "{prefix}{}{suffix}",
+                random_text(&mut seed, na, alphabets[x])
+            );
+            let b = format!(
+                "{prefix}{}{suffix}",
+                random_text(&mut seed, nb, alphabets[y])
+            );
+            let ac: Vec<char> = a.chars().collect();
+            let bc: Vec<char> = b.chars().collect();
+            let want = (ac.len() + bc.len(), lcs_dp(&ac, &bc));
+            if let Some(got) = indel_counts(&a, &b, &mut s) {
+                fast += 1;
+                assert_eq!(got, want, "{a:?} {b:?}");
+            }
+            assert_eq!(lcs(&ac, &bc, &mut s, None), Some(want.1));
+        }
+        assert!(fast > 1_500, "{fast}");
     }
 
     #[test]

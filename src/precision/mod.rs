@@ -18,7 +18,7 @@ use crate::pyunicode::{py_is_blank, Tables};
 use char_ratio::RatioScratch;
 use normalize::NormScratch;
 use numbers::MatchScratch;
-use token_set::{token_id, StopWords, TokenSet};
+use token_set::{long_hash, short_id, StopWords, TokenSet};
 
 /// A component that may carry a weight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,16 +159,33 @@ fn clip(x: f64) -> f64 {
     x.clamp(0.0, 1.0)
 }
 
+/// `x.powf(p)` for `x` in [0, 1], without the call where the answer is known: IEEE 754's
+/// `pow(1, p)` is 1 for every `p`, and `pow(0, p)` is 0 for `p > 0` (a zero whose sign, the
+/// only difference it could make, is lost when the weighted term is added to a sum that
+/// starts at +0).
+#[inline]
+fn power(x: f64, p: f64) -> f64 {
+    if x == 1.0 || (x == 0.0 && p > 0.0) {
+        x
+    } else {
+        x.powf(p)
+    }
+}
+
 /// Add the token `text[start..end]` of a normalised text to its token set, unless it is a
 /// stopword.
 #[inline(always)]
 fn add_token(text: &[u8], start: usize, end: usize, set: &mut TokenSet, stopwords: &StopWords) {
-    let Some(token) = text.get(start..end) else {
-        return;
-    };
-    let (hash, key) = token_id(text, start, end);
-    if !stopwords.contains(token, hash, key) {
-        set.insert(text, start, end, hash, key);
+    if end.saturating_sub(start) <= 8 {
+        let id = short_id(text, start, end);
+        if !stopwords.contains_short(id) {
+            set.insert_short(id, start, end);
+        }
+    } else if let Some(token) = text.get(start..end) {
+        let hash = long_hash(token);
+        if !stopwords.contains_long(token, hash) {
+            set.insert_long(text, start, end, hash);
+        }
     }
 }
 
@@ -330,7 +347,7 @@ pub fn score_pair(
             Comp::Normalized => c.normalized,
             Comp::TokenRecall => c.token_recall,
         };
-        acc += (w / total) * clip(value).powf(p);
+        acc += (w / total) * power(clip(value), p);
     }
     let base = clip(acc.powf(1.0 / p));
     let extra = a_n - inter;

@@ -250,7 +250,11 @@ impl<F: FnMut(&[u8], usize, usize)> TokenSink for F {
 
 /// The text after the link and URL clean-up, which runs only on a text holding "http".
 fn without_links<'a>(text: &'a str, s: &'a mut NormScratch) -> &'a str {
-    if memmem::find(text.as_bytes(), b"http").is_none() {
+    // The searcher built once (building it took more than the search of a short text).
+    static HTTP: OnceLock<memmem::Finder<'static>> = OnceLock::new();
+    let http = HTTP.get_or_init(|| memmem::Finder::new(b"http"));
+    // Both patterns hold "://": a text without a colon (one byte, found fastest) has neither.
+    if memchr(b':', text.as_bytes()).is_none() || http.find(text.as_bytes()).is_none() {
         return text;
     }
     s.nfkc.clear();
@@ -301,14 +305,12 @@ const SIGMA_SOURCES: [&str; 7] = [
 ];
 
 /// Whether the NFKC of `text` may hold a capital sigma: a search for their first bytes, and
-/// for the characters only when one is found.
+/// at each one found, whether one of the characters starts there.
 fn may_hold_capital_sigma(text: &str) -> bool {
     let bytes = text.as_bytes();
-    memchr::memchr3(0xCE, 0xCF, 0xF0, bytes).is_some_and(|at| {
+    memchr::memchr3_iter(0xCE, 0xCF, 0xF0, bytes).any(|at| {
         let rest = bytes.get(at..).unwrap_or(&[]);
-        SIGMA_SOURCES
-            .iter()
-            .any(|c| memmem::find(rest, c.as_bytes()).is_some())
+        SIGMA_SOURCES.iter().any(|c| rest.starts_with(c.as_bytes()))
     })
 }
 
@@ -455,6 +457,21 @@ fn write_normalized(t: &Tables, text: &str, out: &mut Vec<u8>, token: impl Token
     };
     // `held`: where the inert character held back starts; `stretch`: where the stretch NFKC
     // may change starts ([`NO`]: none).
+    if bytes.is_ascii() {
+        // All inert, nothing held back: eight bytes at a time, then the rest one by one (what
+        // the loop below does with an ASCII text, without its checks).
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            if let Some(word) = chunk.first_chunk::<8>() {
+                w.ascii_word(u64::from_le_bytes(*word));
+            }
+        }
+        for &b in chunks.remainder() {
+            w.ascii(b.to_ascii_lowercase());
+        }
+        w.finish();
+        return;
+    }
     let (mut held, mut stretch) = (NO, NO);
     // The character at `held`.
     let mut held_char = '\0';

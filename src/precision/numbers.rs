@@ -35,6 +35,11 @@ pub fn numbers(t: &Tables, text: &str, digits: &mut String, out: &mut Vec<f64>) 
             (_, Some(b'+' | b'-' | b'.')) => p - 1,
             _ => p,
         };
+        if let Some((end, value)) = ascii_match(text, start) {
+            out.push(value);
+            i = end;
+            continue;
+        }
         let Some((start, end)) = match_at(t, text, start).map(|end| (start, end)) else {
             // The digit itself always matches; this is not reached.
             i = p + 1;
@@ -57,6 +62,97 @@ pub fn numbers(t: &Tables, text: &str, digits: &mut String, out: &mut Vec<f64>) 
         out.push(value);
         i = end;
     }
+}
+
+/// The match starting at byte `s` and its value, when the match is ASCII and so is every byte
+/// that decides where it ends (else `None`, and [`match_at`] reads the characters): the digit
+/// runs read as bytes, the value accumulated as they are (Clinger's fast path, as
+/// [`fast_path`]), and the literal parsed only when that path does not apply.
+#[inline]
+fn ascii_match(text: &str, s: usize) -> Option<(usize, f64)> {
+    let b = text.as_bytes();
+    // The digits so far as an integer, how many of them are significant, the decimal exponent,
+    // and whether the fast path still applies.
+    let (mut mantissa, mut significant, mut exponent, mut fast) = (0u64, 0u32, 0i32, true);
+    // The end of the run of ASCII digits from `j` (`fraction`: after the dot), unless a byte
+    // that is not ASCII (perhaps another digit) follows it.
+    let mut run = |mut j: usize, fraction: bool| {
+        while let Some(d) = b.get(j).map(|x| x.wrapping_sub(b'0')).filter(|&d| d < 10) {
+            if significant >= 19 {
+                fast = false;
+            } else {
+                mantissa = mantissa * 10 + u64::from(d);
+                significant += u32::from(mantissa != 0);
+                exponent -= i32::from(fraction);
+            }
+            j += 1;
+        }
+        match b.get(j) {
+            Some(&x) if x >= 0x80 => None,
+            _ => Some(j),
+        }
+    };
+    let negative = b.get(s) == Some(&b'-');
+    let mut j = if matches!(b.get(s), Some(b'+' | b'-')) {
+        s + 1
+    } else {
+        s
+    };
+    let int_start = j;
+    j = run(j, false)?;
+    let after_dot = b.get(j + 1).copied().filter(|_| b.get(j) == Some(&b'.'));
+    match after_dot {
+        Some(x) if x.is_ascii_digit() => j = run(j + 1, true)?,
+        Some(x) if x >= 0x80 => return None,
+        _ if j == int_start => return None,
+        _ => {}
+    }
+    if matches!(b.get(j), Some(b'e' | b'E')) {
+        let sign = b.get(j + 1).copied().filter(|x| matches!(x, b'+' | b'-'));
+        let mut q = j + 1 + usize::from(sign.is_some());
+        match b.get(q) {
+            Some(x) if x.is_ascii_digit() => {
+                let mut e = 0i32;
+                while let Some(d) = b.get(q).map(|x| x.wrapping_sub(b'0')).filter(|&d| d < 10) {
+                    if e > 10_000 {
+                        fast = false;
+                    } else {
+                        e = e * 10 + i32::from(d);
+                    }
+                    q += 1;
+                }
+                if b.get(q).is_some_and(|&x| x >= 0x80) {
+                    return None;
+                }
+                exponent = exponent.saturating_add(if sign == Some(b'-') { -e } else { e });
+                j = q;
+            }
+            Some(&x) if x >= 0x80 => return None,
+            _ => {}
+        }
+    }
+    let m = mantissa as f64;
+    let value = if !fast || mantissa > 1 << 53 {
+        None
+    } else if mantissa == 0 || exponent == 0 {
+        Some(m)
+    } else if exponent > 0 {
+        usize::try_from(exponent)
+            .ok()
+            .and_then(|k| EXACT_POWERS.get(k))
+            .map(|p| m * p)
+    } else {
+        usize::try_from(-exponent)
+            .ok()
+            .and_then(|k| EXACT_POWERS.get(k))
+            .map(|p| m / p)
+    };
+    let value = match value {
+        Some(v) if negative => -v,
+        Some(v) => v,
+        None => parse_ascii(text.get(s..j)?),
+    };
+    Some((j, value))
 }
 
 /// The powers of ten a `f64` holds exactly.
@@ -535,8 +631,32 @@ mod tests {
     fn the_jumping_scan_finds_what_every_position_finds() {
         let t = test_tables::install();
         const PIECES: &[&str] = &[
-            "1", "2", "0", "9", "٣", "５", "²", ".", "-", "+", "e", "E", "x", " ", "é", ",", "..",
-            "--", "-.", "+.", "e-", "1e", "ab", "\u{378}",
+            "1",
+            "2",
+            "0",
+            "9",
+            "٣",
+            "５",
+            "²",
+            ".",
+            "-",
+            "+",
+            "e",
+            "E",
+            "x",
+            " ",
+            "é",
+            ",",
+            "..",
+            "--",
+            "-.",
+            "+.",
+            "e-",
+            "1e",
+            "ab",
+            "\u{378}",
+            "1234567",
+            "90071992547409931",
         ];
         let mut seed = 99u64;
         let mut next = || {
