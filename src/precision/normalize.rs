@@ -315,7 +315,16 @@ fn may_hold_capital_sigma(text: &str) -> bool {
 }
 
 const NO: usize = usize::MAX;
-const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// The mask of the bits below bit `n` (all of them from 64 on).
+#[inline(always)]
+fn below(n: usize) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
+}
 const HIGH: u64 = 0x8080_8080_8080_8080;
 
 /// The writer of a normalised text and its tokens: characters of the NFKC text arrive in
@@ -391,40 +400,69 @@ impl<F: TokenSink> Writer<'_, F> {
         }
     }
 
-    /// Eight ASCII characters of the NFKC text, as the little-endian word `x`: classified,
-    /// lower-cased and written at once when no whitespace is dropped among them, the tokens
-    /// found from the edges of the mask of their bytes.
+    /// The first `n` bytes (at most 64) of `block`, ASCII characters of the NFKC text that NFKC
+    /// leaves alone: classified 64 at a time ([`ascii::classify`]), lower-cased with their
+    /// whitespace made spaces ([`ascii::lower_spaced`]) and written as one copy, or one per run
+    /// of kept bytes when some whitespace is dropped (a whitespace byte after another, or at the
+    /// start). The tokens are found from the edges of the mask of their bytes, two at a time;
+    /// a token reaching byte `n` stays open.
     #[inline(always)]
-    fn ascii_word(&mut self, x: u64) {
-        let space = ascii::space_bytes(x);
-        let alnum = ascii::in_range(x, b'0', b'9') | ascii::in_range(x | (ONES * 0x20), b'a', b'z');
-        let punct = ascii::in_range(x, 0x21, 0x7e) & !alnum;
-        let prev_space = u64::from(self.out.last().is_none_or(|&b| b == b' ')) << 7;
-        if space & ((space << 8) | prev_space) != 0 {
-            // A whitespace character after another (or at the start) is dropped.
-            for b in x.to_le_bytes() {
-                self.ascii(b.to_ascii_lowercase());
-            }
+    fn ascii_block(&mut self, block: &[u8; 64], n: usize) {
+        let valid = below(n);
+        let classes = ascii::classify(block);
+        let space = classes.space & valid;
+        // Neither whitespace nor punctuation (control bytes are token bytes).
+        let word = valid & !space & (!classes.printable | classes.alnum);
+        let prev_space = u64::from(self.out.last().is_none_or(|&b| b == b' '));
+        let dropped = space & ((space << 1) | prev_space);
+        let lowered = ascii::lower_spaced(block);
+        let inside = u64::from(self.word != NO);
+        let edges = (word ^ ((word << 1) | inside)) & valid;
+        if dropped == 0 {
+            let base = self.out.len();
+            self.out
+                .extend_from_slice(lowered.get(..n).unwrap_or(&lowered));
+            self.tokens(edges, base);
             return;
         }
-        let word = HIGH & !space & !punct;
-        let lowered = x | (ascii::in_range(x, b'A', b'Z') >> 2);
-        let spaces = (space >> 7) * 0xff;
-        let y = (lowered & !spaces) | (spaces & (ONES * 0x20));
-        let base = self.out.len();
-        self.out.extend_from_slice(&y.to_le_bytes());
-        let inside = u64::from(self.word != NO) << 7;
-        let mut edges = word ^ ((word << 8) | inside);
+        // A dropped byte follows a whitespace byte, so no token starts or ends there: each edge
+        // lies in a run of kept bytes, whose bytes move back by the same amount.
+        let mut kept = valid & !dropped;
+        while kept != 0 {
+            let start = kept.trailing_zeros() as usize;
+            let end = start + (!(kept >> start)).trailing_zeros() as usize;
+            let run = below(end) & !below(start);
+            let base = self.out.len().wrapping_sub(start);
+            self.out
+                .extend_from_slice(lowered.get(start..end).unwrap_or(&[]));
+            self.tokens(edges & run, base);
+            kept &= !run;
+        }
+    }
+
+    /// The tokens whose edges are the set bits of `edges` (bit `k` is byte `base + k` of the
+    /// output), in order: the first ends the open token if one is open.
+    #[inline(always)]
+    fn tokens(&mut self, mut edges: u64, base: usize) {
+        if edges == 0 {
+            return;
+        }
+        if self.word != NO {
+            let end = base.wrapping_add(edges.trailing_zeros() as usize);
+            self.token.token(self.out, self.word, end);
+            self.word = NO;
+            edges &= edges - 1;
+        }
         while edges != 0 {
-            let bit = edges & edges.wrapping_neg();
-            let at = base + bit.trailing_zeros() as usize / 8;
-            if word & bit != 0 {
-                self.word = at;
-            } else {
-                self.token.token(self.out, self.word, at);
-                self.word = NO;
+            let start = base.wrapping_add(edges.trailing_zeros() as usize);
+            edges &= edges - 1;
+            if edges == 0 {
+                self.word = start;
+                return;
             }
-            edges ^= bit;
+            let end = base.wrapping_add(edges.trailing_zeros() as usize);
+            edges &= edges - 1;
+            self.token.token(self.out, start, end);
         }
     }
 
@@ -437,13 +475,23 @@ impl<F: TokenSink> Writer<'_, F> {
     }
 }
 
+/// The bytes of `rest` (the first 64) zero-padded to 64.
+#[inline(always)]
+fn padded(rest: &[u8]) -> [u8; 64] {
+    let mut block = [0u8; 64];
+    for (to, &from) in block.iter_mut().zip(rest) {
+        *to = from;
+    }
+    block
+}
+
 /// The normalisation of `text` (links already removed, no capital sigma after NFKC) written to
 /// `out`, its tokens handed to `token` as they are written: one pass over the bytes.
 ///
 /// NFKC changes only stretches that begin at an inert character and hold one that is not
-/// (see [`push_nfkc`]); every ASCII character is inert. So eight ASCII bytes followed by an
-/// ASCII byte (or the end) are their own NFKC, and are lower-cased, collapsed and split into
-/// tokens as one word ([`Writer::ascii_word`]). Elsewhere the text is read a character at a
+/// (see [`push_nfkc`]); every ASCII character is inert. So a run of ASCII bytes followed by an
+/// ASCII byte (or the end) is its own NFKC, and is lower-cased, collapsed and split into tokens
+/// up to 64 bytes at a time ([`Writer::ascii_block`]). Elsewhere the text is read a character at a
 /// time: the last inert character is held back until the next one shows whether it starts a
 /// stretch NFKC may change; such a stretch is normalised when the next inert (or unassigned)
 /// character ends it, and its characters written one by one.
@@ -458,16 +506,17 @@ fn write_normalized(t: &Tables, text: &str, out: &mut Vec<u8>, token: impl Token
     // `held`: where the inert character held back starts; `stretch`: where the stretch NFKC
     // may change starts ([`NO`]: none).
     if bytes.is_ascii() {
-        // All inert, nothing held back: eight bytes at a time, then the rest one by one (what
-        // the loop below does with an ASCII text, without its checks).
-        let mut chunks = bytes.chunks_exact(8);
+        // All inert, nothing held back: 64 bytes at a time, the rest zero-padded (what the
+        // loop below does with an ASCII text, without its checks).
+        let mut chunks = bytes.chunks_exact(64);
         for chunk in &mut chunks {
-            if let Some(word) = chunk.first_chunk::<8>() {
-                w.ascii_word(u64::from_le_bytes(*word));
+            if let Some(block) = chunk.first_chunk::<64>() {
+                w.ascii_block(block, 64);
             }
         }
-        for &b in chunks.remainder() {
-            w.ascii(b.to_ascii_lowercase());
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            w.ascii_block(&padded(rest), rest.len());
         }
         w.finish();
         return;
@@ -482,17 +531,31 @@ fn write_normalized(t: &Tables, text: &str, out: &mut Vec<u8>, token: impl Token
     let mut i = 0;
     while i < bytes.len() {
         if stretch == NO {
-            if let Some(chunk) = bytes.get(i..).and_then(|r| r.first_chunk::<8>()) {
-                let x = u64::from_le_bytes(*chunk);
-                if x & HIGH == 0 && bytes.get(i + 8).is_none_or(|&n| n < 0x80) {
-                    if held != NO {
-                        w.char(t, held_char);
-                        held = NO;
-                    }
-                    w.ascii_word(x);
-                    i += 8;
-                    continue;
+            let rest = bytes.get(i..).unwrap_or(&[]);
+            // Eight ASCII bytes (a cheap test) begin a run of them, taken up to 64 at a time,
+            // but for the last when a non-ASCII character follows it (with which it may
+            // compose).
+            if rest
+                .first_chunk::<8>()
+                .is_some_and(|x| u64::from_le_bytes(*x) & HIGH == 0)
+            {
+                let block = match rest.first_chunk::<64>() {
+                    Some(block) => *block,
+                    None => padded(rest),
+                };
+                let ascii = ascii::classify(&block).high.trailing_zeros() as usize;
+                let n = if ascii < rest.len().min(64) || rest.get(64).is_some_and(|&b| b >= 0x80) {
+                    ascii.min(64) - 1
+                } else {
+                    rest.len().min(64)
+                };
+                if held != NO {
+                    w.char(t, held_char);
+                    held = NO;
                 }
+                w.ascii_block(&block, n);
+                i += n;
+                continue;
             }
         }
         let Some(c) = char_at(i) else {
