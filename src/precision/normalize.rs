@@ -82,10 +82,10 @@ fn replace_links(text: &str, out: &mut String) {
     out.push_str(&text[copied..]);
 }
 
-/// `re.sub(r"https?://\S+", "", text)` with Python's `\s`, appended to `out`.
-fn remove_urls(text: &str, out: &mut String) {
+/// `re.sub(r"https?://\S+", "", text)` with Python's `\s`, appended to `out`; `finder` finds
+/// "http".
+fn remove_urls(text: &str, finder: &memmem::Finder<'_>, out: &mut String) {
     let bytes = text.as_bytes();
-    let finder = memmem::Finder::new(b"http");
     let mut copied = 0;
     let mut from = 0;
     while let Some(off) = finder.find(&bytes[from..]) {
@@ -260,7 +260,7 @@ fn without_links<'a>(text: &'a str, s: &'a mut NormScratch) -> &'a str {
     s.nfkc.clear();
     replace_links(text, &mut s.nfkc);
     s.cleaned.clear();
-    remove_urls(&s.nfkc, &mut s.cleaned);
+    remove_urls(&s.nfkc, http, &mut s.cleaned);
     &s.cleaned
 }
 
