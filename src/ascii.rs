@@ -352,63 +352,100 @@ mod sse2 {
     }
 }
 
-/// Call `f(start, end, high)` for each maximal run of bytes of `bytes` (any bytes) that are
-/// ASCII `\w` bytes (`[0-9A-Za-z_]`) or bytes of 0x80 or more, in order; `high` tells whether the
-/// run holds any of the latter. A run that is not `high` is an ASCII `\w+` word; a `high` one
-/// holds the words of its characters (non-ASCII characters may or may not be `\w`), and its
-/// ends are character boundaries.
+/// Call `f(start, end, high, head)` for each maximal run of bytes of `bytes` (any bytes) that
+/// are ASCII `\w` bytes (`[0-9A-Za-z_]`) or bytes of 0x80 or more, in order; `high` tells
+/// whether the run holds any of the latter, and `head` is [`load`] of its first 8 bytes (the
+/// bytes after the run, zero past the text's end). A run that is not `high` is an ASCII `\w+`
+/// word; a `high` one holds the words of its characters (non-ASCII characters may or may not be
+/// `\w`), and its ends are character boundaries.
 ///
 /// The text is classified 64 bytes at a time ([`classify`]); the runs' starts and ends are the
 /// set bits of one mask per block, taken two at a time.
 #[inline(always)]
-pub fn for_each_word_run(bytes: &[u8], mut f: impl FnMut(usize, usize, bool)) {
+pub fn for_each_word_run(bytes: &[u8], mut f: impl FnMut(usize, usize, bool, u64)) {
     let n = bytes.len();
     let mut base = 0;
-    // Inside a run at the end of the last block: where it started, and whether it held a high
-    // byte so far.
-    let mut open: Option<(usize, bool)> = None;
+    // Inside a run at the end of the last block: where it started, whether it held a high
+    // byte so far, and its head.
+    let mut open: Option<(usize, bool, u64)> = None;
+    let mut padded = [0u8; 64];
     while base < n {
         let rest = bytes.get(base..).unwrap_or(&[]);
-        let block = match rest.first_chunk::<64>() {
-            Some(block) => classify(block),
-            None => classify_padded(rest),
+        let chunk = match rest.first_chunk::<64>() {
+            Some(chunk) => chunk,
+            None => {
+                for (to, &from) in padded.iter_mut().zip(rest) {
+                    *to = from;
+                }
+                &padded
+            }
         };
+        let block = classify(chunk);
         let inside = block.alnum | block.underscore | block.high;
         let mut edges = inside ^ ((inside << 1) | u64::from(open.is_some()));
-        if let Some((start, high)) = open {
+        if let Some((start, high, head)) = open {
             if edges == 0 {
                 // The whole block is inside the run.
-                open = Some((start, high || block.high != 0));
+                open = Some((start, high || block.high != 0, head));
                 base += 64;
                 continue;
             }
             let end = edges.trailing_zeros();
             edges &= edges - 1;
             let before = !(u64::MAX << end);
-            f(start, base + end as usize, high || block.high & before != 0);
-            open = None;
-        }
-        while edges != 0 {
-            let start = edges.trailing_zeros();
-            edges &= edges - 1;
-            if edges == 0 {
-                open = Some((base + start as usize, block.high >> start != 0));
-                break;
-            }
-            let end = edges.trailing_zeros();
-            edges &= edges - 1;
-            let run = (u64::MAX << start) & !(u64::MAX << end);
             f(
-                base + start as usize,
+                start,
                 base + end as usize,
-                block.high & run != 0,
+                high || block.high & before != 0,
+                head,
             );
         }
+        // A block of ASCII bytes (most of them) has its own copy of the loop, where no run is
+        // `high`.
+        let place = (bytes, base, chunk);
+        open = if block.high == 0 {
+            runs_in_block(place, edges, 0, &mut f)
+        } else {
+            runs_in_block(place, edges, block.high, &mut f)
+        };
         base += 64;
     }
-    if let Some((start, high)) = open {
-        f(start, n, high);
+    if let Some((start, high, head)) = open {
+        f(start, n, high, head);
     }
+}
+
+/// [`for_each_word_run`]'s runs that start in the block `chunk` of `bytes`, at `base` (`edges`:
+/// their starts and ends, two set bits each; `high`: the block's bytes of 0x80 or more): the
+/// run left open at the block's end, if any.
+#[inline(always)]
+fn runs_in_block(
+    (bytes, base, chunk): (&[u8], usize, &[u8; 64]),
+    mut edges: u64,
+    high: u64,
+    f: &mut impl FnMut(usize, usize, bool, u64),
+) -> Option<(usize, bool, u64)> {
+    while edges != 0 {
+        let start = edges.trailing_zeros() as usize;
+        edges &= edges - 1;
+        // The head from the block when it lies inside (the padded block's zeros are the
+        // text's padding too).
+        let head = match chunk
+            .get(start..start + 8)
+            .and_then(|h| <[u8; 8]>::try_from(h).ok())
+        {
+            Some(h) => u64::from_le_bytes(h),
+            None => load(bytes, base + start),
+        };
+        if edges == 0 {
+            return Some((base + start, high >> start != 0, head));
+        }
+        let end = edges.trailing_zeros() as usize;
+        edges &= edges - 1;
+        let run = (u64::MAX << start) & !(u64::MAX << end);
+        f(base + start, base + end, high & run != 0, head);
+    }
+    None
 }
 
 #[cfg(test)]
@@ -634,7 +671,10 @@ mod tests {
                 })
                 .collect();
             let mut got = Vec::new();
-            for_each_word_run(&bytes, |s, e, high| got.push((s, e, high)));
+            for_each_word_run(&bytes, |s, e, high, head| {
+                assert_eq!(head, load(&bytes, s));
+                got.push((s, e, high));
+            });
             let want: Vec<(usize, usize, bool)> = naive(&bytes, member)
                 .into_iter()
                 .map(|(s, e)| (s, e, bytes[s..e].iter().any(|&b| b >= 0x80)))

@@ -11,7 +11,7 @@ pub(crate) mod expressions;
 
 use crate::ascii;
 use crate::pyunicode::{py_is_blank, Tables};
-use crate::tokens::{lowered_short_word, overlap, BitLcs, Vocab, ABSENT};
+use crate::tokens::{lowered_short_word, overlap, AsciiWords, BitLcs, Vocab, ABSENT};
 
 /// The three lexical metrics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,7 +160,7 @@ impl ResponseWords {
     /// Without `count`, [`ResponseWords::n_kept`] is only right about being zero or not (token
     /// recall needs no more), and stopwords are looked up only until a word that is not one is
     /// found, and among the words the vocabulary holds.
-    fn scan(&mut self, t: &Tables, text: &str, vocab: &Vocab, count: bool) {
+    fn scan(&mut self, t: &Tables, text: &str, vocab: &Vocab, index: &AsciiWords, count: bool) {
         self.n_words = 0;
         self.n_content = 0;
         self.found.clear();
@@ -174,7 +174,7 @@ impl ResponseWords {
         ascii::for_each_word_run(
             bytes,
             #[inline(always)]
-            |s, e, high| {
+            |s, e, high, head| {
                 if high {
                     let run = text.get(s..e).unwrap_or("");
                     let (words, content) = Self::mixed_run(t, run, vocab, word, found);
@@ -182,19 +182,14 @@ impl ResponseWords {
                     n_content += content;
                     return;
                 }
-                let word = bytes.get(s..e).unwrap_or(&[]);
                 n_words += 1;
-                if vocab.may_hold_lowered_word(word) {
-                    let id = vocab.find_lowered_word(word);
-                    if id != ABSENT {
-                        let stop = is_ascii_stopword(word);
-                        n_content += usize::from(!stop);
-                        found.push((id, stop));
-                        return;
-                    }
-                }
-                if count || n_content == 0 {
-                    n_content += usize::from(!is_ascii_stopword(word));
+                let id = index.find(vocab, bytes, s, e.wrapping_sub(s), head);
+                if id != ABSENT {
+                    let stop = is_ascii_stopword(bytes.get(s..e).unwrap_or(&[]));
+                    n_content += usize::from(!stop);
+                    found.push((id, stop));
+                } else if count || n_content == 0 {
+                    n_content += usize::from(!is_ascii_stopword(bytes.get(s..e).unwrap_or(&[])));
                 }
             },
         );
@@ -384,8 +379,9 @@ impl WordRun {
 pub struct Scratch {
     response: ResponseWords,
     words: Words,
-    /// The words of a row's usable answers, interned together.
+    /// The words of a row's usable answers, interned together, and its ASCII ones indexed.
     vocab: Vocab,
+    index: AsciiWords,
     /// Each usable answer's kept words (ids in `vocab`), one after the other; `answers` holds
     /// each one's end in `item_ids` and its position in the row.
     item_ids: Vec<u32>,
@@ -465,6 +461,7 @@ impl<'s, 'r> Scorer<'s, 'r> {
         let texts = answers.clone();
         // The answers' kept words, interned together.
         s.vocab.clear();
+        s.index.clear();
         s.item_ids.clear();
         s.answers.clear();
         for (i, answer) in answers.enumerate() {
@@ -474,7 +471,11 @@ impl<'s, 'r> Scorer<'s, 'r> {
             }
             s.words.fill(t, text);
             for w in s.words.kept() {
+                let n = s.vocab.len();
                 let id = s.vocab.intern(w);
+                if id as usize == n {
+                    s.index.insert(w, id);
+                }
                 s.item_ids.push(id);
             }
             s.answers.push((s.item_ids.len(), i as u32));
@@ -487,6 +488,7 @@ impl<'s, 'r> Scorer<'s, 'r> {
             t,
             self.response,
             &s.vocab,
+            &s.index,
             self.metric != Metric::TokenRecall,
         );
         let n_response = s.response.n_kept();
@@ -639,6 +641,11 @@ mod tests {
             "Straße",
             "THE_",
             "abcdefghij",
+            "abcdefghik",
+            "ABCDEFGHIk",
+            "abcdefgh_j",
+            "_",
+            "__",
             "ABCDEFGHIJKLMNOPQ",
             ".",
             "\t",
@@ -652,6 +659,7 @@ mod tests {
         };
         let (mut vocab, mut words, mut scan) =
             (Vocab::default(), Words::default(), ResponseWords::default());
+        let mut index = AsciiWords::default();
         let mut text = String::new();
         for round in 0..20_000 {
             if round % 50 == 0 {
@@ -682,8 +690,9 @@ mod tests {
             } else {
                 words.n_content
             };
+            index.fill(&vocab);
             for count in [true, false] {
-                scan.scan(t, &text, &vocab, count);
+                scan.scan(t, &text, &vocab, &index, count);
                 assert_eq!(scan.kept().collect::<Vec<_>>(), want, "{text:?}");
                 if count {
                     assert_eq!(scan.n_kept(), n_kept, "{text:?}");

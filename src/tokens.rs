@@ -348,6 +348,194 @@ impl Vocab {
     }
 }
 
+/// The ASCII words of a [`Vocab`], looked up from a text's bytes in place: for a run of ASCII
+/// `\w` bytes, the id of its lower-case form, or [`ABSENT`].
+///
+/// A word's key is its first eight bytes (zero-padded) with bit 5 set in each: on `\w` bytes
+/// that maps each capital to its small letter and is otherwise one to one (`_` becomes 0x7f,
+/// which is no `\w` byte), so two words up to eight bytes long have the same key and length
+/// exactly when their lower-case forms are equal, and a longer word is settled by its tail. One
+/// hash of the key and the length picks a bit of a 4096-bit filter, which turns away nearly
+/// every word the vocabulary does not hold, and the slot of a small open-addressing table.
+pub struct AsciiWords {
+    /// One bit per hash, set for the words held.
+    filter: [u64; 64],
+    /// A power-of-two number of slots: `(key, length, id)`, length 0 when empty.
+    slots: Vec<(u64, u32, u32)>,
+    /// The slots in use, to clear them.
+    used: Vec<usize>,
+}
+
+impl Default for AsciiWords {
+    fn default() -> Self {
+        AsciiWords {
+            filter: [0; 64],
+            slots: Vec::new(),
+            used: Vec::new(),
+        }
+    }
+}
+
+/// Bit 5 of each byte of a word.
+const CASE_BITS: u64 = 0x2020_2020_2020_2020;
+
+/// The key of a word of `len` bytes (at least 1) whose first eight bytes (or fewer, any bytes
+/// past the word) are the little-endian `head`: see [`AsciiWords`].
+#[inline(always)]
+fn ascii_key(head: u64, len: usize) -> u64 {
+    (head | CASE_BITS) & KEEP.get(len).copied().unwrap_or(u64::MAX)
+}
+
+/// The low `k` bytes of a word.
+static KEEP: [u64; 8] = {
+    let mut keep = [0u64; 8];
+    let mut k = 1;
+    while k < 8 {
+        keep[k] = (1 << (8 * k)) - 1;
+        k += 1;
+    }
+    keep
+};
+
+/// The hash of a word's key and length (a length over eight bytes mixed in by an exclusive
+/// or: a shorter word's key already tells its length).
+#[inline(always)]
+fn ascii_hash(key: u64, len: usize) -> u64 {
+    (key ^ len as u64).wrapping_mul(0x517c_c1b7_2722_0a95)
+}
+
+impl AsciiWords {
+    /// Index the ASCII tokens of `vocab` (as [`AsciiWords::clear`] and [`AsciiWords::insert`]
+    /// of each).
+    pub fn fill(&mut self, vocab: &Vocab) {
+        self.clear();
+        for (id, token) in vocab.tokens().enumerate() {
+            self.insert(token, id as u32);
+        }
+    }
+
+    /// Forget every word (the cost of the words held, not of the table).
+    pub fn clear(&mut self) {
+        for &slot in &self.used {
+            if let Some(s) = self.slots.get_mut(slot) {
+                // Every bit of the filter is some held word's.
+                let hash = ascii_hash(s.0, s.1 as usize);
+                if let Some(w) = self.filter.get_mut((hash >> 58) as usize) {
+                    *w = 0;
+                }
+                *s = (0, 0, 0);
+            }
+        }
+        self.used.clear();
+    }
+
+    /// Index `token` (a lower-case `\w` word) as `id`, unless it is not ASCII: such a token can
+    /// never be an ASCII run's lower-case form.
+    #[inline]
+    pub fn insert(&mut self, token: &str, id: u32) {
+        let bytes = token.as_bytes();
+        if bytes.is_empty() || !token.is_ascii() || bytes.len() > u32::MAX as usize {
+            return;
+        }
+        if (self.used.len() + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let key = ascii_key(load_short(bytes), bytes.len());
+        self.place((key, bytes.len() as u32, id));
+    }
+
+    fn place(&mut self, entry: (u64, u32, u32)) {
+        let hash = ascii_hash(entry.0, entry.1 as usize);
+        let mask = self.slots.len().wrapping_sub(1);
+        let bits = self.slots.len().trailing_zeros();
+        if bits == 0 {
+            return;
+        }
+        let mut i = (hash >> (64 - bits)) as usize;
+        while self.slots.get(i).is_some_and(|s| s.1 != 0) {
+            i = (i + 1) & mask;
+        }
+        if let (Some(s), Some(w)) = (
+            self.slots.get_mut(i),
+            self.filter.get_mut((hash >> 58) as usize),
+        ) {
+            *s = entry;
+            *w |= 1 << ((hash >> 52) & 63);
+            self.used.push(i);
+        }
+    }
+
+    fn grow(&mut self) {
+        let entries: Vec<(u64, u32, u32)> = self
+            .used
+            .iter()
+            .filter_map(|&i| self.slots.get(i).copied())
+            .collect();
+        let size = (self.slots.len() * 2).max(16);
+        self.slots.clear();
+        self.slots.resize(size, (0, 0, 0));
+        self.used.clear();
+        for entry in entries {
+            self.place(entry);
+        }
+    }
+
+    /// The id of the lower-case form of `text[start..start + len]`, a run of ASCII `\w` bytes
+    /// (`len` at least 1) whose first 8 bytes are `head` (as [`crate::ascii::load`] reads them),
+    /// or [`ABSENT`]; `vocab` is the one indexed.
+    #[inline(always)]
+    pub fn find(&self, vocab: &Vocab, text: &[u8], start: usize, len: usize, head: u64) -> u32 {
+        let key = ascii_key(head, len);
+        let hash = ascii_hash(key, len);
+        let held = self
+            .filter
+            .get((hash >> 58) as usize)
+            .is_some_and(|w| w & (1 << ((hash >> 52) & 63)) != 0);
+        if !held {
+            return ABSENT;
+        }
+        self.probe(vocab, text, start, len, key, hash)
+    }
+
+    /// [`AsciiWords::find`] past its filter (out of line: few words get here).
+    #[inline(never)]
+    fn probe(
+        &self,
+        vocab: &Vocab,
+        text: &[u8],
+        start: usize,
+        len: usize,
+        key: u64,
+        hash: u64,
+    ) -> u32 {
+        let mask = self.slots.len().wrapping_sub(1);
+        let bits = self.slots.len().trailing_zeros();
+        if bits == 0 {
+            return ABSENT;
+        }
+        let mut i = (hash >> (64 - bits)) as usize;
+        loop {
+            let Some(&(k, l, id)) = self.slots.get(i) else {
+                return ABSENT;
+            };
+            if l == 0 {
+                return ABSENT;
+            }
+            if k == key && l as usize == len {
+                if len <= 8 {
+                    return id;
+                }
+                let tail = text.get(start + 8..start + len).unwrap_or(&[]);
+                let held = vocab.token_bytes(id).get(8..).unwrap_or(&[]);
+                if is_lowered_word(held, tail) {
+                    return id;
+                }
+            }
+            i = (i + 1) & mask;
+        }
+    }
+}
+
 /// The multiset intersection size of a text (`counts[id]`: how often it holds each word of a
 /// [`Vocab`]) and another's words (`ids` in that vocabulary):
 /// `sum((Counter(text) & Counter(other)).values())`. `used` is scratch.
@@ -650,6 +838,51 @@ mod tests {
                         u64::from_le_bytes(lowered)
                     );
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn ascii_words_are_found_in_place() {
+        // Against the vocabulary's own lookup of the lower-cased word, on random words of a few
+        // letters (so that many share their first eight bytes), at every place in a text.
+        let mut seed = 5u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let (mut vocab, mut index) = (Vocab::default(), AsciiWords::default());
+        let word = |next: &mut dyn FnMut() -> usize| -> String {
+            let len = 1 + next() % 12;
+            (0..len).map(|_| b"aAb_0Z"[next() % 6] as char).collect()
+        };
+        for round in 0..3_000 {
+            vocab.clear();
+            for _ in 0..next() % 40 {
+                vocab.intern(&word(&mut next).to_ascii_lowercase());
+            }
+            if round % 5 == 0 {
+                vocab.intern("\u{e9}t\u{e9}");
+                vocab.intern("abcdefgh\u{e9}");
+            }
+            index.fill(&vocab);
+            for _ in 0..20 {
+                let w = word(&mut next);
+                let pad = next() % 10;
+                let text = format!("{}{w}{}", "-".repeat(pad), "a".repeat(next() % 10));
+                assert_eq!(
+                    index.find(
+                        &vocab,
+                        text.as_bytes(),
+                        pad,
+                        w.len(),
+                        crate::ascii::load(text.as_bytes(), pad)
+                    ),
+                    vocab.get(&w.to_ascii_lowercase()),
+                    "{w}"
+                );
             }
         }
     }
