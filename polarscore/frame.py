@@ -391,6 +391,28 @@ def score_exprs(
     return scoring.scores + scoring.passes
 
 
+def _with_fused_calls(
+    frame: _FrameT,
+    requests: Sequence[ScorerRequest],
+    *,
+    response: str,
+    reference: str | None,
+    references: str | None,
+    function: str,
+) -> tuple[_FrameT, _Scoring]:
+    """Return ``frame`` with the fused calls' temporary struct columns, and the expressions."""
+    scoring = _scoring(
+        frame.collect_schema(),
+        requests,
+        response=response,
+        reference=reference,
+        references=references,
+        function=function,
+        inline=False,
+    )
+    return (frame.with_columns(scoring.fused) if scoring.fused else frame), scoring
+
+
 def add_scores(
     frame: _FrameT,
     requests: Sequence[ScorerRequest],
@@ -428,16 +450,14 @@ def add_scores(
     >>> add_scores(df, resolve_scorers(["squad_exact_match", "squad_f1"])).row(0)
     ('Paris', 'paris', 1.0, 1.0)
     """
-    scoring = _scoring(
-        frame.collect_schema(),
+    out, scoring = _with_fused_calls(
+        frame,
         requests,
         response=response,
         reference=reference,
         references=references,
         function=function,
-        inline=False,
     )
-    out = frame.with_columns(scoring.fused) if scoring.fused else frame
     out = out.with_columns(scoring.scores)
     if scoring.passes:
         out = out.with_columns(scoring.passes)
@@ -458,16 +478,14 @@ def select_scores(
     As :func:`add_scores`, but a ``select``: a score expression that gives one value for a
     whole batch is not broadcast (the Arrow adapter reports it as a batch error).
     """
-    scoring = _scoring(
-        frame.collect_schema(),
+    out, scoring = _with_fused_calls(
+        frame,
         requests,
         response=response,
         reference=reference,
         references=references,
         function=function,
-        inline=False,
     )
-    out = frame.with_columns(scoring.fused) if scoring.fused else frame
     return out.select(scoring.scores)
 
 

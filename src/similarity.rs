@@ -147,6 +147,25 @@ struct ResponseWords {
     word: String,
 }
 
+/// A word of a response's character path ends: count it (and whether it is a content word), and
+/// record its id and stopword flag if the answers hold it; `word` (lower-cased) is cleared.
+#[inline]
+fn end_lowered_word(
+    vocab: &Vocab,
+    word: &mut String,
+    found: &mut Vec<(u32, bool)>,
+    n_words: &mut usize,
+    n_content: &mut usize,
+) {
+    let stop = is_stopword(word);
+    *n_words += 1;
+    *n_content += usize::from(!stop);
+    let id = vocab.get(word);
+    if id != ABSENT {
+        found.push((id, stop));
+    }
+    word.clear();
+}
 impl ResponseWords {
     /// Read the words of `text` (`re.findall(r"\w+", text.lower())`) once, looking each up in
     /// `vocab`. Its runs of ASCII `\w` bytes and non-ASCII bytes are found 64 bytes at a time
@@ -211,14 +230,7 @@ impl ResponseWords {
         word.clear();
         let (mut n_words, mut n_content) = (0, 0);
         let mut end_word = |word: &mut String| {
-            let stop = is_stopword(word);
-            n_words += 1;
-            n_content += usize::from(!stop);
-            let id = vocab.get(word);
-            if id != ABSENT {
-                found.push((id, stop));
-            }
-            word.clear();
+            end_lowered_word(vocab, word, found, &mut n_words, &mut n_content);
         };
         for c in run.chars() {
             t.lower_char_each(c, |l| {
@@ -244,14 +256,7 @@ impl ResponseWords {
         let (word, found) = (&mut self.word, &mut self.found);
         let (mut n_words, mut n_content) = (0, 0);
         let mut end_word = |word: &mut String| {
-            let stop = is_stopword(word);
-            n_words += 1;
-            n_content += usize::from(!stop);
-            let id = vocab.get(word);
-            if id != ABSENT {
-                found.push((id, stop));
-            }
-            word.clear();
+            end_lowered_word(vocab, word, found, &mut n_words, &mut n_content);
         };
         t.for_each_lower(text, |c| {
             if t.is_word(c) {

@@ -244,25 +244,9 @@ fn lcs_few_words<T: Copy + Into<char>, const W: usize>(
         let Some(masks) = table.get(row * W..).and_then(|r| r.first_chunk::<W>()) else {
             continue; // not reached: every row holds W words
         };
-        let mut carry = 0u64;
-        for (v, &mask) in state.iter_mut().zip(masks) {
-            let u = *v & mask;
-            let (sum, c1) = v.overflowing_add(u);
-            let (sum, c2) = sum.overflowing_add(carry);
-            carry = u64::from(c1 | c2);
-            *v = sum | (*v - u);
-        }
+        step(&mut state, masks);
     }
-    let mut total = 0usize;
-    for (w, &v) in state.iter().enumerate() {
-        let bits = if w + 1 == W && !m.is_multiple_of(64) {
-            !v & ((1u64 << (m % 64)) - 1)
-        } else {
-            !v
-        };
-        total += bits.count_ones() as usize;
-    }
-    total
+    matched(&state, m)
 }
 
 /// The recurrence over `words` 64-bit words, with the carry between them.
@@ -525,6 +509,22 @@ fn wide_slot(keys: &[u32], c: u32) -> usize {
     i
 }
 
+/// The LCS length the bit-parallel `state` holds for a pattern of `m` characters: its clear bits
+/// among the first `m`.
+#[inline(always)]
+fn matched<const W: usize>(state: &[u64; W], m: usize) -> usize {
+    let mut total = 0usize;
+    for (w, &v) in state.iter().enumerate() {
+        let bits = if w + 1 == W && !m.is_multiple_of(64) {
+            !v & ((1u64 << (m % 64)) - 1)
+        } else {
+            !v
+        };
+        total += bits.count_ones() as usize;
+    }
+    total
+}
+
 /// One step of the recurrence over `W` words.
 #[inline(always)]
 fn step<const W: usize>(state: &mut [u64; W], masks: &[u64; W]) {
@@ -646,16 +646,7 @@ fn lcs_str<const W: usize>(pattern: &str, text: &str, m: usize, s: &mut RatioScr
         }
     }
     s.wide_used.clear();
-    let mut total = 0usize;
-    for (w, &v) in state.iter().enumerate() {
-        let bits = if w + 1 == W && !m.is_multiple_of(64) {
-            !v & ((1u64 << (m % 64)) - 1)
-        } else {
-            !v
-        };
-        total += bits.count_ones() as usize;
-    }
-    total
+    matched(&state, m)
 }
 
 /// RapidFuzz's `Indel.normalized_similarity(a, b)`, or `None` when computing it would take more
