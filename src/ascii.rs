@@ -494,13 +494,7 @@ mod tests {
 
     #[test]
     fn runs_are_the_naive_runs() {
-        let mut seed = 23u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
+        let mut next = crate::testing::lcg(23);
         for _ in 0..20_000 {
             let len = next() % 40;
             let bytes: Vec<u8> = (0..len)
@@ -524,13 +518,7 @@ mod tests {
 
     #[test]
     fn lower_before_upper_is_the_pairwise_check() {
-        let mut seed = 7u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
+        let mut next = crate::testing::lcg(7);
         for _ in 0..20_000 {
             let len = next() % 40;
             let bytes: Vec<u8> = (0..len)
@@ -592,13 +580,7 @@ mod tests {
 
     #[test]
     fn block_classes_are_their_definitions() {
-        let mut seed = 41u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
+        let mut next = crate::testing::lcg(41);
         // Every byte at every position, then random blocks.
         for b in 0..=255u8 {
             for k in 0..64 {
@@ -617,13 +599,7 @@ mod tests {
 
     #[test]
     fn lower_spaced_is_its_definition() {
-        let mut seed = 47u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
+        let mut next = crate::testing::lcg(47);
         let naive = |block: &[u8; 64]| -> [u8; 64] {
             std::array::from_fn(|k| match block[k] {
                 0x09..=0x0d | 0x1c..=0x20 => b' ',
@@ -647,13 +623,7 @@ mod tests {
 
     #[test]
     fn word_runs_are_the_naive_runs() {
-        let mut seed = 43u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
+        let mut next = crate::testing::lcg(43);
         let member = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
         for round in 0..20_000 {
             // Long texts now and then, so runs cross blocks and fill them.
@@ -662,7 +632,7 @@ mod tests {
             } else {
                 next() % 70
             };
-            let dense = next() % 4 == 0;
+            let dense = next().is_multiple_of(4);
             let bytes: Vec<u8> = (0..len)
                 .map(|_| match next() % if dense { 20 } else { 4 } {
                     0 => b" .,\t-"[next() % 5],

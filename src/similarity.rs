@@ -655,13 +655,7 @@ mod tests {
             ".",
             "\t",
         ];
-        let mut seed = 17u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
+        let mut next = crate::testing::lcg(17);
         let (mut vocab, mut words, mut scan) =
             (Vocab::default(), Words::default(), ResponseWords::default());
         let mut index = AsciiWords::default();

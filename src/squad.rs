@@ -1140,13 +1140,7 @@ mod tests {
     fn equals_the_official_steps_on_long_random_texts() {
         // Runs across the 64-byte blocks, runs of 64 bytes and more, runs at the text's end.
         let t = test_tables::install();
-        let mut seed = 41u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
+        let mut next = crate::testing::lcg(41);
         let mut out = String::new();
         for _ in 0..20_000 {
             let text = random_text(&mut next, 60);
@@ -1185,16 +1179,10 @@ mod tests {
     fn scores_equal_the_official_steps_on_random_texts() {
         let t = test_tables::install();
         let mut s = Scratch::default();
-        let mut seed = 43u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
+        let mut next = crate::testing::lcg(43);
         for _ in 0..20_000 {
             let response = random_text(&mut next, 40);
-            let reference = if next() % 4 == 0 {
+            let reference = if next().is_multiple_of(4) {
                 // A reference close to the response: its words, some punctuation.
                 format!("{}.", response.to_uppercase())
             } else {

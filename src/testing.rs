@@ -19,3 +19,15 @@ pub(crate) fn lcs_dp<T: PartialEq>(a: &[T], b: &[T]) -> usize {
     }
     prev[b.len()]
 }
+
+/// A fixed-seed random number source for the kernels' tests (a linear congruential generator
+/// with Knuth's MMIX constants): each call gives the next 31-bit number of the sequence `seed`
+/// starts, the same on every run.
+pub(crate) fn lcg(mut seed: u64) -> impl FnMut() -> usize {
+    move || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as usize
+    }
+}

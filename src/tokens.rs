@@ -846,13 +846,7 @@ mod tests {
     fn ascii_words_are_found_in_place() {
         // Against the vocabulary's own lookup of the lower-cased word, on random words of a few
         // letters (so that many share their first eight bytes), at every place in a text.
-        let mut seed = 5u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
+        let mut next = crate::testing::lcg(5);
         let (mut vocab, mut index) = (Vocab::default(), AsciiWords::default());
         let word = |next: &mut dyn FnMut() -> usize| -> String {
             let len = 1 + next() % 12;

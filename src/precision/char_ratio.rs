@@ -1111,13 +1111,7 @@ mod tests {
         assert_eq!(indel("tide", "diet", &mut s, None), Some(0.5));
         assert_eq!(indel("", "", &mut s, None), Some(1.0));
         assert_eq!(indel("abc", "xyz", &mut s, None), Some(0.0));
-        let mut seed = 7u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
+        let mut next = crate::testing::lcg(7);
         for alphabet in [
             ['a', 'b', 'c', 'é', '😀', ' '],
             ['a', 'b', 'c', 'd', 'e', ' '],

@@ -757,13 +757,7 @@ mod tests {
             "http://y.z ",
             "[l](https://q) ",
         ];
-        let mut seed = 11u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
+        let mut next = crate::testing::lcg(11);
         let (mut s, mut out, mut text) = (NormScratch::default(), String::new(), String::new());
         for _ in 0..20_000 {
             text.clear();
@@ -855,13 +849,7 @@ mod tests {
             "[l](https://q) ",
             "\u{1100}\u{1161}",
         ];
-        let mut seed = 17u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
+        let mut next = crate::testing::lcg(17);
         let (mut s, mut out, mut text) = (NormScratch::default(), String::new(), String::new());
         for round in 0..60_000 {
             text.clear();
@@ -928,13 +916,7 @@ mod tests {
         const PIECES: &[&str] = &[
             " ", ",", ".", "!", "~", "_", "-", "a", "Z", "0", "é", "«", "\u{3000}", "\t", "\x7f",
         ];
-        let mut seed = 7u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
+        let mut next = crate::testing::lcg(7);
         let mut text = String::new();
         for _ in 0..20_000 {
             text.clear();

@@ -658,13 +658,7 @@ mod tests {
             "1234567",
             "90071992547409931",
         ];
-        let mut seed = 99u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
+        let mut next = crate::testing::lcg(99);
         let mut text = String::new();
         for _ in 0..20_000 {
             text.clear();
@@ -812,13 +806,7 @@ mod tests {
             f64::INFINITY,
             7.0,
         ];
-        let mut seed = 12345u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
+        let mut next = crate::testing::lcg(12345);
         let mut s = MatchScratch::default();
         for _ in 0..300 {
             let na = next() % 40;
