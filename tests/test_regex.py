@@ -55,7 +55,7 @@ def _regular(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         children.map(lambda p: f"({p})"),
         children.map(lambda p: f"(?:{p})"),
         _quantified(children.map(lambda p: f"(?:{p})")),
-        st.tuples(st.sampled_from(["i", "m", "s", "a", "im", "ms"]), children).map(
+        st.tuples(st.sampled_from(["i", "m", "s", "a", "u", "im", "ms", "ai"]), children).map(
             lambda t: f"(?{t[0]}:{t[1]})"
         ),
     )
@@ -132,6 +132,36 @@ def _check(pattern: str, texts: list[str], *, full_match: bool) -> None:
         ps.regex_match("response", pattern=pattern, full_match=full_match, step_budget=None)
     ).to_series()
     assert got.to_list() == expected, (pattern, texts)
+
+
+#: Patterns where ``re.search`` reads the set a pattern starts with under the whole pattern's
+#: flags, not its group's (``(?a:\W)`` searched finds no ``é``, a Unicode word character, while
+#: ``re.fullmatch`` does), and ``(?u:...)`` inside an ASCII pattern, found by the tests below.
+SCOPED_TYPE_FLAGS = [
+    r"((?:(?:(?a:\W))))",
+    r"(?a:\W)x",
+    r"(?a:\W)?x",
+    r"(?a:[\W])",
+    r"(?a:\d)",
+    r"(?a:\D)",
+    r"(?a:\S)|b",
+    r"(?i)(?a:[\WK])",
+    r"(?a)(?u:\w)",
+    r"(?a)x(?u:\w)",
+    r"(?a)(?u:[^\W\d])\b",
+]
+
+
+@pytest.mark.parametrize("full_match", [False, True])
+@pytest.mark.parametrize("pattern", SCOPED_TYPE_FLAGS)
+def test_scoped_type_flags_equal_python(pattern: str, *, full_match: bool) -> None:
+    texts = ["é", "xé", "éx", "٣", "\u00a0", " ", "K", "k", "\u212a", "a", "_"]
+    expected = _python(pattern, texts, full_match=full_match)
+    assert expected is not None
+    got = pl.DataFrame({"response": texts}).select(
+        ps.regex_match("response", pattern=pattern, full_match=full_match, step_budget=None)
+    )
+    assert got.to_series().to_list() == expected
 
 
 @settings(max_examples=400)

@@ -224,22 +224,53 @@ _TYPE_FLAGS = _c.SRE_FLAG_ASCII | _c.SRE_FLAG_LOCALE | _c.SRE_FLAG_UNICODE
 
 
 def _combine_flags(flags: int, add: int, remove: int) -> int:
-    r"""Return a group's flags as ``re`` combines them for ``(?a:...)``.
-
-    Inside a Unicode pattern, ``(?a:...)`` turns Unicode matching off, so that the group's classes
-    and case folding are ASCII's. A ``(?u:...)`` group inside an ASCII pattern keeps both flags
-    (ASCII's classes): ``re.search`` compiles that group with Unicode's, but its first-character
-    check follows the pattern's own flags (``re.search(r"(?a)(?u:\w)", "é")`` finds nothing while
-    ``re.fullmatch`` matches); that mix is the one place the translation may differ from ``re``.
-    """
-    if add & _c.SRE_FLAG_ASCII:
+    """Return a group's flags as ``re`` combines them: ``(?a:...)``, ``(?u:...)`` set the type."""
+    if add & _TYPE_FLAGS:
         flags &= ~_TYPE_FLAGS
     return (flags | add) & ~remove
 
 
+@cache
+def _first_character_quirk() -> bool:
+    r"""Whether ``re.search`` checks a pattern's first character set under the pattern's own flags.
+
+    CPython's search skips ahead to a position whose character is in the set a pattern starts
+    with, and compiles that set's ``\w``, ``\d`` and ``\s`` under the flags of the whole pattern,
+    not those of the group it stands in. So ``re.search(r"(?a:\W)", "é")`` finds nothing (``é``
+    is a Unicode word character) while ``re.fullmatch`` matches. Asked of ``re`` itself, so a
+    Python that behaves otherwise gets its own behaviour.
+    """
+    return re.search(r"(?a:\W)", "\xe9") is None
+
+
+def _searched_first_set(parsed: Any, flags: int) -> tuple[Any, Ranges] | None:
+    """Return the set ``re.search`` asks of a match's first character, where it narrows the pattern.
+
+    Returns the parsed set the pattern starts with and the code points the search lets through
+    (the set read under the pattern's own flags, never folding case), or None where the search's
+    check is the pattern's own. Mirrors the conditions under which ``re`` compiles the check: a
+    pattern that cannot match the empty text and has no literal prefix.
+    """
+    if not _first_character_quirk() or parsed.getwidth()[0] == 0:
+        return None
+    if _compiler._get_literal_prefix(parsed, flags)[0]:
+        return None
+    node = parsed
+    while node.data and node.data[0][0] is _c.SUBPATTERN:
+        node = node.data[0][1][3]
+    if not node.data or node.data[0][0] is not _c.IN:
+        return None
+    items = node.data[0][1]
+    if _compiler._get_charset_prefix(parsed, flags) is not items:
+        return None
+    return items, _Translator().charset(items, flags & ~_c.SRE_FLAG_IGNORECASE)
+
+
 class _Translator:
-    def __init__(self) -> None:
+    def __init__(self, first_set: tuple[Any, Ranges] | None = None) -> None:
         self.case_backref = False
+        #: The pattern's first set and the code points ``re.search`` lets through it.
+        self.first_set = first_set
 
     def nodes(self, items: Sequence[tuple[Any, Any]], flags: int) -> str:
         parts = [self.node(op, av, flags) for op, av in items]
@@ -259,7 +290,10 @@ class _Translator:
                 _normalize([(0, _MAX_CODE)] if flags & _c.SRE_FLAG_DOTALL else _complement(newline))
             )
         if op is _c.IN:
-            return _set_text(self.charset(av, flags))
+            ranges = self.charset(av, flags)
+            if self.first_set is not None and self.first_set[0] is av:
+                ranges = _intersect(ranges, self.first_set[1])
+            return _set_text(ranges)
         if op is _c.BRANCH:
             alternatives = [self.nodes(alt, flags) for alt in av[1]]
             return f"a{len(alternatives)}:" + "".join(alternatives)
@@ -368,7 +402,7 @@ def _translate(pattern: str, *, full_match: bool) -> str:
         warnings.simplefilter("ignore", FutureWarning)
         parsed = _parser.parse(pattern, 0)
     flags = _parser.fix_flags(pattern, parsed.state.flags)
-    translator = _Translator()
+    translator = _Translator(None if full_match else _searched_first_set(parsed, flags))
     body = translator.nodes(parsed.data, flags)
     header = f"{PROGRAM_VERSION};G{parsed.state.groups};F{int(full_match)};"
     if translator.case_backref:
@@ -392,6 +426,9 @@ _CANARIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"(?s)a.c|x{2,3}?y|\d+?\s\B", ("a\nc", "xy", "xxy", "١٢ ", "7 a")),
     (r"(a)(?(1)b|c)\1|(?<=x)y(?!z)|(?>d+)e|f*+f", ("aba", "ab", "xy", "xyz", "dde", "fff")),
     (r"(?ai)\w(?-i:K)|[\x80-\xff]", ("ék", "ak", "aK", "\x99")),
+    (r"(?a:\W)", ("é", " ")),
+    (r"(?a)(?u:\w)", ("é", "a")),
+    (r"(?a)x?(?u:\w)", ("é", "a", " ")),
 )
 
 
