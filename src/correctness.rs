@@ -1,5 +1,6 @@
 //! DataRobot's answer correctness: exact, normalized and contains match, one pass per string.
 
+mod blocks;
 #[cfg(feature = "plugin")]
 pub(crate) mod expressions;
 
@@ -149,6 +150,20 @@ pub fn normalize_into(t: &Tables, text: &str, out: &mut String) {
     }
 }
 
+/// The DataRobot normalisation of `text` as UTF-8 bytes, written into `out` (cleared first): the
+/// bytes of [`normalize_into`], sixteen at a time where they are ASCII ([`blocks`]).
+pub fn normalize_bytes_into(t: &Tables, text: &str, out: &mut Vec<u8>) {
+    if !text.is_ascii() && memchr::memmem::find(text.as_bytes(), "\u{03A3}".as_bytes()).is_some() {
+        out.clear();
+        for_each_normalized(t, text, |c| {
+            out.extend_from_slice(c.encode_utf8(&mut [0u8; 4]).as_bytes());
+            true
+        });
+        return;
+    }
+    blocks::normalize_bytes(t, text, out);
+}
+
 /// Whether the normalisation of `text` equals `normalized` (already normalised), stopping at the
 /// first character that differs.
 pub fn normalized_equals(t: &Tables, text: &str, normalized: &str) -> bool {
@@ -168,8 +183,11 @@ pub fn normalized_equals(t: &Tables, text: &str, normalized: &str) -> bool {
 /// Reusable buffers for scoring many rows.
 #[derive(Default)]
 pub struct Scratch {
-    response: String,
+    /// Normalized mode: the reference's normalisation.
     reference: String,
+    /// Contains: the response's and the reference's normalisations.
+    response_bytes: Vec<u8>,
+    reference_bytes: Vec<u8>,
 }
 
 /// The outcome of one response against one reference.
@@ -199,13 +217,12 @@ pub fn score_pair(
             normalized_equals(t, response, &scratch.reference)
         }
         Mode::Contains => {
-            normalize_into(t, reference, &mut scratch.reference);
-            if scratch.reference.is_empty() {
+            normalize_bytes_into(t, reference, &mut scratch.reference_bytes);
+            if scratch.reference_bytes.is_empty() {
                 true
             } else {
-                normalize_into(t, response, &mut scratch.response);
-                memchr::memmem::find(scratch.response.as_bytes(), scratch.reference.as_bytes())
-                    .is_some()
+                normalize_bytes_into(t, response, &mut scratch.response_bytes);
+                memchr::memmem::find(&scratch.response_bytes, &scratch.reference_bytes).is_some()
             }
         }
     };
@@ -234,15 +251,15 @@ pub fn score_many<'a>(
         };
         let matched = match mode {
             Mode::Contains => {
-                normalize_into(t, reference, &mut scratch.reference);
-                if scratch.reference.is_empty() {
+                normalize_bytes_into(t, reference, &mut scratch.reference_bytes);
+                if scratch.reference_bytes.is_empty() {
                     true
                 } else {
                     if !response_done {
-                        normalize_into(t, response, &mut scratch.response);
+                        normalize_bytes_into(t, response, &mut scratch.response_bytes);
                         response_done = true;
                     }
-                    memchr::memmem::find(scratch.response.as_bytes(), scratch.reference.as_bytes())
+                    memchr::memmem::find(&scratch.response_bytes, &scratch.reference_bytes)
                         .is_some()
                 }
             }
