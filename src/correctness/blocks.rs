@@ -139,14 +139,58 @@ fn below(k: u32) -> u64 {
     u64::MAX.checked_shl(k).map_or(u64::MAX, |m| !m)
 }
 
+/// The output: a buffer kept longer than what is written, so that a run is copied with
+/// fixed-width stores and only the length written counts.
+struct Output<'a> {
+    buf: &'a mut Vec<u8>,
+    len: usize,
+}
+
+impl Output<'_> {
+    /// Make room for `extra` more bytes and a 16-byte store past them.
+    #[inline(always)]
+    fn room(&mut self, extra: usize) {
+        let need = self.len + extra + 16;
+        if self.buf.len() < need {
+            self.buf.resize(need.max(2 * self.buf.len()), 0);
+        }
+    }
+
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Write `byte` (room made first).
+    #[inline(always)]
+    fn push(&mut self, byte: u8) {
+        if let Some(to) = self.buf.get_mut(self.len) {
+            *to = byte;
+        }
+        self.len += 1;
+    }
+
+    /// Write the first `n` (at most 16) bytes of `piece` (room made first) with one 16-byte
+    /// store.
+    #[inline(always)]
+    fn put(&mut self, piece: &[u8; 16], n: usize) {
+        if let Some(to) = self
+            .buf
+            .get_mut(self.len..)
+            .and_then(|r| r.first_chunk_mut::<16>())
+        {
+            *to = *piece;
+        }
+        self.len += n;
+    }
+}
+
 /// The DataRobot normalisation of `text` (holding no capital sigma) as bytes, written into `out`
 /// (cleared first): the same bytes as [`super::normalize_into`].
 pub(crate) fn normalize_bytes(t: &Tables, text: &str, out: &mut Vec<u8>) {
-    out.clear();
-    // The ASCII bytes never lengthen; the slack takes the last fixed-width store.
-    out.reserve(text.len() + 16);
     let bytes = text.as_bytes();
     let n = bytes.len();
+    let mut out = Output { buf: out, len: 0 };
     // A space is owed before the next word byte (whitespace since the last one, which was not
     // the first thing in the output).
     let mut pending_space = false;
@@ -167,6 +211,8 @@ pub(crate) fn normalize_bytes(t: &Tables, text: &str, out: &mut Vec<u8>) {
             }
         };
         let m = block64(block, &mut lowered);
+        // A block's ASCII bytes write at most one byte each, and a space may be owed first.
+        out.room(65);
         let avail = rest.len().min(64) as u32;
         // The block's bytes are taken in windows that end at a non-ASCII character, which is
         // lowered on its own, or at the block's end.
@@ -174,22 +220,26 @@ pub(crate) fn normalize_bytes(t: &Tables, text: &str, out: &mut Vec<u8>) {
         loop {
             let end = (m.high & !below(from) | !below(avail)).trailing_zeros();
             let window = below(end) & !below(from);
-            ascii_window(&m, window, &mut lowered, out, &mut pending_space);
+            ascii_window(&m, window, &mut lowered, &mut out, &mut pending_space);
             if end >= avail {
                 i += avail as usize;
                 break;
             }
             let Some(c) = text.get(i + end as usize..).and_then(|r| r.chars().next()) else {
-                return;
+                break;
             };
             t.lower_char_each(c, |l| {
                 if t.is_word(l) {
+                    // A space and the character, then the rest of the block as above.
+                    out.room(1 + 4 + 65);
                     if pending_space {
                         out.push(b' ');
                         pending_space = false;
                     }
                     let mut utf8 = [0u8; 4];
-                    out.extend_from_slice(l.encode_utf8(&mut utf8).as_bytes());
+                    for &b in l.encode_utf8(&mut utf8).as_bytes() {
+                        out.push(b);
+                    }
                 } else if t.is_space(l) {
                     pending_space = !out.is_empty();
                 }
@@ -201,6 +251,8 @@ pub(crate) fn normalize_bytes(t: &Tables, text: &str, out: &mut Vec<u8>) {
             }
         }
     }
+    let len = out.len;
+    out.buf.truncate(len);
 }
 
 /// Write the normalisation of the ASCII bytes of a block in `window` (a run of lanes): its runs
@@ -211,7 +263,7 @@ fn ascii_window(
     m: &Masks,
     window: u64,
     lowered: &mut Lowered,
-    out: &mut Vec<u8>,
+    out: &mut Output<'_>,
     pending_space: &mut bool,
 ) {
     let (word, white) = (m.word & window, m.white & window);
@@ -253,20 +305,19 @@ fn ascii_window(
     let last = 64 - keep.leading_zeros();
     // The runs, each copied with 16-byte stores of which its length counts.
     while keep != 0 {
-        let start = keep.trailing_zeros();
-        let end = start + (!(keep >> start)).trailing_zeros();
-        let mut at = start as usize;
-        let stop = end as usize;
+        let start = keep.trailing_zeros() as usize;
+        let mut left = (!(keep >> start)).trailing_zeros() as usize;
+        let mut at = start;
         while let Some(piece) = lowered.get(at..).and_then(|r| r.first_chunk::<16>()) {
-            let before = out.len();
-            out.extend_from_slice(piece);
-            out.truncate(before + (stop - at).min(16));
-            at += 16;
-            if at >= stop {
+            out.put(piece, left.min(16));
+            if left <= 16 {
                 break;
             }
+            at += 16;
+            left -= 16;
         }
-        keep &= !below(end);
+        // Clear the lowest run: the carry of adding its lowest bit runs through it.
+        keep &= keep.wrapping_add(keep & keep.wrapping_neg());
     }
     // Whitespace after the last run owes a space to what follows.
     *pending_space = white & !below(last) != 0;
