@@ -188,6 +188,18 @@ impl Output<'_> {
 /// The DataRobot normalisation of `text` (holding no capital sigma) as bytes, written into `out`
 /// (cleared first): the same bytes as [`super::normalize_into`].
 pub(crate) fn normalize_bytes(t: &Tables, text: &str, out: &mut Vec<u8>) {
+    normalize_bytes_checked(t, text, out, usize::MAX, |_| true);
+}
+
+/// [`normalize_bytes`], showing `check` the output so far (a prefix of the whole) every `every`
+/// bytes of `text` or so, and at the end; once `check` returns false the output stops there.
+pub(crate) fn normalize_bytes_checked(
+    t: &Tables,
+    text: &str,
+    out: &mut Vec<u8>,
+    every: usize,
+    mut check: impl FnMut(&[u8]) -> bool,
+) {
     let bytes = text.as_bytes();
     let n = bytes.len();
     let mut out = Output { buf: out, len: 0 };
@@ -197,7 +209,14 @@ pub(crate) fn normalize_bytes(t: &Tables, text: &str, out: &mut Vec<u8>) {
     let mut lowered: Lowered = [0; 80];
     let mut padded = [0u8; 64];
     let mut i = 0;
+    let mut next_check = every;
     while i < n {
+        if i >= next_check {
+            next_check = i.saturating_add(every);
+            if !check(out.buf.get(..out.len).unwrap_or(&[])) {
+                break;
+            }
+        }
         let rest = bytes.get(i..).unwrap_or(&[]);
         let block = match rest.first_chunk::<64>() {
             Some(block) => block,
@@ -226,6 +245,8 @@ pub(crate) fn normalize_bytes(t: &Tables, text: &str, out: &mut Vec<u8>) {
                 break;
             }
             let Some(c) = text.get(i + end as usize..).and_then(|r| r.chars().next()) else {
+                // Not reached: the lane is a character's first byte.
+                i = n;
                 break;
             };
             t.lower_char_each(c, |l| {
@@ -253,6 +274,9 @@ pub(crate) fn normalize_bytes(t: &Tables, text: &str, out: &mut Vec<u8>) {
     }
     let len = out.len;
     out.buf.truncate(len);
+    if i >= n {
+        check(out.buf);
+    }
 }
 
 /// Write the normalisation of the ASCII bytes of a block in `window` (a run of lanes): its runs
