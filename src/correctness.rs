@@ -396,7 +396,11 @@ mod tests {
                 |s: &str, a: usize, b: usize| -> String { s.chars().skip(a).take(b).collect() };
             let chars = whole.chars().count();
             let other = [pieces[next() % pieces.len()], pieces[next() % pieces.len()]].concat();
-            let source = if next() % 4 == 0 { other } else { text.clone() };
+            let source = if next().is_multiple_of(4) {
+                other
+            } else {
+                text.clone()
+            };
             normalize_into(t, &source, &mut needle);
             if source == text && chars > 0 {
                 let a = next() % chars;
