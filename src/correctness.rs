@@ -205,7 +205,7 @@ fn normalized_contains_every(
 }
 
 /// How many bytes of a response are normalised between two searches for the reference.
-const SEARCH_EVERY: usize = 512;
+const SEARCH_EVERY: usize = 256;
 
 /// Whether the normalisation of `text` equals `normalized` (already normalised), stopping at the
 /// first character that differs.
