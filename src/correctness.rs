@@ -1,5 +1,6 @@
 //! DataRobot's answer correctness: exact, normalized and contains match, one pass per string.
 
+mod blocks;
 #[cfg(feature = "plugin")]
 pub(crate) mod expressions;
 
@@ -149,6 +150,63 @@ pub fn normalize_into(t: &Tables, text: &str, out: &mut String) {
     }
 }
 
+/// The DataRobot normalisation of `text` as UTF-8 bytes, written into `out` (cleared first): the
+/// bytes of [`normalize_into`], sixteen at a time where they are ASCII ([`blocks`]).
+pub fn normalize_bytes_into(t: &Tables, text: &str, out: &mut Vec<u8>) {
+    if !text.is_ascii() && memchr::memmem::find(text.as_bytes(), "\u{03A3}".as_bytes()).is_some() {
+        out.clear();
+        for_each_normalized(t, text, |c| {
+            out.extend_from_slice(c.encode_utf8(&mut [0u8; 4]).as_bytes());
+            true
+        });
+        return;
+    }
+    blocks::normalize_bytes(t, text, out);
+}
+
+/// Whether the DataRobot normalisation of `text` holds `needle` (a normalisation, not empty),
+/// with `buf` as scratch. The normalisation is searched as it is written, so that it stops once
+/// the needle is found.
+pub fn normalized_contains(t: &Tables, text: &str, needle: &[u8], buf: &mut Vec<u8>) -> bool {
+    normalized_contains_every(t, text, needle, buf, SEARCH_EVERY)
+}
+
+/// [`normalized_contains`], searching every `every` bytes of `text` or so.
+fn normalized_contains_every(
+    t: &Tables,
+    text: &str,
+    needle: &[u8],
+    buf: &mut Vec<u8>,
+    every: usize,
+) -> bool {
+    if !text.is_ascii() && memchr::memmem::find(text.as_bytes(), "\u{03A3}".as_bytes()).is_some() {
+        normalize_bytes_into(t, text, buf);
+        return memchr::memmem::find(buf, needle).is_some();
+    }
+    // Built for the first long search: `memmem::find` searches a short haystack without one.
+    let mut finder = None;
+    // The output before `searched` was searched: a match ending past it starts at most
+    // `needle.len() - 1` bytes before it.
+    let mut searched = 0usize;
+    let mut found = false;
+    blocks::normalize_bytes_checked(t, text, buf, every, |out| {
+        let from = searched.saturating_sub(needle.len().saturating_sub(1));
+        let hay = out.get(from..).unwrap_or(&[]);
+        found = if hay.len() < 64 {
+            memchr::memmem::find(hay, needle).is_some()
+        } else {
+            let finder = finder.get_or_insert_with(|| memchr::memmem::Finder::new(needle));
+            finder.find(hay).is_some()
+        };
+        searched = out.len();
+        !found
+    });
+    found
+}
+
+/// How many bytes of a response are normalised between two searches for the reference.
+const SEARCH_EVERY: usize = 256;
+
 /// Whether the normalisation of `text` equals `normalized` (already normalised), stopping at the
 /// first character that differs.
 pub fn normalized_equals(t: &Tables, text: &str, normalized: &str) -> bool {
@@ -168,8 +226,11 @@ pub fn normalized_equals(t: &Tables, text: &str, normalized: &str) -> bool {
 /// Reusable buffers for scoring many rows.
 #[derive(Default)]
 pub struct Scratch {
-    response: String,
+    /// Normalized mode: the reference's normalisation.
     reference: String,
+    /// Contains: the response's and the reference's normalisations.
+    response_bytes: Vec<u8>,
+    reference_bytes: Vec<u8>,
 }
 
 /// The outcome of one response against one reference.
@@ -199,13 +260,12 @@ pub fn score_pair(
             normalized_equals(t, response, &scratch.reference)
         }
         Mode::Contains => {
-            normalize_into(t, reference, &mut scratch.reference);
-            if scratch.reference.is_empty() {
+            normalize_bytes_into(t, reference, &mut scratch.reference_bytes);
+            if scratch.reference_bytes.is_empty() {
                 true
             } else {
-                normalize_into(t, response, &mut scratch.response);
-                memchr::memmem::find(scratch.response.as_bytes(), scratch.reference.as_bytes())
-                    .is_some()
+                let needle = &scratch.reference_bytes;
+                normalized_contains(t, response, needle, &mut scratch.response_bytes)
             }
         }
     };
@@ -234,15 +294,15 @@ pub fn score_many<'a>(
         };
         let matched = match mode {
             Mode::Contains => {
-                normalize_into(t, reference, &mut scratch.reference);
-                if scratch.reference.is_empty() {
+                normalize_bytes_into(t, reference, &mut scratch.reference_bytes);
+                if scratch.reference_bytes.is_empty() {
                     true
                 } else {
                     if !response_done {
-                        normalize_into(t, response, &mut scratch.response);
+                        normalize_bytes_into(t, response, &mut scratch.response_bytes);
                         response_done = true;
                     }
-                    memchr::memmem::find(scratch.response.as_bytes(), scratch.reference.as_bytes())
+                    memchr::memmem::find(&scratch.response_bytes, &scratch.reference_bytes)
                         .is_some()
                 }
             }
@@ -306,6 +366,55 @@ mod tests {
             score("Paris and more", Some("Paris"), Mode::Normalized),
             Outcome::NoMatch
         );
+    }
+
+    #[test]
+    fn contains_stops_at_the_reference_and_agrees_with_a_whole_search() {
+        let t = test_tables::install();
+        let mut next = crate::testing::lcg(61);
+        let pieces = [
+            "Paris", " ", "the", ". ", "\n", "-", "é", "x_1", "  ", "😀", "İ", "Σ", "ΟΔΟΣ",
+        ];
+        let (mut whole, mut needle, mut buf) = (String::new(), String::new(), Vec::new());
+        for round in 0..3_000 {
+            // Long texts, so the search runs several times before the end.
+            let len = if round % 3 == 0 {
+                next() % 800
+            } else {
+                next() % 60
+            };
+            // A capital sigma (the whole text normalised first) in a tenth of them.
+            let kinds = if round % 10 == 0 {
+                pieces.len()
+            } else {
+                pieces.len() - 2
+            };
+            let text: String = (0..len).map(|_| pieces[next() % kinds]).collect();
+            normalize_into(t, &text, &mut whole);
+            // A needle from the text's own normalisation (found), or from another's.
+            let cut =
+                |s: &str, a: usize, b: usize| -> String { s.chars().skip(a).take(b).collect() };
+            let chars = whole.chars().count();
+            let other = [pieces[next() % pieces.len()], pieces[next() % pieces.len()]].concat();
+            let source = if next().is_multiple_of(4) {
+                other
+            } else {
+                text.clone()
+            };
+            normalize_into(t, &source, &mut needle);
+            if source == text && chars > 0 {
+                let a = next() % chars;
+                needle = cut(&whole, a, 1 + next() % 40);
+            }
+            if needle.is_empty() {
+                continue;
+            }
+            let want = whole.contains(needle.as_str());
+            // Searches at every block, so that matches straddle them, or as in use.
+            let every = if round % 2 == 0 { 1 } else { SEARCH_EVERY };
+            let got = normalized_contains_every(t, &text, needle.as_bytes(), &mut buf, every);
+            assert_eq!(got, want, "{text:?} {needle:?}");
+        }
     }
 
     #[test]

@@ -259,6 +259,41 @@ def test_long_responses_match_oracle(rows: list[tuple[str, int, str, str]]) -> N
     assert out["answer_correctness"].to_list() == expected
 
 
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.lists(
+                st.sampled_from(["Word", "w_1", " ", "  ", ". ", "\n", "-", "é", "İ", "😀", "Σ"]),
+                max_size=400,
+            ),
+            st.integers(0, 400),
+            text,
+            st.booleans(),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_contains_in_long_responses_matches_oracle(
+    rows: list[tuple[list[str], int, str, bool]],
+) -> None:
+    """Contains is normalised in 64-byte blocks and searched as it goes: a reference at any
+    offset of a long response, across block and search edges, scores as the oracle does."""
+    responses = []
+    for pieces, at, reference, inside in rows:
+        filler = "".join(pieces)
+        cut = min(at, len(filler))
+        responses.append(filler[:cut] + (reference if inside else "") + filler[cut:])
+    references = [reference for _, _, reference, _ in rows]
+    df = pl.DataFrame({"response": responses, "reference": references})
+    out = df.select(ps.answer_correctness("response", "reference", match_mode="contains"))
+    expected = [
+        oracle.answer_correctness(r, ref, "contains")[0]
+        for r, ref in zip(responses, references, strict=True)
+    ]
+    assert out["answer_correctness"].to_list() == expected
+
+
 def test_empty_frame() -> None:
     df = pl.DataFrame(
         {"response": [], "reference": []}, schema={"response": pl.String, "reference": pl.String}
