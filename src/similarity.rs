@@ -8,9 +8,11 @@
 
 #[cfg(feature = "plugin")]
 pub(crate) mod expressions;
+pub(crate) mod starts;
 
 use crate::ascii::{self, load};
 use crate::pyunicode::{py_is_blank, Tables, CHANGES_WHEN_LOWERED, WORD};
+use starts::Starts;
 use crate::tokens::{lowered_short_word, overlap, AsciiWords, BitLcs, Vocab, ABSENT};
 
 /// The three lexical metrics.
@@ -135,22 +137,6 @@ fn is_ascii_stopword(word: &[u8]) -> bool {
     STOPWORD_TABLE.get(stopword_slot(key)) == Some(&key)
 }
 
-/// A set of bytes, one bit each.
-type ByteSet = [u64; 4];
-
-#[inline(always)]
-fn byte_set_insert(set: &mut ByteSet, b: u8) {
-    if let Some(bits) = set.get_mut(usize::from(b >> 6)) {
-        *bits |= 1 << (b & 63);
-    }
-}
-
-#[inline(always)]
-fn byte_set_holds(set: &ByteSet, b: u8) -> bool {
-    set.get(usize::from(b >> 6))
-        .is_some_and(|&bits| bits >> (b & 63) & 1 != 0)
-}
-
 /// A row's answers, as a response's words are looked up among them.
 struct Answers<'a> {
     /// Their kept words, and the ASCII ones indexed.
@@ -158,12 +144,13 @@ struct Answers<'a> {
     index: &'a AsciiWords,
     /// False only when no answer word is non-ASCII.
     other: bool,
-    /// The first bytes of their words, each with bit 5 set (on a `\w` byte, its lower case).
-    firsts: ByteSet,
+    /// How their words start (each byte with bit 5 set: on a `\w` byte, its lower case).
+    firsts: Starts,
 }
 
 /// [`ascii::for_each_word_run`], except that once `f` returns `true`, a run of ASCII bytes
-/// whose first byte (with bit 5 set) is not in `firsts` is skipped.
+/// that starts as none of `firsts` (its first byte, and its second if it has one, with bit 5
+/// set) is skipped.
 ///
 /// The text is classified 64 bytes at a time ([`ascii::classify`]); the run starts are read
 /// from the block's bits, and a run that is skipped costs a bit test. A run that reaches the
@@ -172,7 +159,7 @@ struct Answers<'a> {
 #[inline(always)]
 fn for_each_run_among(
     bytes: &[u8],
-    firsts: &ByteSet,
+    firsts: &Starts,
     mut f: impl FnMut(usize, usize, bool, u64) -> bool,
 ) {
     let mut skip = false;
@@ -210,13 +197,20 @@ fn for_each_run_among(
         while starts != 0 {
             let k = starts.trailing_zeros() as usize;
             starts &= starts - 1;
-            if skip && block.high == 0 && !byte_set_holds(firsts, chunk[k & 63] | 0x20) {
+            // A run's second byte is the next one inside (bit 63 is in none).
+            let may_start = || {
+                let first = chunk[k & 63] | 0x20;
+                firsts.may_start(first)
+                    && (inside.checked_shr(k as u32 + 1).unwrap_or(0) & 1 == 0
+                        || firsts.may_start_with(first, chunk[(k + 1) & 63] | 0x20))
+            };
+            if skip && block.high == 0 && !may_start() {
                 continue;
             }
             let end = (!inside & (u64::MAX << k)).trailing_zeros() as usize;
             let run = (u64::MAX << k) & !(u64::MAX << end);
             let high = block.high & run != 0;
-            if skip && !high && !byte_set_holds(firsts, chunk[k & 63] | 0x20) {
+            if skip && !high && !may_start() {
                 continue;
             }
             skip = f(at + k, at + end, high, load(bytes, at + k));
@@ -676,7 +670,7 @@ impl<'s, 'r> Scorer<'s, 'r> {
         s.answers.clear();
         // Whether an answer is not ASCII (only then may the vocabulary hold such a word).
         let mut other = false;
-        let mut firsts: ByteSet = [0; 4];
+        let mut firsts = Starts::default();
         for (i, answer) in answers.enumerate() {
             let text = answer.unwrap_or("None");
             if py_is_blank(text) {
@@ -686,7 +680,7 @@ impl<'s, 'r> Scorer<'s, 'r> {
             s.words.fill(t, text);
             for w in s.words.kept() {
                 if let Some(&b) = w.as_bytes().first() {
-                    byte_set_insert(&mut firsts, b | 0x20);
+                    firsts.insert(b | 0x20, w.as_bytes().get(1).map(|&b| b | 0x20));
                 }
                 let n = s.vocab.len();
                 let id = s.vocab.intern(w);
@@ -924,9 +918,9 @@ mod tests {
                 words.n_content
             };
             index.fill(&vocab);
-            let mut firsts: ByteSet = [0; 4];
-            for w in vocab.tokens() {
-                byte_set_insert(&mut firsts, w.as_bytes()[0] | 0x20);
+            let mut firsts = Starts::default();
+            for w in vocab.tokens().map(str::as_bytes) {
+                firsts.insert(w[0] | 0x20, w.get(1).map(|&b| b | 0x20));
             }
             let answers = |other| Answers {
                 vocab: &vocab,

@@ -21,6 +21,7 @@ mod expressions;
 
 use crate::ascii::{self, in_range, load, load_short};
 use crate::pyunicode::{py_is_blank, Tables};
+use crate::similarity::starts::Starts;
 use crate::tokens::{overlap, Vocab};
 
 /// What an ASCII character is to the normalisation.
@@ -423,7 +424,7 @@ fn for_each_word(
     let mut at = 0;
     while at < bytes.len() {
         let block = Block::read(bytes, at);
-        match block_words(t, text, &block, at, limit, buf, &mut f) {
+        match block_words(t, text, &block, at, limit, buf, &mut f, None) {
             Some(next) => at = next,
             None => return false,
         }
@@ -434,7 +435,11 @@ fn for_each_word(
 /// The words of the runs of the 64-byte block at `at` of `text`, passed to `f` as in
 /// [`for_each_word`]: where the next block starts (with a run that may go on past this one), or
 /// `None` once `f` returned `false`.
+///
+/// With `among` (`firsts` and `skipped` as in [`for_each_word_among`]), a run of printable bytes
+/// that no word looked for starts as is only counted.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn block_words(
     t: &Tables,
     text: &str,
@@ -443,7 +448,9 @@ fn block_words(
     limit: usize,
     buf: &mut String,
     f: &mut impl FnMut(Word<'_>) -> bool,
+    mut among: Option<(&Starts, &mut usize)>,
 ) -> Option<usize> {
+    let bytes = text.as_bytes();
     let mut runs = !block.space;
     while runs != 0 {
         // Adding the lowest bit of the first run carries through it to the bit past its end.
@@ -462,6 +469,18 @@ fn block_words(
             }
             let next = long_run_words(t, text, at, limit, buf, f);
             return (next != usize::MAX).then_some(next);
+        }
+        if let Some((firsts, skipped)) = among.as_mut() {
+            let alnum = run & block.alnum;
+            if run & !block.printable == 0 {
+                if alnum == 0 {
+                    continue;
+                }
+                if !may_start_at(firsts, bytes, block, at, alnum.trailing_zeros()) {
+                    **skipped += 1;
+                    continue;
+                }
+            }
         }
         if !run_words(t, text, block, at, (run, start, end), limit, buf, f) {
             return None;
@@ -514,36 +533,51 @@ fn run_words(
     }
 }
 
-/// A set of bytes, one bit each.
-type ByteSet = [u64; 4];
-
-#[inline(always)]
-fn byte_set_holds(set: &ByteSet, b: u8) -> bool {
-    set.get(usize::from(b >> 6))
-        .is_some_and(|&bits| bits >> (b & 63) & 1 != 0)
+/// The starts of the articles, which must never be skipped (they are no word).
+fn article_starts() -> Starts {
+    let mut starts = Starts::default();
+    for (len, head) in [(1, A), (2, AN), (3, THE)] {
+        insert_start(&mut starts, len, head);
+    }
+    starts
 }
 
+/// Add the start of a word of `len` bytes (1 or more) whose first eight are `head`.
+#[inline]
+fn insert_start(starts: &mut Starts, len: usize, head: u64) {
+    starts.insert(head as u8, (len >= 2).then_some((head >> 8) as u8));
+}
+
+/// Whether the word whose first letter or digit is byte `k` of the block `block` at `at` of
+/// `bytes` (a word that ends inside the block) may start as one of `starts`: by its first two
+/// bytes when the second is a letter or digit too, else by its first.
 #[inline(always)]
-fn byte_set_insert(set: &mut ByteSet, b: u8) {
-    if let Some(bits) = set.get_mut(usize::from(b >> 6)) {
-        *bits |= 1 << (b & 63);
+fn may_start_at(starts: &Starts, bytes: &[u8], block: &Block, at: usize, k: u32) -> bool {
+    let first = bytes.get(at + k as usize).map_or(0, |&b| b | 0x20);
+    if !starts.may_start(first) {
+        return false;
     }
+    if block.alnum.checked_shr(k + 1).unwrap_or(0) & 1 == 0 {
+        return true;
+    }
+    let second = bytes.get(at + k as usize + 1).map_or(0, |&b| b | 0x20);
+    starts.may_start_with(first, second)
 }
 
 /// [`for_each_word`] of a text whose words are only looked up among some others' (F1's
-/// response), with no limit: a word that starts with a byte (lower-cased) that is not in
-/// `firsts` is only counted, in `skipped`, and not passed to `f`. `firsts` must hold the first
-/// byte of every word looked for, and `a` and `t` (an article, which is no word, starts with
-/// one of them).
+/// response), with no limit: an ASCII word that no word looked for, nor an article, starts as
+/// it does (by `firsts`: its first byte, or its first two when the second is a letter or digit
+/// too) is only counted, in `skipped`, and not passed to `f`.
 ///
 /// In a block of only ASCII whitespace and printable bytes, each word's first letter or digit
 /// is found from the block's bits (the first byte of a run, or the one its leading punctuation
-/// carries to when the run's start is added to it), so a word that is skipped costs a bit test.
+/// carries to when the run's start is added to it), so a word that is skipped costs a bit test
+/// or two.
 #[inline(always)]
 fn for_each_word_among(
     t: &Tables,
     text: &str,
-    firsts: &ByteSet,
+    firsts: &Starts,
     skipped: &mut usize,
     buf: &mut String,
     mut f: impl FnMut(Word<'_>) -> bool,
@@ -557,8 +591,9 @@ fn for_each_word_among(
         let block = Block::read(bytes, at);
         let mut runs = !block.space;
         if runs & !block.printable != 0 || runs == u64::MAX {
-            // A control or non-ASCII byte, or a run as long as the block: each run is read.
-            match block_words(t, text, &block, at, usize::MAX, buf, &mut f) {
+            // A control or non-ASCII byte, or a run as long as the block: run by run.
+            let among = Some((firsts, &mut *skipped));
+            match block_words(t, text, &block, at, usize::MAX, buf, &mut f, among) {
                 Some(next) => at = next,
                 None => return false,
             }
@@ -579,8 +614,7 @@ fn for_each_word_among(
         while words != 0 {
             let k = words.trailing_zeros();
             words &= words - 1;
-            let first = bytes.get(at + k as usize).map_or(0, |&b| b | 0x20);
-            if !byte_set_holds(firsts, first) {
+            if !may_start_at(firsts, bytes, &block, at, k) {
                 *skipped += 1;
                 continue;
             }
@@ -1025,10 +1059,8 @@ fn f1<'a, const RECORD: bool>(
     s.ends.clear();
     s.filter.clear();
     s.short.clear();
-    // The first bytes of the references' words, and those of the articles.
-    let mut firsts: ByteSet = [0; 4];
-    byte_set_insert(&mut firsts, b'a');
-    byte_set_insert(&mut firsts, b't');
+    // How the references' words and the articles start.
+    let mut firsts = article_starts();
     for reference in references.flatten().filter(|r| !py_is_blank(r)) {
         let (vocab, short, filter) = (&mut s.vocab, &mut s.short, &mut s.filter);
         let firsts = &mut firsts;
@@ -1049,7 +1081,7 @@ fn f1<'a, const RECORD: bool>(
                     Word::Normalized(w) => vocab.intern(w),
                 };
                 let (len, head) = w.len_and_head();
-                byte_set_insert(firsts, head as u8);
+                insert_start(firsts, len, head);
                 if len <= 8 {
                     short.insert(len, head, id);
                 } else {
