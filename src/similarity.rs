@@ -194,23 +194,31 @@ fn for_each_run_among(
         }
         // Bit 63 is outside every run left: each run ends below it.
         let mut starts = inside & !(inside << 1);
+        // 1 if the run starting at byte `k` may start as an answer word: its second byte is the
+        // next one when that is inside too (bit 63 is in no run).
+        let may_start = |k: usize| {
+            let (first, second) = (chunk[k & 63] | 0x20, chunk[(k + 1) & 63] | 0x20);
+            let has_second = inside.checked_shr(k as u32 + 1).unwrap_or(0) & 1 != 0;
+            firsts.may_start_bit(first, second, has_second)
+        };
+        let gathered = skip && block.high == 0;
+        if gathered {
+            // The runs to read, gathered first without a branch per run.
+            let (mut runs, mut read) = (starts, 0);
+            while runs != 0 {
+                let k = runs.trailing_zeros() as usize;
+                runs &= runs - 1;
+                read |= may_start(k) << k;
+            }
+            starts = read;
+        }
         while starts != 0 {
             let k = starts.trailing_zeros() as usize;
             starts &= starts - 1;
-            // A run's second byte is the next one inside (bit 63 is in none).
-            let may_start = || {
-                let first = chunk[k & 63] | 0x20;
-                firsts.may_start(first)
-                    && (inside.checked_shr(k as u32 + 1).unwrap_or(0) & 1 == 0
-                        || firsts.may_start_with(first, chunk[(k + 1) & 63] | 0x20))
-            };
-            if skip && block.high == 0 && !may_start() {
-                continue;
-            }
             let end = (!inside & (u64::MAX << k)).trailing_zeros() as usize;
             let run = (u64::MAX << k) & !(u64::MAX << end);
             let high = block.high & run != 0;
-            if skip && !high && !may_start() {
+            if skip && !gathered && !high && may_start(k) == 0 {
                 continue;
             }
             skip = f(at + k, at + end, high, load(bytes, at + k));

@@ -610,14 +610,22 @@ fn for_each_word_among(
         let alnum = runs & block.alnum;
         let punctuation = runs & !alnum;
         let starts = runs & !(runs << 1);
-        let mut words = (starts | punctuation.wrapping_add(starts & punctuation)) & alnum;
+        let all = (starts | punctuation.wrapping_add(starts & punctuation)) & alnum;
+        // The words to read, gathered first without a branch per word.
+        let (mut words, mut read) = (all, 0);
+        let chunk = bytes.get(at..).unwrap_or(&[]);
         while words != 0 {
             let k = words.trailing_zeros();
             words &= words - 1;
-            if !may_start_at(firsts, bytes, &block, at, k) {
-                *skipped += 1;
-                continue;
-            }
+            let first = chunk.get(k as usize).map_or(0, |&b| b | 0x20);
+            let second = chunk.get(k as usize + 1).map_or(0, |&b| b | 0x20);
+            let has_second = block.alnum.checked_shr(k + 1).unwrap_or(0) & 1 != 0;
+            read |= firsts.may_start_bit(first, second, has_second) << k;
+        }
+        *skipped += (all.count_ones() - read.count_ones()) as usize;
+        while read != 0 {
+            let k = read.trailing_zeros();
+            read &= read - 1;
             // The run holding byte `k` ends at a space below `next`.
             let below = block.space & !(u64::MAX << k);
             let start = 64 - below.leading_zeros();

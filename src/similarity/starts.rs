@@ -44,6 +44,18 @@ impl Starts {
             .is_some_and(|&bits| bits >> (first & 63) & 1 != 0)
     }
 
+    /// 1 if a word that starts with `first` may be one of the words added and, when
+    /// `has_second`, so may one that starts with `first` and `second`; else 0. Without a branch,
+    /// for a scan that gathers the words to read first (whether a word passes is seldom
+    /// predictable).
+    #[inline(always)]
+    pub(crate) fn may_start_bit(&self, first: u8, second: u8, has_second: bool) -> u64 {
+        let in_firsts = self.firsts[usize::from(first >> 6) & 3] >> (first & 63) & 1;
+        let (at, bit) = Self::pair_bit(first, second);
+        let in_pairs = u64::from(self.pairs[at & 15] & bit != 0);
+        in_firsts & (in_pairs | u64::from(!has_second))
+    }
+
     /// Whether a word that starts with `first` and `second` may be one of the words added
     /// ([`Starts::may_start`] of `first` being true).
     #[inline(always)]
@@ -70,6 +82,16 @@ mod tests {
         for &(first, second) in &added {
             assert!(starts.may_start(first));
             assert!(starts.may_start_with(first, second));
+            assert_eq!(starts.may_start_bit(first, second, true), 1);
+            assert_eq!(starts.may_start_bit(first, b'~', false), 1);
+        }
+        for first in 0..=255u8 {
+            for second in [0, b'a', b'~', 0xff] {
+                let want = starts.may_start(first) && starts.may_start_with(first, second);
+                assert_eq!(starts.may_start_bit(first, second, true), u64::from(want));
+                let want = starts.may_start(first);
+                assert_eq!(starts.may_start_bit(first, second, false), u64::from(want));
+            }
         }
         // Most other starts are told apart (40 pairs set at most 40 of the 1,024 bits).
         let other = (0..=255u8)
