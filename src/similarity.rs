@@ -12,8 +12,8 @@ pub(crate) mod starts;
 
 use crate::ascii::{self, load};
 use crate::pyunicode::{py_is_blank, Tables, CHANGES_WHEN_LOWERED, WORD};
-use starts::Starts;
 use crate::tokens::{lowered_short_word, overlap, AsciiWords, BitLcs, Vocab, ABSENT};
+use starts::Starts;
 
 /// The three lexical metrics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -379,7 +379,10 @@ impl ResponseWords {
             let bytes = w.as_bytes();
             let (id, stop) = if w.is_ascii() {
                 let stop = is_ascii_stopword(bytes);
-                (index.find(vocab, bytes, 0, bytes.len(), load(bytes, 0)), stop)
+                (
+                    index.find(vocab, bytes, 0, bytes.len(), load(bytes, 0)),
+                    stop,
+                )
             } else if other {
                 (vocab.get(w), false)
             } else {
@@ -709,8 +712,12 @@ impl<'s, 'r> Scorer<'s, 'r> {
             other,
             firsts,
         };
-        s.response
-            .scan(t, self.response, &answers, self.metric != Metric::TokenRecall);
+        s.response.scan(
+            t,
+            self.response,
+            &answers,
+            self.metric != Metric::TokenRecall,
+        );
         let n_response = s.response.n_kept();
         s.counts.clear();
         s.counts.resize(s.vocab.len(), 0);

@@ -1378,8 +1378,8 @@ mod tests {
         let mut s = Scratch::default();
         let mut next = crate::testing::lcg(47);
         const PIECES: [&str; 24] = [
-            "the", "The", "a", "An", "tha", "Paris", "paris", "x1", "42", "3.14", "don't",
-            "U.S.", "(E).", "t.h.e", "a-n", "...", ",", "-", " ", " ", "  ", "\n", "Zoo", "\x01",
+            "the", "The", "a", "An", "tha", "Paris", "paris", "x1", "42", "3.14", "don't", "U.S.",
+            "(E).", "t.h.e", "a-n", "...", ",", "-", " ", " ", "  ", "\n", "Zoo", "\x01",
         ];
         for round in 0..20_000 {
             let mut response = String::new();
