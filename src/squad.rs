@@ -21,6 +21,7 @@ mod expressions;
 
 use crate::ascii::{self, in_range, load, load_short};
 use crate::pyunicode::{py_is_blank, Tables};
+use crate::similarity::starts::Starts;
 use crate::tokens::{overlap, Vocab};
 
 /// What an ASCII character is to the normalisation.
@@ -423,60 +424,216 @@ fn for_each_word(
     let mut at = 0;
     while at < bytes.len() {
         let block = Block::read(bytes, at);
-        let mut runs = !block.space;
-        let mut next = at + 64;
-        while runs != 0 {
-            // Adding the lowest bit of the first run carries through it to the bit past its end.
-            let after = runs.wrapping_add(runs & runs.wrapping_neg());
-            let (start, end) = (
-                at + runs.trailing_zeros() as usize,
-                at + after.trailing_zeros() as usize,
-            );
-            let run = runs & !after;
-            runs &= after;
-            if end == at + 64 {
-                // The run may go on past the block: the next block starts with it (a run of 64
-                // bytes or more is read alone).
-                if start > at {
-                    next = start;
-                } else {
-                    next = long_run_words(t, text, at, limit, buf, &mut f);
-                    if next == usize::MAX {
-                        return false;
-                    }
-                }
-                break;
+        match block_words(t, text, &block, at, limit, buf, &mut f, None) {
+            Some(next) => at = next,
+            None => return false,
+        }
+    }
+    true
+}
+
+/// The words of the runs of the 64-byte block at `at` of `text`, passed to `f` as in
+/// [`for_each_word`]: where the next block starts (with a run that may go on past this one), or
+/// `None` once `f` returned `false`.
+///
+/// With `among` (`firsts` and `skipped` as in [`for_each_word_among`]), a run of printable bytes
+/// that no word looked for starts as is only counted.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn block_words(
+    t: &Tables,
+    text: &str,
+    block: &Block,
+    at: usize,
+    limit: usize,
+    buf: &mut String,
+    f: &mut impl FnMut(Word<'_>) -> bool,
+    mut among: Option<(&Starts, &mut usize)>,
+) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut runs = !block.space;
+    while runs != 0 {
+        // Adding the lowest bit of the first run carries through it to the bit past its end.
+        let after = runs.wrapping_add(runs & runs.wrapping_neg());
+        let (start, end) = (
+            at + runs.trailing_zeros() as usize,
+            at + after.trailing_zeros() as usize,
+        );
+        let run = runs & !after;
+        runs &= after;
+        if end == at + 64 {
+            // The run may go on past the block: the next block starts with it (a run of 64
+            // bytes or more is read alone).
+            if start > at {
+                return Some(start);
             }
-            // Most runs hold one run of letters and digits, with at most some punctuation
-            // around it (which is deleted): the word is that run (the block's printable bytes are
-            // all but its spaces unless it holds a control or non-ASCII character).
+            let next = long_run_words(t, text, at, limit, buf, f);
+            return (next != usize::MAX).then_some(next);
+        }
+        if let Some((firsts, skipped)) = among.as_mut() {
             let alnum = run & block.alnum;
-            let alnum_after = alnum.wrapping_add(alnum & alnum.wrapping_neg());
-            if alnum != 0 && alnum & alnum_after == 0 && run & !block.printable == 0 {
-                let (start, end) = (
-                    at + alnum.trailing_zeros() as usize,
-                    at + alnum_after.trailing_zeros() as usize,
-                );
-                // Setting bit 5 lower-cases letters and keeps digits.
-                let len = end - start;
-                let head = (load(bytes, start) | (ONES * 0x20)) & low_bytes(len);
-                if len <= 3 && matches!(head, A | AN | THE) {
+            if run & !block.printable == 0 {
+                if alnum == 0 {
                     continue;
                 }
-                let word = Word::Ascii {
-                    text: bytes,
-                    start,
-                    end,
-                    head,
-                };
-                if !f(word) {
-                    return false;
+                if !may_start_at(firsts, bytes, block, at, alnum.trailing_zeros()) {
+                    **skipped += 1;
+                    continue;
                 }
-            } else {
-                let piece = block.piece(run, start, end, at);
-                if !piece_words(t, text, piece, (start, end), limit, buf, &mut f) {
-                    return false;
-                }
+            }
+        }
+        if !run_words(t, text, block, at, (run, start, end), limit, buf, f) {
+            return None;
+        }
+    }
+    Some(at + 64)
+}
+
+/// The words of the run of bits `run` of the block at `at`, the bytes `start..end` of `text`
+/// (no ASCII whitespace in it, and inside the block), passed to `f` as in [`for_each_word`]:
+/// whether `f` always returned `true`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn run_words(
+    t: &Tables,
+    text: &str,
+    block: &Block,
+    at: usize,
+    (run, start, end): (u64, usize, usize),
+    limit: usize,
+    buf: &mut String,
+    f: &mut impl FnMut(Word<'_>) -> bool,
+) -> bool {
+    let bytes = text.as_bytes();
+    // Most runs hold one run of letters and digits, with at most some punctuation around it
+    // (which is deleted): the word is that run (the block's printable bytes are all but its
+    // spaces unless it holds a control or non-ASCII character).
+    let alnum = run & block.alnum;
+    let alnum_after = alnum.wrapping_add(alnum & alnum.wrapping_neg());
+    if alnum != 0 && alnum & alnum_after == 0 && run & !block.printable == 0 {
+        let (start, end) = (
+            at + alnum.trailing_zeros() as usize,
+            at + alnum_after.trailing_zeros() as usize,
+        );
+        // Setting bit 5 lower-cases letters and keeps digits.
+        let len = end - start;
+        let head = (load(bytes, start) | (ONES * 0x20)) & low_bytes(len);
+        if len <= 3 && matches!(head, A | AN | THE) {
+            return true;
+        }
+        f(Word::Ascii {
+            text: bytes,
+            start,
+            end,
+            head,
+        })
+    } else {
+        let piece = block.piece(run, start, end, at);
+        piece_words(t, text, piece, (start, end), limit, buf, f)
+    }
+}
+
+/// The starts of the articles, which must never be skipped (they are no word).
+fn article_starts() -> Starts {
+    let mut starts = Starts::default();
+    for (len, head) in [(1, A), (2, AN), (3, THE)] {
+        insert_start(&mut starts, len, head);
+    }
+    starts
+}
+
+/// Add the start of a word of `len` bytes (1 or more) whose first eight are `head`.
+#[inline]
+fn insert_start(starts: &mut Starts, len: usize, head: u64) {
+    starts.insert(head as u8, (len >= 2).then_some((head >> 8) as u8));
+}
+
+/// Whether the word whose first letter or digit is byte `k` of the block `block` at `at` of
+/// `bytes` (a word that ends inside the block) may start as one of `starts`: by its first two
+/// bytes when the second is a letter or digit too, else by its first.
+#[inline(always)]
+fn may_start_at(starts: &Starts, bytes: &[u8], block: &Block, at: usize, k: u32) -> bool {
+    let first = bytes.get(at + k as usize).map_or(0, |&b| b | 0x20);
+    if !starts.may_start(first) {
+        return false;
+    }
+    if block.alnum.checked_shr(k + 1).unwrap_or(0) & 1 == 0 {
+        return true;
+    }
+    let second = bytes.get(at + k as usize + 1).map_or(0, |&b| b | 0x20);
+    starts.may_start_with(first, second)
+}
+
+/// [`for_each_word`] of a text whose words are only looked up among some others' (F1's
+/// response), with no limit: an ASCII word that no word looked for, nor an article, starts as
+/// it does (by `firsts`: its first byte, or its first two when the second is a letter or digit
+/// too) is only counted, in `skipped`, and not passed to `f`.
+///
+/// In a block of only ASCII whitespace and printable bytes, each word's first letter or digit
+/// is found from the block's bits (the first byte of a run, or the one its leading punctuation
+/// carries to when the run's start is added to it), so a word that is skipped costs a bit test
+/// or two.
+#[inline(always)]
+fn for_each_word_among(
+    t: &Tables,
+    text: &str,
+    firsts: &Starts,
+    skipped: &mut usize,
+    buf: &mut String,
+    mut f: impl FnMut(Word<'_>) -> bool,
+) -> bool {
+    let bytes = text.as_bytes();
+    if !text.is_ascii() && memchr::memmem::find(bytes, "\u{03A3}".as_bytes()).is_some() {
+        return sigma_words(t, text, buf, &mut f);
+    }
+    let mut at = 0;
+    while at < bytes.len() {
+        let block = Block::read(bytes, at);
+        let mut runs = !block.space;
+        if runs & !block.printable != 0 || runs == u64::MAX {
+            // A control or non-ASCII byte, or a run as long as the block: run by run.
+            let among = Some((firsts, &mut *skipped));
+            match block_words(t, text, &block, at, usize::MAX, buf, &mut f, among) {
+                Some(next) => at = next,
+                None => return false,
+            }
+            continue;
+        }
+        let mut next = at + 64;
+        if runs >> 63 != 0 {
+            // The last run may go on past the block: the next block starts with it (it starts
+            // after bit 0, the block not being one run).
+            let start = 64 - (!runs).leading_zeros();
+            next = at + start as usize;
+            runs &= (1u64 << start) - 1;
+        }
+        let alnum = runs & block.alnum;
+        let punctuation = runs & !alnum;
+        let starts = runs & !(runs << 1);
+        let all = (starts | punctuation.wrapping_add(starts & punctuation)) & alnum;
+        // The words to read, gathered first without a branch per word.
+        let (mut words, mut read) = (all, 0);
+        let chunk = bytes.get(at..).unwrap_or(&[]);
+        while words != 0 {
+            let k = words.trailing_zeros();
+            words &= words - 1;
+            let first = chunk.get(k as usize).map_or(0, |&b| b | 0x20);
+            let second = chunk.get(k as usize + 1).map_or(0, |&b| b | 0x20);
+            let has_second = block.alnum.checked_shr(k + 1).unwrap_or(0) & 1 != 0;
+            read |= firsts.may_start_bit(first, second, has_second) << k;
+        }
+        *skipped += (all.count_ones() - read.count_ones()) as usize;
+        while read != 0 {
+            let k = read.trailing_zeros();
+            read &= read - 1;
+            // The run holding byte `k` ends at a space below `next`.
+            let below = block.space & !(u64::MAX << k);
+            let start = 64 - below.leading_zeros();
+            let end = (block.space & (u64::MAX << k)).trailing_zeros();
+            let run = (u64::MAX << start) & !(u64::MAX.checked_shl(end).unwrap_or(0));
+            let span = (run, at + start as usize, at + end as usize);
+            if !run_words(t, text, &block, at, span, usize::MAX, buf, &mut f) {
+                return false;
             }
         }
         at = next;
@@ -910,8 +1067,11 @@ fn f1<'a, const RECORD: bool>(
     s.ends.clear();
     s.filter.clear();
     s.short.clear();
+    // How the references' words and the articles start.
+    let mut firsts = article_starts();
     for reference in references.flatten().filter(|r| !py_is_blank(r)) {
         let (vocab, short, filter) = (&mut s.vocab, &mut s.short, &mut s.filter);
+        let firsts = &mut firsts;
         let (ids, word) = (&mut s.ids, &mut s.word);
         for_each_word(
             t,
@@ -929,6 +1089,7 @@ fn f1<'a, const RECORD: bool>(
                     Word::Normalized(w) => vocab.intern(w),
                 };
                 let (len, head) = w.len_and_head();
+                insert_start(firsts, len, head);
                 if len <= 8 {
                     short.insert(len, head, id);
                 } else {
@@ -959,10 +1120,12 @@ fn f1<'a, const RECORD: bool>(
         0
     };
     response_ids.clear();
-    for_each_word(
+    let mut skipped = 0;
+    for_each_word_among(
         t,
         response,
-        usize::MAX,
+        &firsts,
+        &mut skipped,
         &mut s.buf,
         #[inline(always)]
         |w| {
@@ -989,6 +1152,12 @@ fn f1<'a, const RECORD: bool>(
             true
         },
     );
+    // The words skipped are none of the references': one of them in the ids is enough to tell
+    // the response from every reference.
+    n_response += skipped;
+    if RECORD && skipped > 0 && response_ids.len() <= longest {
+        response_ids.push(crate::tokens::ABSENT);
+    }
     let mut best: Option<f64> = None;
     let mut start = 0;
     for &end in &s.ends {
@@ -1197,6 +1366,43 @@ mod tests {
             let got_f1 = best(t, Pair::F1, &response, refs.iter().copied(), &mut s);
             assert_eq!(got_em, Some(em), "{response:?} {reference:?}");
             assert_eq!(got_f1, Some(f1), "{response:?} {reference:?}");
+        }
+    }
+
+    #[test]
+    fn f1_skips_only_words_no_reference_holds() {
+        // ASCII responses over many 64-byte blocks (words and punctuation runs at the blocks'
+        // edges, runs of 64 bytes and more), whose words are mostly skipped by their first byte;
+        // now and then a control or non-ASCII byte, whose block is read run by run.
+        let t = test_tables::install();
+        let mut s = Scratch::default();
+        let mut next = crate::testing::lcg(47);
+        const PIECES: [&str; 24] = [
+            "the", "The", "a", "An", "tha", "Paris", "paris", "x1", "42", "3.14", "don't", "U.S.",
+            "(E).", "t.h.e", "a-n", "...", ",", "-", " ", " ", "  ", "\n", "Zoo", "\x01",
+        ];
+        for round in 0..20_000 {
+            let mut response = String::new();
+            for _ in 0..next() % 120 {
+                match next() % 24 {
+                    0 => response.push_str(&"abcdefghij".repeat(1 + next() % 8)),
+                    1 if round % 4 == 0 => response.push('é'),
+                    _ => response.push_str(PIECES[next() % PIECES.len()]),
+                }
+            }
+            let reference: String = (0..1 + next() % 4)
+                .map(|_| PIECES[next() % 16])
+                .collect::<Vec<_>>()
+                .join(" ");
+            if py_is_blank(&reference) {
+                continue;
+            }
+            let (em, f1) = oracle_scores(t, &response, &reference);
+            let refs = [Some(reference.as_str())];
+            let got_f1 = best(t, Pair::F1, &response, refs.iter().copied(), &mut s);
+            assert_eq!(got_f1, Some(f1), "{response:?} {reference:?}");
+            let both = best_both(t, &response, refs.iter().copied(), &mut s);
+            assert_eq!(both, (Some(em), Some(f1)), "{response:?} {reference:?}");
         }
     }
 
