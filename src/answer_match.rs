@@ -12,6 +12,7 @@
 //! folding as Python's NFKD with combining marks dropped, from a table the Python side reads from
 //! the interpreter's `unicodedata` ([`set_fold_table`]).
 
+mod block;
 #[cfg(feature = "plugin")]
 pub(crate) mod expressions;
 mod normalize;
