@@ -553,20 +553,28 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
             };
             // Where the next block starts: the first word not taken, or the first hard byte.
             let stop = loop {
-                match words.write_plain(&mut self.out, src, o) {
+                // `scan` leaves room for this window after any word's end.
+                let Some(out) = self
+                    .out
+                    .get_mut(o..)
+                    .and_then(|r| r.first_chunk_mut::<144>())
+                else {
+                    break 0;
+                };
+                match words.write_plain(out, src, 0) {
                     (to, Taken::All) => {
-                        o = to;
+                        o += to;
                         break h;
                     }
                     (to, Taken::Until(s)) => {
-                        o = to;
+                        o += to;
                         break s;
                     }
                     (to, Taken::Special(n)) => {
                         // A number word or a number that may be a glued year, written at `to`:
                         // the word's end as the scan's.
-                        self.o = to + n;
-                        self.word = to;
+                        self.o = o + to + n;
+                        self.word = o + to;
                         self.end_word();
                         o = self.o;
                     }
@@ -727,48 +735,42 @@ impl BlockWords {
     /// space) until one it cannot write, or one that needs the scan's end of a word; articles
     /// are left out. Return where the output ends and how far it went.
     ///
-    /// Each word is written with one 16-byte store (more for a word longer than 16 bytes), which
-    /// `out` has room for past every word (see `scan`).
+    /// The words of a block and their spaces take at most 96 bytes, and each is written with
+    /// one 16-byte store (more for a word longer than 16 bytes), so every store falls inside
+    /// `out`: the indices are masked to say so, which spares the bounds checks.
     #[inline(always)]
-    fn write_plain(&mut self, out: &mut [u8], src: &[u8; 80], mut o: usize) -> (usize, Taken) {
-        const LOWER: u128 = u128::MAX / 255 * 0x20;
+    fn write_plain(&mut self, out: &mut [u8; 144], src: &[u8; 80], mut o: usize) -> (usize, Taken) {
+        const LOWER: u64 = u64::MAX / 255 * 0x20;
         while self.starts != 0 {
             let s = self.starts.trailing_zeros() as usize;
             let e = self.lasts.trailing_zeros() as usize + 1;
             if e >= self.h {
                 return (o, Taken::Until(s.min(self.h)));
             }
-            let n = e - s;
-            let (Some(from), Some(to)) = (
-                src.get(s..).and_then(|r| r.first_chunk::<16>()),
-                out.get_mut(o..).and_then(|r| r.first_chunk_mut::<16>()),
-            ) else {
-                return (o, Taken::Until(s));
-            };
             self.starts &= self.starts - 1;
             self.lasts &= self.lasts - 1;
-            // Setting bit 5 lowers a capital and leaves a small letter or a digit as it is.
-            let lowered = u128::from_le_bytes(*from) | LOWER;
-            *to = lowered.to_le_bytes();
-            let mut k = 16;
+            let n = e - s;
+            let mut k = 0;
+            let mut head = 0;
             while k < n {
-                if let (Some(from), Some(to)) = (
-                    src.get(s + k..).and_then(|r| r.first_chunk::<16>()),
-                    out.get_mut(o + k..).and_then(|r| r.first_chunk_mut::<16>()),
-                ) {
-                    *to = (u128::from_le_bytes(*from) | LOWER).to_le_bytes();
+                let (from, to) = ((s + k) & 63, (o + k) & 127);
+                let (lo, hi) = (load_at(src, from) | LOWER, load_at(src, from + 8) | LOWER);
+                if k == 0 {
+                    head = lo;
                 }
+                // Setting bit 5 lowers a capital and leaves a small letter or a digit as it is.
+                store_at(out, to, lo);
+                store_at(out, to + 8, hi);
                 k += 16;
             }
-            let first = lowered as u8;
-            let last = src.get(e - 1).map_or(0, |x| x | 0x20);
+            let first = head as u8;
+            let last = src[(e - 1) & 63] | 0x20;
             if may_be_listed_letters(n, first, last) {
                 // The articles, inline: `a`, `an`, `the`.
-                let head = lowered as u32;
                 let article = match n {
                     1 => first == b'a',
-                    2 => head & 0xffff == u32::from_le_bytes(*b"an\0\0"),
-                    3 => head & 0xff_ffff == u32::from_le_bytes(*b"the\0"),
+                    2 => head & 0xffff == u64::from(u16::from_le_bytes(*b"an")),
+                    3 => head & 0xff_ffff == 0x65_6874,
                     _ => false,
                 };
                 if article {
@@ -779,14 +781,27 @@ impl BlockWords {
             if n > 4 && first.wrapping_sub(b'1') < 2 {
                 return (o, Taken::Special(n));
             }
-            match out.get_mut(o + n) {
-                Some(slot) => *slot = b' ',
-                None => return (o, Taken::Until(s)),
-            }
+            out[(o + n) & 127] = b' ';
             o += n + 1;
         }
         (o, Taken::All)
     }
+}
+
+/// The 8 bytes of `src` from `at` (at most 72) as a little-endian word.
+#[inline(always)]
+fn load_at(src: &[u8; 80], at: usize) -> u64 {
+    let at = at.min(72);
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&src[at..at + 8]);
+    u64::from_le_bytes(word)
+}
+
+/// Store `x` little-endian at `at` (at most 136) of `out`.
+#[inline(always)]
+fn store_at(out: &mut [u8; 144], at: usize, x: u64) {
+    let at = at.min(136);
+    out[at..at + 8].copy_from_slice(&x.to_le_bytes());
 }
 
 /// Reusable buffers of the normalisation.
@@ -934,11 +949,11 @@ fn scan<const UNGLUE: bool>(
     buf: &mut Vec<u8>,
     out: &mut String,
 ) -> Seen {
-    // At most a space before and after each character, and the padding, then room for
-    // `Scan::block_words`'s stores of 16 bytes (up to 15 past a word's end). The buffer keeps
-    // its length from text to text (its bytes are only read once written), so it is zeroed
-    // only when it grows.
-    let need = 2 * s.len() + 2 + 16;
+    // At most a space before and after each character, and the padding, then room for the
+    // 144-byte window `Scan::block_words` writes a block's words in. The buffer keeps its length
+    // from text to text (its bytes are only read once written), so it is zeroed only when it
+    // grows.
+    let need = 2 * s.len() + 2 + 144;
     if buf.len() < need {
         buf.resize(need, 0);
     }
