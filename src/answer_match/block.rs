@@ -63,6 +63,32 @@ fn classify_bytes<const UPPER: bool>(block: &[u8; 64]) -> Classes {
     c
 }
 
+/// The spaces among the 64 bytes of `block`.
+#[inline(always)]
+pub(super) fn spaces(block: &[u8; 64]) -> u64 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        sse2::spaces(block)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        spaces_bytes(block)
+    }
+}
+
+/// [`spaces`] a byte at a time: the portable version, and the tests' check of the SSE2 one.
+#[cfg_attr(
+    all(target_arch = "x86_64", target_feature = "sse2", not(test)),
+    allow(dead_code)
+)]
+fn spaces_bytes(block: &[u8; 64]) -> u64 {
+    let mut mask = 0;
+    for (k, &x) in block.iter().enumerate() {
+        mask |= u64::from(x == b' ') << k;
+    }
+    mask
+}
+
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2 {
     //! The SSE2 intrinsics are called in `unsafe` blocks, sound because this module is only
@@ -93,6 +119,18 @@ mod sse2 {
     fn equal(v: __m128i, x: u8) -> __m128i {
         // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
         unsafe { _mm_cmpeq_epi8(v, _mm_set1_epi8(x as i8)) }
+    }
+
+    #[inline(always)]
+    pub(super) fn spaces(block: &[u8; 64]) -> u64 {
+        let mut out = 0;
+        for (k, chunk) in block.chunks_exact(16).enumerate() {
+            let word = |at: usize| crate::ascii::load(chunk, at) as i64;
+            // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
+            let v = unsafe { _mm_set_epi64x(word(8), word(0)) };
+            out |= bits(equal(v, b' ')) << (16 * k as u32);
+        }
+        out
     }
 
     #[inline(always)]
@@ -136,6 +174,7 @@ mod tests {
             }
             assert_eq!(classify::<true>(&block), classify_bytes::<true>(&block));
             assert_eq!(classify::<false>(&block), classify_bytes::<false>(&block));
+            assert_eq!(spaces(&block), spaces_bytes(&block));
         }
         let all: Vec<u8> = (0..=255).collect();
         for chunk in all.chunks_exact(64) {
