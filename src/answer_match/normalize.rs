@@ -505,7 +505,8 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
         let mut padded: [u8; 80];
         loop {
             let rest = b.get(i..).unwrap_or(&[]);
-            if rest.is_empty() {
+            if rest.len() < BLOCK_MIN {
+                // A short text or the end of one: the byte scan is cheaper than a block.
                 break;
             }
             // The block and 16 bytes after it (spaces past the text's end, which end words as
@@ -710,6 +711,10 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
         (self.seen, self.out, o)
     }
 }
+
+/// Below this many bytes left, [`Scan::block_words`] leaves the words to the byte scan (its
+/// classification of 64 bytes costs more than the byte scan of a few short words).
+const BLOCK_MIN: usize = 32;
 
 /// The words of a 64-byte block that [`Scan::block_words`] has yet to write: their first and
 /// last bytes, one bit each, and the first byte it may not read past.
