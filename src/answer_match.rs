@@ -20,6 +20,7 @@ mod normalize;
 #[doc(hidden)]
 pub mod reference;
 
+pub(crate) use block::lower_before_upper;
 pub use normalize::{Normalizer, Seen};
 
 use std::cmp::Ordering;

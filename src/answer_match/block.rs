@@ -89,6 +89,59 @@ fn spaces_bytes(block: &[u8; 64]) -> u64 {
     mask
 }
 
+/// Whether an ASCII lower-case letter of `bytes` (any bytes) comes right before an ASCII
+/// upper-case one (`isIdaho`), 64 bytes at a time: the lower-case mask of each block, moved one
+/// byte on, meets its upper-case mask.
+pub(crate) fn lower_before_upper(bytes: &[u8]) -> bool {
+    // Bit 0 set when the byte before the block was lower-case.
+    let mut carry = 0u64;
+    let mut chunks = bytes.chunks_exact(64);
+    for chunk in &mut chunks {
+        let Some(block) = chunk.first_chunk::<64>() else {
+            break;
+        };
+        let (lower, upper) = cases(block);
+        if upper & ((lower << 1) | carry) != 0 {
+            return true;
+        }
+        carry = lower >> 63;
+    }
+    // Zeros past the end: no letter.
+    let mut padded = [0u8; 64];
+    for (to, &from) in padded.iter_mut().zip(chunks.remainder()) {
+        *to = from;
+    }
+    let (lower, upper) = cases(&padded);
+    upper & ((lower << 1) | carry) != 0
+}
+
+/// The ASCII lower-case and upper-case letters among the 64 bytes of `block`.
+#[inline(always)]
+fn cases(block: &[u8; 64]) -> (u64, u64) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        sse2::cases(block)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        cases_bytes(block)
+    }
+}
+
+/// [`cases`] a byte at a time: the portable version, and the tests' check of the SSE2 one.
+#[cfg_attr(
+    all(target_arch = "x86_64", target_feature = "sse2", not(test)),
+    allow(dead_code)
+)]
+fn cases_bytes(block: &[u8; 64]) -> (u64, u64) {
+    let (mut lower, mut upper) = (0, 0);
+    for (k, &x) in block.iter().enumerate() {
+        lower |= u64::from(x.is_ascii_lowercase()) << k;
+        upper |= u64::from(x.is_ascii_uppercase()) << k;
+    }
+    (lower, upper)
+}
+
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2 {
     //! The SSE2 intrinsics are called in `unsafe` blocks, sound because this module is only
@@ -119,6 +172,20 @@ mod sse2 {
     fn equal(v: __m128i, x: u8) -> __m128i {
         // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
         unsafe { _mm_cmpeq_epi8(v, _mm_set1_epi8(x as i8)) }
+    }
+
+    #[inline(always)]
+    pub(super) fn cases(block: &[u8; 64]) -> (u64, u64) {
+        let (mut lower, mut upper) = (0, 0);
+        for (k, chunk) in block.chunks_exact(16).enumerate() {
+            let word = |at: usize| crate::ascii::load(chunk, at) as i64;
+            // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
+            let v = unsafe { _mm_set_epi64x(word(8), word(0)) };
+            let shift = 16 * k as u32;
+            lower |= bits(in_range(v, b'a', b'z')) << shift;
+            upper |= bits(in_range(v, b'A', b'Z')) << shift;
+        }
+        (lower, upper)
     }
 
     #[inline(always)]
@@ -175,6 +242,37 @@ mod tests {
             assert_eq!(classify::<true>(&block), classify_bytes::<true>(&block));
             assert_eq!(classify::<false>(&block), classify_bytes::<false>(&block));
             assert_eq!(spaces(&block), spaces_bytes(&block));
+            assert_eq!(cases(&block), cases_bytes(&block));
+        }
+        // The glued-word check against `ascii`'s eight-byte one, on texts of every length
+        // around the blocks' edges.
+        for len in [0, 1, 2, 63, 64, 65, 127, 128, 129, 200] {
+            for _ in 0..200 {
+                let text: Vec<u8> = (0..len)
+                    .map(|_| match next() % 8 {
+                        0 => b'A' + (next() % 26) as u8,
+                        1 => alphabet[next() % alphabet.len()],
+                        _ => b'a' + (next() % 26) as u8,
+                    })
+                    .collect();
+                let text = if next() % 2 == 0 {
+                    text.to_ascii_lowercase()
+                } else {
+                    text
+                };
+                assert_eq!(
+                    lower_before_upper(&text),
+                    crate::ascii::lower_before_upper(&text),
+                    "{text:?}"
+                );
+            }
+        }
+        // One lower-case letter among capitals, at every place of a text of 130 bytes.
+        for p in 0..130 {
+            let mut text = vec![b'Q'; 130];
+            text[p] = b'q';
+            assert_eq!(lower_before_upper(&text), p + 1 < 130, "{p}");
+            assert!(!lower_before_upper(&text[..p + 1]), "{p}");
         }
         let all: Vec<u8> = (0..=255).collect();
         for chunk in all.chunks_exact(64) {
