@@ -255,7 +255,7 @@ mod tests {
                         _ => b'a' + (next() % 26) as u8,
                     })
                     .collect();
-                let text = if next() % 2 == 0 {
+                let text = if next().is_multiple_of(2) {
                     text.to_ascii_lowercase()
                 } else {
                     text

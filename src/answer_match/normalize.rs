@@ -1185,8 +1185,8 @@ mod tests {
                     0 => 1 + rng.next() % 70,
                     _ => 1 + rng.next() % 9,
                 } as usize;
-                let lower = rng.next() % 4 != 0;
-                if rng.next() % 5 == 0 {
+                let lower = !rng.next().is_multiple_of(4);
+                if rng.next().is_multiple_of(5) {
                     // A number, sometimes a long one.
                     for _ in 0..n.min(12) {
                         text.push(char::from(b'0' + (rng.next() % 10) as u8));
@@ -1197,7 +1197,7 @@ mod tests {
                 for k in 0..n {
                     let x = LETTERS[(rng.next() % LETTERS.len() as u64) as usize];
                     // Mostly lower case, with the first letter or some inside capital.
-                    let x = if lower && (k > 0 || rng.next() % 2 == 0) {
+                    let x = if lower && (k > 0 || rng.next().is_multiple_of(2)) {
                         x.to_ascii_lowercase()
                     } else {
                         x
