@@ -12,6 +12,7 @@
 //! folding as Python's NFKD with combining marks dropped, from a table the Python side reads from
 //! the interpreter's `unicodedata` ([`set_fold_table`]).
 
+mod block;
 #[cfg(feature = "plugin")]
 pub(crate) mod expressions;
 mod normalize;
@@ -19,6 +20,7 @@ mod normalize;
 #[doc(hidden)]
 pub mod reference;
 
+pub(crate) use block::lower_before_upper;
 pub use normalize::{Normalizer, Seen};
 
 use std::cmp::Ordering;
@@ -306,42 +308,45 @@ fn contains_padded(hay: &[u8], needle: &[u8]) -> bool {
     })
 }
 
-/// Call `f(start, end)` on each word `text[start..end]` of a normalised text (words between
-/// single spaces, one space on each side) until it returns false. Eight bytes at a time look for
-/// the next space.
+/// Call `f(start)` at the start of each word of a normalised text (words between single
+/// spaces, one space on each side) until it returns false: 64 bytes at a time, a word starts at
+/// each byte that is no space after one that is, the set bits of one mask per block.
 #[inline(always)]
-fn for_each_word(text: &[u8], mut f: impl FnMut(usize, usize) -> bool) {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut start = 0;
-    while start < text.len() {
-        let mut end = start;
-        let end = loop {
-            match text.get(end..).and_then(|r| r.first_chunk::<8>()) {
-                Some(chunk) => {
-                    let v = u64::from_le_bytes(*chunk) ^ (u64::from(b' ') * ONES);
-                    // The lowest byte flagged is the first space (a borrow only flags bytes
-                    // above a zero one).
-                    let zero = v.wrapping_sub(ONES) & !v & HIGH;
-                    if zero == 0 {
-                        end += 8;
-                        continue;
-                    }
-                    break end + zero.trailing_zeros() as usize / 8;
+fn for_each_word_start(text: &[u8], mut f: impl FnMut(usize) -> bool) {
+    let mut base = 0;
+    // Whether the byte before the block is a space (the text's start counts as one).
+    let mut space_before = 1u64;
+    let mut padded = [b' '; 64];
+    while let Some(rest) = text.get(base..).filter(|r| !r.is_empty()) {
+        let spaces = match rest.first_chunk::<64>() {
+            Some(chunk) => block::spaces(chunk),
+            None => {
+                // The end of the text, then spaces, where no word starts.
+                for (to, &from) in padded.iter_mut().zip(rest) {
+                    *to = from;
                 }
-                None => {
-                    break text
-                        .get(end..)
-                        .and_then(|r| r.iter().position(|&x| x == b' '))
-                        .map_or(text.len(), |k| end + k)
-                }
+                block::spaces(&padded)
             }
         };
-        if end > start && !f(start, end) {
-            return;
+        let mut starts = !spaces & ((spaces << 1) | space_before);
+        space_before = spaces >> 63;
+        while starts != 0 {
+            let k = starts.trailing_zeros() as usize;
+            starts &= starts - 1;
+            if !f(base + k) {
+                return;
+            }
         }
-        start = end + 1;
+        base += 64;
     }
+}
+
+/// Where the word of a normalised text that starts at `start` ends.
+#[inline]
+fn word_end(text: &[u8], start: usize) -> usize {
+    text.get(start..)
+        .and_then(|r| memchr::memchr(b' ', r))
+        .map_or(text.len(), |k| start + k)
 }
 
 /// One alias as the rules see it: its position in the row's references, its span in
@@ -492,6 +497,12 @@ fn pair_bit(text: &[u8]) -> (usize, u64) {
         [b0] => (*b0, 0),
         [b0, b1, ..] => (*b0, *b1),
     };
+    pair_bit_of(b0, b1)
+}
+
+/// [`pair_bit`] of the bytes `b0` and `b1`.
+#[inline(always)]
+fn pair_bit_of(b0: u8, b1: u8) -> (usize, u64) {
     let k = (usize::from(b0) * 67 + usize::from(b1)) & 2047;
     (k >> 6, 1 << (k & 63))
 }
@@ -566,13 +577,14 @@ impl RecallTokens {
         let (first, pairs) = (&self.first, &self.pairs);
         let (vocab, stem) = (&self.vocab, &mut self.stem);
         let bytes = text.as_bytes();
-        for_each_word(bytes, |s, e| {
-            let word = bytes.get(s..e).unwrap_or(&[]);
-            let Some(&b) = word.first() else {
+        for_each_word_start(bytes, |s| {
+            let Some(&b) = bytes.get(s) else {
                 return true;
             };
             if by_pair {
-                let (w, bit) = pair_bit(word);
+                // The word's first two bytes (a space after the first ends a word of one).
+                let second = bytes.get(s + 1).copied().filter(|&x| x != b' ');
+                let (w, bit) = pair_bit_of(b, second.unwrap_or(0));
                 if pairs.get(w).is_none_or(|w| w & bit == 0) {
                     return true;
                 }
@@ -584,7 +596,7 @@ impl RecallTokens {
             {
                 return true;
             }
-            let Some(word) = text.get(s..e) else {
+            let Some(word) = text.get(s..word_end(bytes, s)) else {
                 return true;
             };
             if is_stopword(word) {
@@ -1025,10 +1037,14 @@ mod tests {
             " the cat sat on the mat ",
             " abcdefgh abcdefghijklmnop x ",
             " héllo wörld ",
+            &format!(" {} ", ["abc"; 40].join(" ")),
+            &format!(" {} x ", "y".repeat(130)),
+            &format!(" {} ", "a".repeat(62)),
+            &format!(" {} ", "a".repeat(63)),
         ] {
             let mut got = Vec::new();
-            for_each_word(text.as_bytes(), |s, e| {
-                got.push(&text[s..e]);
+            for_each_word_start(text.as_bytes(), |s| {
+                got.push(&text[s..word_end(text.as_bytes(), s)]);
                 true
             });
             let want: Vec<&str> = text.split(' ').filter(|w| !w.is_empty()).collect();

@@ -145,7 +145,7 @@ pub fn unglue_into(text: &str, out: &mut String) -> bool {
 
 /// Whether `unglue_into` would change `text` (a lower-case ASCII letter before an upper-case one).
 pub fn has_glued_words(text: &str) -> bool {
-    crate::ascii::lower_before_upper(text.as_bytes())
+    crate::answer_match::lower_before_upper(text.as_bytes())
 }
 
 /// Where a normalised word splits into a year and a glued citation marker or word: `Some(4)` for

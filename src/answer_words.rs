@@ -97,6 +97,30 @@ pub fn may_be_listed_shape(len: usize, first: u8, last: u8) -> bool {
             .is_some_and(|bits| bits & (1 << l) != 0)
 }
 
+/// [`LISTED_SHAPES`] by the low five bits of the first and last letters (lower-case ones), for
+/// a look-up without range checks; rows from 12 on are empty.
+static LISTED_LOW_BITS: [[u32; 32]; 16] = {
+    let mut table = [[0u32; 32]; 16];
+    let mut k = 0;
+    while k < LISTED.len() {
+        let w = LISTED[k];
+        if !w.is_empty() {
+            table[w.len()][(w[0] & 31) as usize] |= 1 << (w[w.len() - 1] & 31);
+        }
+        k += 1;
+    }
+    table
+};
+
+/// [`may_be_listed_shape`] for a word of `len` lower-case ASCII letters, or more loosely for a
+/// word of other ASCII bytes: true for every listed word, and for some others (a caller then
+/// checks the word in full).
+#[inline(always)]
+pub fn may_be_listed_letters(len: usize, first: u8, last: u8) -> bool {
+    let row = &LISTED_LOW_BITS[len.min(15)];
+    row[usize::from(first & 31)] & (1 << (last & 31)) != 0
+}
+
 /// Articles, dropped wherever they are (`ARTICLES` in `polarscore/normalize.py`).
 #[inline]
 pub fn is_article(word: &[u8]) -> bool {
@@ -206,5 +230,24 @@ mod tests {
             assert!(number_word(word).is_none() && !is_article(word));
         }
         assert!(!may_be_listed(b"paris") && !may_be_listed(b"that") && !may_be_listed(b"of"));
+    }
+
+    #[test]
+    fn the_letters_filter_agrees_with_the_shape_filter_on_letters() {
+        for word in LISTED {
+            let (first, last) = (word[0], word[word.len() - 1]);
+            assert!(may_be_listed_letters(word.len(), first, last), "{word:?}");
+        }
+        for len in 1..40 {
+            for first in b'a'..=b'z' {
+                for last in b'a'..=b'z' {
+                    assert_eq!(
+                        may_be_listed_letters(len, first, last),
+                        len < 12 && may_be_listed_shape(len, first, last),
+                        "{len} {first} {last}"
+                    );
+                }
+            }
+        }
     }
 }

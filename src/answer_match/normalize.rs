@@ -39,9 +39,11 @@
 //! `tests/oracles/answer_match.py` restates the recipe with Python's own `re`; the unit tests
 //! below and the fuzz target compare the scan with a step-by-step port of it.
 
-use super::FoldTable;
+use super::{block, FoldTable};
 use crate::answer_rules::year_glue;
-use crate::answer_words::{is_article, may_be_listed, may_be_listed_shape, number_word};
+use crate::answer_words::{
+    is_article, may_be_listed, may_be_listed_letters, may_be_listed_shape, number_word,
+};
 use crate::ascii::ascii_prefix_len;
 use crate::pyunicode::Tables;
 
@@ -480,6 +482,117 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
         i
     }
 
+    /// From `i`, after a character that is no word character and with no word open (what the
+    /// scan calls [`Prev::Other`]), take every word of ASCII letters or of ASCII digits that
+    /// nothing acts on, 64 bytes at a time: one classification of the block gives the words'
+    /// starts and ends, and each is written lower-cased with one 16-byte store (more for a long
+    /// word) and a space. Return where it stopped, again after a character that is no word
+    /// character (or at the end): at the start of a word it does not take, or at a `_` or a
+    /// non-ASCII byte.
+    ///
+    /// It does not take a word that mixes letters and digits or holds any other character; a
+    /// word of letters followed by an apostrophe, or by a dot that no other dot, comma or
+    /// plain separator follows (a dot before one of those goes and the word ends as a plain
+    /// separator ends it); a word of digits followed by a comma or a dot and then a word
+    /// character, or by a comma or a dot the block does not see past; a word that does not end
+    /// inside the block; nor, with `UNGLUE`, a word with an upper-case letter after a
+    /// lower-case one. Between the words it takes are only separators, and marks and commas
+    /// after a separator or a number, which end no word and start no rewrite.
+    #[inline(never)]
+    fn block_words(&mut self, mut i: usize) -> usize {
+        let b = self.b;
+        let mut o = self.o;
+        let mut padded: [u8; 80];
+        loop {
+            let rest = b.get(i..).unwrap_or(&[]);
+            if rest.len() < BLOCK_MIN {
+                // A short text or the end of one: the byte scan is cheaper than a block.
+                break;
+            }
+            // The block and 16 bytes after it (spaces past the text's end, which end words as
+            // its end does): a word's 16-byte load from any start in the block stays inside.
+            let src: &[u8; 80] = match rest.first_chunk::<80>() {
+                Some(chunk) => chunk,
+                None => {
+                    padded = [b' '; 80];
+                    for (to, &from) in padded.iter_mut().zip(rest) {
+                        *to = from;
+                    }
+                    &padded
+                }
+            };
+            let Some(head) = src.first_chunk::<64>() else {
+                break;
+            };
+            let c = block::classify::<UNGLUE>(head);
+            let (letters, digits) = (c.letter, c.digit);
+            let after_letter = letters << 1;
+            let after_digit = digits << 1;
+            // The separators a dot that goes may be followed by: all but the word characters
+            // and the apostrophe. A word character after a number's comma or dot (or what
+            // follows the block) may continue the number.
+            let plain = !(letters | digits | c.word | c.apostrophe);
+            let word_next = ((digits | c.word) >> 1) | (1 << 63);
+            let mut hard = c.word
+                | (letters & after_digit)
+                | (digits & after_letter)
+                | (c.apostrophe & after_letter)
+                | (c.dot & after_letter & !(plain >> 1))
+                | ((c.dot | c.comma) & after_digit & word_next);
+            if UNGLUE {
+                hard |= c.upper & ((letters & !c.upper) << 1);
+            }
+            // 64 when the block has none.
+            let h = hard.trailing_zeros() as usize;
+            let runs = letters | digits;
+            let mut words = BlockWords {
+                starts: runs & !(runs << 1),
+                // A word's last byte (one in the block's last byte counts, and the word is
+                // then not taken: its end is not known).
+                lasts: runs & !(runs >> 1),
+                h,
+            };
+            // Where the next block starts: the first word not taken, or the first hard byte.
+            let stop = loop {
+                // `scan` leaves room for this window after any word's end.
+                let Some(out) = self
+                    .out
+                    .get_mut(o..)
+                    .and_then(|r| r.first_chunk_mut::<144>())
+                else {
+                    break 0;
+                };
+                match words.write_plain(out, src, 0) {
+                    (to, Taken::All) => {
+                        o += to;
+                        break h;
+                    }
+                    (to, Taken::Until(s)) => {
+                        o += to;
+                        break s;
+                    }
+                    (to, Taken::Special(n)) => {
+                        // A number word or a number that may be a glued year, written at `to`:
+                        // the word's end as the scan's.
+                        self.o = o + to + n;
+                        self.word = o + to;
+                        self.end_word();
+                        o = self.o;
+                    }
+                }
+            };
+            self.o = o;
+            self.word = o;
+            let stop = stop.min(rest.len());
+            i += stop;
+            if stop == 0 || h < 64 {
+                // No progress (a word of 64 bytes or more), or a byte the scan must read.
+                break;
+            }
+        }
+        i
+    }
+
     /// Normalise; return what was seen, the buffer and the length of the result in it.
     fn run(mut self) -> (Seen, Vec<u8>, usize) {
         self.o = 0;
@@ -490,6 +603,12 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
         while let Some((k, len)) = self.at(i) {
             match k {
                 K::Letter => {
+                    if len == 1 && prev == Prev::Other && self.word == self.o {
+                        i = self.block_words(i);
+                        if self.b.get(i).is_none_or(|&x| byte(x) != K::Letter) {
+                            continue;
+                        }
+                    }
                     if self.glue_at(i) {
                         self.end_word();
                     }
@@ -591,6 +710,103 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
         let o = self.o;
         (self.seen, self.out, o)
     }
+}
+
+/// Below this many bytes left, [`Scan::block_words`] leaves the words to the byte scan (its
+/// classification of 64 bytes costs more than the byte scan of a few short words).
+const BLOCK_MIN: usize = 32;
+
+/// The words of a 64-byte block that [`Scan::block_words`] has yet to write: their first and
+/// last bytes, one bit each, and the first byte it may not read past.
+struct BlockWords {
+    starts: u64,
+    lasts: u64,
+    h: usize,
+}
+
+/// How far [`BlockWords::write_plain`] went.
+enum Taken {
+    /// Every word before the first hard byte.
+    All,
+    /// Up to the word that starts at this byte of the block, which it did not take.
+    Until(usize),
+    /// Up to a word of this length that may be a number word or a glued year, written but not
+    /// ended.
+    Special(usize),
+}
+
+impl BlockWords {
+    /// Write the block's words from `src` to `out` at `o` (lower-cased, each followed by a
+    /// space) until one it cannot write, or one that needs the scan's end of a word; articles
+    /// are left out. Return where the output ends and how far it went.
+    ///
+    /// The words of a block and their spaces take at most 96 bytes, and each is written with
+    /// one 16-byte store (more for a word longer than 16 bytes), so every store falls inside
+    /// `out`: the indices are masked to say so, which spares the bounds checks.
+    #[inline(always)]
+    fn write_plain(&mut self, out: &mut [u8; 144], src: &[u8; 80], mut o: usize) -> (usize, Taken) {
+        const LOWER: u64 = u64::MAX / 255 * 0x20;
+        while self.starts != 0 {
+            let s = self.starts.trailing_zeros() as usize;
+            let e = self.lasts.trailing_zeros() as usize + 1;
+            if e >= self.h {
+                return (o, Taken::Until(s.min(self.h)));
+            }
+            self.starts &= self.starts - 1;
+            self.lasts &= self.lasts - 1;
+            let n = e - s;
+            let mut k = 0;
+            let mut head = 0;
+            while k < n {
+                let (from, to) = ((s + k) & 63, (o + k) & 127);
+                let (lo, hi) = (load_at(src, from) | LOWER, load_at(src, from + 8) | LOWER);
+                if k == 0 {
+                    head = lo;
+                }
+                // Setting bit 5 lowers a capital and leaves a small letter or a digit as it is.
+                store_at(out, to, lo);
+                store_at(out, to + 8, hi);
+                k += 16;
+            }
+            let first = head as u8;
+            let last = src[(e - 1) & 63] | 0x20;
+            if may_be_listed_letters(n, first, last) {
+                // The articles, inline: `a`, `an`, `the`.
+                let article = match n {
+                    1 => first == b'a',
+                    2 => head & 0xffff == u64::from(u16::from_le_bytes(*b"an")),
+                    3 => head & 0xff_ffff == 0x65_6874,
+                    _ => false,
+                };
+                if article {
+                    continue;
+                }
+                return (o, Taken::Special(n));
+            }
+            if n > 4 && first.wrapping_sub(b'1') < 2 {
+                return (o, Taken::Special(n));
+            }
+            out[(o + n) & 127] = b' ';
+            o += n + 1;
+        }
+        (o, Taken::All)
+    }
+}
+
+/// The 8 bytes of `src` from `at` (at most 72) as a little-endian word.
+#[inline(always)]
+fn load_at(src: &[u8; 80], at: usize) -> u64 {
+    let at = at.min(72);
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&src[at..at + 8]);
+    u64::from_le_bytes(word)
+}
+
+/// Store `x` little-endian at `at` (at most 136) of `out`.
+#[inline(always)]
+fn store_at(out: &mut [u8; 144], at: usize, x: u64) {
+    let at = at.min(136);
+    out[at..at + 8].copy_from_slice(&x.to_le_bytes());
 }
 
 /// Reusable buffers of the normalisation.
@@ -738,10 +954,11 @@ fn scan<const UNGLUE: bool>(
     buf: &mut Vec<u8>,
     out: &mut String,
 ) -> Seen {
-    // At most a space before and after each character, and the padding. The buffer keeps its
-    // length from text to text (its bytes are only read once written), so it is zeroed only
-    // when it grows.
-    let need = 2 * s.len() + 2;
+    // At most a space before and after each character, and the padding, then room for the
+    // 144-byte window `Scan::block_words` writes a block's words in. The buffer keeps its length
+    // from text to text (its bytes are only read once written), so it is zeroed only when it
+    // grows.
+    let need = 2 * s.len() + 2 + 144;
     if buf.len() < need {
         buf.resize(need, 0);
     }
@@ -940,6 +1157,54 @@ mod tests {
             let n = rng.next() % 12;
             for _ in 0..n {
                 text.push_str(PIECES[(rng.next() % PIECES.len() as u64) as usize]);
+            }
+            check(&text);
+        }
+    }
+
+    /// Texts of a few hundred bytes, mostly words of letters or digits between separators, so
+    /// that words, marks, numbers and the characters the 64-byte blocks stop at fall on every
+    /// side of a block's edge.
+    #[test]
+    fn long_texts_agree_with_the_steps() {
+        const SEPARATORS: &[&str] = &[
+            " ", " ", " ", ", ", ". ", ".", "..", ".,", ".'s ", "'s ", "' ", " '", "'", "’", "-",
+            "\n", " (", ") ", ",", " _", "_", " 1", "2 ", " 1,000 ", " 3.5 ", "1st ", " é", "é ",
+            " the ", " a ", " an ", " one ", " two ", " first ", "!", "5,", ",5", ".5", "5.",
+            "12'", "'s", " 1939", " 2011as", "١", "٣,", ",", ".", "'",
+        ];
+        const LETTERS: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut text = String::new();
+        for _ in 0..3_000 {
+            text.clear();
+            let target = (rng.next() % 400) as usize;
+            while text.len() < target {
+                // Mostly short words, some long ones (up to 70 letters, past a whole block).
+                let n = match rng.next() % 16 {
+                    0 => 1 + rng.next() % 70,
+                    _ => 1 + rng.next() % 9,
+                } as usize;
+                let lower = !rng.next().is_multiple_of(4);
+                if rng.next().is_multiple_of(5) {
+                    // A number, sometimes a long one.
+                    for _ in 0..n.min(12) {
+                        text.push(char::from(b'0' + (rng.next() % 10) as u8));
+                    }
+                    text.push_str(SEPARATORS[(rng.next() % SEPARATORS.len() as u64) as usize]);
+                    continue;
+                }
+                for k in 0..n {
+                    let x = LETTERS[(rng.next() % LETTERS.len() as u64) as usize];
+                    // Mostly lower case, with the first letter or some inside capital.
+                    let x = if lower && (k > 0 || rng.next().is_multiple_of(2)) {
+                        x.to_ascii_lowercase()
+                    } else {
+                        x
+                    };
+                    text.push(char::from(x));
+                }
+                text.push_str(SEPARATORS[(rng.next() % SEPARATORS.len() as u64) as usize]);
             }
             check(&text);
         }

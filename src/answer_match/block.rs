@@ -1,0 +1,283 @@
+//! The byte classes answer_match's normalisation reads from 64 bytes at once, one bit per byte
+//! (byte `k`'s is bit `k`).
+//!
+//! `crate::ascii::classify` gives the classes of `\w` scans (letters and digits together); the
+//! normalisation needs letters apart from digits, and the marks (`.`, `'`) its rewrites start on.
+//! On x86_64 sixteen bytes at a time with SSE2, elsewhere a byte at a time (the tests' check of
+//! the SSE2 version).
+
+/// The classes of 64 bytes. A byte of 0x80 or more is in `word` and in no other class.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Classes {
+    /// ASCII letters, `[A-Za-z]`.
+    pub letter: u64,
+    /// ASCII capitals, `[A-Z]` (only when asked for: zero otherwise).
+    pub upper: u64,
+    /// ASCII digits, `[0-9]`.
+    pub digit: u64,
+    /// The other bytes of words: `_`, and every byte of 0x80 or more.
+    pub word: u64,
+    pub dot: u64,
+    pub comma: u64,
+    pub apostrophe: u64,
+}
+
+/// The classes of the 64 bytes of `block`; `upper` is filled only when `UPPER`.
+#[inline(always)]
+pub(super) fn classify<const UPPER: bool>(block: &[u8; 64]) -> Classes {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        sse2::classify::<UPPER>(block)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        classify_bytes::<UPPER>(block)
+    }
+}
+
+/// [`classify`] a byte at a time: the portable version, and the tests' check of the SSE2 one.
+#[cfg_attr(
+    all(target_arch = "x86_64", target_feature = "sse2", not(test)),
+    allow(dead_code)
+)]
+fn classify_bytes<const UPPER: bool>(block: &[u8; 64]) -> Classes {
+    let mut c = Classes::default();
+    for (k, &x) in block.iter().enumerate() {
+        let bit = 1u64 << k;
+        match x {
+            b'A'..=b'Z' => {
+                c.letter |= bit;
+                if UPPER {
+                    c.upper |= bit;
+                }
+            }
+            b'a'..=b'z' => c.letter |= bit,
+            b'0'..=b'9' => c.digit |= bit,
+            b'_' | 0x80..=0xff => c.word |= bit,
+            b'.' => c.dot |= bit,
+            b',' => c.comma |= bit,
+            b'\'' => c.apostrophe |= bit,
+            _ => {}
+        }
+    }
+    c
+}
+
+/// The spaces among the 64 bytes of `block`.
+#[inline(always)]
+pub(super) fn spaces(block: &[u8; 64]) -> u64 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        sse2::spaces(block)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        spaces_bytes(block)
+    }
+}
+
+/// [`spaces`] a byte at a time: the portable version, and the tests' check of the SSE2 one.
+#[cfg_attr(
+    all(target_arch = "x86_64", target_feature = "sse2", not(test)),
+    allow(dead_code)
+)]
+fn spaces_bytes(block: &[u8; 64]) -> u64 {
+    let mut mask = 0;
+    for (k, &x) in block.iter().enumerate() {
+        mask |= u64::from(x == b' ') << k;
+    }
+    mask
+}
+
+/// Whether an ASCII lower-case letter of `bytes` (any bytes) comes right before an ASCII
+/// upper-case one (`isIdaho`), 64 bytes at a time: the lower-case mask of each block, moved one
+/// byte on, meets its upper-case mask.
+pub(crate) fn lower_before_upper(bytes: &[u8]) -> bool {
+    // Bit 0 set when the byte before the block was lower-case.
+    let mut carry = 0u64;
+    let mut chunks = bytes.chunks_exact(64);
+    for chunk in &mut chunks {
+        let Some(block) = chunk.first_chunk::<64>() else {
+            break;
+        };
+        let (lower, upper) = cases(block);
+        if upper & ((lower << 1) | carry) != 0 {
+            return true;
+        }
+        carry = lower >> 63;
+    }
+    // Zeros past the end: no letter.
+    let mut padded = [0u8; 64];
+    for (to, &from) in padded.iter_mut().zip(chunks.remainder()) {
+        *to = from;
+    }
+    let (lower, upper) = cases(&padded);
+    upper & ((lower << 1) | carry) != 0
+}
+
+/// The ASCII lower-case and upper-case letters among the 64 bytes of `block`.
+#[inline(always)]
+fn cases(block: &[u8; 64]) -> (u64, u64) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        sse2::cases(block)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        cases_bytes(block)
+    }
+}
+
+/// [`cases`] a byte at a time: the portable version, and the tests' check of the SSE2 one.
+#[cfg_attr(
+    all(target_arch = "x86_64", target_feature = "sse2", not(test)),
+    allow(dead_code)
+)]
+fn cases_bytes(block: &[u8; 64]) -> (u64, u64) {
+    let (mut lower, mut upper) = (0, 0);
+    for (k, &x) in block.iter().enumerate() {
+        lower |= u64::from(x.is_ascii_lowercase()) << k;
+        upper |= u64::from(x.is_ascii_uppercase()) << k;
+    }
+    (lower, upper)
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod sse2 {
+    //! The SSE2 intrinsics are called in `unsafe` blocks, sound because this module is only
+    //! compiled where SSE2 is enabled for the whole build (every x86_64 target), as in
+    //! `crate::ascii`.
+    use super::Classes;
+    use std::arch::x86_64::*;
+
+    /// The bytes of `v` in `lo..=hi` (both below 0x80): a byte of 0x80 or more is negative as a
+    /// signed byte, below `lo`.
+    #[inline(always)]
+    fn in_range(v: __m128i, lo: u8, hi: u8) -> __m128i {
+        // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
+        unsafe {
+            let above = _mm_cmpgt_epi8(v, _mm_set1_epi8(lo as i8 - 1));
+            let below = _mm_cmplt_epi8(v, _mm_set1_epi8(hi as i8 + 1));
+            _mm_and_si128(above, below)
+        }
+    }
+
+    #[inline(always)]
+    fn bits(mask: __m128i) -> u64 {
+        // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
+        u64::from(unsafe { _mm_movemask_epi8(mask) } as u16)
+    }
+
+    #[inline(always)]
+    fn equal(v: __m128i, x: u8) -> __m128i {
+        // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
+        unsafe { _mm_cmpeq_epi8(v, _mm_set1_epi8(x as i8)) }
+    }
+
+    #[inline(always)]
+    pub(super) fn cases(block: &[u8; 64]) -> (u64, u64) {
+        let (mut lower, mut upper) = (0, 0);
+        for (k, chunk) in block.chunks_exact(16).enumerate() {
+            let word = |at: usize| crate::ascii::load(chunk, at) as i64;
+            // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
+            let v = unsafe { _mm_set_epi64x(word(8), word(0)) };
+            let shift = 16 * k as u32;
+            lower |= bits(in_range(v, b'a', b'z')) << shift;
+            upper |= bits(in_range(v, b'A', b'Z')) << shift;
+        }
+        (lower, upper)
+    }
+
+    #[inline(always)]
+    pub(super) fn spaces(block: &[u8; 64]) -> u64 {
+        let mut out = 0;
+        for (k, chunk) in block.chunks_exact(16).enumerate() {
+            let word = |at: usize| crate::ascii::load(chunk, at) as i64;
+            // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
+            let v = unsafe { _mm_set_epi64x(word(8), word(0)) };
+            out |= bits(equal(v, b' ')) << (16 * k as u32);
+        }
+        out
+    }
+
+    #[inline(always)]
+    pub(super) fn classify<const UPPER: bool>(block: &[u8; 64]) -> Classes {
+        let mut out = Classes::default();
+        for (k, chunk) in block.chunks_exact(16).enumerate() {
+            let word = |at: usize| crate::ascii::load(chunk, at) as i64;
+            // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
+            let v = unsafe { _mm_set_epi64x(word(8), word(0)) };
+            // SAFETY: as above.
+            let letter = in_range(unsafe { _mm_or_si128(v, _mm_set1_epi8(0x20)) }, b'a', b'z');
+            let shift = 16 * k as u32;
+            out.letter |= bits(letter) << shift;
+            out.digit |= bits(in_range(v, b'0', b'9')) << shift;
+            // `bits(v)`: the bytes of 0x80 or more.
+            out.word |= (bits(equal(v, b'_')) | bits(v)) << shift;
+            out.dot |= bits(equal(v, b'.')) << shift;
+            out.comma |= bits(equal(v, b',')) << shift;
+            out.apostrophe |= bits(equal(v, b'\'')) << shift;
+            if UPPER {
+                out.upper |= bits(in_range(v, b'A', b'Z')) << shift;
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::lcg;
+
+    #[test]
+    fn sse2_classes_agree_with_the_bytes() {
+        let alphabet = b"aZz@[`{09/:_.',- \x7f\x80\xc3\xe2\xff\0";
+        let mut next = lcg(7);
+        for _ in 0..2_000 {
+            let mut block = [0u8; 64];
+            for x in &mut block {
+                *x = alphabet[next() % alphabet.len()];
+            }
+            assert_eq!(classify::<true>(&block), classify_bytes::<true>(&block));
+            assert_eq!(classify::<false>(&block), classify_bytes::<false>(&block));
+            assert_eq!(spaces(&block), spaces_bytes(&block));
+            assert_eq!(cases(&block), cases_bytes(&block));
+        }
+        // The glued-word check against `ascii`'s eight-byte one, on texts of every length
+        // around the blocks' edges.
+        for len in [0, 1, 2, 63, 64, 65, 127, 128, 129, 200] {
+            for _ in 0..200 {
+                let text: Vec<u8> = (0..len)
+                    .map(|_| match next() % 8 {
+                        0 => b'A' + (next() % 26) as u8,
+                        1 => alphabet[next() % alphabet.len()],
+                        _ => b'a' + (next() % 26) as u8,
+                    })
+                    .collect();
+                let text = if next().is_multiple_of(2) {
+                    text.to_ascii_lowercase()
+                } else {
+                    text
+                };
+                assert_eq!(
+                    lower_before_upper(&text),
+                    crate::ascii::lower_before_upper(&text),
+                    "{text:?}"
+                );
+            }
+        }
+        // One lower-case letter among capitals, at every place of a text of 130 bytes.
+        for p in 0..130 {
+            let mut text = vec![b'Q'; 130];
+            text[p] = b'q';
+            assert_eq!(lower_before_upper(&text), p + 1 < 130, "{p}");
+            assert!(!lower_before_upper(&text[..p + 1]), "{p}");
+        }
+        let all: Vec<u8> = (0..=255).collect();
+        for chunk in all.chunks_exact(64) {
+            let block: &[u8; 64] = chunk.try_into().unwrap();
+            assert_eq!(classify::<true>(block), classify_bytes::<true>(block));
+        }
+    }
+}
