@@ -525,6 +525,27 @@ fn matched<const W: usize>(state: &[u64; W], m: usize) -> usize {
     total
 }
 
+/// The mask of the first `m` bits of a word (all 64 from 64 on).
+#[inline(always)]
+fn low_bits(m: usize) -> u64 {
+    if m >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << m) - 1
+    }
+}
+
+/// Whether the bit-parallel `state` of a pattern of `m` characters has matched all of them
+/// (its first `m` bits all clear): the LCS is then `m`, whatever text follows.
+#[inline(always)]
+fn all_matched<const W: usize>(state: &[u64; W], m: usize) -> bool {
+    let mut held = 0u64;
+    for (w, &v) in state.iter().enumerate() {
+        held |= v & low_bits(m.saturating_sub(64 * w));
+    }
+    held == 0
+}
+
 /// One step of the recurrence over `W` words.
 #[inline(always)]
 fn step<const W: usize>(state: &mut [u64; W], masks: &[u64; W]) {
@@ -592,14 +613,25 @@ fn lcs_str<const W: usize>(pattern: &str, text: &str, m: usize, s: &mut RatioScr
             *v = v.wrapping_add(u) | (*v - u);
         };
         if bytes_only {
+            // Once every character of the pattern is matched (the state's first `m` bits all
+            // clear) the LCS is `m` and no later character can change it: the loop ends at the
+            // first block of eight after that point.
+            let used = low_bits(m);
             let mut chunks = text.as_bytes().chunks_exact(8);
+            let mut whole = true;
             for chunk in &mut chunks {
                 for &b in chunk {
                     one(&mut v, table[usize::from(b)]);
                 }
+                if v & used == 0 {
+                    whole = false;
+                    break;
+                }
             }
-            for &b in chunks.remainder() {
-                one(&mut v, table[usize::from(b)]);
+            if whole {
+                for &b in chunks.remainder() {
+                    one(&mut v, table[usize::from(b)]);
+                }
             }
         } else {
             for c in text.chars() {
@@ -615,8 +647,23 @@ fn lcs_str<const W: usize>(pattern: &str, text: &str, m: usize, s: &mut RatioScr
     } else if let Some(rows) = s.byte_rows.first_chunk::<256>() {
         let row = |r: &[u64; 4]| *r.first_chunk::<W>().unwrap_or(&[0; W]);
         if bytes_only {
-            for &b in text.as_bytes() {
-                step(&mut state, &row(&rows[usize::from(b)]));
+            // As above: the loop ends once every character of the pattern is matched,
+            // looked at every eight bytes.
+            let mut chunks = text.as_bytes().chunks_exact(8);
+            let mut whole = true;
+            for chunk in &mut chunks {
+                for &b in chunk {
+                    step(&mut state, &row(&rows[usize::from(b)]));
+                }
+                if all_matched(&state, m) {
+                    whole = false;
+                    break;
+                }
+            }
+            if whole {
+                for &b in chunks.remainder() {
+                    step(&mut state, &row(&rows[usize::from(b)]));
+                }
             }
         } else {
             for c in text.chars() {
