@@ -91,16 +91,10 @@ fn remove_urls(text: &str, finder: &memmem::Finder<'_>, out: &mut String) {
     while let Some(off) = finder.find(&bytes[from..]) {
         let start = from + off;
         from = start + 1;
-        let Some(mut end) = scheme_end(bytes, start) else {
+        let Some(body) = scheme_end(bytes, start) else {
             continue;
         };
-        let body = end;
-        for c in text[body..].chars() {
-            if is_py_space(c) {
-                break;
-            }
-            end += c.len_utf8();
-        }
+        let end = non_space_end(text, body);
         if end == body {
             continue;
         }
@@ -109,6 +103,27 @@ fn remove_urls(text: &str, finder: &memmem::Finder<'_>, out: &mut String) {
         from = end;
     }
     out.push_str(&text[copied..]);
+}
+
+/// Where the run of characters from byte `at` of `text` (a character boundary) that are not
+/// Python whitespace ends: eight bytes at a time while they are ASCII and none is whitespace,
+/// else a character at a time.
+fn non_space_end(text: &str, at: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut end = at;
+    loop {
+        if let Some(chunk) = bytes.get(end..).and_then(|r| r.first_chunk::<8>()) {
+            let x = u64::from_le_bytes(*chunk);
+            if x & HIGH == 0 && ascii::space_bytes(x) == 0 {
+                end += 8;
+                continue;
+            }
+        }
+        match text.get(end..).and_then(|r| r.chars().next()) {
+            Some(c) if !is_py_space(c) => end += c.len_utf8(),
+            _ => return end,
+        }
+    }
 }
 
 /// `unicodedata.normalize("NFKC", text)` of the running Python, appended to `out`.
@@ -855,6 +870,48 @@ mod tests {
         assert_eq!(norm("[[a](http://x)"), "[a");
         assert_eq!(norm("http:// x https://"), "http:// x https://");
         assert_eq!(norm("HTTP://X.Y"), "http://x.y");
+    }
+
+    #[test]
+    fn a_url_runs_to_the_first_python_whitespace() {
+        // From every character boundary of texts of URL bytes, ASCII and other whitespace
+        // (U+0085, U+00A0, U+3000, the separators U+001C..U+001F) and other characters: the
+        // end the character loop finds.
+        let pieces = [
+            "a",
+            "/",
+            "?x=1",
+            "é",
+            "日本",
+            " ",
+            "\t",
+            "\x0b",
+            "\x1c",
+            "\x1f",
+            "\x1b",
+            "\x08",
+            "\u{85}",
+            "\u{a0}",
+            "\u{3000}",
+            "\u{2028}",
+            "abcdefghij",
+            "0123456789abcdef",
+        ];
+        let mut next = crate::testing::lcg(41);
+        for _ in 0..3_000 {
+            let text: String = (0..next() % 20)
+                .map(|_| pieces[next() % pieces.len()])
+                .collect();
+            for (at, _) in text.char_indices().chain([(text.len(), ' ')]) {
+                let want = at
+                    + text[at..]
+                        .chars()
+                        .take_while(|&c| !is_py_space(c))
+                        .map(char::len_utf8)
+                        .sum::<usize>();
+                assert_eq!(non_space_end(&text, at), want, "{text:?} {at}");
+            }
+        }
     }
 
     #[test]
