@@ -612,7 +612,26 @@ fn lcs_str<const W: usize>(pattern: &str, text: &str, m: usize, s: &mut RatioScr
             let u = *v & mask;
             *v = v.wrapping_add(u) | (*v - u);
         };
-        if bytes_only {
+        #[cfg(target_arch = "x86_64")]
+        let members = bytes_only
+            && text.len() >= 64
+            && std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("bmi1");
+        #[cfg(not(target_arch = "x86_64"))]
+        let members = false;
+        if members {
+            #[cfg(target_arch = "x86_64")]
+            {
+                // The pattern's ASCII bytes by low nibble: bit `h` of entry `l` is byte
+                // `16 h + l` (its others match no byte of the text here).
+                let mut lut = [0u8; 16];
+                for b in pattern.bytes().filter(u8::is_ascii) {
+                    lut[usize::from(b & 15)] |= 1 << (b >> 4);
+                }
+                // SAFETY: the processor has AVX2 and BMI1 (checked above).
+                v = unsafe { avx2::one_word_members(text.as_bytes(), table, &lut, low_bits(m)) };
+            }
+        } else if bytes_only {
             // Once every character of the pattern is matched (the state's first `m` bits all
             // clear) the LCS is `m` and no later character can change it: the loop ends at the
             // first block of eight after that point.
@@ -694,6 +713,95 @@ fn lcs_str<const W: usize>(pattern: &str, text: &str, m: usize, s: &mut RatioScr
     }
     s.wide_used.clear();
     matched(&state, m)
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    //! The one-word recurrence over the bytes of a text that the pattern holds, with AVX2 and
+    //! BMI1, compiled for them whatever the build's target and called only when the processor
+    //! has them.
+    use std::arch::x86_64::*;
+
+    /// One bit per byte of `block` (byte `k`'s is bit `k`) that `lut` holds (bit `h` of entry
+    /// `l`: the byte `16 h + l`; no byte of 0x80 or more).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn members(block: &[u8; 64], lut: __m256i) -> u64 {
+        let nibble = _mm256_set1_epi8(0x0f);
+        let powers = _mm256_setr_epi8(
+            1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, -128, 0,
+            0, 0, 0, 0, 0, 0, 0,
+        );
+        let half = |v: __m256i| -> u64 {
+            let low = _mm256_and_si256(v, nibble);
+            let high = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
+            let row = _mm256_shuffle_epi8(lut, low);
+            let bit = _mm256_shuffle_epi8(powers, high);
+            let absent = _mm256_cmpeq_epi8(_mm256_and_si256(row, bit), _mm256_setzero_si256());
+            u64::from(!(_mm256_movemask_epi8(absent) as u32))
+        };
+        let (lo, hi) = block.split_at(32);
+        // SAFETY: each half holds 32 bytes, which an unaligned load reads.
+        let (a, b) = unsafe {
+            (
+                _mm256_loadu_si256(lo.as_ptr().cast()),
+                _mm256_loadu_si256(hi.as_ptr().cast()),
+            )
+        };
+        half(a) | half(b) << 32
+    }
+
+    /// The steps of `block`'s bytes whose bits `bits` holds, from state `v`.
+    #[inline]
+    #[target_feature(enable = "avx2,bmi1")]
+    fn steps(mut v: u64, block: &[u8; 64], mut bits: u64, table: &[u64; 256]) -> u64 {
+        while bits != 0 {
+            let k = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let u = v & table[usize::from(block[k & 63])];
+            v = v.wrapping_add(u) | (v - u);
+        }
+        v
+    }
+
+    /// The one-word state after the bytes of `text`, with `table` the pattern's masks (zero for
+    /// a byte it does not hold) and `lut` its bytes as [`members`] reads them: a byte whose mask
+    /// is zero leaves the state as it is, so each block of 64 bytes runs only the steps of the
+    /// bytes the pattern holds (about half of them in text). As the loop it replaces, it ends
+    /// once the state's `used` bits are all clear (every character of the pattern matched).
+    ///
+    /// # Safety
+    /// The processor must have AVX2 and BMI1.
+    #[target_feature(enable = "avx2,bmi1")]
+    pub(super) unsafe fn one_word_members(
+        text: &[u8],
+        table: &[u64; 256],
+        lut: &[u8; 16],
+        used: u64,
+    ) -> u64 {
+        // SAFETY: `lut` holds 16 bytes, which an unaligned load reads.
+        let lut = _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(lut.as_ptr().cast()) });
+        let mut v = u64::MAX;
+        let mut chunks = text.chunks_exact(64);
+        for chunk in &mut chunks {
+            if let Some(block) = chunk.first_chunk::<64>() {
+                v = steps(v, block, members(block, lut), table);
+                if v & used == 0 {
+                    return v;
+                }
+            }
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut block = [0u8; 64];
+            for (to, &from) in block.iter_mut().zip(rest) {
+                *to = from;
+            }
+            let valid = (1u64 << rest.len()) - 1; // fewer than 64
+            v = steps(v, &block, members(&block, lut) & valid, table);
+        }
+        v
+    }
 }
 
 /// RapidFuzz's `Indel.normalized_similarity(a, b)`, or `None` when computing it would take more
@@ -1236,6 +1344,40 @@ mod tests {
             assert_eq!(lcs(&ac, &bc, &mut s, None), Some(want.1));
         }
         assert!(fast > 1_500, "{fast}");
+    }
+
+    #[test]
+    fn a_long_text_read_by_its_members_gives_the_same_counts() {
+        // Patterns of up to 64 characters (ASCII, or with characters that are not) against
+        // texts of 64 to 400 bytes in which many bytes are not in the pattern (other letters,
+        // NUL, DEL, characters that are not ASCII), so that blocks skip bytes, whole blocks
+        // and the padded last one: the dynamic programme's counts.
+        let mut next = crate::testing::lcg(53);
+        let mut s = RatioScratch::default();
+        let pattern_chars = ['a', 'b', 'c', ' ', '\0', '\x7f', 'é'];
+        let text_chars = [
+            'a', 'b', 'c', ' ', 'x', 'y', 'z', 'q', '\0', '\x7f', 'é', '日', 'A', '0', '9',
+        ];
+        for round in 0..1_500 {
+            let m = 1 + next() % 64;
+            let ascii = round % 2 == 0;
+            let a: String = (0..m)
+                .map(|_| pattern_chars[next() % (pattern_chars.len() - usize::from(ascii))])
+                .collect();
+            let n = 64 + next() % 340;
+            let b: String = (0..n)
+                .map(|_| text_chars[next() % text_chars.len()])
+                .collect();
+            let b = if round % 3 == 0 {
+                b.chars().filter(char::is_ascii).collect()
+            } else {
+                b
+            };
+            let (ac, bc): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+            let want = (ac.len() + bc.len(), lcs_dp(&ac, &bc));
+            assert_eq!(indel_counts(&a, &b, &mut s), Some(want), "{a:?} {b:?}");
+            assert_eq!(indel_counts(&b, &a, &mut s), Some(want), "{a:?} {b:?}");
+        }
     }
 
     #[test]
