@@ -200,12 +200,16 @@ impl TokenSet {
     /// held.
     #[inline(always)]
     pub fn insert_short(&mut self, id: u64, start: usize, end: usize) {
-        if (self.short_count + self.resident.len() + 1) * 4 > self.short.len() {
-            self.resize_short((self.short.len() * 2).max(64));
-        }
-        let (slot, found) = self.find_short(id);
+        // Looked up first: most tokens are held already or stopwords, and need no room. The
+        // table always has an empty slot (at most a quarter of it is taken), or no slot at all
+        // before the first insertion, so the search ends.
+        let (mut slot, found) = self.find_short(id);
         if found {
             return;
+        }
+        if (self.short_count + self.resident.len() + 1) * 4 > self.short.len() {
+            self.resize_short((self.short.len() * 2).max(64));
+            slot = self.find_short(id).0;
         }
         if let Some(s) = self.short.get_mut(slot) {
             *s = id;
