@@ -622,12 +622,7 @@ fn lcs_str<const W: usize>(pattern: &str, text: &str, m: usize, s: &mut RatioScr
         if members {
             #[cfg(target_arch = "x86_64")]
             {
-                // The pattern's ASCII bytes by low nibble: bit `h` of entry `l` is byte
-                // `16 h + l` (its others match no byte of the text here).
-                let mut lut = [0u8; 16];
-                for b in pattern.bytes().filter(u8::is_ascii) {
-                    lut[usize::from(b & 15)] |= 1 << (b >> 4);
-                }
+                let lut = nibble_table(pattern);
                 // SAFETY: the processor has AVX2 and BMI1 (checked above).
                 v = unsafe { avx2::one_word_members(text.as_bytes(), table, &lut, low_bits(m)) };
             }
@@ -695,11 +690,13 @@ fn lcs_str<const W: usize>(pattern: &str, text: &str, m: usize, s: &mut RatioScr
             }
         }
     }
-    for c in pattern.chars().filter(char::is_ascii) {
-        if let Some(x) = s.byte_masks.get_mut(c as usize) {
-            *x = 0;
-        }
-        if let Some(r) = s.byte_rows.get_mut(c as usize) {
+    // One word set `byte_masks` only, more `byte_rows` only.
+    for b in pattern.bytes().filter(u8::is_ascii) {
+        if W == 1 {
+            if let Some(x) = s.byte_masks.get_mut(usize::from(b)) {
+                *x = 0;
+            }
+        } else if let Some(r) = s.byte_rows.get_mut(usize::from(b)) {
             *r = [0; 4];
         }
     }
@@ -713,6 +710,17 @@ fn lcs_str<const W: usize>(pattern: &str, text: &str, m: usize, s: &mut RatioScr
     }
     s.wide_used.clear();
     matched(&state, m)
+}
+
+/// The pattern's ASCII bytes by low nibble, as `avx2::members` reads them: bit `h` of entry
+/// `l` is byte `16 h + l` (its other bytes match no byte of a text read as bytes).
+#[cfg(target_arch = "x86_64")]
+fn nibble_table(pattern: &str) -> [u8; 16] {
+    let mut lut = [0u8; 16];
+    for b in pattern.bytes().filter(u8::is_ascii) {
+        lut[usize::from(b & 15)] |= 1 << (b >> 4);
+    }
+    lut
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -1348,23 +1356,23 @@ mod tests {
 
     #[test]
     fn a_long_text_read_by_its_members_gives_the_same_counts() {
-        // Patterns of up to 64 characters (ASCII, or with characters that are not) against
-        // texts of 64 to 400 bytes in which many bytes are not in the pattern (other letters,
-        // NUL, DEL, characters that are not ASCII), so that blocks skip bytes, whole blocks
-        // and the padded last one: the dynamic programme's counts.
+        // Patterns of up to 64 characters (or, a round in four, 256: the loops of more words),
+        // ASCII or not, against texts 64 to 400 bytes longer in which many bytes are not in
+        // the pattern (other letters, NUL, DEL, characters that are not ASCII), so that blocks
+        // skip bytes, whole blocks and the padded last one: the dynamic programme's counts.
         let mut next = crate::testing::lcg(53);
         let mut s = RatioScratch::default();
         let pattern_chars = ['a', 'b', 'c', ' ', '\0', '\x7f', 'é'];
         let text_chars = [
             'a', 'b', 'c', ' ', 'x', 'y', 'z', 'q', '\0', '\x7f', 'é', '日', 'A', '0', '9',
         ];
-        for round in 0..1_500 {
-            let m = 1 + next() % 64;
+        for round in 0..2_000 {
+            let m = 1 + next() % if round % 4 == 0 { 256 } else { 64 };
             let ascii = round % 2 == 0;
             let a: String = (0..m)
                 .map(|_| pattern_chars[next() % (pattern_chars.len() - usize::from(ascii))])
                 .collect();
-            let n = 64 + next() % 340;
+            let n = m + 64 + next() % 340;
             let b: String = (0..n)
                 .map(|_| text_chars[next() % text_chars.len()])
                 .collect();
