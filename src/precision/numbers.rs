@@ -668,10 +668,10 @@ mod tests {
         let mut next = crate::testing::lcg(31);
         for _ in 0..3_000 {
             let len = next() % 100;
-            let sparse = next() % 4 == 0;
+            let sparse = next().is_multiple_of(4);
             let text: Vec<u8> = (0..len)
                 .map(|_| {
-                    if sparse && next() % 40 != 0 {
+                    if sparse && !next().is_multiple_of(40) {
                         b'a'
                     } else {
                         bytes[next() % bytes.len()]

@@ -521,7 +521,7 @@ mod tests {
             for k in 0..next() % 600 {
                 let start = text.len();
                 text.extend_from_slice(vocabulary[next() % vocabulary.len()].as_bytes());
-                if next() % 4 == 0 {
+                if next().is_multiple_of(4) {
                     text.extend_from_slice(format!("{k}").as_bytes());
                 }
                 spans.push((start, text.len()));
