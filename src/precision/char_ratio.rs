@@ -525,6 +525,27 @@ fn matched<const W: usize>(state: &[u64; W], m: usize) -> usize {
     total
 }
 
+/// The mask of the first `m` bits of a word (all 64 from 64 on).
+#[inline(always)]
+fn low_bits(m: usize) -> u64 {
+    if m >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << m) - 1
+    }
+}
+
+/// Whether the bit-parallel `state` of a pattern of `m` characters has matched all of them
+/// (its first `m` bits all clear): the LCS is then `m`, whatever text follows.
+#[inline(always)]
+fn all_matched<const W: usize>(state: &[u64; W], m: usize) -> bool {
+    let mut held = 0u64;
+    for (w, &v) in state.iter().enumerate() {
+        held |= v & low_bits(m.saturating_sub(64 * w));
+    }
+    held == 0
+}
+
 /// One step of the recurrence over `W` words.
 #[inline(always)]
 fn step<const W: usize>(state: &mut [u64; W], masks: &[u64; W]) {
@@ -591,15 +612,40 @@ fn lcs_str<const W: usize>(pattern: &str, text: &str, m: usize, s: &mut RatioScr
             let u = *v & mask;
             *v = v.wrapping_add(u) | (*v - u);
         };
-        if bytes_only {
+        #[cfg(target_arch = "x86_64")]
+        let members = bytes_only
+            && text.len() >= 64
+            && std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("bmi1");
+        #[cfg(not(target_arch = "x86_64"))]
+        let members = false;
+        if members {
+            #[cfg(target_arch = "x86_64")]
+            {
+                let lut = nibble_table(pattern);
+                // SAFETY: the processor has AVX2 and BMI1 (checked above).
+                v = unsafe { avx2::one_word_members(text.as_bytes(), table, &lut, low_bits(m)) };
+            }
+        } else if bytes_only {
+            // Once every character of the pattern is matched (the state's first `m` bits all
+            // clear) the LCS is `m` and no later character can change it: the loop ends at the
+            // first block of eight after that point.
+            let used = low_bits(m);
             let mut chunks = text.as_bytes().chunks_exact(8);
+            let mut whole = true;
             for chunk in &mut chunks {
                 for &b in chunk {
                     one(&mut v, table[usize::from(b)]);
                 }
+                if v & used == 0 {
+                    whole = false;
+                    break;
+                }
             }
-            for &b in chunks.remainder() {
-                one(&mut v, table[usize::from(b)]);
+            if whole {
+                for &b in chunks.remainder() {
+                    one(&mut v, table[usize::from(b)]);
+                }
             }
         } else {
             for c in text.chars() {
@@ -615,8 +661,23 @@ fn lcs_str<const W: usize>(pattern: &str, text: &str, m: usize, s: &mut RatioScr
     } else if let Some(rows) = s.byte_rows.first_chunk::<256>() {
         let row = |r: &[u64; 4]| *r.first_chunk::<W>().unwrap_or(&[0; W]);
         if bytes_only {
-            for &b in text.as_bytes() {
-                step(&mut state, &row(&rows[usize::from(b)]));
+            // As above: the loop ends once every character of the pattern is matched,
+            // looked at every eight bytes.
+            let mut chunks = text.as_bytes().chunks_exact(8);
+            let mut whole = true;
+            for chunk in &mut chunks {
+                for &b in chunk {
+                    step(&mut state, &row(&rows[usize::from(b)]));
+                }
+                if all_matched(&state, m) {
+                    whole = false;
+                    break;
+                }
+            }
+            if whole {
+                for &b in chunks.remainder() {
+                    step(&mut state, &row(&rows[usize::from(b)]));
+                }
             }
         } else {
             for c in text.chars() {
@@ -629,11 +690,13 @@ fn lcs_str<const W: usize>(pattern: &str, text: &str, m: usize, s: &mut RatioScr
             }
         }
     }
-    for c in pattern.chars().filter(char::is_ascii) {
-        if let Some(x) = s.byte_masks.get_mut(c as usize) {
-            *x = 0;
-        }
-        if let Some(r) = s.byte_rows.get_mut(c as usize) {
+    // One word set `byte_masks` only, more `byte_rows` only.
+    for b in pattern.bytes().filter(u8::is_ascii) {
+        if W == 1 {
+            if let Some(x) = s.byte_masks.get_mut(usize::from(b)) {
+                *x = 0;
+            }
+        } else if let Some(r) = s.byte_rows.get_mut(usize::from(b)) {
             *r = [0; 4];
         }
     }
@@ -647,6 +710,106 @@ fn lcs_str<const W: usize>(pattern: &str, text: &str, m: usize, s: &mut RatioScr
     }
     s.wide_used.clear();
     matched(&state, m)
+}
+
+/// The pattern's ASCII bytes by low nibble, as `avx2::members` reads them: bit `h` of entry
+/// `l` is byte `16 h + l` (its other bytes match no byte of a text read as bytes).
+#[cfg(target_arch = "x86_64")]
+fn nibble_table(pattern: &str) -> [u8; 16] {
+    let mut lut = [0u8; 16];
+    for b in pattern.bytes().filter(u8::is_ascii) {
+        lut[usize::from(b & 15)] |= 1 << (b >> 4);
+    }
+    lut
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    //! The one-word recurrence over the bytes of a text that the pattern holds, with AVX2 and
+    //! BMI1, compiled for them whatever the build's target and called only when the processor
+    //! has them.
+    use std::arch::x86_64::*;
+
+    /// One bit per byte of `block` (byte `k`'s is bit `k`) that `lut` holds (bit `h` of entry
+    /// `l`: the byte `16 h + l`; no byte of 0x80 or more).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn members(block: &[u8; 64], lut: __m256i) -> u64 {
+        let nibble = _mm256_set1_epi8(0x0f);
+        let powers = _mm256_setr_epi8(
+            1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, -128, 0,
+            0, 0, 0, 0, 0, 0, 0,
+        );
+        let half = |v: __m256i| -> u64 {
+            let low = _mm256_and_si256(v, nibble);
+            let high = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
+            let row = _mm256_shuffle_epi8(lut, low);
+            let bit = _mm256_shuffle_epi8(powers, high);
+            let absent = _mm256_cmpeq_epi8(_mm256_and_si256(row, bit), _mm256_setzero_si256());
+            u64::from(!(_mm256_movemask_epi8(absent) as u32))
+        };
+        let (lo, hi) = block.split_at(32);
+        // SAFETY: each half holds 32 bytes, which an unaligned load reads.
+        let (a, b) = unsafe {
+            (
+                _mm256_loadu_si256(lo.as_ptr().cast()),
+                _mm256_loadu_si256(hi.as_ptr().cast()),
+            )
+        };
+        half(a) | half(b) << 32
+    }
+
+    /// The steps of `block`'s bytes whose bits `bits` holds, from state `v`.
+    #[inline]
+    #[target_feature(enable = "avx2,bmi1")]
+    fn steps(mut v: u64, block: &[u8; 64], mut bits: u64, table: &[u64; 256]) -> u64 {
+        while bits != 0 {
+            let k = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let u = v & table[usize::from(block[k & 63])];
+            v = v.wrapping_add(u) | (v - u);
+        }
+        v
+    }
+
+    /// The one-word state after the bytes of `text`, with `table` the pattern's masks (zero for
+    /// a byte it does not hold) and `lut` its bytes as [`members`] reads them: a byte whose mask
+    /// is zero leaves the state as it is, so each block of 64 bytes runs only the steps of the
+    /// bytes the pattern holds (about half of them in text). As the loop it replaces, it ends
+    /// once the state's `used` bits are all clear (every character of the pattern matched).
+    ///
+    /// # Safety
+    /// The processor must have AVX2 and BMI1.
+    #[target_feature(enable = "avx2,bmi1")]
+    pub(super) unsafe fn one_word_members(
+        text: &[u8],
+        table: &[u64; 256],
+        lut: &[u8; 16],
+        used: u64,
+    ) -> u64 {
+        // SAFETY: `lut` holds 16 bytes, which an unaligned load reads.
+        let lut = _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(lut.as_ptr().cast()) });
+        let mut v = u64::MAX;
+        let mut chunks = text.chunks_exact(64);
+        for chunk in &mut chunks {
+            if let Some(block) = chunk.first_chunk::<64>() {
+                v = steps(v, block, members(block, lut), table);
+                if v & used == 0 {
+                    return v;
+                }
+            }
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut block = [0u8; 64];
+            for (to, &from) in block.iter_mut().zip(rest) {
+                *to = from;
+            }
+            let valid = (1u64 << rest.len()) - 1; // fewer than 64
+            v = steps(v, &block, members(&block, lut) & valid, table);
+        }
+        v
+    }
 }
 
 /// RapidFuzz's `Indel.normalized_similarity(a, b)`, or `None` when computing it would take more
@@ -1189,6 +1352,40 @@ mod tests {
             assert_eq!(lcs(&ac, &bc, &mut s, None), Some(want.1));
         }
         assert!(fast > 1_500, "{fast}");
+    }
+
+    #[test]
+    fn a_long_text_read_by_its_members_gives_the_same_counts() {
+        // Patterns of up to 64 characters (or, a round in four, 256: the loops of more words),
+        // ASCII or not, against texts 64 to 400 bytes longer in which many bytes are not in
+        // the pattern (other letters, NUL, DEL, characters that are not ASCII), so that blocks
+        // skip bytes, whole blocks and the padded last one: the dynamic programme's counts.
+        let mut next = crate::testing::lcg(53);
+        let mut s = RatioScratch::default();
+        let pattern_chars = ['a', 'b', 'c', ' ', '\0', '\x7f', 'é'];
+        let text_chars = [
+            'a', 'b', 'c', ' ', 'x', 'y', 'z', 'q', '\0', '\x7f', 'é', '日', 'A', '0', '9',
+        ];
+        for round in 0..2_000 {
+            let m = 1 + next() % if round % 4 == 0 { 256 } else { 64 };
+            let ascii = round % 2 == 0;
+            let a: String = (0..m)
+                .map(|_| pattern_chars[next() % (pattern_chars.len() - usize::from(ascii))])
+                .collect();
+            let n = m + 64 + next() % 340;
+            let b: String = (0..n)
+                .map(|_| text_chars[next() % text_chars.len()])
+                .collect();
+            let b = if round % 3 == 0 {
+                b.chars().filter(char::is_ascii).collect()
+            } else {
+                b
+            };
+            let (ac, bc): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+            let want = (ac.len() + bc.len(), lcs_dp(&ac, &bc));
+            assert_eq!(indel_counts(&a, &b, &mut s), Some(want), "{a:?} {b:?}");
+            assert_eq!(indel_counts(&b, &a, &mut s), Some(want), "{a:?} {b:?}");
+        }
     }
 
     #[test]

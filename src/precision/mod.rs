@@ -173,14 +173,12 @@ fn power(x: f64, p: f64) -> f64 {
 }
 
 /// Add the token `text[start..end]` of a normalised text to its token set, unless it is a
-/// stopword.
+/// stopword. The set holds the short stopwords ([`TokenSet::keep_stopwords`]), so a short
+/// token takes one look-up.
 #[inline(always)]
 fn add_token(text: &[u8], start: usize, end: usize, set: &mut TokenSet, stopwords: &StopWords) {
     if end.saturating_sub(start) <= 8 {
-        let id = short_id(text, start, end);
-        if !stopwords.contains_short(id) {
-            set.insert_short(id, start, end);
-        }
+        set.insert_short(short_id(text, start, end), start, end);
     } else if let Some(token) = text.get(start..end) {
         let hash = long_hash(token);
         if !stopwords.contains_long(token, hash) {
@@ -246,9 +244,11 @@ pub fn score_pair(
         };
     };
     // Each text normalised, its token set (stopwords left out) built as it is written.
+    let stopwords = &o.stopwords;
     s.a_set.clear();
     s.e_set.clear();
-    let stopwords = &o.stopwords;
+    s.a_set.keep_stopwords(stopwords);
+    s.e_set.keep_stopwords(stopwords);
     let a_tokens = AddTokens {
         set: &mut s.a_set,
         stopwords,

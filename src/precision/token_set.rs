@@ -10,6 +10,8 @@
 //! span and compared as bytes. The stopwords are a set of the same kind, sparser, so that most
 //! look-ups end at the first slot.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use crate::ascii::load_short;
 
 /// The multiplier of the hash (the high bits of a product mix every input bit).
@@ -101,6 +103,12 @@ pub struct TokenSet {
     long: Vec<u32>,
     long_count: usize,
     long_shift: u32,
+    /// The ids of the short stopwords, held in `short` for good but not tokens of the set
+    /// ([`TokenSet::keep_stopwords`]): a token of at most 8 bytes is looked up once, and found
+    /// if it is held or a stopword, either way not added.
+    resident: Vec<u64>,
+    /// The [`StopWords::generation`] of the stopwords in `resident` (0: none).
+    resident_of: u64,
 }
 
 /// The home slot of `hash` in a table of `64 - shift` bits.
@@ -123,6 +131,30 @@ impl TokenSet {
         self.entries.clear();
         self.short_count = 0;
         self.long_count = 0;
+    }
+
+    /// Hold the short stopwords of `stop` in the short tokens' table from now on (instead of
+    /// those held before, if they differ), so that [`TokenSet::insert_short`] leaves them out
+    /// in the same look-up that finds a token held already: the set must be empty. They are
+    /// no tokens of the set (nor counted, listed, or found by [`TokenSet::count_shared`] from
+    /// a set without them: a token of such a set is no stopword, and ids are equal only for
+    /// equal tokens); [`TokenSet::clear`] keeps them.
+    pub fn keep_stopwords(&mut self, stop: &StopWords) {
+        if self.resident_of == stop.generation {
+            return;
+        }
+        self.clear();
+        self.resident.clear();
+        self.resident.extend(
+            stop.set
+                .entries
+                .iter()
+                .filter(|e| e.is_short())
+                .map(|e| e.id),
+        );
+        self.resident_of = stop.generation;
+        let size = (4 * (self.resident.len() + 1)).next_power_of_two().max(64);
+        self.resize_short(size);
     }
 
     /// The number of distinct tokens.
@@ -168,12 +200,16 @@ impl TokenSet {
     /// held.
     #[inline(always)]
     pub fn insert_short(&mut self, id: u64, start: usize, end: usize) {
-        if (self.short_count + 1) * 4 > self.short.len() {
-            self.resize_short((self.short.len() * 2).max(64));
-        }
-        let (slot, found) = self.find_short(id);
+        // Looked up first: most tokens are held already or stopwords, and need no room. The
+        // table always has an empty slot (at most a quarter of it is taken), or no slot at all
+        // before the first insertion, so the search ends.
+        let (mut slot, found) = self.find_short(id);
         if found {
             return;
+        }
+        if (self.short_count + self.resident.len() + 1) * 4 > self.short.len() {
+            self.resize_short((self.short.len() * 2).max(64));
+            slot = self.find_short(id).0;
         }
         if let Some(s) = self.short.get_mut(slot) {
             *s = id;
@@ -193,6 +229,15 @@ impl TokenSet {
         self.short.clear();
         self.short.resize(size, NO_ID);
         let mask = size - 1;
+        for &id in &self.resident {
+            let mut i = home(id.wrapping_mul(K), self.short_shift);
+            while self.short.get(i).is_some_and(|&x| x != NO_ID) {
+                i = (i + 1) & mask;
+            }
+            if let Some(s) = self.short.get_mut(i) {
+                *s = id;
+            }
+        }
         for e in self.entries.iter_mut().filter(|e| e.is_short()) {
             let mut i = home(e.id.wrapping_mul(K), self.short_shift);
             while self.short.get(i).is_some_and(|&x| x != NO_ID) {
@@ -315,6 +360,9 @@ pub struct StopWords {
     /// One bit per byte length of the words (63: 63 and longer): most long tokens are told
     /// apart by their length alone.
     lengths: u64,
+    /// A number no other table of this process has (0: the empty table's), by which a
+    /// [`TokenSet`] knows the stopwords it holds ([`TokenSet::keep_stopwords`]).
+    generation: u64,
 }
 
 #[inline(always)]
@@ -324,7 +372,11 @@ fn length_bit(len: usize) -> u64 {
 
 impl StopWords {
     pub fn new<S: AsRef<str>>(words: impl IntoIterator<Item = S>) -> StopWords {
-        let mut s = StopWords::default();
+        static GENERATION: AtomicU64 = AtomicU64::new(1);
+        let mut s = StopWords {
+            generation: GENERATION.fetch_add(1, Ordering::Relaxed),
+            ..StopWords::default()
+        };
         for w in words {
             let start = s.arena.len();
             s.arena.extend_from_slice(w.as_ref().as_bytes());
@@ -425,6 +477,85 @@ mod tests {
         }
         assert_ne!(short_id(b"a", 0, 1), short_id(b"a\0", 0, 2));
         assert_ne!(short_id(b"", 0, 0), short_id(b"\0", 0, 1));
+    }
+
+    #[test]
+    fn kept_stopwords_are_left_out_in_the_same_look_up() {
+        // Texts of short words (some of them stopwords, some repeated) and long ones, added
+        // with `insert` after `keep_stopwords`: the set holds the distinct words that are no
+        // short stopwords (a long stopword is the caller's to leave out), through growth,
+        // clears, and a change of stopwords; `count_shared` counts what a naive set does.
+        use std::collections::HashSet;
+        let first = StopWords::new(["the", "a", "of", "is", "eightchr", "a-long-stopword"]);
+        let second = StopWords::new(["an", "the", "to"]);
+        let vocabulary = [
+            "the",
+            "a",
+            "of",
+            "is",
+            "an",
+            "to",
+            "eightchr",
+            "eightchx",
+            "x",
+            "paris",
+            "city",
+            "of-the",
+            "a-long-stopword",
+            "nine-char",
+            "é",
+            "日本",
+        ];
+        let mut next = crate::testing::lcg(17);
+        let mut set = TokenSet::default();
+        let mut other = TokenSet::default();
+        for round in 0..300 {
+            let stop = if round % 7 < 4 { &first } else { &second };
+            set.clear();
+            set.keep_stopwords(stop);
+            other.clear();
+            other.keep_stopwords(stop);
+            let mut text = Vec::new();
+            let mut spans = Vec::new();
+            // Up to 600 words: past the table's first size, with the stopwords in it.
+            for k in 0..next() % 600 {
+                let start = text.len();
+                text.extend_from_slice(vocabulary[next() % vocabulary.len()].as_bytes());
+                if next().is_multiple_of(4) {
+                    text.extend_from_slice(format!("{k}").as_bytes());
+                }
+                spans.push((start, text.len()));
+                text.push(b' ');
+            }
+            let is_stop = |w: &[u8]| w.len() <= 8 && stop.contains(w);
+            let mut naive = HashSet::new();
+            for &(a, b) in &spans {
+                set.insert(&text, a, b);
+                if !is_stop(&text[a..b]) {
+                    naive.insert(text[a..b].to_vec());
+                }
+            }
+            assert_eq!(set.len(), naive.len());
+            let held: HashSet<Vec<u8>> = set
+                .tokens(std::str::from_utf8(&text).unwrap())
+                .map(|t| t.as_bytes().to_vec())
+                .collect();
+            assert_eq!(held, naive);
+            let words = b"paris the eightchr eightchx x7 a-long-stopword nine-char";
+            let mut distinct = HashSet::new();
+            let mut start = 0;
+            for end in (0..=words.len()).filter(|&i| i == words.len() || words[i] == b' ') {
+                other.insert(words, start, end);
+                if !is_stop(&words[start..end]) {
+                    distinct.insert(words[start..end].to_vec());
+                }
+                start = end + 1;
+            }
+            let shared = distinct.iter().filter(|w| naive.contains(*w)).count();
+            assert_eq!(other.len(), distinct.len());
+            assert_eq!(set.count_shared(&text, &other, words), shared);
+            assert_eq!(other.count_shared(words, &set, &text), shared);
+        }
     }
 
     #[test]
