@@ -267,18 +267,19 @@ fn lower_spaced_words(block: &[u8; 64]) -> [u8; 64] {
 }
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-mod sse2 {
+pub(crate) mod sse2 {
     //! The SSE2 intrinsics are `unsafe` to call from a function without
     //! `#[target_feature(enable = "sse2")]`, which could not be inlined into its callers; here
     //! they are called in `unsafe` blocks instead, sound because this module is only compiled
-    //! where SSE2 is enabled for the whole build (every x86_64 target).
+    //! where SSE2 is enabled for the whole build (every x86_64 target). Its byte-class helpers
+    //! serve the other kernels' SSE2 blocks too.
     use super::Block64;
     use std::arch::x86_64::*;
 
     /// The bytes of `v` in `lo..=hi` (`lo` at most `hi`, both below 0x80): a byte of 0x80 or
     /// more is negative as a signed byte, below `lo`.
     #[inline(always)]
-    fn in_range(v: __m128i, lo: u8, hi: u8) -> __m128i {
+    pub(crate) fn in_range(v: __m128i, lo: u8, hi: u8) -> __m128i {
         // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
         unsafe {
             let above = _mm_cmpgt_epi8(v, _mm_set1_epi8(lo as i8 - 1));
@@ -289,9 +290,16 @@ mod sse2 {
 
     /// The high bit of each byte of `mask`, byte `k`'s as bit `k`.
     #[inline(always)]
-    fn bits(mask: __m128i) -> u64 {
+    pub(crate) fn bits(mask: __m128i) -> u64 {
         // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
         u64::from(unsafe { _mm_movemask_epi8(mask) } as u16)
+    }
+
+    /// The bytes of `v` equal to `x`.
+    #[inline(always)]
+    pub(crate) fn equal(v: __m128i, x: u8) -> __m128i {
+        // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
+        unsafe { _mm_cmpeq_epi8(v, _mm_set1_epi8(x as i8)) }
     }
 
     #[inline(always)]
@@ -306,7 +314,7 @@ mod sse2 {
                 let letter = in_range(_mm_or_si128(v, _mm_set1_epi8(0x20)), b'a', b'z');
                 let digit = in_range(v, b'0', b'9');
                 let space = _mm_or_si128(in_range(v, 0x09, 0x0d), in_range(v, 0x1c, 0x20));
-                let underscore = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'_' as i8));
+                let underscore = equal(v, b'_');
                 (v, letter, digit, space, underscore)
             };
             // SAFETY: as above.

@@ -418,16 +418,7 @@ impl ResponseWords {
             if f & CHANGES_WHEN_LOWERED == 0 {
                 if f & WORD == 0 {
                     // A character that is not `\w` ends the word.
-                    let piece = run.get(from..at).unwrap_or("");
-                    if word.is_empty() {
-                        if !piece.is_empty() {
-                            end_word(piece);
-                        }
-                    } else {
-                        word.push_str(piece);
-                        end_word(word);
-                        word.clear();
-                    }
+                    end_with(word, run.get(from..at).unwrap_or(""), &mut end_word);
                     from = next;
                 }
             } else {
@@ -444,16 +435,7 @@ impl ResponseWords {
             }
             at = next;
         }
-        let piece = run.get(from..).unwrap_or("");
-        if word.is_empty() {
-            if !piece.is_empty() {
-                end_word(piece);
-            }
-        } else {
-            word.push_str(piece);
-            end_word(word);
-            word.clear();
-        }
+        end_with(word, run.get(from..).unwrap_or(""), &mut end_word);
         (n_words, n_content)
     }
 
@@ -501,6 +483,21 @@ impl ResponseWords {
             .iter()
             .filter(move |&&(_, stop)| all || !stop)
             .map(|&(id, _)| id)
+    }
+}
+
+/// Ends the word that is `word` (its lower-cased start, possibly empty) followed by `piece`
+/// (characters that are their own lower case), if it is not empty, and clears `word`.
+#[inline(always)]
+fn end_with(word: &mut String, piece: &str, end_word: &mut impl FnMut(&str)) {
+    if word.is_empty() {
+        if !piece.is_empty() {
+            end_word(piece);
+        }
+    } else {
+        word.push_str(piece);
+        end_word(word);
+        word.clear();
     }
 }
 

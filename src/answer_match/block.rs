@@ -148,31 +148,8 @@ mod sse2 {
     //! compiled where SSE2 is enabled for the whole build (every x86_64 target), as in
     //! `crate::ascii`.
     use super::Classes;
+    use crate::ascii::sse2::{bits, equal, in_range};
     use std::arch::x86_64::*;
-
-    /// The bytes of `v` in `lo..=hi` (both below 0x80): a byte of 0x80 or more is negative as a
-    /// signed byte, below `lo`.
-    #[inline(always)]
-    fn in_range(v: __m128i, lo: u8, hi: u8) -> __m128i {
-        // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
-        unsafe {
-            let above = _mm_cmpgt_epi8(v, _mm_set1_epi8(lo as i8 - 1));
-            let below = _mm_cmplt_epi8(v, _mm_set1_epi8(hi as i8 + 1));
-            _mm_and_si128(above, below)
-        }
-    }
-
-    #[inline(always)]
-    fn bits(mask: __m128i) -> u64 {
-        // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
-        u64::from(unsafe { _mm_movemask_epi8(mask) } as u16)
-    }
-
-    #[inline(always)]
-    fn equal(v: __m128i, x: u8) -> __m128i {
-        // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
-        unsafe { _mm_cmpeq_epi8(v, _mm_set1_epi8(x as i8)) }
-    }
 
     #[inline(always)]
     pub(super) fn cases(block: &[u8; 64]) -> (u64, u64) {
