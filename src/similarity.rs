@@ -8,12 +8,12 @@
 
 #[cfg(feature = "plugin")]
 pub(crate) mod expressions;
+
 pub(crate) mod starts;
 
-use crate::ascii::{self, load};
-use crate::pyunicode::{py_is_blank, Tables, CHANGES_WHEN_LOWERED, WORD};
+use crate::ascii;
+use crate::pyunicode::{py_is_blank, Tables};
 use crate::tokens::{lowered_short_word, overlap, AsciiWords, BitLcs, Vocab, ABSENT};
-use starts::Starts;
 
 /// The three lexical metrics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,96 +137,6 @@ fn is_ascii_stopword(word: &[u8]) -> bool {
     STOPWORD_TABLE.get(stopword_slot(key)) == Some(&key)
 }
 
-/// A row's answers, as a response's words are looked up among them.
-struct Answers<'a> {
-    /// Their kept words, and the ASCII ones indexed.
-    vocab: &'a Vocab,
-    index: &'a AsciiWords,
-    /// False only when no answer word is non-ASCII.
-    other: bool,
-    /// How their words start (each byte with bit 5 set: on a `\w` byte, its lower case).
-    firsts: Starts,
-}
-
-/// [`ascii::for_each_word_run`], except that once `f` returns `true`, a run of ASCII bytes
-/// that starts as none of `firsts` (its first byte, and its second if it has one, with bit 5
-/// set) is skipped.
-///
-/// The text is classified 64 bytes at a time ([`ascii::classify`]); the run starts are read
-/// from the block's bits, and a run that is skipped costs a bit test. A run that reaches the
-/// end of a block is read again at the start of the next block, which begins where the run
-/// does; a run as long as a block sends the rest of the text to [`ascii::for_each_word_run`].
-#[inline(always)]
-fn for_each_run_among(
-    bytes: &[u8],
-    firsts: &Starts,
-    mut f: impl FnMut(usize, usize, bool, u64) -> bool,
-) {
-    let mut skip = false;
-    let mut at = 0;
-    let mut padded = [0u8; 64];
-    while let Some(rest) = bytes.get(at..).filter(|rest| !rest.is_empty()) {
-        let chunk = match rest.first_chunk::<64>() {
-            Some(chunk) => chunk,
-            None => {
-                // Zeros past the end: in no run.
-                for (to, &from) in padded.iter_mut().zip(rest) {
-                    *to = from;
-                }
-                &padded
-            }
-        };
-        let block = ascii::classify(chunk);
-        let mut inside = block.alnum | block.underscore | block.high;
-        let mut next = at + 64;
-        if inside >> 63 != 0 {
-            let start = 64 - (!inside).leading_zeros();
-            if start == 0 {
-                // One run fills the block: `at` starts a run, so the runs of the rest are the
-                // text's.
-                ascii::for_each_word_run(rest, |s, e, high, head| {
-                    f(at + s, at + e, high, head);
-                });
-                return;
-            }
-            next = at + start as usize;
-            inside &= !(u64::MAX << start);
-        }
-        // Bit 63 is outside every run left: each run ends below it.
-        let mut starts = inside & !(inside << 1);
-        // 1 if the run starting at byte `k` may start as an answer word: its second byte is the
-        // next one when that is inside too (bit 63 is in no run).
-        let may_start = |k: usize| {
-            let (first, second) = (chunk[k & 63] | 0x20, chunk[(k + 1) & 63] | 0x20);
-            let has_second = inside.checked_shr(k as u32 + 1).unwrap_or(0) & 1 != 0;
-            firsts.may_start_bit(first, second, has_second)
-        };
-        let gathered = skip && block.high == 0;
-        if gathered {
-            // The runs to read, gathered first without a branch per run.
-            let (mut runs, mut read) = (starts, 0);
-            while runs != 0 {
-                let k = runs.trailing_zeros() as usize;
-                runs &= runs - 1;
-                read |= may_start(k) << k;
-            }
-            starts = read;
-        }
-        while starts != 0 {
-            let k = starts.trailing_zeros() as usize;
-            starts &= starts - 1;
-            let end = (!inside & (u64::MAX << k)).trailing_zeros() as usize;
-            let run = (u64::MAX << k) & !(u64::MAX << end);
-            let high = block.high & run != 0;
-            if skip && !gathered && !high && may_start(k) == 0 {
-                continue;
-            }
-            skip = f(at + k, at + end, high, load(bytes, at + k));
-        }
-        at = next;
-    }
-}
-
 /// What a response's words are to a row's answers.
 #[derive(Default)]
 struct ResponseWords {
@@ -258,44 +168,6 @@ fn end_lowered_word(
     }
     word.clear();
 }
-/// [`ResponseWords::scan`]'s reading of one run of [`ascii::for_each_word_run`].
-struct RunReader<'a, 'w> {
-    t: &'a Tables,
-    text: &'a str,
-    answers: &'a Answers<'a>,
-    count: bool,
-    word: &'w mut String,
-    found: &'w mut Vec<(u32, bool)>,
-    n_words: usize,
-    n_content: usize,
-}
-
-impl RunReader<'_, '_> {
-    /// The run `s..e` of the text, which is `high` and whose first 8 bytes are `head`.
-    #[inline(always)]
-    fn run(&mut self, s: usize, e: usize, high: bool, head: u64) {
-        let (vocab, index) = (self.answers.vocab, self.answers.index);
-        if high {
-            let run = self.text.get(s..e).unwrap_or("");
-            let (words, content) =
-                ResponseWords::mixed_run(self.t, run, self.answers, self.word, self.found);
-            self.n_words += words;
-            self.n_content += content;
-            return;
-        }
-        let bytes = self.text.as_bytes();
-        self.n_words += 1;
-        let id = index.find(vocab, bytes, s, e.wrapping_sub(s), head);
-        if id != ABSENT {
-            let stop = is_ascii_stopword(bytes.get(s..e).unwrap_or(&[]));
-            self.n_content += usize::from(!stop);
-            self.found.push((id, stop));
-        } else if self.count || self.n_content == 0 {
-            self.n_content += usize::from(!is_ascii_stopword(bytes.get(s..e).unwrap_or(&[])));
-        }
-    }
-}
-
 impl ResponseWords {
     /// Read the words of `text` (`re.findall(r"\w+", text.lower())`) once, looking each up in
     /// `vocab`. Its runs of ASCII `\w` bytes and non-ASCII bytes are found 64 bytes at a time
@@ -309,133 +181,71 @@ impl ResponseWords {
     /// Without `count`, [`ResponseWords::n_kept`] is only right about being zero or not (token
     /// recall needs no more), and stopwords are looked up only until a word that is not one is
     /// found, and among the words the vocabulary holds.
-    ///
-    /// Without `count`, once a word that is not a stopword is found, the ASCII words whose first
-    /// byte no answer word has are not even read ([`for_each_run_among`]).
-    fn scan(&mut self, t: &Tables, text: &str, answers: &Answers<'_>, count: bool) {
+    fn scan(&mut self, t: &Tables, text: &str, vocab: &Vocab, index: &AsciiWords, count: bool) {
         self.n_words = 0;
         self.n_content = 0;
         self.found.clear();
         let bytes = text.as_bytes();
-        let vocab = answers.vocab;
         if !text.is_ascii() && memchr::memmem::find(bytes, "\u{03A3}".as_bytes()).is_some() {
             self.scan_lowered(t, text, vocab);
             return;
         }
-        let mut reader = RunReader {
-            t,
-            text,
-            answers,
-            count,
-            word: &mut self.word,
-            found: &mut self.found,
-            n_words: 0,
-            n_content: 0,
-        };
-        if count {
-            ascii::for_each_word_run(
-                bytes,
-                #[inline(always)]
-                |s, e, high, head| reader.run(s, e, high, head),
-            );
-        } else {
-            // Once a content word is found, a word the answers do not hold changes nothing.
-            for_each_run_among(
-                bytes,
-                &answers.firsts,
-                #[inline(always)]
-                |s, e, high, head| {
-                    reader.run(s, e, high, head);
-                    reader.n_content > 0
-                },
-            );
-        }
-        let (n_words, n_content) = (reader.n_words, reader.n_content);
+        let (mut n_words, mut n_content) = (0, 0);
+        let (found, word) = (&mut self.found, &mut self.word);
+        ascii::for_each_word_run(
+            bytes,
+            #[inline(always)]
+            |s, e, high, head| {
+                if high {
+                    let run = text.get(s..e).unwrap_or("");
+                    let (words, content) = Self::mixed_run(t, run, vocab, word, found);
+                    n_words += words;
+                    n_content += content;
+                    return;
+                }
+                n_words += 1;
+                let id = index.find(vocab, bytes, s, e.wrapping_sub(s), head);
+                if id != ABSENT {
+                    let stop = is_ascii_stopword(bytes.get(s..e).unwrap_or(&[]));
+                    n_content += usize::from(!stop);
+                    found.push((id, stop));
+                } else if count || n_content == 0 {
+                    n_content += usize::from(!is_ascii_stopword(bytes.get(s..e).unwrap_or(&[])));
+                }
+            },
+        );
         self.n_words = n_words;
         self.n_content = n_content;
     }
 
     /// The words of `run`, a run of ASCII `\w` bytes and non-ASCII characters (no capital
-    /// sigma), as Python's `lower()` gives them (out of line): its numbers of words and of words
-    /// that are not stopwords.
-    ///
-    /// Most characters are their own lower case, so a word is read in place up to the first
-    /// character that is not (an ASCII capital, or a character flagged as changing when
-    /// lowered); from there on it is written lower-cased into `word`. A lower-cased word that is
-    /// not ASCII is no stopword (they are all ASCII), and it is looked up only when `other` says
-    /// the vocabulary may hold such words (`answers.other`); an ASCII one is looked up through `index`.
+    /// sigma), through Python's `lower()` a character at a time (out of line): its numbers of
+    /// words and of words that are not stopwords.
     #[inline(never)]
     fn mixed_run(
         t: &Tables,
         run: &str,
-        answers: &Answers<'_>,
+        vocab: &Vocab,
         word: &mut String,
         found: &mut Vec<(u32, bool)>,
     ) -> (usize, usize) {
-        let (vocab, index, other) = (answers.vocab, answers.index, answers.other);
-        let (mut n_words, mut n_content) = (0, 0);
-        let mut end_word = |w: &str| {
-            n_words += 1;
-            let bytes = w.as_bytes();
-            let (id, stop) = if w.is_ascii() {
-                let stop = is_ascii_stopword(bytes);
-                (
-                    index.find(vocab, bytes, 0, bytes.len(), load(bytes, 0)),
-                    stop,
-                )
-            } else if other {
-                (vocab.get(w), false)
-            } else {
-                (ABSENT, false)
-            };
-            n_content += usize::from(!stop);
-            if id != ABSENT {
-                found.push((id, stop));
-            }
-        };
-        let bytes = run.as_bytes();
-        // The current word is `word` (its lower-cased start, possibly empty) followed by
-        // `run[from..at]`, characters that are their own lower case.
         word.clear();
-        let mut from = 0;
-        let mut at = 0;
-        while let Some(&b) = bytes.get(at) {
-            if b < 0x80 {
-                // An ASCII `\w` byte: only a capital changes.
-                if b.is_ascii_uppercase() {
-                    word.push_str(run.get(from..at).unwrap_or(""));
-                    word.push(char::from(b | 0x20));
-                    from = at + 1;
+        let (mut n_words, mut n_content) = (0, 0);
+        let mut end_word = |word: &mut String| {
+            end_lowered_word(vocab, word, found, &mut n_words, &mut n_content);
+        };
+        for c in run.chars() {
+            t.lower_char_each(c, |l| {
+                if t.is_word(l) {
+                    word.push(l);
+                } else if !word.is_empty() {
+                    end_word(word);
                 }
-                at += 1;
-                continue;
-            }
-            let Some(c) = run.get(at..).and_then(|rest| rest.chars().next()) else {
-                break;
-            };
-            let next = at + c.len_utf8();
-            let f = t.flags(c);
-            if f & CHANGES_WHEN_LOWERED == 0 {
-                if f & WORD == 0 {
-                    // A character that is not `\w` ends the word.
-                    end_with(word, run.get(from..at).unwrap_or(""), &mut end_word);
-                    from = next;
-                }
-            } else {
-                word.push_str(run.get(from..at).unwrap_or(""));
-                t.lower_char_each(c, |l| {
-                    if t.is_word(l) {
-                        word.push(l);
-                    } else if !word.is_empty() {
-                        end_word(word);
-                        word.clear();
-                    }
-                });
-                from = next;
-            }
-            at = next;
+            });
         }
-        end_with(word, run.get(from..).unwrap_or(""), &mut end_word);
+        if !word.is_empty() {
+            end_word(word);
+        }
         (n_words, n_content)
     }
 
@@ -483,21 +293,6 @@ impl ResponseWords {
             .iter()
             .filter(move |&&(_, stop)| all || !stop)
             .map(|&(id, _)| id)
-    }
-}
-
-/// Ends the word that is `word` (its lower-cased start, possibly empty) followed by `piece`
-/// (characters that are their own lower case), if it is not empty, and clears `word`.
-#[inline(always)]
-fn end_with(word: &mut String, piece: &str, end_word: &mut impl FnMut(&str)) {
-    if word.is_empty() {
-        if !piece.is_empty() {
-            end_word(piece);
-        }
-    } else {
-        word.push_str(piece);
-        end_word(word);
-        word.clear();
     }
 }
 
@@ -676,20 +471,13 @@ impl<'s, 'r> Scorer<'s, 'r> {
         s.index.clear();
         s.item_ids.clear();
         s.answers.clear();
-        // Whether an answer is not ASCII (only then may the vocabulary hold such a word).
-        let mut other = false;
-        let mut firsts = Starts::default();
         for (i, answer) in answers.enumerate() {
             let text = answer.unwrap_or("None");
             if py_is_blank(text) {
                 continue;
             }
-            other |= !text.is_ascii();
             s.words.fill(t, text);
             for w in s.words.kept() {
-                if let Some(&b) = w.as_bytes().first() {
-                    firsts.insert(b | 0x20, w.as_bytes().get(1).map(|&b| b | 0x20));
-                }
                 let n = s.vocab.len();
                 let id = s.vocab.intern(w);
                 if id as usize == n {
@@ -703,16 +491,11 @@ impl<'s, 'r> Scorer<'s, 'r> {
             return None;
         }
         // The response's kept words that some answer has: their counts and their order.
-        let answers = Answers {
-            vocab: &s.vocab,
-            index: &s.index,
-            other,
-            firsts,
-        };
         s.response.scan(
             t,
             self.response,
-            &answers,
+            &s.vocab,
+            &s.index,
             self.metric != Metric::TokenRecall,
         );
         let n_response = s.response.n_kept();
@@ -873,23 +656,6 @@ mod tests {
             "ABCDEFGHIJKLMNOPQ",
             ".",
             "\t",
-            // Runs read in place up to a character that changes when lowered, words ended by
-            // a character that is not `\w`, non-ASCII words next to ASCII ones.
-            "Zürich",
-            "ZÜRICH",
-            "zürich",
-            "münchen",
-            "日本",
-            "✓",
-            "½",
-            "Москва",
-            "москва",
-            "\u{212a}in",
-            "abc✓Def",
-            "ÆRØ",
-            "ǅ",
-            // A run longer than a 64-byte block.
-            "Abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz_ABCDEFGH",
         ];
         let mut next = crate::testing::lcg(17);
         let (mut vocab, mut words, mut scan) =
@@ -910,11 +676,7 @@ mod tests {
             }
             text.clear();
             // Long texts now and then, whose runs cross the scan's 64-byte blocks.
-            let pieces = match round % 7 {
-                0 => 80,
-                1 => 300,
-                _ => 12,
-            };
+            let pieces = if round % 7 == 0 { 80 } else { 12 };
             for _ in 0..next() % pieces {
                 text.push_str(PIECES[next() % PIECES.len()]);
             }
@@ -930,19 +692,8 @@ mod tests {
                 words.n_content
             };
             index.fill(&vocab);
-            let mut firsts = Starts::default();
-            for w in vocab.tokens().map(str::as_bytes) {
-                firsts.insert(w[0] | 0x20, w.get(1).map(|&b| b | 0x20));
-            }
-            let answers = |other| Answers {
-                vocab: &vocab,
-                index: &index,
-                other,
-                firsts,
-            };
-            let other = vocab.tokens().any(|w| !w.is_ascii());
-            for (count, other) in [(true, other), (false, other), (true, true), (false, true)] {
-                scan.scan(t, &text, &answers(other), count);
+            for count in [true, false] {
+                scan.scan(t, &text, &vocab, &index, count);
                 assert_eq!(scan.kept().collect::<Vec<_>>(), want, "{text:?}");
                 if count {
                     assert_eq!(scan.n_kept(), n_kept, "{text:?}");
