@@ -106,7 +106,7 @@ static ASCII_NORMAL: [u8; 128] = {
 pub fn normalize_into(t: &Tables, text: &str, out: &mut String) {
     out.clear();
     let bytes = text.as_bytes();
-    if !text.is_ascii() && memchr::memmem::find(bytes, "\u{03A3}".as_bytes()).is_some() {
+    if crate::pyunicode::has_capital_sigma(text) {
         for_each_normalized(t, text, |c| {
             out.push(c);
             true
@@ -153,7 +153,7 @@ pub fn normalize_into(t: &Tables, text: &str, out: &mut String) {
 /// The DataRobot normalisation of `text` as UTF-8 bytes, written into `out` (cleared first): the
 /// bytes of [`normalize_into`], sixteen at a time where they are ASCII ([`blocks`]).
 pub fn normalize_bytes_into(t: &Tables, text: &str, out: &mut Vec<u8>) {
-    if !text.is_ascii() && memchr::memmem::find(text.as_bytes(), "\u{03A3}".as_bytes()).is_some() {
+    if crate::pyunicode::has_capital_sigma(text) {
         out.clear();
         for_each_normalized(t, text, |c| {
             out.extend_from_slice(c.encode_utf8(&mut [0u8; 4]).as_bytes());
@@ -179,7 +179,7 @@ fn normalized_contains_every(
     buf: &mut Vec<u8>,
     every: usize,
 ) -> bool {
-    if !text.is_ascii() && memchr::memmem::find(text.as_bytes(), "\u{03A3}".as_bytes()).is_some() {
+    if crate::pyunicode::has_capital_sigma(text) {
         normalize_bytes_into(t, text, buf);
         return memchr::memmem::find(buf, needle).is_some();
     }

@@ -12,6 +12,13 @@ mod expressions;
 
 use std::sync::OnceLock;
 
+/// Whether `text` holds a capital sigma, whose lower case (`σ` or final `ς`) depends on the
+/// characters around it: the texts the one-pass normalisations hand to their character path.
+#[inline]
+pub fn has_capital_sigma(text: &str) -> bool {
+    !text.is_ascii() && memchr::memmem::find(text.as_bytes(), "\u{03A3}".as_bytes()).is_some()
+}
+
 /// Python `str.isalnum() or c == "_"`: `re`'s `\w` on `str`.
 pub const WORD: u16 = 1;
 /// Category `Cn` in the interpreter's `unicodedata`.

@@ -186,7 +186,7 @@ impl ResponseWords {
         self.n_content = 0;
         self.found.clear();
         let bytes = text.as_bytes();
-        if !text.is_ascii() && memchr::memmem::find(bytes, "\u{03A3}".as_bytes()).is_some() {
+        if crate::pyunicode::has_capital_sigma(text) {
             self.scan_lowered(t, text, vocab);
             return;
         }

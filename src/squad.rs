@@ -418,7 +418,7 @@ fn for_each_word(
     mut f: impl FnMut(Word<'_>) -> bool,
 ) -> bool {
     let bytes = text.as_bytes();
-    if !text.is_ascii() && memchr::memmem::find(bytes, "\u{03A3}".as_bytes()).is_some() {
+    if crate::pyunicode::has_capital_sigma(text) {
         return sigma_words(t, text, buf, &mut f);
     }
     let mut at = 0;
@@ -583,7 +583,7 @@ fn for_each_word_among(
     mut f: impl FnMut(Word<'_>) -> bool,
 ) -> bool {
     let bytes = text.as_bytes();
-    if !text.is_ascii() && memchr::memmem::find(bytes, "\u{03A3}".as_bytes()).is_some() {
+    if crate::pyunicode::has_capital_sigma(text) {
         return sigma_words(t, text, buf, &mut f);
     }
     let mut at = 0;
