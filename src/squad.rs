@@ -20,8 +20,10 @@
 mod expressions;
 mod starts;
 
+use std::sync::OnceLock;
+
 use crate::ascii::{self, in_range, load, load_short};
-use crate::pyunicode::{py_is_blank, Tables};
+use crate::pyunicode::{py_is_blank, Tables, CHANGES_WHEN_LOWERED, WORD};
 use crate::tokens::{overlap, Vocab};
 use starts::Starts;
 
@@ -737,6 +739,9 @@ fn other_words(
     buf: &mut String,
     f: &mut dyn FnMut(Word<'_>) -> bool,
 ) -> bool {
+    if simple_word(t, run, buf) {
+        return f(Word::Normalized(buf));
+    }
     // Stopped past `limit + 4`, the run's words alone are longer than `limit`.
     let limit = limit.saturating_add(4);
     let mut out = std::mem::take(buf).into_bytes();
@@ -751,6 +756,80 @@ fn other_words(
     // Only whole UTF-8 sequences were written.
     *buf = String::from_utf8(out).unwrap_or_default();
     words(buf).all(|w| f(Word::Normalized(w))) && buf.len() <= limit
+}
+
+/// The lower case of each two-byte character (U+0080..=U+07FF, at its code point less 0x80)
+/// when [`Normalizer`] would write it as one non-ASCII `\w` character, else `'\0'` (and for
+/// the capital sigma, which lower-cases by its context).
+fn two_byte_lower(t: &Tables) -> &'static [char; 0x780] {
+    static TABLE: OnceLock<Box<[char; 0x780]>> = OnceLock::new();
+    // The tables are installed once per process: the first caller's are every caller's.
+    TABLE.get_or_init(|| {
+        let mut table = Box::new(['\0'; 0x780]);
+        for (cp, slot) in (0x80u32..0x800).zip(table.iter_mut()) {
+            let Some(c) = char::from_u32(cp).filter(|&c| c != '\u{03A3}') else {
+                continue;
+            };
+            let (mut lowered, mut n) = ('\0', 0);
+            t.lower_char_each(c, |l| {
+                lowered = l;
+                n += 1;
+            });
+            if n == 1 && !lowered.is_ascii() && t.is_word(lowered) {
+                *slot = lowered;
+            }
+        }
+        table
+    })
+}
+
+/// The word of `run` (no ASCII whitespace in it, no capital sigma), written into `buf`, when
+/// each of its characters is an ASCII letter, digit or punctuation, or lower-cases to one
+/// non-ASCII `\w` character (a two-byte character by [`two_byte_lower`], a three-byte one
+/// that is `\w` and its own lower case): the punctuation is deleted and the rest is one `\w`
+/// run holding a non-ASCII character, so no article. `false` for any other run, and for a run
+/// of ASCII alone (`buf` is then scratch): [`Normalizer`] reads those.
+fn simple_word(t: &Tables, run: &str, buf: &mut String) -> bool {
+    let lower = two_byte_lower(t);
+    buf.clear();
+    let bytes = run.as_bytes();
+    let (mut i, mut wide) = (0, false);
+    while let Some(&b) = bytes.get(i) {
+        if b < 0x80 {
+            match class(b) {
+                // Setting bit 5 lower-cases letters and keeps digits.
+                Class::Word => buf.push(char::from(b | 0x20)),
+                Class::Punctuation => {}
+                Class::Space | Class::Other => return false,
+            }
+            i += 1;
+        } else if b < 0xe0 {
+            // A two-byte character (valid UTF-8: its second byte is there).
+            let next = bytes.get(i + 1).map_or(0, |&b| u32::from(b & 0x3f));
+            let cp = u32::from(b & 0x1f) << 6 | next;
+            let lowered = lower.get((cp as usize).wrapping_sub(0x80)).copied();
+            match lowered {
+                Some(l) if l != '\0' => buf.push(l),
+                _ => return false,
+            }
+            wide = true;
+            i += 2;
+        } else if b < 0xf0 {
+            let Some(c) = run.get(i..i + 3) else {
+                return false;
+            };
+            let flags = c.chars().next().map_or(0, |c| t.flags(c));
+            if flags & (WORD | CHANGES_WHEN_LOWERED) != WORD {
+                return false;
+            }
+            buf.push_str(c);
+            wide = true;
+            i += 3;
+        } else {
+            return false;
+        }
+    }
+    wide
 }
 
 /// The SQuAD normalisation of `text`, written into `out` (cleared first).
@@ -1323,6 +1402,45 @@ mod tests {
             normalize_into(t, &text, &mut out);
             assert_eq!(out, oracle(t, &text), "{text:?}");
         }
+    }
+
+    #[test]
+    fn simple_words_equal_the_official_steps() {
+        // Runs without ASCII whitespace over ASCII letters, digits, punctuation and control
+        // characters, and non-ASCII characters of two, three and four bytes: letters of either
+        // case, ones whose lower case is ASCII (the Kelvin sign) or two characters (İ), spaces,
+        // combining marks, symbols.
+        let t = test_tables::install();
+        let alphabet: Vec<&str> = vec![
+            "a", "Z", "7", "the", "An", ".", "'", "_", "\x01", "é", "Ü", "Д", "я", "ß", "\u{3a9}",
+            "\u{2126}", "\u{3a3}", "İ", "\u{301}", "\u{a0}", "\u{85}", "ﬁ", "中", "\u{3000}", "K",
+            "①", "✓", "😀", "²", "ﾀ",
+        ];
+        let mut next = crate::testing::lcg(59);
+        let (mut buf, mut simple) = (String::new(), 0);
+        for _ in 0..20_000 {
+            let run: String = (0..1 + next() % 6)
+                .map(|_| alphabet[next() % alphabet.len()])
+                .collect();
+            if run.contains('\u{3a3}') {
+                continue;
+            }
+            if simple_word(t, &run, &mut buf) {
+                assert_eq!(buf, oracle(t, &run), "{run:?}");
+                simple += 1;
+            } else {
+                // Every run it turns away holds a character it does not take.
+                assert!(
+                    run.chars().any(|c| {
+                        c.is_ascii_control()
+                            || c.len_utf8() == 4
+                            || "İ\u{301}\u{a0}\u{85}\u{3000}K\u{2126}✓".contains(c)
+                    }) || run.is_ascii(),
+                    "{run:?}"
+                );
+            }
+        }
+        assert!(simple > 3_000, "{simple}");
     }
 
     /// F1 and exact match from the official steps' words, for one reference.
