@@ -20,10 +20,8 @@
 mod expressions;
 mod starts;
 
-use std::sync::OnceLock;
-
 use crate::ascii::{self, in_range, load, load_short};
-use crate::pyunicode::{py_is_blank, Tables, CHANGES_WHEN_LOWERED, WORD};
+use crate::pyunicode::{py_is_blank, two_byte_lower, Tables, CHANGES_WHEN_LOWERED, WORD};
 use crate::tokens::{overlap, Vocab};
 use starts::Starts;
 
@@ -756,31 +754,6 @@ fn other_words(
     // Only whole UTF-8 sequences were written.
     *buf = String::from_utf8(out).unwrap_or_default();
     words(buf).all(|w| f(Word::Normalized(w))) && buf.len() <= limit
-}
-
-/// The lower case of each two-byte character (U+0080..=U+07FF, at its code point less 0x80)
-/// when [`Normalizer`] would write it as one non-ASCII `\w` character, else `'\0'` (and for
-/// the capital sigma, which lower-cases by its context).
-fn two_byte_lower(t: &Tables) -> &'static [char; 0x780] {
-    static TABLE: OnceLock<Box<[char; 0x780]>> = OnceLock::new();
-    // The tables are installed once per process: the first caller's are every caller's.
-    TABLE.get_or_init(|| {
-        let mut table = Box::new(['\0'; 0x780]);
-        for (cp, slot) in (0x80u32..0x800).zip(table.iter_mut()) {
-            let Some(c) = char::from_u32(cp).filter(|&c| c != '\u{03A3}') else {
-                continue;
-            };
-            let (mut lowered, mut n) = ('\0', 0);
-            t.lower_char_each(c, |l| {
-                lowered = l;
-                n += 1;
-            });
-            if n == 1 && !lowered.is_ascii() && t.is_word(lowered) {
-                *slot = lowered;
-            }
-        }
-        table
-    })
 }
 
 /// The word of `run` (no ASCII whitespace in it, no capital sigma), written into `buf`, when
