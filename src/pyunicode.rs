@@ -264,6 +264,31 @@ pub fn is_py_space(c: char) -> bool {
     )
 }
 
+/// The lower case of each two-byte character (U+0080..=U+07FF, at its code point less 0x80)
+/// when that is one non-ASCII `\w` character, else `'\0'` (and for the capital sigma, which
+/// lower-cases by its context): for the normalisations' fast paths over two-byte letters.
+pub fn two_byte_lower(t: &Tables) -> &'static [char; 0x780] {
+    static TABLE: OnceLock<Box<[char; 0x780]>> = OnceLock::new();
+    // The tables are installed once per process: the first caller's are every caller's.
+    TABLE.get_or_init(|| {
+        let mut table = Box::new(['\0'; 0x780]);
+        for (cp, slot) in (0x80u32..0x800).zip(table.iter_mut()) {
+            let Some(c) = char::from_u32(cp).filter(|&c| c != '\u{03A3}') else {
+                continue;
+            };
+            let (mut lowered, mut n) = ('\0', 0);
+            t.lower_char_each(c, |l| {
+                lowered = l;
+                n += 1;
+            });
+            if n == 1 && !lowered.is_ascii() && t.is_word(lowered) {
+                *slot = lowered;
+            }
+        }
+        table
+    })
+}
+
 /// Python's `text.strip()`.
 #[inline]
 pub fn py_strip(text: &str) -> &str {

@@ -9,8 +9,6 @@
 #[cfg(feature = "plugin")]
 pub(crate) mod expressions;
 
-pub(crate) mod starts;
-
 use crate::ascii;
 use crate::pyunicode::{py_is_blank, Tables};
 use crate::tokens::{lowered_short_word, overlap, AsciiWords, BitLcs, Vocab, ABSENT};

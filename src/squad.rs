@@ -18,11 +18,12 @@
 
 #[cfg(feature = "plugin")]
 mod expressions;
+mod starts;
 
 use crate::ascii::{self, in_range, load, load_short};
-use crate::pyunicode::{py_is_blank, Tables};
-use crate::similarity::starts::Starts;
+use crate::pyunicode::{py_is_blank, two_byte_lower, Tables, CHANGES_WHEN_LOWERED, WORD};
 use crate::tokens::{overlap, Vocab};
+use starts::Starts;
 
 /// What an ASCII character is to the normalisation.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -334,7 +335,8 @@ fn piece(bytes: &[u8], start: usize, end: usize) -> Piece {
     }
 }
 
-/// The bytes of a block of 64 of a text, one bit each (byte `k`'s is bit `k`).
+/// The bytes of a block of 64 of a text, one bit each (byte `k`'s is bit `k`), and a copy of
+/// them.
 struct Block {
     /// ASCII whitespace (the bytes past the end of the text are read as spaces).
     space: u64,
@@ -342,6 +344,9 @@ struct Block {
     alnum: u64,
     /// ASCII letters, digits and punctuation (`!`..=`~`).
     printable: u64,
+    /// The block's bytes, zero past the end of the text and past the block: a word that ends
+    /// inside the block is read from here, by offsets the compiler knows are in bounds.
+    bytes: [u8; 72],
 }
 
 impl Block {
@@ -354,10 +359,13 @@ impl Block {
             return Self::read_end(rest);
         };
         let classes = ascii::classify(block);
+        let mut copy = [0; 72];
+        copy[..64].copy_from_slice(block);
         Block {
             space: classes.space,
             alnum: classes.alnum,
             printable: classes.printable,
+            bytes: copy,
         }
     }
 
@@ -365,12 +373,22 @@ impl Block {
     /// spaces.
     #[inline(never)]
     fn read_end(rest: &[u8]) -> Block {
-        let classes = ascii::classify_padded(rest);
+        let mut copy = [0; 72];
+        let len = rest.len().min(64);
+        copy[..len].copy_from_slice(&rest[..len]);
+        let classes = ascii::classify(copy.first_chunk::<64>().unwrap_or(&[0; 64]));
         Block {
-            space: classes.space | (!0u64).checked_shl(rest.len() as u32).unwrap_or(0),
+            space: classes.space | (!0u64).checked_shl(len as u32).unwrap_or(0),
             alnum: classes.alnum,
             printable: classes.printable,
+            bytes: copy,
         }
+    }
+
+    /// The eight bytes from byte `k` (below 64) of the block as a little-endian word.
+    #[inline(always)]
+    fn load(&self, k: usize) -> u64 {
+        load(&self.bytes, k & 63)
     }
 
     /// What the run of bits `run` (no space among them), the bytes `start..end` of the text,
@@ -450,7 +468,6 @@ fn block_words(
     f: &mut impl FnMut(Word<'_>) -> bool,
     mut among: Option<(&Starts, &mut usize)>,
 ) -> Option<usize> {
-    let bytes = text.as_bytes();
     let mut runs = !block.space;
     while runs != 0 {
         // Adding the lowest bit of the first run carries through it to the bit past its end.
@@ -476,7 +493,7 @@ fn block_words(
                 if alnum == 0 {
                     continue;
                 }
-                if !may_start_at(firsts, bytes, block, at, alnum.trailing_zeros()) {
+                if !may_start_at(firsts, block, alnum.trailing_zeros()) {
                     **skipped += 1;
                     continue;
                 }
@@ -515,9 +532,9 @@ fn run_words(
             at + alnum.trailing_zeros() as usize,
             at + alnum_after.trailing_zeros() as usize,
         );
-        // Setting bit 5 lower-cases letters and keeps digits.
+        // Setting bit 5 lower-cases letters and keeps digits; the word ends inside the block.
         let len = end - start;
-        let head = (load(bytes, start) | (ONES * 0x20)) & low_bytes(len);
+        let head = (block.load(start - at) | (ONES * 0x20)) & low_bytes(len);
         if len <= 3 && matches!(head, A | AN | THE) {
             return true;
         }
@@ -548,20 +565,13 @@ fn insert_start(starts: &mut Starts, len: usize, head: u64) {
     starts.insert(head as u8, (len >= 2).then_some((head >> 8) as u8));
 }
 
-/// Whether the word whose first letter or digit is byte `k` of the block `block` at `at` of
-/// `bytes` (a word that ends inside the block) may start as one of `starts`: by its first two
-/// bytes when the second is a letter or digit too, else by its first.
+/// Whether the word whose first letter or digit is byte `k` of the block `block` (a word that
+/// ends inside the block) may start as one of `starts`: by its first two bytes when the second
+/// is a letter or digit too, else by its first.
 #[inline(always)]
-fn may_start_at(starts: &Starts, bytes: &[u8], block: &Block, at: usize, k: u32) -> bool {
-    let first = bytes.get(at + k as usize).map_or(0, |&b| b | 0x20);
-    if !starts.may_start(first) {
-        return false;
-    }
-    if block.alnum.checked_shr(k + 1).unwrap_or(0) & 1 == 0 {
-        return true;
-    }
-    let second = bytes.get(at + k as usize + 1).map_or(0, |&b| b | 0x20);
-    starts.may_start_with(first, second)
+fn may_start_at(starts: &Starts, block: &Block, k: u32) -> bool {
+    let k = k as usize & 63;
+    starts.may_start_bit(block.bytes[k], block.bytes[k + 1]) != 0
 }
 
 /// [`for_each_word`] of a text whose words are only looked up among some others' (F1's
@@ -611,16 +621,13 @@ fn for_each_word_among(
         let punctuation = runs & !alnum;
         let starts = runs & !(runs << 1);
         let all = (starts | punctuation.wrapping_add(starts & punctuation)) & alnum;
-        // The words to read, gathered first without a branch per word.
+        // The words to read, gathered first without a branch per word. Each ends inside the
+        // block, so its first byte and the one after it are in the block's copy.
         let (mut words, mut read) = (all, 0);
-        let chunk = bytes.get(at..).unwrap_or(&[]);
         while words != 0 {
-            let k = words.trailing_zeros();
+            let k = words.trailing_zeros() as usize & 63;
             words &= words - 1;
-            let first = chunk.get(k as usize).map_or(0, |&b| b | 0x20);
-            let second = chunk.get(k as usize + 1).map_or(0, |&b| b | 0x20);
-            let has_second = block.alnum.checked_shr(k + 1).unwrap_or(0) & 1 != 0;
-            read |= firsts.may_start_bit(first, second, has_second) << k;
+            read |= firsts.may_start_bit(block.bytes[k], block.bytes[k + 1]) << k;
         }
         *skipped += (all.count_ones() - read.count_ones()) as usize;
         while read != 0 {
@@ -730,6 +737,9 @@ fn other_words(
     buf: &mut String,
     f: &mut dyn FnMut(Word<'_>) -> bool,
 ) -> bool {
+    if simple_word(t, run, buf) {
+        return f(Word::Normalized(buf));
+    }
     // Stopped past `limit + 4`, the run's words alone are longer than `limit`.
     let limit = limit.saturating_add(4);
     let mut out = std::mem::take(buf).into_bytes();
@@ -744,6 +754,55 @@ fn other_words(
     // Only whole UTF-8 sequences were written.
     *buf = String::from_utf8(out).unwrap_or_default();
     words(buf).all(|w| f(Word::Normalized(w))) && buf.len() <= limit
+}
+
+/// The word of `run` (no ASCII whitespace in it, no capital sigma), written into `buf`, when
+/// each of its characters is an ASCII letter, digit or punctuation, or lower-cases to one
+/// non-ASCII `\w` character (a two-byte character by [`two_byte_lower`], a three-byte one
+/// that is `\w` and its own lower case): the punctuation is deleted and the rest is one `\w`
+/// run holding a non-ASCII character, so no article. `false` for any other run, and for a run
+/// of ASCII alone (`buf` is then scratch): [`Normalizer`] reads those.
+fn simple_word(t: &Tables, run: &str, buf: &mut String) -> bool {
+    let lower = two_byte_lower(t);
+    buf.clear();
+    let bytes = run.as_bytes();
+    let (mut i, mut wide) = (0, false);
+    while let Some(&b) = bytes.get(i) {
+        if b < 0x80 {
+            match class(b) {
+                // Setting bit 5 lower-cases letters and keeps digits.
+                Class::Word => buf.push(char::from(b | 0x20)),
+                Class::Punctuation => {}
+                Class::Space | Class::Other => return false,
+            }
+            i += 1;
+        } else if b < 0xe0 {
+            // A two-byte character (valid UTF-8: its second byte is there).
+            let next = bytes.get(i + 1).map_or(0, |&b| u32::from(b & 0x3f));
+            let cp = u32::from(b & 0x1f) << 6 | next;
+            let lowered = lower.get((cp as usize).wrapping_sub(0x80)).copied();
+            match lowered {
+                Some(l) if l != '\0' => buf.push(l),
+                _ => return false,
+            }
+            wide = true;
+            i += 2;
+        } else if b < 0xf0 {
+            let Some(c) = run.get(i..i + 3) else {
+                return false;
+            };
+            let flags = c.chars().next().map_or(0, |c| t.flags(c));
+            if flags & (WORD | CHANGES_WHEN_LOWERED) != WORD {
+                return false;
+            }
+            buf.push_str(c);
+            wide = true;
+            i += 3;
+        } else {
+            return false;
+        }
+    }
+    wide
 }
 
 /// The SQuAD normalisation of `text`, written into `out` (cleared first).
@@ -1316,6 +1375,45 @@ mod tests {
             normalize_into(t, &text, &mut out);
             assert_eq!(out, oracle(t, &text), "{text:?}");
         }
+    }
+
+    #[test]
+    fn simple_words_equal_the_official_steps() {
+        // Runs without ASCII whitespace over ASCII letters, digits, punctuation and control
+        // characters, and non-ASCII characters of two, three and four bytes: letters of either
+        // case, ones whose lower case is ASCII (the Kelvin sign) or two characters (İ), spaces,
+        // combining marks, symbols.
+        let t = test_tables::install();
+        let alphabet: Vec<&str> = vec![
+            "a", "Z", "7", "the", "An", ".", "'", "_", "\x01", "é", "Ü", "Д", "я", "ß", "\u{3a9}",
+            "\u{2126}", "\u{3a3}", "İ", "\u{301}", "\u{a0}", "\u{85}", "ﬁ", "中", "\u{3000}", "K",
+            "①", "✓", "😀", "²", "ﾀ",
+        ];
+        let mut next = crate::testing::lcg(59);
+        let (mut buf, mut simple) = (String::new(), 0);
+        for _ in 0..20_000 {
+            let run: String = (0..1 + next() % 6)
+                .map(|_| alphabet[next() % alphabet.len()])
+                .collect();
+            if run.contains('\u{3a3}') {
+                continue;
+            }
+            if simple_word(t, &run, &mut buf) {
+                assert_eq!(buf, oracle(t, &run), "{run:?}");
+                simple += 1;
+            } else {
+                // Every run it turns away holds a character it does not take.
+                assert!(
+                    run.chars().any(|c| {
+                        c.is_ascii_control()
+                            || c.len_utf8() == 4
+                            || "İ\u{301}\u{a0}\u{85}\u{3000}K\u{2126}✓".contains(c)
+                    }) || run.is_ascii(),
+                    "{run:?}"
+                );
+            }
+        }
+        assert!(simple > 3_000, "{simple}");
     }
 
     /// F1 and exact match from the official steps' words, for one reference.

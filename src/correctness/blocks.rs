@@ -10,7 +10,7 @@
 //! [`super::normalize_into`] does. A non-ASCII character ends the block: it is lowered on its
 //! own and the next block starts after it.
 
-use crate::pyunicode::Tables;
+use crate::pyunicode::{two_byte_lower, Tables};
 
 /// The masks of the 64 bytes of a block, byte `k`'s as bit `k`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -190,6 +190,7 @@ pub(crate) fn normalize_bytes_checked(
     let mut pending_space = false;
     let mut lowered: Lowered = [0; 80];
     let mut padded = [0u8; 64];
+    let lower = two_byte_lower(t);
     let mut i = 0;
     let mut next_check = every;
     while i < n {
@@ -225,6 +226,33 @@ pub(crate) fn normalize_bytes_checked(
             if end >= avail {
                 i += avail as usize;
                 break;
+            }
+            // A two-byte character whose lower case is one `\w` character (most non-ASCII
+            // letters): written from the table.
+            let lead = rest.get(end as usize).copied().unwrap_or(0);
+            if (0xc2..0xe0).contains(&lead) {
+                let next = rest
+                    .get(end as usize + 1)
+                    .map_or(0, |&b| u32::from(b & 0x3f));
+                let cp = u32::from(lead & 0x1f) << 6 | next;
+                let l = lower.get((cp as usize).wrapping_sub(0x80)).copied();
+                if let Some(l) = l.filter(|&l| l != '\0') {
+                    out.room(1 + 4 + 65);
+                    if pending_space {
+                        out.push(b' ');
+                        pending_space = false;
+                    }
+                    let mut utf8 = [0u8; 4];
+                    for &b in l.encode_utf8(&mut utf8).as_bytes() {
+                        out.push(b);
+                    }
+                    from = end + 2;
+                    if from >= avail {
+                        i += from as usize;
+                        break;
+                    }
+                    continue;
+                }
             }
             let Some(c) = text.get(i + end as usize..).and_then(|r| r.chars().next()) else {
                 // Not reached: the lane is a character's first byte.
@@ -421,7 +449,8 @@ mod tests {
         let mut next = crate::testing::lcg(59);
         let pieces = [
             "a", "Z", "_", "7", " ", "  ", "\t", "\n", ".", ",", "-", "'", "\x1c", "\x7f", "é",
-            "É", "ß", "İ", "\u{2028}", "\u{a0}", "😀", "ǅ", "\u{0301}", "ﬀ", "\u{3000}",
+            "É", "ß", "İ", "\u{2028}", "\u{a0}", "😀", "ǅ", "\u{0301}", "ﬀ", "\u{3000}", "Д", "я",
+            "\u{3a9}", "\u{85}", "²", "ا",
         ];
         for round in 0..20_000 {
             let len = if round % 10 == 0 {
