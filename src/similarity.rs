@@ -12,7 +12,7 @@ pub(crate) mod expressions;
 pub(crate) mod starts;
 
 use crate::ascii;
-use crate::pyunicode::{py_is_blank, Tables};
+use crate::pyunicode::{py_is_blank, Tables, CHANGES_WHEN_LOWERED, WORD};
 use crate::tokens::{lowered_short_word, overlap, AsciiWords, BitLcs, Vocab, ABSENT};
 
 /// The three lexical metrics.
@@ -654,14 +654,32 @@ impl ResponseWords {
         let mut end_word = |word: &mut String| {
             end_lowered_word(vocab, word, found, &mut n_words, &mut n_content);
         };
+        // `lower_char_each` and `is_word` written out, with one flag look-up per character.
         for c in run.chars() {
-            t.lower_char_each(c, |l| {
+            if c.is_ascii() {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    word.push(c.to_ascii_lowercase());
+                } else if !word.is_empty() {
+                    end_word(word);
+                }
+                continue;
+            }
+            let flags = t.flags(c);
+            if flags & CHANGES_WHEN_LOWERED == 0 {
+                if flags & WORD != 0 {
+                    word.push(c);
+                } else if !word.is_empty() {
+                    end_word(word);
+                }
+                continue;
+            }
+            for l in c.to_lowercase() {
                 if t.is_word(l) {
                     word.push(l);
                 } else if !word.is_empty() {
                     end_word(word);
                 }
-            });
+            }
         }
         if !word.is_empty() {
             end_word(word);
@@ -749,7 +767,7 @@ impl Words {
                     buf.push_str(word);
                     if let Some(lowered) = buf.get_mut(start..) {
                         lowered.make_ascii_lowercase();
-                        let stop = is_stopword(lowered);
+                        let stop = is_ascii_stopword(lowered.as_bytes());
                         words.push((buf.len(), stop));
                     }
                 }
