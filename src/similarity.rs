@@ -767,7 +767,7 @@ impl Words {
                     buf.push_str(word);
                     if let Some(lowered) = buf.get_mut(start..) {
                         lowered.make_ascii_lowercase();
-                        let stop = is_ascii_stopword(lowered.as_bytes());
+                        let stop = is_stopword(lowered);
                         words.push((buf.len(), stop));
                     }
                 }
