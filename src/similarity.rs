@@ -10,7 +10,7 @@
 pub(crate) mod expressions;
 
 use crate::ascii;
-use crate::pyunicode::{py_is_blank, Tables};
+use crate::pyunicode::{py_is_blank, Tables, CHANGES_WHEN_LOWERED, WORD};
 use crate::tokens::{lowered_short_word, overlap, AsciiWords, BitLcs, Vocab, ABSENT};
 
 /// The three lexical metrics.
@@ -135,6 +135,339 @@ fn is_ascii_stopword(word: &[u8]) -> bool {
     STOPWORD_TABLE.get(stopword_slot(key)) == Some(&key)
 }
 
+/// The first and second bytes of a row's ASCII answer words, each with bit 5 set (`b | 0x20`:
+/// a capital's small letter, `_` 0x7f, a digit itself), to pick out in a block of a response
+/// the words that may be one of them: a word is read only if its first byte is one of
+/// `firsts` and its second one of `seconds`, or it is one byte long and some answer word is.
+/// With more than [`AnswerStarts::MAX`] distinct bytes in either set the filter is off.
+#[derive(Default)]
+struct AnswerStarts {
+    /// One bit per byte value (all below 0x80).
+    firsts: u128,
+    seconds: u128,
+    single: bool,
+}
+
+impl AnswerStarts {
+    const MAX: usize = 8;
+
+    fn clear(&mut self) {
+        *self = AnswerStarts::default();
+    }
+
+    /// Add a lower-case answer word (a non-ASCII one can never be an ASCII run's lower case).
+    #[inline]
+    fn insert(&mut self, word: &[u8]) {
+        let bit = |b: u8| 1u128 << ((b | 0x20) & 0x7f);
+        match *word {
+            [first] if first.is_ascii() => {
+                self.firsts |= bit(first);
+                self.single = true;
+            }
+            [first, second, ..] if word.is_ascii() => {
+                self.firsts |= bit(first);
+                self.seconds |= bit(second);
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether the filter is on: few enough distinct bytes that a block test pays.
+    fn usable(&self) -> bool {
+        self.firsts.count_ones() as usize <= Self::MAX
+            && self.seconds.count_ones() as usize <= Self::MAX
+    }
+
+    /// The two sets ready for [`AnswerStarts::may_start`] (once per text).
+    fn sets(&self) -> ByteSets {
+        let bytes = |mut set: u128| {
+            let (mut out, mut n) = ([0u8; Self::MAX], 0);
+            while set != 0 && n < Self::MAX {
+                out[n] = set.trailing_zeros() as u8;
+                set &= set - 1;
+                n += 1;
+            }
+            (out, n)
+        };
+        let ((a, na), (b, nb)) = (bytes(self.firsts), bytes(self.seconds));
+        ByteSets::new(&a[..na], &b[..nb])
+    }
+
+    /// Bit `i` set where a word starting at byte `i` of `block` may be an answer word, given
+    /// `inside` (the block's `\w` and high bytes) and `sets` (this filter's): its first byte is
+    /// one of `firsts`, and the next byte is one of `seconds` or ends the word (when some
+    /// answer word is one byte long), or lies past the block (bit 63).
+    #[inline(always)]
+    fn may_start(&self, sets: &ByteSets, block: &[u8; 64], inside: u64) -> u64 {
+        let (firsts, seconds) = sets.members(block);
+        let single = if self.single { !inside } else { 0 };
+        firsts & ((seconds | single) >> 1 | 1 << 63)
+    }
+}
+
+/// Two sets of at most [`AnswerStarts::MAX`] bytes (each with bit 5 set), to test the 64
+/// bytes of a block against: on x86_64 each byte of a set broadcast once, and compared with
+/// the block's four 16-byte lanes (SSE2).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[derive(Clone, Copy)]
+struct ByteSets {
+    a: [std::arch::x86_64::__m128i; AnswerStarts::MAX],
+    b: [std::arch::x86_64::__m128i; AnswerStarts::MAX],
+    na: usize,
+    nb: usize,
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+impl ByteSets {
+    fn new(a: &[u8], b: &[u8]) -> Self {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is enabled for the build (the `cfg`).
+        let zero = unsafe { _mm_setzero_si128() };
+        let mut sets = ByteSets {
+            a: [zero; AnswerStarts::MAX],
+            b: [zero; AnswerStarts::MAX],
+            na: a.len().min(AnswerStarts::MAX),
+            nb: b.len().min(AnswerStarts::MAX),
+        };
+        for (to, &x) in sets.a.iter_mut().zip(a) {
+            // SAFETY: as above.
+            *to = unsafe { _mm_set1_epi8(x as i8) };
+        }
+        for (to, &x) in sets.b.iter_mut().zip(b) {
+            // SAFETY: as above.
+            *to = unsafe { _mm_set1_epi8(x as i8) };
+        }
+        sets
+    }
+
+    /// The bytes of `block` that are, with bit 5 set, in the first set, and in the second:
+    /// a bit each.
+    #[inline(always)]
+    fn members(&self, block: &[u8; 64]) -> (u64, u64) {
+        use crate::ascii::sse2::bits;
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is enabled for the build (the `cfg`); each unaligned load reads 16
+        // bytes of `block`, at 0, 16, 32 and 48.
+        let (v, zero) = unsafe {
+            let p = block.as_ptr();
+            let twenty = _mm_set1_epi8(0x20);
+            let lane = |k: usize| _mm_or_si128(_mm_loadu_si128(p.add(16 * k).cast()), twenty);
+            ([lane(0), lane(1), lane(2), lane(3)], _mm_setzero_si128())
+        };
+        let test = |set: &[__m128i]| {
+            let mut m = [zero; 4];
+            for &x in set {
+                for (m, &v) in m.iter_mut().zip(&v) {
+                    // SAFETY: as above.
+                    *m = unsafe { _mm_or_si128(*m, _mm_cmpeq_epi8(v, x)) };
+                }
+            }
+            bits(m[0]) | bits(m[1]) << 16 | bits(m[2]) << 32 | bits(m[3]) << 48
+        };
+        (
+            test(self.a.get(..self.na).unwrap_or(&[])),
+            test(self.b.get(..self.nb).unwrap_or(&[])),
+        )
+    }
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[derive(Clone, Copy)]
+struct ByteSets {
+    a: [u8; AnswerStarts::MAX],
+    b: [u8; AnswerStarts::MAX],
+    na: usize,
+    nb: usize,
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+impl ByteSets {
+    fn new(a: &[u8], b: &[u8]) -> Self {
+        let mut sets = ByteSets {
+            a: [0; AnswerStarts::MAX],
+            b: [0; AnswerStarts::MAX],
+            na: a.len().min(AnswerStarts::MAX),
+            nb: b.len().min(AnswerStarts::MAX),
+        };
+        for (to, &x) in sets.a.iter_mut().zip(a) {
+            *to = x;
+        }
+        for (to, &x) in sets.b.iter_mut().zip(b) {
+            *to = x;
+        }
+        sets
+    }
+
+    #[inline(always)]
+    fn members(&self, block: &[u8; 64]) -> (u64, u64) {
+        members_scalar(
+            block,
+            self.a.get(..self.na).unwrap_or(&[]),
+            self.b.get(..self.nb).unwrap_or(&[]),
+        )
+    }
+}
+
+/// [`ByteSets::members`] a byte at a time: the portable version, and the tests' check of the
+/// SSE2 one.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+fn members_scalar(block: &[u8; 64], a: &[u8], b: &[u8]) -> (u64, u64) {
+    let (mut in_a, mut in_b) = (0u64, 0u64);
+    for (i, &x) in block.iter().enumerate() {
+        in_a |= u64::from(a.contains(&(x | 0x20))) << i;
+        in_b |= u64::from(b.contains(&(x | 0x20))) << i;
+    }
+    (in_a, in_b)
+}
+
+/// Whether the ASCII `\w` run of `len` bytes (at least 1) whose first 8 bytes are `head` is a
+/// stopword, without a branch: a stopword is lower-case letters, so a run is one exactly when
+/// its bytes with bit 5 set are (a digit keeps its value and `_` becomes 0x7f, in no stopword).
+#[inline(always)]
+fn is_stopword_head(head: u64, len: usize) -> bool {
+    let keep = (1u64 << (8 * len.min(7))).wrapping_sub(1);
+    let key = (head | 0x2020_2020_2020_2020) & keep;
+    (len <= 5) & (STOPWORD_TABLE[stopword_slot(key)] == key)
+}
+
+/// A response's words as [`ResponseWords::scan_blocks`] reads them.
+struct Reading<'a, 'v> {
+    t: &'a Tables,
+    text: &'a str,
+    vocab: &'v Vocab,
+    index: &'v AsciiWords,
+    count: bool,
+    found: &'a mut Vec<(u32, bool)>,
+    word: &'a mut String,
+    n_words: usize,
+    n_content: usize,
+    /// The answers' word starts, and their byte sets.
+    starts: &'v AnswerStarts,
+    sets: ByteSets,
+}
+
+impl Reading<'_, '_> {
+    /// A run of `text[s..e]` (as [`ascii::for_each_word_run`] gives it), counted.
+    #[inline(always)]
+    fn run(&mut self, s: usize, e: usize, high: bool, head: u64) {
+        if high {
+            let run = self.text.get(s..e).unwrap_or("");
+            let (words, content) =
+                ResponseWords::mixed_run(self.t, run, self.vocab, self.word, self.found);
+            self.n_words += words;
+            self.n_content += content;
+            return;
+        }
+        self.n_words += 1;
+        self.ascii_word(s, e.wrapping_sub(s), head);
+    }
+
+    /// An ASCII word of `len` bytes at `s` whose first 8 are `head`, already counted among the
+    /// words: looked up, and counted as content if it is not a stopword.
+    #[inline(always)]
+    fn ascii_word(&mut self, s: usize, len: usize, head: u64) {
+        let id = self
+            .index
+            .find(self.vocab, self.text.as_bytes(), s, len, head);
+        if id != ABSENT {
+            let stop = is_stopword_head(head, len);
+            self.n_content += usize::from(!stop);
+            self.found.push((id, stop));
+        } else if self.count || self.n_content == 0 {
+            self.n_content += usize::from(!is_stopword_head(head, len));
+        }
+    }
+}
+
+/// The first 8 bytes of `bytes` from `base + s` (zero past its end), from the block `chunk`
+/// (the 64 bytes at `base`) when they lie inside it.
+#[inline(always)]
+fn head_at(bytes: &[u8], base: usize, chunk: &[u8; 64], s: usize) -> u64 {
+    match chunk
+        .get(s..s + 8)
+        .and_then(|h| <[u8; 8]>::try_from(h).ok())
+    {
+        Some(h) => u64::from_le_bytes(h),
+        None => ascii::load(bytes, base + s),
+    }
+}
+
+impl Reading<'_, '_> {
+    /// The runs that start in the block `chunk` at `base` (`edges`: their starts and ends, two
+    /// set bits each; `high`: its bytes of 0x80 or more), one by one: the run left open at the
+    /// block's end, if any.
+    #[inline(always)]
+    fn runs(
+        &mut self,
+        (bytes, base, chunk): (&[u8], usize, &[u8; 64]),
+        mut edges: u64,
+        high: u64,
+    ) -> Option<(usize, bool, u64)> {
+        while edges != 0 {
+            let start = edges.trailing_zeros() as usize;
+            edges &= edges - 1;
+            let head = head_at(bytes, base, chunk, start);
+            if edges == 0 {
+                return Some((base + start, high >> start != 0, head));
+            }
+            let end = edges.trailing_zeros() as usize;
+            edges &= edges - 1;
+            let run = (u64::MAX << start) & !(u64::MAX << end);
+            self.run(base + start, base + end, high & run != 0, head);
+        }
+        None
+    }
+
+    /// The words that start in the block `chunk` at `base`, all ASCII (`edges`: their starts
+    /// and ends; `inside`: the block's `\w` bytes): counted from the block's bits, and only
+    /// those `starts` lets through looked up (in text order); the others are read only to
+    /// tell stopwords, when the count needs it. The word left open at the block's end, if
+    /// any, is returned.
+    #[inline(always)]
+    fn ascii_block(
+        &mut self,
+        (bytes, base, chunk): (&[u8], usize, &[u8; 64]),
+        edges: u64,
+        inside: u64,
+    ) -> Option<(usize, bool, u64)> {
+        let mut first = edges & inside;
+        let ends = edges & !inside;
+        if first == 0 {
+            return None;
+        }
+        let last = 63 - first.leading_zeros() as usize;
+        let mut open = None;
+        if ends >> last == 0 {
+            open = Some((base + last, false, head_at(bytes, base, chunk, last)));
+            first &= !(1 << last);
+        }
+        self.n_words += first.count_ones() as usize;
+        let mut read = first & self.starts.may_start(&self.sets, chunk, inside);
+        let mut rest = first & !read;
+        while read != 0 {
+            let s = read.trailing_zeros() as usize;
+            read &= read - 1;
+            let e = (ends & (u64::MAX << s)).trailing_zeros() as usize;
+            let head = head_at(bytes, base, chunk, s);
+            self.ascii_word(base + s, e.wrapping_sub(s), head);
+        }
+        // The other words are no answer's: only whether they are stopwords counts.
+        if self.count || self.n_content == 0 {
+            while rest != 0 {
+                let s = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let e = (ends & (u64::MAX << s)).trailing_zeros() as usize;
+                let head = head_at(bytes, base, chunk, s);
+                self.n_content += usize::from(!is_stopword_head(head, e.wrapping_sub(s)));
+                if !self.count && self.n_content > 0 {
+                    break;
+                }
+            }
+        }
+        open
+    }
+}
+
 /// What a response's words are to a row's answers.
 #[derive(Default)]
 struct ResponseWords {
@@ -179,13 +512,23 @@ impl ResponseWords {
     /// Without `count`, [`ResponseWords::n_kept`] is only right about being zero or not (token
     /// recall needs no more), and stopwords are looked up only until a word that is not one is
     /// found, and among the words the vocabulary holds.
-    fn scan(&mut self, t: &Tables, text: &str, vocab: &Vocab, index: &AsciiWords, count: bool) {
+    fn scan(
+        &mut self,
+        t: &Tables,
+        text: &str,
+        (vocab, index, starts): (&Vocab, &AsciiWords, &AnswerStarts),
+        count: bool,
+    ) {
         self.n_words = 0;
         self.n_content = 0;
         self.found.clear();
         let bytes = text.as_bytes();
         if crate::pyunicode::has_capital_sigma(text) {
             self.scan_lowered(t, text, vocab);
+            return;
+        }
+        if starts.usable() {
+            self.scan_blocks(t, text, (vocab, index, starts), count);
             return;
         }
         let (mut n_words, mut n_content) = (0, 0);
@@ -216,6 +559,83 @@ impl ResponseWords {
         self.n_content = n_content;
     }
 
+    /// [`ResponseWords::scan`] with the answers' word starts to filter on (`starts` usable):
+    /// in a block of ASCII bytes, the words are counted from the block's bits and only those
+    /// whose first two bytes may start an answer word are looked up, without a branch per word
+    /// to choose them ([`Reading::ascii_block`]); the other blocks go run by run as
+    /// [`ascii::for_each_word_run`] gives them.
+    fn scan_blocks(
+        &mut self,
+        t: &Tables,
+        text: &str,
+        (vocab, index, starts): (&Vocab, &AsciiWords, &AnswerStarts),
+        count: bool,
+    ) {
+        let bytes = text.as_bytes();
+        let n = bytes.len();
+        let mut r = Reading {
+            t,
+            text,
+            vocab,
+            index,
+            count,
+            found: &mut self.found,
+            word: &mut self.word,
+            n_words: 0,
+            n_content: 0,
+            starts,
+            sets: starts.sets(),
+        };
+        let mut base = 0;
+        // The run left open at the end of the last block: its start, whether it held a high
+        // byte so far, and its head.
+        let mut open: Option<(usize, bool, u64)> = None;
+        let mut padded = [0u8; 64];
+        while base < n {
+            let rest = bytes.get(base..).unwrap_or(&[]);
+            let chunk = match rest.first_chunk::<64>() {
+                Some(chunk) => chunk,
+                None => {
+                    for (to, &from) in padded.iter_mut().zip(rest) {
+                        *to = from;
+                    }
+                    &padded
+                }
+            };
+            let block = ascii::classify(chunk);
+            let inside = block.alnum | block.underscore | block.high;
+            let mut edges = inside ^ ((inside << 1) | u64::from(open.is_some()));
+            if let Some((start, high, head)) = open {
+                if edges == 0 {
+                    open = Some((start, high || block.high != 0, head));
+                    base += 64;
+                    continue;
+                }
+                let end = edges.trailing_zeros();
+                edges &= edges - 1;
+                let before = !(u64::MAX << end);
+                r.run(
+                    start,
+                    base + end as usize,
+                    high || block.high & before != 0,
+                    head,
+                );
+            }
+            let place = (bytes, base, chunk);
+            open = if block.high == 0 {
+                r.ascii_block(place, edges, inside)
+            } else {
+                r.runs(place, edges, block.high)
+            };
+            base += 64;
+        }
+        if let Some((start, high, head)) = open {
+            r.run(start, n, high, head);
+        }
+        self.n_words = r.n_words;
+        self.n_content = r.n_content;
+    }
+
     /// The words of `run`, a run of ASCII `\w` bytes and non-ASCII characters (no capital
     /// sigma), through Python's `lower()` a character at a time (out of line): its numbers of
     /// words and of words that are not stopwords.
@@ -232,14 +652,32 @@ impl ResponseWords {
         let mut end_word = |word: &mut String| {
             end_lowered_word(vocab, word, found, &mut n_words, &mut n_content);
         };
+        // `lower_char_each` and `is_word` written out, with one flag look-up per character.
         for c in run.chars() {
-            t.lower_char_each(c, |l| {
+            if c.is_ascii() {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    word.push(c.to_ascii_lowercase());
+                } else if !word.is_empty() {
+                    end_word(word);
+                }
+                continue;
+            }
+            let flags = t.flags(c);
+            if flags & CHANGES_WHEN_LOWERED == 0 {
+                if flags & WORD != 0 {
+                    word.push(c);
+                } else if !word.is_empty() {
+                    end_word(word);
+                }
+                continue;
+            }
+            for l in c.to_lowercase() {
                 if t.is_word(l) {
                     word.push(l);
                 } else if !word.is_empty() {
                     end_word(word);
                 }
-            });
+            }
         }
         if !word.is_empty() {
             end_word(word);
@@ -387,6 +825,7 @@ pub struct Scratch {
     /// The words of a row's usable answers, interned together, and its ASCII ones indexed.
     vocab: Vocab,
     index: AsciiWords,
+    starts: AnswerStarts,
     /// Each usable answer's kept words (ids in `vocab`), one after the other; `answers` holds
     /// each one's end in `item_ids` and its position in the row.
     item_ids: Vec<u32>,
@@ -467,6 +906,7 @@ impl<'s, 'r> Scorer<'s, 'r> {
         // The answers' kept words, interned together.
         s.vocab.clear();
         s.index.clear();
+        s.starts.clear();
         s.item_ids.clear();
         s.answers.clear();
         for (i, answer) in answers.enumerate() {
@@ -480,6 +920,7 @@ impl<'s, 'r> Scorer<'s, 'r> {
                 let id = s.vocab.intern(w);
                 if id as usize == n {
                     s.index.insert(w, id);
+                    s.starts.insert(w.as_bytes());
                 }
                 s.item_ids.push(id);
             }
@@ -492,8 +933,7 @@ impl<'s, 'r> Scorer<'s, 'r> {
         s.response.scan(
             t,
             self.response,
-            &s.vocab,
-            &s.index,
+            (&s.vocab, &s.index, &s.starts),
             self.metric != Metric::TokenRecall,
         );
         let n_response = s.response.n_kept();
@@ -690,13 +1130,26 @@ mod tests {
                 words.n_content
             };
             index.fill(&vocab);
+            // Through the block filter (usable with these few words), and without it.
+            let mut starts = AnswerStarts::default();
+            for w in vocab.tokens() {
+                starts.insert(w.as_bytes());
+            }
+            assert!(starts.usable());
+            let mut off = AnswerStarts::default();
+            for b in b"abcdefghij" {
+                off.insert(&[*b, *b]);
+            }
+            assert!(!off.usable());
             for count in [true, false] {
-                scan.scan(t, &text, &vocab, &index, count);
-                assert_eq!(scan.kept().collect::<Vec<_>>(), want, "{text:?}");
-                if count {
-                    assert_eq!(scan.n_kept(), n_kept, "{text:?}");
-                } else {
-                    assert_eq!(scan.n_kept() == 0, n_kept == 0, "{text:?}");
+                for starts in [&starts, &off] {
+                    scan.scan(t, &text, (&vocab, &index, starts), count);
+                    assert_eq!(scan.kept().collect::<Vec<_>>(), want, "{text:?}");
+                    if count {
+                        assert_eq!(scan.n_kept(), n_kept, "{text:?}");
+                    } else {
+                        assert_eq!(scan.n_kept() == 0, n_kept == 0, "{text:?}");
+                    }
                 }
             }
         }
@@ -708,6 +1161,83 @@ mod tests {
             assert!(is_ascii_stopword(w.to_uppercase().as_bytes()), "{w}");
         }
         assert!(!is_ascii_stopword(b"thes"));
+    }
+
+    #[test]
+    fn block_members_agree_with_the_byte_loop() {
+        let mut next = crate::testing::lcg(29);
+        let sets: [&[u8]; 4] = [b"", b"a", b"t0\x7f", b"abcdefgh"];
+        for _ in 0..2_000 {
+            let mut block = [0u8; 64];
+            for b in block.iter_mut() {
+                *b = (next() % 256) as u8;
+            }
+            for a in sets {
+                for b in sets {
+                    let got = ByteSets::new(a, b).members(&block);
+                    assert_eq!(got, members_scalar(&block, a, b));
+                }
+            }
+        }
+        // Every byte value, in every lane.
+        let mut block = [0u8; 64];
+        for v in 0..=255u8 {
+            block.fill(v);
+            let (a, b) = ByteSets::new(b"q", b"\x7f").members(&block);
+            assert_eq!(a, if v | 0x20 == b'q' { u64::MAX } else { 0 }, "{v}");
+            assert_eq!(b, if v | 0x20 == 0x7f { u64::MAX } else { 0 }, "{v}");
+        }
+    }
+
+    #[test]
+    fn the_block_filter_keeps_words_at_block_edges() {
+        // Answer words at every offset around the 64-byte blocks (lengths 15 to 17, 31 to 33,
+        // 63 to 65...), among words that share their first byte, their second or neither, with
+        // non-ASCII bytes across a boundary now and then: the same words, counts and order
+        // through the filter as without it.
+        let t = test_tables::install();
+        let (mut vocab, mut index, mut words) =
+            (Vocab::default(), AsciiWords::default(), Words::default());
+        let mut scan = ResponseWords::default();
+        let mut off = AnswerStarts::default();
+        for b in b"abcdefghij" {
+            off.insert(&[*b, *b]);
+        }
+        for answer in [
+            "Paris x", "pa", "p", "PARISIAN", "p_q", "9", "é p", "the", "a be",
+        ] {
+            vocab.clear();
+            words.fill(t, answer);
+            let mut starts = AnswerStarts::default();
+            for w in words.kept() {
+                vocab.intern(w);
+                starts.insert(w.as_bytes());
+            }
+            index.fill(&vocab);
+            for pad in 0..140 {
+                for tail in ["", "é", "ab", "\u{212a}"] {
+                    let text = format!(
+                        "{}Paris pb pa P. qa The {}p_q 9 x Parisian{tail} p",
+                        "b".repeat(pad),
+                        "y ".repeat(pad % 7),
+                    );
+                    let mut want = None;
+                    for count in [true, false] {
+                        for starts in [&off, &starts] {
+                            scan.scan(t, &text, (&vocab, &index, starts), count);
+                            let got = (scan.kept().collect::<Vec<_>>(), scan.n_kept());
+                            let want = want.get_or_insert_with(|| got.clone());
+                            if count {
+                                assert_eq!(&got, want, "{text:?} {answer:?}");
+                            } else {
+                                assert_eq!(got.0, want.0, "{text:?} {answer:?}");
+                                assert_eq!(got.1 == 0, want.1 == 0, "{text:?} {answer:?}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
