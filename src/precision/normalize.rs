@@ -13,7 +13,7 @@ use unicode_normalization::char::canonical_combining_class;
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
 use crate::ascii;
-use crate::pyunicode::{is_py_space, Tables};
+use crate::pyunicode::{is_py_space, Tables, CHANGES_WHEN_LOWERED};
 
 /// Reusable buffers of [`basic_normalize`].
 #[derive(Default)]
@@ -177,42 +177,66 @@ pub fn push_nfkc(t: &Tables, text: &str, out: &mut String) {
 /// 64 code points at a time when a text first holds one of them: building the whole table took
 /// about 0.1 s, which every process paid at its first non-ASCII text. Two threads may compute
 /// the same block at once; both store the same bits.
+///
+/// The look-up of a block already computed is inlined where a character is read (a call cost
+/// about 60 instructions per character); computing a block is a call of its own.
+#[inline(always)]
 fn nfkc_inert(c: char) -> bool {
+    let block = c as usize >> 6;
+    let word = match INERT.get() {
+        Some(table) => match (table.bits.get(block), table.done.get(block >> 6)) {
+            (Some(bits), Some(done))
+                if done.load(Ordering::Acquire) & (1u64 << (block & 63)) != 0 =>
+            {
+                bits.load(Ordering::Relaxed)
+            }
+            _ => inert_block(block),
+        },
+        None => inert_block(block),
+    };
+    word & (1 << (c as u32 & 63)) != 0
+}
+
+/// The blocks of [`nfkc_inert`]: one bit per code point, and one per block computed.
+struct InertTable {
+    bits: Box<[AtomicU64]>,
+    done: Box<[AtomicU64]>,
+}
+
+static INERT: OnceLock<InertTable> = OnceLock::new();
+
+/// The bits of block `block` of [`nfkc_inert`] (code points `64 block ..`), computed and stored
+/// if they were not (0 for a block past the last code point).
+#[cold]
+#[inline(never)]
+fn inert_block(block: usize) -> u64 {
     const BLOCKS: usize = (char::MAX as usize >> 6) + 1;
-    struct Lazy {
-        bits: Box<[AtomicU64]>,
-        done: Box<[AtomicU64]>,
-    }
-    static TABLE: OnceLock<Lazy> = OnceLock::new();
-    let table = TABLE.get_or_init(|| Lazy {
+    let table = INERT.get_or_init(|| InertTable {
         bits: (0..BLOCKS).map(|_| AtomicU64::new(0)).collect(),
         done: (0..BLOCKS.div_ceil(64))
             .map(|_| AtomicU64::new(0))
             .collect(),
     });
-    let block = c as usize >> 6;
     let (Some(bits), Some(done)) = (table.bits.get(block), table.done.get(block >> 6)) else {
-        return false;
+        return 0;
     };
     let flag = 1u64 << (block & 63);
-    let word = if done.load(Ordering::Acquire) & flag != 0 {
-        bits.load(Ordering::Relaxed)
-    } else {
-        let mut word = 0u64;
-        for k in 0..64u32 {
-            let cp = (block as u32) << 6 | k;
-            if char::from_u32(cp).is_some_and(|x| {
-                canonical_combining_class(x) == 0
-                    && is_nfkc_quick(std::iter::once(x)) == IsNormalized::Yes
-            }) {
-                word |= 1 << k;
-            }
+    if done.load(Ordering::Acquire) & flag != 0 {
+        return bits.load(Ordering::Relaxed);
+    }
+    let mut word = 0u64;
+    for k in 0..64u32 {
+        let cp = (block as u32) << 6 | k;
+        if char::from_u32(cp).is_some_and(|x| {
+            canonical_combining_class(x) == 0
+                && is_nfkc_quick(std::iter::once(x)) == IsNormalized::Yes
+        }) {
+            word |= 1 << k;
         }
-        bits.store(word, Ordering::Relaxed);
-        done.fetch_or(flag, Ordering::Release);
-        word
-    };
-    word & (1 << (c as u32 & 63)) != 0
+    }
+    bits.store(word, Ordering::Relaxed);
+    done.fetch_or(flag, Ordering::Release);
+    word
 }
 
 /// What an ASCII byte is to the normalisation and its tokens.
@@ -294,16 +318,20 @@ pub fn normalize_tokens(
     mut token: impl TokenSink,
 ) {
     let source = without_links(text, s);
-    if may_hold_capital_sigma(source) {
+    // An ASCII text holds no sigma: the search reads only the others.
+    let ascii = source.is_ascii();
+    if !ascii && may_hold_capital_sigma(source) {
         normalize_by_char(t, source, &mut String::new(), out, |o, a, b| {
             token.token(o.as_bytes(), a, b)
         });
     } else {
-        let mut bytes = std::mem::take(out).into_bytes();
-        bytes.clear();
-        write_normalized(t, source, &mut bytes, token);
-        *out = String::from_utf8(bytes)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        out.clear();
+        // SAFETY: `write_normalized` appends UTF-8 only: ASCII bytes of the text lower-cased
+        // (ASCII still), and characters it encodes (`char::encode_utf8`). The bytes are
+        // checked again in debug builds.
+        let bytes = unsafe { out.as_mut_vec() };
+        write_normalized(t, source, ascii, bytes, token);
+        debug_assert!(std::str::from_utf8(out.as_bytes()).is_ok());
     }
 }
 
@@ -410,6 +438,9 @@ impl<F: TokenSink> Writer<'_, F> {
     fn char(&mut self, t: &Tables, c: char) {
         if c.is_ascii() {
             self.ascii(c.to_ascii_lowercase() as u8);
+        } else if t.flags(c) & CHANGES_WHEN_LOWERED == 0 {
+            // Its own lower case (what `lower_char_each` would hand over), written here.
+            self.lowered(c);
         } else {
             t.lower_char_each(c, |l| self.lowered(l));
         }
@@ -614,7 +645,7 @@ fn padded(rest: &[u8]) -> [u8; 64] {
 /// time: the last inert character is held back until the next one shows whether it starts a
 /// stretch NFKC may change; such a stretch is normalised when the next inert (or unassigned)
 /// character ends it, and its characters written one by one.
-fn write_normalized(t: &Tables, text: &str, out: &mut Vec<u8>, token: impl TokenSink) {
+fn write_normalized(t: &Tables, text: &str, ascii: bool, out: &mut Vec<u8>, token: impl TokenSink) {
     out.reserve(text.len());
     let bytes = text.as_bytes();
     let mut w = Writer {
@@ -624,7 +655,7 @@ fn write_normalized(t: &Tables, text: &str, out: &mut Vec<u8>, token: impl Token
     };
     // `held`: where the inert character held back starts; `stretch`: where the stretch NFKC
     // may change starts ([`NO`]: none).
-    if bytes.is_ascii() {
+    if ascii {
         // All inert, nothing held back: 64 bytes at a time, the rest zero-padded (what the
         // loop below does with an ASCII text, without its checks).
         let mut chunks = bytes.chunks_exact(64);
