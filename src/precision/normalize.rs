@@ -13,7 +13,7 @@ use unicode_normalization::char::canonical_combining_class;
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
 use crate::ascii;
-use crate::pyunicode::{is_py_space, Tables, CHANGES_WHEN_LOWERED};
+use crate::pyunicode::{is_py_space, Tables, CHANGES_WHEN_LOWERED, UNASSIGNED};
 
 /// Reusable buffers of [`basic_normalize`].
 #[derive(Default)]
@@ -635,6 +635,59 @@ fn padded(rest: &[u8]) -> [u8; 64] {
     block
 }
 
+/// Whether [`Writer::ascii_block`] may take the character `c` (not ASCII) as its bytes: NFKC
+/// leaves it alone wherever it stands ([`nfkc_inert`]), it is assigned, its own lower case, and
+/// no whitespace, so its bytes are written as they are, inside a token.
+#[inline(always)]
+fn plain_char(t: &Tables, c: char) -> bool {
+    t.flags(c) & (UNASSIGNED | CHANGES_WHEN_LOWERED) == 0 && !is_py_space(c) && nfkc_inert(c)
+}
+
+/// How many bytes from byte `i` of `text` (a character boundary; `block` holds its next 64
+/// bytes, zero-padded) [`Writer::ascii_block`] may take at once, and from how many bytes past
+/// `i` another run is worth looking for: past the first byte of the character that ends the
+/// run of ASCII bytes and [`plain_char`]s from `i` (read a character at a time), or, when no
+/// character in the block ends it, from the first byte not taken.
+///
+/// The run is its own NFKC but for its last character, which may compose with what follows
+/// it: that character is left out unless the text ends with the run, or an ASCII byte (which
+/// composes with nothing before it) follows the run at the block's end. So the bytes taken
+/// are the run's, or the run's up to its last character.
+#[inline(always)]
+fn plain_run(t: &Tables, text: &str, i: usize, block: &[u8; 64]) -> (usize, usize) {
+    let bytes = text.as_bytes();
+    let len = bytes.len().saturating_sub(i).min(64);
+    // The bytes of 0x80 or more; the zero padding holds none.
+    let mut high = ascii::classify(block).high;
+    // The run ends at `stop`; its last character that is not ASCII spans `last..last_end`.
+    let (mut stop, mut last, mut last_end) = (len, 0, 0);
+    while high != 0 {
+        let k = high.trailing_zeros() as usize;
+        match text.get(i + k..).and_then(|r| r.chars().next()) {
+            Some(c) if k + c.len_utf8() <= len && plain_char(t, c) => {
+                (last, last_end) = (k, k + c.len_utf8());
+                high &= !below(last_end);
+            }
+            _ => {
+                stop = k;
+                break;
+            }
+        }
+    }
+    let ends_text = i + len == bytes.len();
+    let ascii_after = stop == 64 && bytes.get(i + 64).is_some_and(|&b| b < 0x80);
+    let n = if stop == len && (ends_text || ascii_after) {
+        stop
+    } else if stop == 0 {
+        0
+    } else if last_end == stop {
+        last
+    } else {
+        stop - 1
+    };
+    (n, if stop < len { stop + 1 } else { n.max(1) })
+}
+
 /// The normalisation of `text` (links already removed, no capital sigma after NFKC) written to
 /// `out`, its tokens handed to `token` as they are written: one pass over the bytes.
 ///
@@ -679,26 +732,20 @@ fn write_normalized(t: &Tables, text: &str, ascii: bool, out: &mut Vec<u8>, toke
         _ => text.get(i..).and_then(|r| r.chars().next()),
     };
     let mut i = 0;
+    // No block is tried before this byte: the character that ended the last block, or the
+    // last try, is read a character at a time first.
+    let mut next_block = 0;
     while i < bytes.len() {
-        if stretch == NO {
+        if stretch == NO && i >= next_block {
             let rest = bytes.get(i..).unwrap_or(&[]);
-            // Eight ASCII bytes (a cheap test) begin a run of them, taken up to 64 at a time,
-            // but for the last when a non-ASCII character follows it (with which it may
-            // compose).
-            if rest
-                .first_chunk::<8>()
-                .is_some_and(|x| u64::from_le_bytes(*x) & HIGH == 0)
-            {
-                let block = match rest.first_chunk::<64>() {
-                    Some(block) => *block,
-                    None => padded(rest),
-                };
-                let ascii = ascii::classify(&block).high.trailing_zeros() as usize;
-                let n = if ascii < rest.len().min(64) || rest.get(64).is_some_and(|&b| b >= 0x80) {
-                    ascii.min(64) - 1
-                } else {
-                    rest.len().min(64)
-                };
+            let block = match rest.first_chunk::<64>() {
+                Some(block) => *block,
+                None => padded(rest),
+            };
+            let (n, retry) = plain_run(t, text, i, &block);
+            next_block = i + retry;
+            // A block costs about as much as eight characters read one at a time.
+            if n >= 8 {
                 if held != NO {
                     w.char(t, held_char);
                     held = NO;
@@ -1103,6 +1150,42 @@ mod tests {
             let (want, want_tokens) = by_char(t, &text);
             assert_eq!(out, want, "{text:?}");
             assert_eq!(got, want_tokens, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn plain_characters_at_the_edges_of_a_block() {
+        // A character the block takes as its bytes (two, three and four bytes long) at every
+        // offset around the 64-byte edges, followed by one that ends the run (a combining mark
+        // that composes with it, a capital, a space that is not ASCII, a character NFKC
+        // changes, an unassigned one), by ASCII, or by the end of the text.
+        let t = test_tables::install();
+        let (mut s, mut out) = (NormScratch::default(), String::new());
+        let ascii = "ab ".repeat(50);
+        let long_tail = "xyz".repeat(30);
+        for plain in ["é", "«", "日", "😀", "ё"] {
+            for after in [
+                "", "b", " ", "\u{301}", "É", "\u{a0}", "①", "\u{378}", "ж", "é",
+            ] {
+                for lead in 0..140 {
+                    for tail in ["", "  cd", long_tail.as_str()] {
+                        let text = format!("{}{plain}{after}{tail}", &ascii[..lead]);
+                        let mut got = Vec::new();
+                        normalize_tokens(
+                            t,
+                            &text,
+                            &mut s,
+                            &mut out,
+                            |o: &[u8], a: usize, b: usize| {
+                                got.push(String::from_utf8(o[a..b].to_vec()).unwrap())
+                            },
+                        );
+                        let (want, want_tokens) = by_char(t, &text);
+                        assert_eq!(out, want, "{text:?}");
+                        assert_eq!(got, want_tokens, "{text:?}");
+                    }
+                }
+            }
         }
     }
 
