@@ -882,7 +882,7 @@ mod tests {
             let sparse = round % 3 == 0;
             let b: Vec<u8> = (0..len)
                 .map(|_| {
-                    if sparse && next() % 8 != 0 {
+                    if sparse && !next().is_multiple_of(8) {
                         b'x'
                     } else {
                         bytes[next() % bytes.len()]
