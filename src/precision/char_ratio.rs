@@ -1389,6 +1389,40 @@ mod tests {
     }
 
     #[test]
+    fn patterns_at_the_edges_of_words() {
+        // ASCII patterns of 63 to 129 characters (one word, two, three) against
+        // texts of 0 to 300 bytes, some the pattern itself with a few edits (so that the loop
+        // ends early once every character is matched): the dynamic programme's counts.
+        let mut next = crate::testing::lcg(29);
+        let mut s = RatioScratch::default();
+        let letters = ['a', 'b', 'c', 'd', ' ', 'x'];
+        for m in [63, 64, 65, 66, 100, 127, 128, 129] {
+            for round in 0..40 {
+                let a: String = (0..m).map(|_| letters[next() % 4]).collect();
+                let b: String = if round % 2 == 0 {
+                    let n = m + next() % 200;
+                    (0..n).map(|_| letters[next() % letters.len()]).collect()
+                } else {
+                    let mut b: Vec<char> = a.chars().collect();
+                    for _ in 0..next() % 4 {
+                        let at = next() % b.len();
+                        b[at] = 'x';
+                    }
+                    let tail: String = (0..next() % 100).map(|_| letters[next() % 6]).collect();
+                    format!("{tail}{}{tail}", b.iter().collect::<String>())
+                };
+                let (ac, bc): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+                let want = lcs_dp(&ac, &bc);
+                assert_eq!(
+                    indel_counts(&a, &b, &mut s).map(|x| x.1),
+                    Some(want),
+                    "{a:?} {b:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn sequence_matcher_examples() {
         let mut s = RatioScratch::default();
         assert_eq!(sequence_matcher("tide", "diet", &mut s, None), Some(0.25));

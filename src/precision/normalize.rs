@@ -13,7 +13,7 @@ use unicode_normalization::char::canonical_combining_class;
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
 use crate::ascii;
-use crate::pyunicode::{is_py_space, Tables};
+use crate::pyunicode::{is_py_space, Tables, CHANGES_WHEN_LOWERED, UNASSIGNED};
 
 /// Reusable buffers of [`basic_normalize`].
 #[derive(Default)]
@@ -177,42 +177,66 @@ pub fn push_nfkc(t: &Tables, text: &str, out: &mut String) {
 /// 64 code points at a time when a text first holds one of them: building the whole table took
 /// about 0.1 s, which every process paid at its first non-ASCII text. Two threads may compute
 /// the same block at once; both store the same bits.
+///
+/// The look-up of a block already computed is inlined where a character is read (a call cost
+/// about 60 instructions per character); computing a block is a call of its own.
+#[inline(always)]
 fn nfkc_inert(c: char) -> bool {
+    let block = c as usize >> 6;
+    let word = match INERT.get() {
+        Some(table) => match (table.bits.get(block), table.done.get(block >> 6)) {
+            (Some(bits), Some(done))
+                if done.load(Ordering::Acquire) & (1u64 << (block & 63)) != 0 =>
+            {
+                bits.load(Ordering::Relaxed)
+            }
+            _ => inert_block(block),
+        },
+        None => inert_block(block),
+    };
+    word & (1 << (c as u32 & 63)) != 0
+}
+
+/// The blocks of [`nfkc_inert`]: one bit per code point, and one per block computed.
+struct InertTable {
+    bits: Box<[AtomicU64]>,
+    done: Box<[AtomicU64]>,
+}
+
+static INERT: OnceLock<InertTable> = OnceLock::new();
+
+/// The bits of block `block` of [`nfkc_inert`] (code points `64 block ..`), computed and stored
+/// if they were not (0 for a block past the last code point).
+#[cold]
+#[inline(never)]
+fn inert_block(block: usize) -> u64 {
     const BLOCKS: usize = (char::MAX as usize >> 6) + 1;
-    struct Lazy {
-        bits: Box<[AtomicU64]>,
-        done: Box<[AtomicU64]>,
-    }
-    static TABLE: OnceLock<Lazy> = OnceLock::new();
-    let table = TABLE.get_or_init(|| Lazy {
+    let table = INERT.get_or_init(|| InertTable {
         bits: (0..BLOCKS).map(|_| AtomicU64::new(0)).collect(),
         done: (0..BLOCKS.div_ceil(64))
             .map(|_| AtomicU64::new(0))
             .collect(),
     });
-    let block = c as usize >> 6;
     let (Some(bits), Some(done)) = (table.bits.get(block), table.done.get(block >> 6)) else {
-        return false;
+        return 0;
     };
     let flag = 1u64 << (block & 63);
-    let word = if done.load(Ordering::Acquire) & flag != 0 {
-        bits.load(Ordering::Relaxed)
-    } else {
-        let mut word = 0u64;
-        for k in 0..64u32 {
-            let cp = (block as u32) << 6 | k;
-            if char::from_u32(cp).is_some_and(|x| {
-                canonical_combining_class(x) == 0
-                    && is_nfkc_quick(std::iter::once(x)) == IsNormalized::Yes
-            }) {
-                word |= 1 << k;
-            }
+    if done.load(Ordering::Acquire) & flag != 0 {
+        return bits.load(Ordering::Relaxed);
+    }
+    let mut word = 0u64;
+    for k in 0..64u32 {
+        let cp = (block as u32) << 6 | k;
+        if char::from_u32(cp).is_some_and(|x| {
+            canonical_combining_class(x) == 0
+                && is_nfkc_quick(std::iter::once(x)) == IsNormalized::Yes
+        }) {
+            word |= 1 << k;
         }
-        bits.store(word, Ordering::Relaxed);
-        done.fetch_or(flag, Ordering::Release);
-        word
-    };
-    word & (1 << (c as u32 & 63)) != 0
+    }
+    bits.store(word, Ordering::Relaxed);
+    done.fetch_or(flag, Ordering::Release);
+    word
 }
 
 /// What an ASCII byte is to the normalisation and its tokens.
@@ -294,16 +318,20 @@ pub fn normalize_tokens(
     mut token: impl TokenSink,
 ) {
     let source = without_links(text, s);
-    if may_hold_capital_sigma(source) {
+    // An ASCII text holds no sigma: the search reads only the others.
+    let ascii = source.is_ascii();
+    if !ascii && may_hold_capital_sigma(source) {
         normalize_by_char(t, source, &mut String::new(), out, |o, a, b| {
             token.token(o.as_bytes(), a, b)
         });
     } else {
-        let mut bytes = std::mem::take(out).into_bytes();
-        bytes.clear();
-        write_normalized(t, source, &mut bytes, token);
-        *out = String::from_utf8(bytes)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        out.clear();
+        // SAFETY: `write_normalized` appends UTF-8 only: ASCII bytes of the text lower-cased
+        // (ASCII still), and characters it encodes (`char::encode_utf8`). The bytes are
+        // checked again in debug builds.
+        let bytes = unsafe { out.as_mut_vec() };
+        write_normalized(t, source, ascii, bytes, token);
+        debug_assert!(std::str::from_utf8(out.as_bytes()).is_ok());
     }
 }
 
@@ -410,6 +438,9 @@ impl<F: TokenSink> Writer<'_, F> {
     fn char(&mut self, t: &Tables, c: char) {
         if c.is_ascii() {
             self.ascii(c.to_ascii_lowercase() as u8);
+        } else if t.flags(c) & CHANGES_WHEN_LOWERED == 0 {
+            // Its own lower case (what `lower_char_each` would hand over), written here.
+            self.lowered(c);
         } else {
             t.lower_char_each(c, |l| self.lowered(l));
         }
@@ -604,6 +635,59 @@ fn padded(rest: &[u8]) -> [u8; 64] {
     block
 }
 
+/// Whether [`Writer::ascii_block`] may take the character `c` (not ASCII) as its bytes: NFKC
+/// leaves it alone wherever it stands ([`nfkc_inert`]), it is assigned, its own lower case, and
+/// no whitespace, so its bytes are written as they are, inside a token.
+#[inline(always)]
+fn plain_char(t: &Tables, c: char) -> bool {
+    t.flags(c) & (UNASSIGNED | CHANGES_WHEN_LOWERED) == 0 && !is_py_space(c) && nfkc_inert(c)
+}
+
+/// How many bytes from byte `i` of `text` (a character boundary; `block` holds its next 64
+/// bytes, zero-padded) [`Writer::ascii_block`] may take at once, and from how many bytes past
+/// `i` another run is worth looking for: past the first byte of the character that ends the
+/// run of ASCII bytes and [`plain_char`]s from `i` (read a character at a time), or, when no
+/// character in the block ends it, from the first byte not taken.
+///
+/// The run is its own NFKC but for its last character, which may compose with what follows
+/// it: that character is left out unless the text ends with the run, or an ASCII byte (which
+/// composes with nothing before it) follows the run at the block's end. So the bytes taken
+/// are the run's, or the run's up to its last character.
+#[inline(always)]
+fn plain_run(t: &Tables, text: &str, i: usize, block: &[u8; 64]) -> (usize, usize) {
+    let bytes = text.as_bytes();
+    let len = bytes.len().saturating_sub(i).min(64);
+    // The bytes of 0x80 or more; the zero padding holds none.
+    let mut high = ascii::classify(block).high;
+    // The run ends at `stop`; its last character that is not ASCII spans `last..last_end`.
+    let (mut stop, mut last, mut last_end) = (len, 0, 0);
+    while high != 0 {
+        let k = high.trailing_zeros() as usize;
+        match text.get(i + k..).and_then(|r| r.chars().next()) {
+            Some(c) if k + c.len_utf8() <= len && plain_char(t, c) => {
+                (last, last_end) = (k, k + c.len_utf8());
+                high &= !below(last_end);
+            }
+            _ => {
+                stop = k;
+                break;
+            }
+        }
+    }
+    let ends_text = i + len == bytes.len();
+    let ascii_after = stop == 64 && bytes.get(i + 64).is_some_and(|&b| b < 0x80);
+    let n = if stop == len && (ends_text || ascii_after) {
+        stop
+    } else if stop == 0 {
+        0
+    } else if last_end == stop {
+        last
+    } else {
+        stop - 1
+    };
+    (n, if stop < len { stop + 1 } else { n.max(1) })
+}
+
 /// The normalisation of `text` (links already removed, no capital sigma after NFKC) written to
 /// `out`, its tokens handed to `token` as they are written: one pass over the bytes.
 ///
@@ -614,7 +698,7 @@ fn padded(rest: &[u8]) -> [u8; 64] {
 /// time: the last inert character is held back until the next one shows whether it starts a
 /// stretch NFKC may change; such a stretch is normalised when the next inert (or unassigned)
 /// character ends it, and its characters written one by one.
-fn write_normalized(t: &Tables, text: &str, out: &mut Vec<u8>, token: impl TokenSink) {
+fn write_normalized(t: &Tables, text: &str, ascii: bool, out: &mut Vec<u8>, token: impl TokenSink) {
     out.reserve(text.len());
     let bytes = text.as_bytes();
     let mut w = Writer {
@@ -624,7 +708,7 @@ fn write_normalized(t: &Tables, text: &str, out: &mut Vec<u8>, token: impl Token
     };
     // `held`: where the inert character held back starts; `stretch`: where the stretch NFKC
     // may change starts ([`NO`]: none).
-    if bytes.is_ascii() {
+    if ascii {
         // All inert, nothing held back: 64 bytes at a time, the rest zero-padded (what the
         // loop below does with an ASCII text, without its checks).
         let mut chunks = bytes.chunks_exact(64);
@@ -648,26 +732,20 @@ fn write_normalized(t: &Tables, text: &str, out: &mut Vec<u8>, token: impl Token
         _ => text.get(i..).and_then(|r| r.chars().next()),
     };
     let mut i = 0;
+    // No block is tried before this byte: the character that ended the last block, or the
+    // last try, is read a character at a time first.
+    let mut next_block = 0;
     while i < bytes.len() {
-        if stretch == NO {
+        if stretch == NO && i >= next_block {
             let rest = bytes.get(i..).unwrap_or(&[]);
-            // Eight ASCII bytes (a cheap test) begin a run of them, taken up to 64 at a time,
-            // but for the last when a non-ASCII character follows it (with which it may
-            // compose).
-            if rest
-                .first_chunk::<8>()
-                .is_some_and(|x| u64::from_le_bytes(*x) & HIGH == 0)
-            {
-                let block = match rest.first_chunk::<64>() {
-                    Some(block) => *block,
-                    None => padded(rest),
-                };
-                let ascii = ascii::classify(&block).high.trailing_zeros() as usize;
-                let n = if ascii < rest.len().min(64) || rest.get(64).is_some_and(|&b| b >= 0x80) {
-                    ascii.min(64) - 1
-                } else {
-                    rest.len().min(64)
-                };
+            let block = match rest.first_chunk::<64>() {
+                Some(block) => *block,
+                None => padded(rest),
+            };
+            let (n, retry) = plain_run(t, text, i, &block);
+            next_block = i + retry;
+            // A block costs about as much as eight characters read one at a time.
+            if n >= 8 {
                 if held != NO {
                     w.char(t, held_char);
                     held = NO;
@@ -1072,6 +1150,42 @@ mod tests {
             let (want, want_tokens) = by_char(t, &text);
             assert_eq!(out, want, "{text:?}");
             assert_eq!(got, want_tokens, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn plain_characters_at_the_edges_of_a_block() {
+        // A character the block takes as its bytes (two, three and four bytes long) at every
+        // offset around the 64-byte edges, followed by one that ends the run (a combining mark
+        // that composes with it, a capital, a space that is not ASCII, a character NFKC
+        // changes, an unassigned one), by ASCII, or by the end of the text.
+        let t = test_tables::install();
+        let (mut s, mut out) = (NormScratch::default(), String::new());
+        let ascii = "ab ".repeat(50);
+        let long_tail = "xyz".repeat(30);
+        for plain in ["é", "«", "日", "😀", "ё"] {
+            for after in [
+                "", "b", " ", "\u{301}", "É", "\u{a0}", "①", "\u{378}", "ж", "é",
+            ] {
+                for lead in 0..140 {
+                    for tail in ["", "  cd", long_tail.as_str()] {
+                        let text = format!("{}{plain}{after}{tail}", &ascii[..lead]);
+                        let mut got = Vec::new();
+                        normalize_tokens(
+                            t,
+                            &text,
+                            &mut s,
+                            &mut out,
+                            |o: &[u8], a: usize, b: usize| {
+                                got.push(String::from_utf8(o[a..b].to_vec()).unwrap())
+                            },
+                        );
+                        let (want, want_tokens) = by_char(t, &text);
+                        assert_eq!(out, want, "{text:?}");
+                        assert_eq!(got, want_tokens, "{text:?}");
+                    }
+                }
+            }
         }
     }
 

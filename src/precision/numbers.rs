@@ -11,11 +11,12 @@ use crate::pyunicode::Tables;
 /// the regular expression's scan would. `digits` is a reusable buffer.
 pub fn numbers(t: &Tables, text: &str, digits: &mut String, out: &mut Vec<f64>) {
     let b = text.as_bytes();
+    let mut scan = Scan::new();
     // `text[..i]` is done: no match starts before `i`.
     let mut i = 0;
     while i < b.len() {
         // The next decimal digit at or after `i`.
-        let Some(p) = next_digit_or_non_ascii(b, i) else {
+        let Some(p) = scan.next(b, i) else {
             break;
         };
         if b.get(p).is_some_and(|&x| x >= 0x80) {
@@ -35,6 +36,11 @@ pub fn numbers(t: &Tables, text: &str, digits: &mut String, out: &mut Vec<f64>) 
             (_, Some(b'+' | b'-' | b'.')) => p - 1,
             _ => p,
         };
+        if let Some((end, value)) = short_ascii_match(b, start, p) {
+            out.push(value);
+            i = end;
+            continue;
+        }
         if let Some((end, value)) = ascii_match(text, start) {
             out.push(value);
             i = end;
@@ -62,6 +68,47 @@ pub fn numbers(t: &Tables, text: &str, digits: &mut String, out: &mut Vec<f64>) 
         out.push(value);
         i = end;
     }
+}
+
+/// The match starting at byte `s` whose first digit is byte `p` (`s` is `p`, or a sign or a dot
+/// just before it, or a sign and a dot) and its value, when it is the common short case: at
+/// most seven ASCII digits from `p`, followed by a byte that neither continues the match nor
+/// may (not a dot, `e`, `E`, nor a byte of a character that is not ASCII, which may be another
+/// digit), or by the end. Else `None`, and [`ascii_match`] reads it.
+///
+/// The digits make an integer below 10^7, exact as a `f64`; after a dot it is divided by the
+/// power of ten of its length, one correctly rounded division as in [`ascii_match`] (Clinger's
+/// fast path); a minus sign negates it.
+#[inline(always)]
+fn short_ascii_match(b: &[u8], s: usize, p: usize) -> Option<(usize, f64)> {
+    let mut mantissa = 0u64;
+    let mut j = p;
+    while let Some(d) = b.get(j).map(|x| x.wrapping_sub(b'0')).filter(|&d| d < 10) {
+        if j - p == 7 {
+            return None;
+        }
+        mantissa = mantissa * 10 + u64::from(d);
+        j += 1;
+    }
+    if b.get(j)
+        .is_some_and(|&x| x >= 0x80 || matches!(x, b'.' | b'e' | b'E'))
+    {
+        return None;
+    }
+    let m = mantissa as f64;
+    let value = if b.get(p.wrapping_sub(1)) == Some(&b'.') && s < p {
+        m / EXACT_POWERS.get(j - p)?
+    } else {
+        m
+    };
+    Some((
+        j,
+        if b.get(s) == Some(&b'-') {
+            -value
+        } else {
+            value
+        },
+    ))
 }
 
 /// The match starting at byte `s` and its value, when the match is ASCII and so is every byte
@@ -228,11 +275,89 @@ fn fast_path(literal: &[u8]) -> Option<f64> {
     Some(if negative { -value } else { value })
 }
 
+/// The bytes of a text that are ASCII digits or not ASCII, one block of 64 bytes at a time:
+/// the block's bits are kept between look-ups, so that each block is classified once however
+/// many numbers it holds.
+struct Scan {
+    /// Where the block held starts (before the first look-up, [`Scan::NONE`]: any text's
+    /// position is then more than 64 bytes before it, and the block starting there is read).
+    base: usize,
+    /// Bit `k`: byte `base + k` is an ASCII digit or not ASCII (none past the text's end).
+    bits: u64,
+}
+
+impl Scan {
+    /// Past the end of every text (no slice holds `isize::MAX` bytes).
+    const NONE: usize = isize::MAX as usize;
+
+    fn new() -> Scan {
+        Scan {
+            base: Scan::NONE,
+            bits: 0,
+        }
+    }
+
+    /// [`next_digit_or_non_ascii`] of `b` from `from`.
+    #[inline(always)]
+    fn next(&mut self, b: &[u8], mut from: usize) -> Option<usize> {
+        loop {
+            let offset = from.wrapping_sub(self.base);
+            if offset >= 64 {
+                // Before or past the block held (`from` below `base` wraps to a large offset):
+                // the block starting at `from`.
+                if from >= b.len() {
+                    return None;
+                }
+                self.base = from;
+                self.bits = digit_or_high_block(b, from);
+                continue;
+            }
+            let rest = self.bits & (u64::MAX << offset);
+            if rest != 0 {
+                return Some(self.base + rest.trailing_zeros() as usize);
+            }
+            from = self.base + 64;
+        }
+    }
+}
+
+/// One bit per byte of `b[from..from + 64]` (byte `from + k`'s is bit `k`) that is an ASCII
+/// digit or not ASCII; none past the end of `b`.
+#[inline(always)]
+fn digit_or_high_block(b: &[u8], from: usize) -> u64 {
+    let rest = b.get(from..).unwrap_or(&[]);
+    let padded;
+    let block = match rest.first_chunk::<64>() {
+        Some(block) => block,
+        None => {
+            // Zero bytes are neither digits nor above 0x7f.
+            let mut copy = [0u8; 64];
+            for (to, &x) in copy.iter_mut().zip(rest) {
+                *to = x;
+            }
+            padded = copy;
+            &padded
+        }
+    };
+    let mut bits = 0u64;
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    for (k, chunk) in block.chunks_exact(16).enumerate() {
+        if let Some(chunk) = chunk.first_chunk::<16>() {
+            bits |= u64::from(sse2::digit_or_high(chunk)) << (16 * k);
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    for (k, &x) in block.iter().enumerate() {
+        bits |= u64::from(x.wrapping_sub(b'0') < 10 || x >= 0x80) << k;
+    }
+    bits
+}
+
 /// The first byte at or after `from` that is an ASCII digit or not ASCII: sixteen bytes are
 /// tested at once with SSE2 on x86_64 (a signed range comparison and two `movemask`s), then
 /// eight at a time as a word ([`crate::ascii::in_range`] on their low seven bits), while none
-/// is.
-#[inline]
+/// is. The scan before [`Scan`], its reference in the tests.
+#[cfg(test)]
 fn next_digit_or_non_ascii(b: &[u8], from: usize) -> Option<usize> {
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut i = from;
@@ -739,6 +864,102 @@ mod tests {
                     .zip(&want)
                     .all(|(a, b)| a.to_bits() == b.to_bits());
             assert!(same, "{text:?}: {got:?} against {want:?}");
+        }
+    }
+
+    #[test]
+    fn the_block_scan_finds_what_the_byte_scan_finds() {
+        // Texts of 0 to 200 bytes (digits, letters, non-ASCII bytes, few or many), looked up
+        // from every position in order and from random ones (before, inside and past the block
+        // held): block edges at 63/64/65 and 127/128/129 included.
+        let mut next = crate::testing::lcg(31);
+        let bytes = [b'a', b' ', b'0', b'9', b'/', b':', 0x80, 0xc3, 0xff, 0];
+        for round in 0..3_000 {
+            let len = match round % 4 {
+                0 => [63, 64, 65, 127, 128, 129][next() % 6],
+                _ => next() % 200,
+            };
+            let sparse = round % 3 == 0;
+            let b: Vec<u8> = (0..len)
+                .map(|_| {
+                    if sparse && !next().is_multiple_of(8) {
+                        b'x'
+                    } else {
+                        bytes[next() % bytes.len()]
+                    }
+                })
+                .collect();
+            let mut scan = Scan::new();
+            for from in 0..=len + 1 {
+                assert_eq!(
+                    scan.next(&b, from),
+                    next_digit_or_non_ascii(&b, from),
+                    "{b:?} {from}"
+                );
+            }
+            let mut scan = Scan::new();
+            for _ in 0..50 {
+                let from = next() % (len + 2);
+                assert_eq!(
+                    scan.next(&b, from),
+                    next_digit_or_non_ascii(&b, from),
+                    "{b:?} {from}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn short_matches_read_as_the_reference() {
+        // Runs of 1 to 17 digits (the short path takes up to seven) after each prefix that may
+        // start a match, before each byte that may continue one (or a non-ASCII digit), at the
+        // text's end or not, after an earlier match or not.
+        let t = test_tables::install();
+        let prefixes = [
+            "", "x", " ", "+", "-", ".", "-.", "+.", "1.", "5-", "..", "é", "٣", "0", "00.", "-0",
+        ];
+        let suffixes = [
+            "",
+            " ",
+            ".",
+            ".5",
+            ". ",
+            "e3",
+            "E-2",
+            "e",
+            "é",
+            "٣",
+            "x",
+            ",",
+            "-1",
+            "+",
+            "1",
+            ".25",
+            ".0",
+            ".05e1",
+            ".5é",
+            ".5.5",
+            ".é",
+            ".٣",
+            ".x",
+            "..5",
+            ".1234567890123",
+            ".12345678901234567",
+        ];
+        for prefix in prefixes {
+            for len in 1..=17 {
+                let digits: String = "10203040506070809".chars().take(len).collect();
+                for suffix in suffixes {
+                    for tail in ["", " 7"] {
+                        let text = format!("{prefix}{digits}{suffix}{tail}");
+                        let (mut got, mut want) = (Vec::new(), Vec::new());
+                        numbers(t, &text, &mut String::new(), &mut got);
+                        numbers_reference(t, &text, &mut Vec::new(), &mut String::new(), &mut want);
+                        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                        assert_eq!(bits(&got), bits(&want), "{text:?}: {got:?} {want:?}");
+                    }
+                }
+            }
         }
     }
 
