@@ -490,6 +490,9 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
     /// character (or at the end): at the start of a word it does not take, or at a `_` or a
     /// non-ASCII byte.
     ///
+    /// A word may hold `_` (written as it is) and a dot between two digits (written as `_`),
+    /// unless another such dot is two bytes away.
+    ///
     /// It does not take a word that mixes letters and digits or holds any other character; a
     /// word of letters followed by an apostrophe, or by a dot that no other dot, comma or
     /// plain separator follows (a dot before one of those goes and the word ends as a plain
@@ -533,24 +536,32 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
             // follows the block) may continue the number.
             let plain = !(letters | digits | c.word | c.apostrophe);
             let word_next = ((digits | c.word) >> 1) | (1 << 63);
-            let mut hard = c.word
+            // A decimal point between two digits joins them (`3.5` → `3_5`), unless another
+            // such dot stands two bytes away (`1.2.3`: the byte scan reads those).
+            let decimal = c.dot & after_digit & (digits >> 1);
+            let joined = decimal & !(decimal << 2) & !(decimal >> 2);
+            // `_` is a byte of a word that nothing rewrites (it ends no word, and stands
+            // between a letter and a digit, which it keeps apart).
+            let mut hard = (c.word & !c.underscore)
                 | (letters & after_digit)
                 | (digits & after_letter)
                 | (c.apostrophe & after_letter)
                 | (c.dot & after_letter & !(plain >> 1))
-                | ((c.dot | c.comma) & after_digit & word_next);
+                | (((c.dot & !joined) | c.comma) & after_digit & word_next);
             if UNGLUE {
                 hard |= c.upper & ((letters & !c.upper) << 1);
             }
             // 64 when the block has none.
             let h = hard.trailing_zeros() as usize;
-            let runs = letters | digits;
+            let runs = letters | digits | c.underscore | joined;
             let mut words = BlockWords {
                 starts: runs & !(runs << 1),
                 // A word's last byte (one in the block's last byte counts, and the word is
                 // then not taken: its end is not known).
                 lasts: runs & !(runs >> 1),
                 h,
+                // The bytes written as `_`: the underscores and the joining dots.
+                fix: c.underscore | joined,
             };
             // Where the next block starts: the first word not taken, or the first hard byte.
             let stop = loop {
@@ -722,6 +733,8 @@ struct BlockWords {
     starts: u64,
     lasts: u64,
     h: usize,
+    /// The bytes of the words to write as `_` (which bit 5 would not leave alone).
+    fix: u64,
 }
 
 /// How far [`BlockWords::write_plain`] went.
@@ -761,8 +774,16 @@ impl BlockWords {
             if n > 16 {
                 copy_rest(out, src, s, o, n);
             }
+            if self.fix != 0 {
+                let mut fix = (self.fix >> s) & ((1u64 << n) - 1);
+                while fix != 0 {
+                    out[(o + fix.trailing_zeros() as usize) & 127] = b'_';
+                    fix &= fix - 1;
+                }
+            }
             let first = head as u8;
             let last = src[(e - 1) & 63] | 0x20;
+            // A word that may be listed, or a number that may be a glued year.
             if may_be_listed_letters(n, first, last) {
                 // The articles, inline: `a`, `an`, `the`.
                 let article = match n {
@@ -1243,6 +1264,63 @@ mod tests {
                 text.push_str(PIECES[(rng.next() % PIECES.len() as u64) as usize]);
             }
             check(&text);
+        }
+    }
+
+    /// Words with `_` and decimal points, at every place around the blocks' edges.
+    #[test]
+    fn underscores_and_decimals_at_every_offset() {
+        let pieces = [
+            "x_1",
+            "a_b",
+            "__",
+            "_",
+            "_a",
+            "a_",
+            "2011_x",
+            "1_2345",
+            "1.5",
+            "3.14159",
+            "1.2.3",
+            "1.23.4",
+            "12.3.45",
+            "1.2,345.6",
+            "x_1.5",
+            "a.5",
+            "5.a",
+            "_1st",
+            "1_st",
+            "one_two",
+            "the_",
+            "_the",
+            "1.5.",
+            "2.5_x",
+            "20111_",
+            "a_'s",
+            "a_.b",
+            "_.5",
+            "1._5",
+            "q_r",
+            "P_{n-1}",
+            "$0.04",
+            "84.42$",
+            "5.7(8)",
+            "x_2.",
+            "rest_of_it.",
+        ];
+        for piece in pieces {
+            for pad in 0..72 {
+                let text = format!(
+                    "{} {piece} and more words after it, to fill a block",
+                    "w".repeat(pad)
+                );
+                check(&text);
+                let text = format!(
+                    "Some words {} {piece}{piece} 12.5 and_more",
+                    "ab ".repeat(pad / 3)
+                );
+                check(&text);
+            }
         }
     }
 
