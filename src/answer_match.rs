@@ -308,11 +308,35 @@ fn contains_padded(hay: &[u8], needle: &[u8]) -> bool {
     })
 }
 
-/// Call `f(start)` at the start of each word of a normalised text (words between single
-/// spaces, one space on each side) until it returns false: 64 bytes at a time, a word starts at
-/// each byte that is no space after one that is, the set bits of one mask per block.
+/// A word of a normalised text, as [`for_each_word`] finds it: where it starts, and what its
+/// end needs (read only for the words that are not skipped).
+#[derive(Clone, Copy)]
+struct WordAt {
+    start: usize,
+    /// The block's spaces from the word's start on (bit 0 is the start): zero when the word
+    /// goes past the block.
+    after: u64,
+    /// Where the next block starts.
+    next_block: usize,
+}
+
+impl WordAt {
+    /// Where the word ends: at the first space after it in its block, else found past it.
+    #[inline(always)]
+    fn end(self, text: &[u8]) -> usize {
+        if self.after != 0 {
+            (self.start + self.after.trailing_zeros() as usize).min(text.len())
+        } else {
+            word_end(text, self.next_block)
+        }
+    }
+}
+
+/// Call `f` at each word of a normalised text (words between single spaces, one space on each
+/// side) until it returns false: 64 bytes at a time, a word starts at each byte that is no space
+/// after one that is, the set bits of one mask per block, and ends at the next space of the mask.
 #[inline(always)]
-fn for_each_word_start(text: &[u8], mut f: impl FnMut(usize) -> bool) {
+fn for_each_word(text: &[u8], mut f: impl FnMut(WordAt) -> bool) {
     let mut base = 0;
     // Whether the byte before the block is a space (the text's start counts as one).
     let mut space_before = 1u64;
@@ -321,7 +345,7 @@ fn for_each_word_start(text: &[u8], mut f: impl FnMut(usize) -> bool) {
         let spaces = match rest.first_chunk::<64>() {
             Some(chunk) => block::spaces(chunk),
             None => {
-                // The end of the text, then spaces, where no word starts.
+                // The end of the text, then spaces, where no word starts (and every word ends).
                 for (to, &from) in padded.iter_mut().zip(rest) {
                     *to = from;
                 }
@@ -333,7 +357,12 @@ fn for_each_word_start(text: &[u8], mut f: impl FnMut(usize) -> bool) {
         while starts != 0 {
             let k = starts.trailing_zeros() as usize;
             starts &= starts - 1;
-            if !f(base + k) {
+            let word = WordAt {
+                start: base + k,
+                after: spaces >> k,
+                next_block: base + 64,
+            };
+            if !f(word) {
                 return;
             }
         }
@@ -341,12 +370,12 @@ fn for_each_word_start(text: &[u8], mut f: impl FnMut(usize) -> bool) {
     }
 }
 
-/// Where the word of a normalised text that starts at `start` ends.
+/// Where the word of a normalised text that goes on at `from` ends.
 #[inline]
-fn word_end(text: &[u8], start: usize) -> usize {
-    text.get(start..)
+fn word_end(text: &[u8], from: usize) -> usize {
+    text.get(from..)
         .and_then(|r| memchr::memchr(b' ', r))
-        .map_or(text.len(), |k| start + k)
+        .map_or(text.len(), |k| from + k)
 }
 
 /// One alias as the rules see it: its position in the row's references, its span in
@@ -479,32 +508,28 @@ struct RecallTokens {
     in_question: Vec<bool>,
     /// The first bytes of the tokens, one bit each.
     first: [u64; 4],
-    /// The first two bytes of the tokens (the first alone, for a one-byte token), hashed to one
-    /// bit each of 2,048 ([`pair_bit`]).
-    pairs: [u64; 32],
+    /// The first two bytes of the tokens, one bit each of 65,536 ([`pair_index`]): 1,024
+    /// words once the first token is built (empty before).
+    pairs: Vec<u64>,
+    /// The bits set in `pairs`, to clear them for the next row.
+    pairs_set: Vec<u16>,
     stem: String,
 }
 
-/// The bit of [`RecallTokens::pairs`] for a text's first two bytes (`0` for a missing second).
+/// The bit of [`RecallTokens::pairs`] for a text's first two bytes: `b0 << 8 | b1`, a space
+/// standing for a missing second byte (as it follows a word of one byte in a normalised text).
 ///
 /// A stem shares these with the word it comes from whenever it keeps two or more characters:
 /// stemming drops a plural ending from a word of three letters or more and then keeps its first
-/// `prefix` characters (or every one), so only a prefix of one character breaks it.
+/// `prefix` characters (or every one), so only a prefix of one character breaks it. A stem of
+/// one character comes from a word of one character, itself.
 #[inline(always)]
-fn pair_bit(text: &[u8]) -> (usize, u64) {
-    let (b0, b1) = match text {
-        [] => (0, 0),
-        [b0] => (*b0, 0),
-        [b0, b1, ..] => (*b0, *b1),
-    };
-    pair_bit_of(b0, b1)
-}
-
-/// [`pair_bit`] of the bytes `b0` and `b1`.
-#[inline(always)]
-fn pair_bit_of(b0: u8, b1: u8) -> (usize, u64) {
-    let k = (usize::from(b0) * 67 + usize::from(b1)) & 2047;
-    (k >> 6, 1 << (k & 63))
+fn pair_index(text: &[u8]) -> usize {
+    match text {
+        [] => usize::from(b' '),
+        [b0] => usize::from(*b0) << 8 | usize::from(b' '),
+        [b0, b1, ..] => usize::from(*b0) << 8 | usize::from(*b1),
+    }
 }
 
 impl RecallTokens {
@@ -521,7 +546,16 @@ impl RecallTokens {
         self.listed.clear();
         self.digit.clear();
         self.first = [0; 4];
-        self.pairs = [0; 32];
+        if self.pairs.len() == 1024 {
+            for &k in &self.pairs_set {
+                if let Some(w) = self.pairs.get_mut(usize::from(k >> 6)) {
+                    *w = 0;
+                }
+            }
+        } else {
+            self.pairs = vec![0; 1024];
+        }
+        self.pairs_set.clear();
         for (k, alias) in aliases.enumerate() {
             let stamp = k as u32 + 1;
             for word in alias.split(' ') {
@@ -540,9 +574,10 @@ impl RecallTokens {
                             *w |= 1 << (b & 63);
                         }
                     }
-                    let (w, bit) = pair_bit(self.stem.as_bytes());
-                    if let Some(w) = self.pairs.get_mut(w) {
-                        *w |= bit;
+                    let k = pair_index(self.stem.as_bytes());
+                    if let Some(w) = self.pairs.get_mut(k >> 6) {
+                        *w |= 1 << (k & 63);
+                        self.pairs_set.push(k as u16);
                     }
                 }
                 if let Some(l) = self.listed.get_mut(id) {
@@ -574,18 +609,21 @@ impl RecallTokens {
             Some(1) => (false, true),
             _ => (true, false),
         };
-        let (first, pairs) = (&self.first, &self.pairs);
+        // (No pair table before the first token is built: then no word is skipped by its pair.)
+        let pairs = self.pairs.first_chunk::<1024>().filter(|_| by_pair);
+        let first = &self.first;
         let (vocab, stem) = (&self.vocab, &mut self.stem);
         let bytes = text.as_bytes();
-        for_each_word_start(bytes, |s| {
+        for_each_word(bytes, |w| {
+            let s = w.start;
             let Some(&b) = bytes.get(s) else {
                 return true;
             };
-            if by_pair {
+            if let Some(pairs) = pairs {
                 // The word's first two bytes (a space after the first ends a word of one).
-                let second = bytes.get(s + 1).copied().filter(|&x| x != b' ');
-                let (w, bit) = pair_bit_of(b, second.unwrap_or(0));
-                if pairs.get(w).is_none_or(|w| w & bit == 0) {
+                let second = bytes.get(s + 1).copied().unwrap_or(b' ');
+                let k = usize::from(b) << 8 | usize::from(second);
+                if pairs[k >> 6] & (1 << (k & 63)) == 0 {
                     return true;
                 }
             }
@@ -596,7 +634,7 @@ impl RecallTokens {
             {
                 return true;
             }
-            let Some(word) = text.get(s..word_end(bytes, s)) else {
+            let Some(word) = text.get(s..w.end(bytes)) else {
                 return true;
             };
             if is_stopword(word) {
@@ -1043,12 +1081,90 @@ mod tests {
             &format!(" {} ", "a".repeat(63)),
         ] {
             let mut got = Vec::new();
-            for_each_word_start(text.as_bytes(), |s| {
-                got.push(&text[s..word_end(text.as_bytes(), s)]);
+            for_each_word(text.as_bytes(), |w| {
+                got.push(&text[w.start..w.end(text.as_bytes())]);
                 true
             });
             let want: Vec<&str> = text.split(' ').filter(|w| !w.is_empty()).collect();
             assert_eq!(got, want, "{text:?}");
+        }
+    }
+
+    /// Which alias tokens a response holds, by the block scan and its pair filter, against
+    /// every word stemmed and looked up; words of every length around the blocks' edges.
+    #[test]
+    fn marked_tokens_agree_with_every_word_stemmed() {
+        let t = test_tables::install();
+        let words = [
+            "a",
+            "b",
+            "é",
+            "éa",
+            "ab",
+            "abc",
+            "cats",
+            "cat",
+            "stories",
+            "story",
+            "x1",
+            "1",
+            "12",
+            "1000s",
+            "the",
+            "of",
+            "horses",
+            "horse",
+            "hieroglyphics",
+            "zz",
+            "z",
+            "ω",
+            "ωmega",
+        ];
+        let mut next = crate::testing::lcg(11);
+        for prefix in [None, Some(0), Some(1), Some(2), Some(6)] {
+            for _ in 0..300 {
+                let pick = |next: &mut dyn FnMut() -> usize| words[next() % words.len()];
+                let aliases: Vec<String> = (0..1 + next() % 3)
+                    .map(|_| {
+                        let n = 1 + next() % 3;
+                        format!(
+                            " {} ",
+                            (0..n)
+                                .map(|_| pick(&mut next))
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                        )
+                    })
+                    .collect();
+                // Some long words, so that words cross the 64-byte blocks.
+                let n = next() % 40;
+                let response: Vec<String> = (0..n)
+                    .map(|_| match next() % 6 {
+                        0 => "y".repeat(1 + next() % 70),
+                        _ => pick(&mut next).to_owned(),
+                    })
+                    .collect();
+                let response = format!(" {} ", response.join(" "));
+                let mut tokens = RecallTokens::default();
+                tokens.build(t, aliases.iter().map(String::as_str), prefix);
+                tokens.mark(t, &response, prefix, false);
+                let mut want = vec![false; tokens.vocab.len()];
+                let mut stem = String::new();
+                for word in response
+                    .split(' ')
+                    .filter(|w| !w.is_empty() && !is_stopword(w))
+                {
+                    stem.clear();
+                    stem_into(t, word, prefix, &mut stem);
+                    if let Some(h) = want.get_mut(tokens.vocab.get(&stem) as usize) {
+                        *h = true;
+                    }
+                }
+                assert_eq!(
+                    tokens.in_response, want,
+                    "{aliases:?} {response:?} {prefix:?}"
+                );
+            }
         }
     }
 

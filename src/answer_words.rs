@@ -98,7 +98,9 @@ pub fn may_be_listed_shape(len: usize, first: u8, last: u8) -> bool {
 }
 
 /// [`LISTED_SHAPES`] by the low five bits of the first and last letters (lower-case ones), for
-/// a look-up without range checks; rows from 12 on are empty.
+/// a look-up without range checks; rows from 12 on hold no listed word. Beside them, the shape
+/// of a word that may be a glued year: more than four bytes from `1` or `2` (the low bits of
+/// `q` and `r`), to any last byte (a digit, or anything after a `_`).
 static LISTED_LOW_BITS: [[u32; 32]; 16] = {
     let mut table = [[0u32; 32]; 16];
     let mut k = 0;
@@ -109,12 +111,19 @@ static LISTED_LOW_BITS: [[u32; 32]; 16] = {
         }
         k += 1;
     }
+    let mut len = 5;
+    while len < 16 {
+        table[len][(b'1' & 31) as usize] = u32::MAX;
+        table[len][(b'2' & 31) as usize] = u32::MAX;
+        len += 1;
+    }
     table
 };
 
 /// [`may_be_listed_shape`] for a word of `len` lower-case ASCII letters, or more loosely for a
-/// word of other ASCII bytes: true for every listed word, and for some others (a caller then
-/// checks the word in full).
+/// word of other ASCII bytes: true for every listed word, for every word that may be a glued
+/// year (more than four bytes, the first `1` or `2`), and for some others (a
+/// caller then checks the word in full).
 #[inline(always)]
 pub fn may_be_listed_letters(len: usize, first: u8, last: u8) -> bool {
     let row = &LISTED_LOW_BITS[len.min(15)];
@@ -241,13 +250,30 @@ mod tests {
         for len in 1..40 {
             for first in b'a'..=b'z' {
                 for last in b'a'..=b'z' {
+                    // Besides the listed words, `q` and `r` (the bits of a year's first digit).
+                    let year = len > 4 && matches!(first, b'q' | b'r');
                     assert_eq!(
                         may_be_listed_letters(len, first, last),
-                        len < 12 && may_be_listed_shape(len, first, last),
+                        year || (len < 12 && may_be_listed_shape(len, first, last)),
                         "{len} {first} {last}"
                     );
                 }
             }
         }
+        // Every run of digits that may be a glued year (others may pass too: `398` has the low
+        // bits of `six`).
+        for len in 1..40 {
+            for first in b'0'..=b'9' {
+                for last in b'0'..=b'9' {
+                    if len > 4 && matches!(first, b'1' | b'2') {
+                        assert!(
+                            may_be_listed_letters(len, first, last),
+                            "{len} {first} {last}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(!may_be_listed_letters(5, b'5', b'9') && !may_be_listed_letters(4, b'1', b'9'));
     }
 }

@@ -17,6 +17,8 @@ pub(super) struct Classes {
     pub digit: u64,
     /// The other bytes of words: `_`, and every byte of 0x80 or more.
     pub word: u64,
+    /// `_` alone.
+    pub underscore: u64,
     pub dot: u64,
     pub comma: u64,
     pub apostrophe: u64,
@@ -53,7 +55,11 @@ fn classify_bytes<const UPPER: bool>(block: &[u8; 64]) -> Classes {
             }
             b'a'..=b'z' => c.letter |= bit,
             b'0'..=b'9' => c.digit |= bit,
-            b'_' | 0x80..=0xff => c.word |= bit,
+            b'_' => {
+                c.word |= bit;
+                c.underscore |= bit;
+            }
+            0x80..=0xff => c.word |= bit,
             b'.' => c.dot |= bit,
             b',' => c.comma |= bit,
             b'\'' => c.apostrophe |= bit,
@@ -190,7 +196,9 @@ mod sse2 {
             out.letter |= bits(letter) << shift;
             out.digit |= bits(in_range(v, b'0', b'9')) << shift;
             // `bits(v)`: the bytes of 0x80 or more.
-            out.word |= (bits(equal(v, b'_')) | bits(v)) << shift;
+            let underscore = bits(equal(v, b'_'));
+            out.underscore |= underscore << shift;
+            out.word |= (underscore | bits(v)) << shift;
             out.dot |= bits(equal(v, b'.')) << shift;
             out.comma |= bits(equal(v, b',')) << shift;
             out.apostrophe |= bits(equal(v, b'\'')) << shift;

@@ -490,6 +490,9 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
     /// character (or at the end): at the start of a word it does not take, or at a `_` or a
     /// non-ASCII byte.
     ///
+    /// A word may hold `_` (written as it is) and a dot between two digits (written as `_`),
+    /// unless another such dot is two bytes away.
+    ///
     /// It does not take a word that mixes letters and digits or holds any other character; a
     /// word of letters followed by an apostrophe, or by a dot that no other dot, comma or
     /// plain separator follows (a dot before one of those goes and the word ends as a plain
@@ -533,24 +536,32 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
             // follows the block) may continue the number.
             let plain = !(letters | digits | c.word | c.apostrophe);
             let word_next = ((digits | c.word) >> 1) | (1 << 63);
-            let mut hard = c.word
+            // A decimal point between two digits joins them (`3.5` → `3_5`), unless another
+            // such dot stands two bytes away (`1.2.3`: the byte scan reads those).
+            let decimal = c.dot & after_digit & (digits >> 1);
+            let joined = decimal & !(decimal << 2) & !(decimal >> 2);
+            // `_` is a byte of a word that nothing rewrites (it ends no word, and stands
+            // between a letter and a digit, which it keeps apart).
+            let mut hard = (c.word & !c.underscore)
                 | (letters & after_digit)
                 | (digits & after_letter)
                 | (c.apostrophe & after_letter)
                 | (c.dot & after_letter & !(plain >> 1))
-                | ((c.dot | c.comma) & after_digit & word_next);
+                | (((c.dot & !joined) | c.comma) & after_digit & word_next);
             if UNGLUE {
                 hard |= c.upper & ((letters & !c.upper) << 1);
             }
             // 64 when the block has none.
             let h = hard.trailing_zeros() as usize;
-            let runs = letters | digits;
+            let runs = letters | digits | c.underscore | joined;
             let mut words = BlockWords {
                 starts: runs & !(runs << 1),
                 // A word's last byte (one in the block's last byte counts, and the word is
                 // then not taken: its end is not known).
                 lasts: runs & !(runs >> 1),
                 h,
+                // The bytes written as `_`: the underscores and the joining dots.
+                fix: c.underscore | joined,
             };
             // Where the next block starts: the first word not taken, or the first hard byte.
             let stop = loop {
@@ -722,6 +733,8 @@ struct BlockWords {
     starts: u64,
     lasts: u64,
     h: usize,
+    /// The bytes of the words to write as `_` (which bit 5 would not leave alone).
+    fix: u64,
 }
 
 /// How far [`BlockWords::write_plain`] went.
@@ -745,7 +758,7 @@ impl BlockWords {
     /// `out`: the indices are masked to say so, which spares the bounds checks.
     #[inline(always)]
     fn write_plain(&mut self, out: &mut [u8; 144], src: &[u8; 80], mut o: usize) -> (usize, Taken) {
-        const LOWER: u64 = u64::MAX / 255 * 0x20;
+        const LOWER: u128 = u128::MAX / 255 * 0x20;
         while self.starts != 0 {
             let s = self.starts.trailing_zeros() as usize;
             let e = self.lasts.trailing_zeros() as usize + 1;
@@ -755,35 +768,34 @@ impl BlockWords {
             self.starts &= self.starts - 1;
             self.lasts &= self.lasts - 1;
             let n = e - s;
-            let mut k = 0;
-            let mut head = 0;
-            while k < n {
-                let (from, to) = ((s + k) & 63, (o + k) & 127);
-                let (lo, hi) = (load_at(src, from) | LOWER, load_at(src, from + 8) | LOWER);
-                if k == 0 {
-                    head = lo;
+            // Setting bit 5 lowers a capital and leaves a small letter or a digit as it is.
+            let head = load16_at(src, s & 63) | LOWER;
+            store16_at(out, o & 127, head);
+            if n > 16 {
+                copy_rest(out, src, s, o, n);
+            }
+            if self.fix != 0 {
+                let mut fix = (self.fix >> s) & ((1u64 << n) - 1);
+                while fix != 0 {
+                    out[(o + fix.trailing_zeros() as usize) & 127] = b'_';
+                    fix &= fix - 1;
                 }
-                // Setting bit 5 lowers a capital and leaves a small letter or a digit as it is.
-                store_at(out, to, lo);
-                store_at(out, to + 8, hi);
-                k += 16;
             }
             let first = head as u8;
             let last = src[(e - 1) & 63] | 0x20;
+            // A word that may be listed, or a number that may be a glued year.
             if may_be_listed_letters(n, first, last) {
                 // The articles, inline: `a`, `an`, `the`.
                 let article = match n {
                     1 => first == b'a',
-                    2 => head & 0xffff == u64::from(u16::from_le_bytes(*b"an")),
+                    2 => head & 0xffff == u128::from(u16::from_le_bytes(*b"an")),
                     3 => head & 0xff_ffff == 0x65_6874,
                     _ => false,
                 };
                 if article {
                     continue;
                 }
-                return (o, Taken::Special(n));
-            }
-            if n > 4 && first.wrapping_sub(b'1') < 2 {
+                // A number word, or a number that may be a glued year.
                 return (o, Taken::Special(n));
             }
             out[(o + n) & 127] = b' ';
@@ -793,20 +805,33 @@ impl BlockWords {
     }
 }
 
-/// The 8 bytes of `src` from `at` (at most 72) as a little-endian word.
-#[inline(always)]
-fn load_at(src: &[u8; 80], at: usize) -> u64 {
-    let at = at.min(72);
-    let mut word = [0u8; 8];
-    word.copy_from_slice(&src[at..at + 8]);
-    u64::from_le_bytes(word)
+/// The bytes of a word of `n` bytes (more than 16) from `src` at `s` to `out` at `o` after its
+/// first 16, 16 at a time (lower-cased as [`BlockWords::write_plain`] does).
+#[cold]
+#[inline(never)]
+fn copy_rest(out: &mut [u8; 144], src: &[u8; 80], s: usize, o: usize, n: usize) {
+    const LOWER: u128 = u128::MAX / 255 * 0x20;
+    let mut k = 16;
+    while k < n {
+        store16_at(out, (o + k) & 127, load16_at(src, (s + k) & 63) | LOWER);
+        k += 16;
+    }
 }
 
-/// Store `x` little-endian at `at` (at most 136) of `out`.
+/// The 16 bytes of `src` from `at` (at most 64) as a little-endian number.
 #[inline(always)]
-fn store_at(out: &mut [u8; 144], at: usize, x: u64) {
-    let at = at.min(136);
-    out[at..at + 8].copy_from_slice(&x.to_le_bytes());
+fn load16_at(src: &[u8; 80], at: usize) -> u128 {
+    let at = at.min(64);
+    let mut word = [0u8; 16];
+    word.copy_from_slice(&src[at..at + 16]);
+    u128::from_le_bytes(word)
+}
+
+/// Store `x` little-endian at `at` (at most 128) of `out`.
+#[inline(always)]
+fn store16_at(out: &mut [u8; 144], at: usize, x: u128) {
+    let at = at.min(128);
+    out[at..at + 16].copy_from_slice(&x.to_le_bytes());
 }
 
 /// Reusable buffers of the normalisation.
@@ -818,6 +843,48 @@ pub struct Normalizer {
     folded: String,
     /// The scan's output buffer.
     buf: Vec<u8>,
+    /// `L` of each two-byte character met so far, by code point from U+0080.
+    two_byte: TwoByteCache,
+}
+
+/// The folding and lower-casing of the two-byte characters (U+0080 to U+07FF: Latin, Greek,
+/// Cyrillic, Arabic...), each worked out the first time it is met, for the tables it was worked
+/// out with.
+#[derive(Default)]
+struct TwoByteCache {
+    /// The tables the entries hold for (their addresses; the fold table's or 0 for none).
+    tables: (usize, usize),
+    entries: Vec<Lowered>,
+}
+
+/// `L` of one character: at most two characters (an entry is only filled when it fits), and
+/// whether its folding holds a capital sigma.
+#[derive(Clone, Copy, Default)]
+struct Lowered {
+    filled: bool,
+    sigma: bool,
+    n: u8,
+    chars: [char; 2],
+}
+
+const TWO_BYTE_FIRST: u32 = 0x80;
+const TWO_BYTE_END: u32 = 0x800;
+
+impl TwoByteCache {
+    /// The entries for `t` and `fold`, emptied first when they were filled for other tables.
+    fn entries_for(&mut self, t: &Tables, fold: Option<&FoldTable>) -> &mut [Lowered] {
+        let tables = (
+            std::ptr::from_ref(t) as usize,
+            fold.map_or(0, |f| std::ptr::from_ref(f) as usize),
+        );
+        let size = (TWO_BYTE_END - TWO_BYTE_FIRST) as usize;
+        if self.tables != tables || self.entries.len() != size {
+            self.tables = tables;
+            self.entries.clear();
+            self.entries.resize(size, Lowered::default());
+        }
+        &mut self.entries
+    }
 }
 
 impl Normalizer {
@@ -874,6 +941,7 @@ impl Normalizer {
     fn lower_folded(&mut self, t: &Tables, fold: Option<&FoldTable>, unglue: bool, text: &str) {
         let l = &mut self.lowered;
         l.clear();
+        let cache = self.two_byte.entries_for(t, fold);
         let bytes = text.as_bytes();
         let mut i = 0;
         let mut sigma = false;
@@ -888,16 +956,48 @@ impl Normalizer {
                 break;
             };
             i += c.len_utf8();
+            // A two-byte character worked out before: its characters again.
+            let slot = (c as u32)
+                .checked_sub(TWO_BYTE_FIRST)
+                .and_then(|k| cache.get_mut(k as usize));
+            if let Some(&mut Lowered {
+                filled: true,
+                sigma: has_sigma,
+                n,
+                chars,
+            }) = slot
+            {
+                sigma |= has_sigma;
+                for &x in chars.iter().take(usize::from(n)) {
+                    l.push(x);
+                }
+                continue;
+            }
             // A space goes between ASCII letters only, so a character after a non-ASCII one
             // never gets one.
+            let start = l.len();
+            let mut has_sigma = false;
             if let Some(folded) = fold.and_then(|f| f.get(c)) {
                 for f in folded.chars() {
-                    sigma |= f == '\u{03A3}';
+                    has_sigma |= f == '\u{03A3}';
                     t.lower_char_each(f, |x| l.push(x));
                 }
             } else {
-                sigma |= c == '\u{03A3}';
+                has_sigma |= c == '\u{03A3}';
                 t.lower_char_each(c, |x| l.push(x));
+            }
+            sigma |= has_sigma;
+            if let Some(slot) = slot {
+                // Kept when it is at most two characters.
+                let mut out = l.get(start..).unwrap_or("").chars();
+                if let (a, b, None) = (out.next(), out.next(), out.next()) {
+                    *slot = Lowered {
+                        filled: true,
+                        sigma: has_sigma,
+                        n: u8::from(a.is_some()) + u8::from(b.is_some()),
+                        chars: [a.unwrap_or('\0'), b.unwrap_or('\0')],
+                    };
+                }
             }
         }
         if sigma {
@@ -937,14 +1037,19 @@ fn push_ascii_lower(l: &mut String, s: &str, unglue: bool) {
         }
         return;
     }
-    let mut prev_lower = false;
-    for b in s.bytes() {
-        if prev_lower && b.is_ascii_uppercase() {
+    // The stretch in pieces, each ending before an upper-case letter after a lower-case one.
+    let bytes = s.as_bytes();
+    let mut from = 0;
+    for k in 1..bytes.len() {
+        if bytes.get(k).is_some_and(u8::is_ascii_uppercase)
+            && bytes.get(k - 1).is_some_and(u8::is_ascii_lowercase)
+        {
+            push_ascii_lower(l, s.get(from..k).unwrap_or(""), false);
             l.push(' ');
+            from = k;
         }
-        prev_lower = b.is_ascii_lowercase();
-        l.push(char::from(b.to_ascii_lowercase()));
     }
+    push_ascii_lower(l, s.get(from..).unwrap_or(""), false);
 }
 
 fn scan<const UNGLUE: bool>(
@@ -1159,6 +1264,94 @@ mod tests {
                 text.push_str(PIECES[(rng.next() % PIECES.len() as u64) as usize]);
             }
             check(&text);
+        }
+    }
+
+    /// Words with `_` and decimal points, at every place around the blocks' edges.
+    #[test]
+    fn underscores_and_decimals_at_every_offset() {
+        let pieces = [
+            "x_1",
+            "a_b",
+            "__",
+            "_",
+            "_a",
+            "a_",
+            "2011_x",
+            "1_2345",
+            "1.5",
+            "3.14159",
+            "1.2.3",
+            "1.23.4",
+            "12.3.45",
+            "1.2,345.6",
+            "x_1.5",
+            "a.5",
+            "5.a",
+            "_1st",
+            "1_st",
+            "one_two",
+            "the_",
+            "_the",
+            "1.5.",
+            "2.5_x",
+            "20111_",
+            "a_'s",
+            "a_.b",
+            "_.5",
+            "1._5",
+            "q_r",
+            "P_{n-1}",
+            "$0.04",
+            "84.42$",
+            "5.7(8)",
+            "x_2.",
+            "rest_of_it.",
+        ];
+        for piece in pieces {
+            for pad in 0..72 {
+                let text = format!(
+                    "{} {piece} and more words after it, to fill a block",
+                    "w".repeat(pad)
+                );
+                check(&text);
+                let text = format!(
+                    "Some words {} {piece}{piece} 12.5 and_more",
+                    "ab ".repeat(pad / 3)
+                );
+                check(&text);
+            }
+        }
+    }
+
+    /// One normaliser for many texts, so that the two-byte characters are read from its cache
+    /// (filled by the texts before), with and without folding in turn (which empties it).
+    #[test]
+    fn a_reused_normalizer_agrees_with_the_steps() {
+        const PIECES: &[&str] = &[
+            "a", "B", "é", "É", "ö", "Ö", "ß", "Σ", "σ", "ς", "ſ", "İ", "ı", "Å", "Ǆ", "ǅ", "ǆ",
+            "ŉ", "Ω", "Ж", "ж", "ن", "٣", "²", "ﬁ", "漢", "\u{301}", "\u{7ff}", "\u{80}", " ", ".",
+            "'s", "1", "aB", "xY", "-",
+        ];
+        let t = test_tables::install();
+        let fold = test_fold::install_nfkd();
+        let mut rng = Rng(0x1234_5678_9abc_def1);
+        let mut reused = Normalizer::default();
+        let (mut text, mut fast, mut slow, mut unglued) =
+            (String::new(), String::new(), String::new(), String::new());
+        for round in 0..4_000 {
+            text.clear();
+            for _ in 0..rng.next() % 16 {
+                text.push_str(PIECES[(rng.next() % PIECES.len() as u64) as usize]);
+            }
+            let fold = (round % 200 < 100).then_some(fold);
+            reused.normalize_into(t, fold, true, &text, &mut fast);
+            StepNormalizer::default().normalize_into(t, fold, true, &text, &mut slow);
+            assert_eq!(fast, slow, "{text:?} fold {}", fold.is_some());
+            reused.normalize_unglued_into(t, fold, true, &text, &mut fast);
+            unglue_into(&text, &mut unglued);
+            StepNormalizer::default().normalize_into(t, fold, true, &unglued, &mut slow);
+            assert_eq!(fast, slow, "unglued {text:?} fold {}", fold.is_some());
         }
     }
 
