@@ -28,6 +28,7 @@ use std::sync::OnceLock;
 
 use crate::answer_rules as rules;
 use crate::answer_words::is_stopword;
+use crate::ascii;
 use crate::pyunicode::{py_is_blank, Tables};
 use crate::tokens::Vocab;
 
@@ -342,16 +343,8 @@ fn for_each_word(text: &[u8], mut f: impl FnMut(WordAt) -> bool) {
     let mut space_before = 1u64;
     let mut padded = [b' '; 64];
     while let Some(rest) = text.get(base..).filter(|r| !r.is_empty()) {
-        let spaces = match rest.first_chunk::<64>() {
-            Some(chunk) => block::spaces(chunk),
-            None => {
-                // The end of the text, then spaces, where no word starts (and every word ends).
-                for (to, &from) in padded.iter_mut().zip(rest) {
-                    *to = from;
-                }
-                block::spaces(&padded)
-            }
-        };
+        // At the end of the text, spaces after it, where no word starts (and every word ends).
+        let spaces = block::spaces(ascii::chunk_or_padded(rest, &mut padded, b' '));
         let mut starts = !spaces & ((spaces << 1) | space_before);
         space_before = spaces >> 63;
         while starts != 0 {

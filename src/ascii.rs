@@ -360,6 +360,26 @@ pub(crate) mod sse2 {
     }
 }
 
+/// The first `N` bytes of `rest`, or, at a text's end where fewer are left, its bytes followed
+/// by `fill` in `pad`: a whole block to classify without reading past the text.
+#[inline(always)]
+pub fn chunk_or_padded<'a, const N: usize>(
+    rest: &'a [u8],
+    pad: &'a mut [u8; N],
+    fill: u8,
+) -> &'a [u8; N] {
+    match rest.first_chunk::<N>() {
+        Some(chunk) => chunk,
+        None => {
+            pad.fill(fill);
+            for (to, &from) in pad.iter_mut().zip(rest) {
+                *to = from;
+            }
+            pad
+        }
+    }
+}
+
 /// Call `f(start, end, high, head)` for each maximal run of bytes of `bytes` (any bytes) that
 /// are ASCII `\w` bytes (`[0-9A-Za-z_]`) or bytes of 0x80 or more, in order; `high` tells
 /// whether the run holds any of the latter, and `head` is [`load`] of its first 8 bytes (the
@@ -370,7 +390,49 @@ pub(crate) mod sse2 {
 /// The text is classified 64 bytes at a time ([`classify`]); the runs' starts and ends are the
 /// set bits of one mask per block, taken two at a time.
 #[inline(always)]
-pub fn for_each_word_run(bytes: &[u8], mut f: impl FnMut(usize, usize, bool, u64)) {
+pub fn for_each_word_run(bytes: &[u8], f: impl FnMut(usize, usize, bool, u64)) {
+    walk_word_runs(bytes, &mut EachRun(f));
+}
+
+/// What [`walk_word_runs`] hands the runs of a text to.
+pub trait WordRuns {
+    /// One run, `start..end`, as [`for_each_word_run`] gives it.
+    fn run(&mut self, start: usize, end: usize, high: bool, head: u64);
+
+    /// The runs that start in the block `chunk` of `bytes`, at `base` (`edges`: their starts
+    /// and ends, two set bits each; `high`: the block's bytes of 0x80 or more; `inside`: its
+    /// bytes that runs are made of): the run left open at the block's end, if any. By default
+    /// each run in turn, with a copy of the loop for a block of ASCII bytes (most of them),
+    /// where no run is `high`.
+    #[inline(always)]
+    fn block(
+        &mut self,
+        place: (&[u8], usize, &[u8; 64]),
+        edges: u64,
+        high: u64,
+        _inside: u64,
+    ) -> Option<(usize, bool, u64)> {
+        if high == 0 {
+            runs_in_block(place, edges, 0, self)
+        } else {
+            runs_in_block(place, edges, high, self)
+        }
+    }
+}
+
+/// A closure as [`WordRuns`].
+struct EachRun<F>(F);
+
+impl<F: FnMut(usize, usize, bool, u64)> WordRuns for EachRun<F> {
+    #[inline(always)]
+    fn run(&mut self, start: usize, end: usize, high: bool, head: u64) {
+        (self.0)(start, end, high, head);
+    }
+}
+
+/// [`for_each_word_run`] with the runs handed to `runs`, which may take a block's at once.
+#[inline(always)]
+pub fn walk_word_runs(bytes: &[u8], runs: &mut impl WordRuns) {
     let n = bytes.len();
     let mut base = 0;
     // Inside a run at the end of the last block: where it started, whether it held a high
@@ -379,15 +441,7 @@ pub fn for_each_word_run(bytes: &[u8], mut f: impl FnMut(usize, usize, bool, u64
     let mut padded = [0u8; 64];
     while base < n {
         let rest = bytes.get(base..).unwrap_or(&[]);
-        let chunk = match rest.first_chunk::<64>() {
-            Some(chunk) => chunk,
-            None => {
-                for (to, &from) in padded.iter_mut().zip(rest) {
-                    *to = from;
-                }
-                &padded
-            }
-        };
+        let chunk = chunk_or_padded(rest, &mut padded, 0);
         let block = classify(chunk);
         let inside = block.alnum | block.underscore | block.high;
         let mut edges = inside ^ ((inside << 1) | u64::from(open.is_some()));
@@ -401,37 +455,30 @@ pub fn for_each_word_run(bytes: &[u8], mut f: impl FnMut(usize, usize, bool, u64
             let end = edges.trailing_zeros();
             edges &= edges - 1;
             let before = !(u64::MAX << end);
-            f(
+            runs.run(
                 start,
                 base + end as usize,
                 high || block.high & before != 0,
                 head,
             );
         }
-        // A block of ASCII bytes (most of them) has its own copy of the loop, where no run is
-        // `high`.
-        let place = (bytes, base, chunk);
-        open = if block.high == 0 {
-            runs_in_block(place, edges, 0, &mut f)
-        } else {
-            runs_in_block(place, edges, block.high, &mut f)
-        };
+        open = runs.block((bytes, base, chunk), edges, block.high, inside);
         base += 64;
     }
     if let Some((start, high, head)) = open {
-        f(start, n, high, head);
+        runs.run(start, n, high, head);
     }
 }
 
 /// [`for_each_word_run`]'s runs that start in the block `chunk` of `bytes`, at `base` (`edges`:
 /// their starts and ends, two set bits each; `high`: the block's bytes of 0x80 or more): the
-/// run left open at the block's end, if any.
+/// run left open at the block's end, if any; the others handed to `runs` one by one.
 #[inline(always)]
-fn runs_in_block(
+pub fn runs_in_block(
     (bytes, base, chunk): (&[u8], usize, &[u8; 64]),
     mut edges: u64,
     high: u64,
-    f: &mut impl FnMut(usize, usize, bool, u64),
+    runs: &mut (impl WordRuns + ?Sized),
 ) -> Option<(usize, bool, u64)> {
     while edges != 0 {
         let start = edges.trailing_zeros() as usize;
@@ -451,7 +498,7 @@ fn runs_in_block(
         let end = edges.trailing_zeros() as usize;
         edges &= edges - 1;
         let run = (u64::MAX << start) & !(u64::MAX << end);
-        f(base + start, base + end, high & run != 0, head);
+        runs.run(base + start, base + end, high & run != 0, head);
     }
     None
 }

@@ -392,32 +392,30 @@ fn head_at(bytes: &[u8], base: usize, chunk: &[u8; 64], s: usize) -> u64 {
     }
 }
 
-impl Reading<'_, '_> {
-    /// The runs that start in the block `chunk` at `base` (`edges`: their starts and ends, two
-    /// set bits each; `high`: its bytes of 0x80 or more), one by one: the run left open at the
-    /// block's end, if any.
+/// The blocks of ASCII bytes through [`Reading::ascii_block`], the others run by run.
+impl ascii::WordRuns for Reading<'_, '_> {
     #[inline(always)]
-    fn runs(
-        &mut self,
-        (bytes, base, chunk): (&[u8], usize, &[u8; 64]),
-        mut edges: u64,
-        high: u64,
-    ) -> Option<(usize, bool, u64)> {
-        while edges != 0 {
-            let start = edges.trailing_zeros() as usize;
-            edges &= edges - 1;
-            let head = head_at(bytes, base, chunk, start);
-            if edges == 0 {
-                return Some((base + start, high >> start != 0, head));
-            }
-            let end = edges.trailing_zeros() as usize;
-            edges &= edges - 1;
-            let run = (u64::MAX << start) & !(u64::MAX << end);
-            self.run(base + start, base + end, high & run != 0, head);
-        }
-        None
+    fn run(&mut self, start: usize, end: usize, high: bool, head: u64) {
+        Reading::run(self, start, end, high, head);
     }
 
+    #[inline(always)]
+    fn block(
+        &mut self,
+        place: (&[u8], usize, &[u8; 64]),
+        edges: u64,
+        high: u64,
+        inside: u64,
+    ) -> Option<(usize, bool, u64)> {
+        if high == 0 {
+            self.ascii_block(place, edges, inside)
+        } else {
+            ascii::runs_in_block(place, edges, high, self)
+        }
+    }
+}
+
+impl Reading<'_, '_> {
     /// The words that start in the block `chunk` at `base`, all ASCII (`edges`: their starts
     /// and ends; `inside`: the block's `\w` bytes): counted from the block's bits, and only
     /// those `starts` lets through looked up (in text order); the others are read only to
@@ -563,7 +561,7 @@ impl ResponseWords {
     /// in a block of ASCII bytes, the words are counted from the block's bits and only those
     /// whose first two bytes may start an answer word are looked up, without a branch per word
     /// to choose them ([`Reading::ascii_block`]); the other blocks go run by run as
-    /// [`ascii::for_each_word_run`] gives them.
+    /// [`ascii::for_each_word_run`] gives them ([`ascii::walk_word_runs`] walks the blocks).
     fn scan_blocks(
         &mut self,
         t: &Tables,
@@ -571,8 +569,6 @@ impl ResponseWords {
         (vocab, index, starts): (&Vocab, &AsciiWords, &AnswerStarts),
         count: bool,
     ) {
-        let bytes = text.as_bytes();
-        let n = bytes.len();
         let mut r = Reading {
             t,
             text,
@@ -586,52 +582,7 @@ impl ResponseWords {
             starts,
             sets: starts.sets(),
         };
-        let mut base = 0;
-        // The run left open at the end of the last block: its start, whether it held a high
-        // byte so far, and its head.
-        let mut open: Option<(usize, bool, u64)> = None;
-        let mut padded = [0u8; 64];
-        while base < n {
-            let rest = bytes.get(base..).unwrap_or(&[]);
-            let chunk = match rest.first_chunk::<64>() {
-                Some(chunk) => chunk,
-                None => {
-                    for (to, &from) in padded.iter_mut().zip(rest) {
-                        *to = from;
-                    }
-                    &padded
-                }
-            };
-            let block = ascii::classify(chunk);
-            let inside = block.alnum | block.underscore | block.high;
-            let mut edges = inside ^ ((inside << 1) | u64::from(open.is_some()));
-            if let Some((start, high, head)) = open {
-                if edges == 0 {
-                    open = Some((start, high || block.high != 0, head));
-                    base += 64;
-                    continue;
-                }
-                let end = edges.trailing_zeros();
-                edges &= edges - 1;
-                let before = !(u64::MAX << end);
-                r.run(
-                    start,
-                    base + end as usize,
-                    high || block.high & before != 0,
-                    head,
-                );
-            }
-            let place = (bytes, base, chunk);
-            open = if block.high == 0 {
-                r.ascii_block(place, edges, inside)
-            } else {
-                r.runs(place, edges, block.high)
-            };
-            base += 64;
-        }
-        if let Some((start, high, head)) = open {
-            r.run(start, n, high, head);
-        }
+        ascii::walk_word_runs(text.as_bytes(), &mut r);
         self.n_words = r.n_words;
         self.n_content = r.n_content;
     }

@@ -143,6 +143,20 @@ impl Output<'_> {
         self.len == 0
     }
 
+    /// Write `c`, a word's character, after the space owed before it if one is (`pending_space`,
+    /// then cleared); room is made for it and for a block after it.
+    #[inline(always)]
+    fn word_char(&mut self, pending_space: &mut bool, c: char) {
+        self.room(1 + 4 + 65);
+        if std::mem::take(pending_space) {
+            self.push(b' ');
+        }
+        let mut utf8 = [0u8; 4];
+        for &b in c.encode_utf8(&mut utf8).as_bytes() {
+            self.push(b);
+        }
+    }
+
     /// Write `byte` (room made first).
     #[inline(always)]
     fn push(&mut self, byte: u8) {
@@ -237,15 +251,7 @@ pub(crate) fn normalize_bytes_checked(
                 let cp = u32::from(lead & 0x1f) << 6 | next;
                 let l = lower.get((cp as usize).wrapping_sub(0x80)).copied();
                 if let Some(l) = l.filter(|&l| l != '\0') {
-                    out.room(1 + 4 + 65);
-                    if pending_space {
-                        out.push(b' ');
-                        pending_space = false;
-                    }
-                    let mut utf8 = [0u8; 4];
-                    for &b in l.encode_utf8(&mut utf8).as_bytes() {
-                        out.push(b);
-                    }
+                    out.word_char(&mut pending_space, l);
                     from = end + 2;
                     if from >= avail {
                         i += from as usize;
@@ -261,16 +267,7 @@ pub(crate) fn normalize_bytes_checked(
             };
             t.lower_char_each(c, |l| {
                 if t.is_word(l) {
-                    // A space and the character, then the rest of the block as above.
-                    out.room(1 + 4 + 65);
-                    if pending_space {
-                        out.push(b' ');
-                        pending_space = false;
-                    }
-                    let mut utf8 = [0u8; 4];
-                    for &b in l.encode_utf8(&mut utf8).as_bytes() {
-                        out.push(b);
-                    }
+                    out.word_char(&mut pending_space, l);
                 } else if t.is_space(l) {
                     pending_space = !out.is_empty();
                 }

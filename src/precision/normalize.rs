@@ -1071,6 +1071,18 @@ mod tests {
         (out, tokens)
     }
 
+    /// [`normalize_tokens`] of `text` (with reused buffers) against [`by_char`]: the same text
+    /// written, the same tokens handed over.
+    fn check_against_by_char(t: &Tables, text: &str, s: &mut NormScratch, out: &mut String) {
+        let mut got = Vec::new();
+        normalize_tokens(t, text, s, out, |o: &[u8], a: usize, b: usize| {
+            got.push(String::from_utf8(o[a..b].to_vec()).unwrap())
+        });
+        let (want, want_tokens) = by_char(t, text);
+        assert_eq!(*out, want, "{text:?}");
+        assert_eq!(got, want_tokens, "{text:?}");
+    }
+
     #[test]
     fn the_word_path_writes_what_the_character_path_writes() {
         // Random texts of ASCII runs (long ones, so that words of eight bytes start at every
@@ -1137,19 +1149,7 @@ mod tests {
             for _ in 0..next() % n {
                 text.push_str(PIECES[next() % PIECES.len()]);
             }
-            let mut got = Vec::new();
-            normalize_tokens(
-                t,
-                &text,
-                &mut s,
-                &mut out,
-                |o: &[u8], a: usize, b: usize| {
-                    got.push(String::from_utf8(o[a..b].to_vec()).unwrap())
-                },
-            );
-            let (want, want_tokens) = by_char(t, &text);
-            assert_eq!(out, want, "{text:?}");
-            assert_eq!(got, want_tokens, "{text:?}");
+            check_against_by_char(t, &text, &mut s, &mut out);
         }
     }
 
@@ -1170,19 +1170,7 @@ mod tests {
                 for lead in 0..140 {
                     for tail in ["", "  cd", long_tail.as_str()] {
                         let text = format!("{}{plain}{after}{tail}", &ascii[..lead]);
-                        let mut got = Vec::new();
-                        normalize_tokens(
-                            t,
-                            &text,
-                            &mut s,
-                            &mut out,
-                            |o: &[u8], a: usize, b: usize| {
-                                got.push(String::from_utf8(o[a..b].to_vec()).unwrap())
-                            },
-                        );
-                        let (want, want_tokens) = by_char(t, &text);
-                        assert_eq!(out, want, "{text:?}");
-                        assert_eq!(got, want_tokens, "{text:?}");
+                        check_against_by_char(t, &text, &mut s, &mut out);
                     }
                 }
             }
@@ -1207,19 +1195,7 @@ mod tests {
                     let mut chars = base.clone();
                     chars[pos] = char::from(b);
                     let text: String = chars.iter().collect();
-                    let mut got = Vec::new();
-                    normalize_tokens(
-                        t,
-                        &text,
-                        &mut s,
-                        &mut out,
-                        |o: &[u8], a: usize, b: usize| {
-                            got.push(String::from_utf8(o[a..b].to_vec()).unwrap())
-                        },
-                    );
-                    let (want, want_tokens) = by_char(t, &text);
-                    assert_eq!(out, want, "{text:?}");
-                    assert_eq!(got, want_tokens, "{text:?}");
+                    check_against_by_char(t, &text, &mut s, &mut out);
                 }
             }
         }
