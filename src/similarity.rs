@@ -205,43 +205,57 @@ impl AnswerStarts {
     }
 }
 
+/// One byte of a set as [`ByteSets::members`] compares it: on x86_64 broadcast to the 16 bytes
+/// of an SSE2 register (once per text), elsewhere the byte itself.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+type Lane = std::arch::x86_64::__m128i;
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+type Lane = u8;
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn lane(x: u8) -> Lane {
+    // SAFETY: SSE2 is enabled for the build (the `cfg`).
+    unsafe { std::arch::x86_64::_mm_set1_epi8(x as i8) }
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn lane(x: u8) -> Lane {
+    x
+}
+
 /// Two sets of at most [`AnswerStarts::MAX`] bytes (each with bit 5 set), to test the 64
 /// bytes of a block against: on x86_64 each byte of a set broadcast once, and compared with
 /// the block's four 16-byte lanes (SSE2).
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[derive(Clone, Copy)]
 struct ByteSets {
-    a: [std::arch::x86_64::__m128i; AnswerStarts::MAX],
-    b: [std::arch::x86_64::__m128i; AnswerStarts::MAX],
+    a: [Lane; AnswerStarts::MAX],
+    b: [Lane; AnswerStarts::MAX],
     na: usize,
     nb: usize,
 }
 
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 impl ByteSets {
     fn new(a: &[u8], b: &[u8]) -> Self {
-        use std::arch::x86_64::*;
-        // SAFETY: SSE2 is enabled for the build (the `cfg`).
-        let zero = unsafe { _mm_setzero_si128() };
-        let mut sets = ByteSets {
-            a: [zero; AnswerStarts::MAX],
-            b: [zero; AnswerStarts::MAX],
+        let lanes = |set: &[u8]| {
+            let mut out = [lane(0); AnswerStarts::MAX];
+            for (to, &x) in out.iter_mut().zip(set) {
+                *to = lane(x);
+            }
+            out
+        };
+        ByteSets {
+            a: lanes(a),
+            b: lanes(b),
             na: a.len().min(AnswerStarts::MAX),
             nb: b.len().min(AnswerStarts::MAX),
-        };
-        for (to, &x) in sets.a.iter_mut().zip(a) {
-            // SAFETY: as above.
-            *to = unsafe { _mm_set1_epi8(x as i8) };
         }
-        for (to, &x) in sets.b.iter_mut().zip(b) {
-            // SAFETY: as above.
-            *to = unsafe { _mm_set1_epi8(x as i8) };
-        }
-        sets
     }
 
     /// The bytes of `block` that are, with bit 5 set, in the first set, and in the second:
     /// a bit each.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     #[inline(always)]
     fn members(&self, block: &[u8; 64]) -> (u64, u64) {
         use crate::ascii::sse2::bits;
@@ -251,8 +265,8 @@ impl ByteSets {
         let (v, zero) = unsafe {
             let p = block.as_ptr();
             let twenty = _mm_set1_epi8(0x20);
-            let lane = |k: usize| _mm_or_si128(_mm_loadu_si128(p.add(16 * k).cast()), twenty);
-            ([lane(0), lane(1), lane(2), lane(3)], _mm_setzero_si128())
+            let load = |k: usize| _mm_or_si128(_mm_loadu_si128(p.add(16 * k).cast()), twenty);
+            ([load(0), load(1), load(2), load(3)], _mm_setzero_si128())
         };
         let test = |set: &[__m128i]| {
             let mut m = [zero; 4];
@@ -269,35 +283,8 @@ impl ByteSets {
             test(self.b.get(..self.nb).unwrap_or(&[])),
         )
     }
-}
 
-#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-#[derive(Clone, Copy)]
-struct ByteSets {
-    a: [u8; AnswerStarts::MAX],
-    b: [u8; AnswerStarts::MAX],
-    na: usize,
-    nb: usize,
-}
-
-#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-impl ByteSets {
-    fn new(a: &[u8], b: &[u8]) -> Self {
-        let mut sets = ByteSets {
-            a: [0; AnswerStarts::MAX],
-            b: [0; AnswerStarts::MAX],
-            na: a.len().min(AnswerStarts::MAX),
-            nb: b.len().min(AnswerStarts::MAX),
-        };
-        for (to, &x) in sets.a.iter_mut().zip(a) {
-            *to = x;
-        }
-        for (to, &x) in sets.b.iter_mut().zip(b) {
-            *to = x;
-        }
-        sets
-    }
-
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     #[inline(always)]
     fn members(&self, block: &[u8; 64]) -> (u64, u64) {
         members_scalar(
