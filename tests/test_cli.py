@@ -773,6 +773,50 @@ def test_small_logs_are_cut_in_four(total: int, expected: int) -> None:
     assert _output.slice_size(total, most=7) == 7
 
 
+def test_slices_keep_a_dictionary_for_repeated_texts(tmp_path: Path) -> None:
+    """A log written in slices dictionary-encodes the text columns whose values repeat (a
+    question asked of several models), also nested and past Arrow's 1 MiB default dictionary
+    page, and not the ones whose values are mostly distinct; the rows are unchanged."""
+    import pyarrow.parquet as pq
+
+    rows = 6_000
+    questions = [f"question {i}: " + "why is the sky blue? " * 64 for i in range(rows // 6)]
+    frame = pl.DataFrame(
+        {
+            "question": [questions[i % len(questions)] for i in range(rows)],
+            "options": [[questions[i % len(questions)], "B"] for i in range(rows)],
+            "response": [f"answer {i} " * 8 for i in range(rows)],
+            "score": [float(i % 3) for i in range(rows)],
+        }
+    )
+    assert frame["question"].head(rows // 6).str.len_bytes().sum() > 1 << 20
+    target = tmp_path / "out.parquet"
+    _output.write_in_slices(
+        frame.lazy(),
+        target,
+        "parquet",
+        total=rows,
+        progress=_progress.Progress(rows, stream=None),
+        slice_rows=rows // 2,
+    )
+    assert_frame_equal(pl.read_parquet(target), frame)
+    metadata = pq.read_metadata(target)
+    assert metadata.num_row_groups == 2
+    distinct_bytes = sum(len(q.encode()) for q in questions)
+    for group in range(metadata.num_row_groups):
+        row_group = metadata.row_group(group)
+        chunks = {
+            chunk.path_in_schema: chunk
+            for chunk in map(row_group.column, range(row_group.num_columns))
+        }
+        # Each question three times in a slice: stored once in the dictionary, not three times
+        # as plain values after the dictionary gave up.
+        assert chunks["question"].total_uncompressed_size < 1.5 * distinct_bytes
+        assert chunks["options.list.element"].total_uncompressed_size < 1.5 * distinct_bytes
+        assert chunks["score"].has_dictionary_page
+        assert not chunks["response"].has_dictionary_page
+
+
 def test_a_failed_write_stops_the_slices(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A slice is written while the next one is scored: a write that fails stops the run with
     its own error once the next slice is scored, and no later slice is scored or written."""

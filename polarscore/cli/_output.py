@@ -20,6 +20,7 @@ from polarscore.cli._progress import Progress, collect_with_progress
 from polarscore.exceptions import OutputFileError
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
 _OUTPUT_SUFFIXES: dict[str, OutputFormat] = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv"}
@@ -172,13 +173,69 @@ class _SliceWriter:
             schema = table.schema
             if self.metadata:
                 schema = schema.with_metadata({**(schema.metadata or {}), **self.metadata})
-            self.parquet = pq.ParquetWriter(self.out, schema, compression="zstd")
+            self.parquet = pq.ParquetWriter(
+                self.out,
+                schema,
+                compression="zstd",
+                use_dictionary=_dictionary_columns(part, schema),
+                dictionary_pagesize_limit=DICTIONARY_PAGE_BYTES,
+            )
         return functools.partial(self.parquet.write_table, table)
 
     def close(self) -> None:
         """Write the Parquet footer of a file written in several slices."""
         if self.parquet is not None:
             self.parquet.close()
+
+
+#: The largest dictionary page of a column written in slices (Arrow's default is 1 MiB).
+DICTIONARY_PAGE_BYTES = 32 << 20
+#: A text column is dictionary-encoded when at most this share of its first slice's values are
+#: distinct.
+DICTIONARY_MAX_DISTINCT = 0.5
+
+
+def _dictionary_columns(part: pl.DataFrame, schema: pa.Schema) -> list[str]:
+    """Return the Parquet leaf columns to dictionary-encode, chosen on the first slice.
+
+    Eval logs repeat long texts: the question, the prompt and the options of each item once per
+    model or epoch. Arrow's writer gives up a column's dictionary once its page reaches 1 MiB,
+    about a thousand such texts, and zstd's window is too short to find the repeats instead, so
+    the scored log came out up to four times the size of its input, and compressing the extra
+    bytes cost more CPU than scoring some of the columns. Like Polars' own writer, this keeps a
+    dictionary (with a larger page) for the text columns whose values repeat, and none for those
+    whose values are mostly distinct (the model's answers), where it is only work thrown away.
+    Every column that is not a top-level text column keeps Arrow's default: a dictionary.
+    """
+    chosen: list[str] = []
+    for field in schema:
+        dtype = part.schema[field.name]
+        if dtype in (pl.String, pl.Binary) and part.height:
+            distinct: int = part.select(pl.col(field.name).approx_n_unique()).item()
+            if distinct > DICTIONARY_MAX_DISTINCT * part.height:
+                continue
+        # The leaf columns' paths as Parquet names them ("options.list.element"): the writer
+        # takes leaves, and a nested field has one per primitive value it holds.
+        chosen.extend(_leaf_paths(field))
+    return chosen
+
+
+def _leaf_paths(field: pa.Field) -> list[str]:
+    """Return the Parquet paths of ``field``'s leaf columns, as the writer names them."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if not pa.types.is_nested(field.type):
+        return [field.name]
+    # An empty file of this one field. Not pq.write_table nor Schema.empty_table: either imports
+    # pandas, a third of a second.
+    buffer = io.BytesIO()
+    pq.ParquetWriter(buffer, pa.schema([field])).close()
+    buffer.seek(0)
+    parquet_schema = pq.read_metadata(buffer).schema
+    return [parquet_schema.column(i).path for i in range(len(parquet_schema))]
 
 
 def nested_columns(schema: pl.Schema) -> list[str]:
