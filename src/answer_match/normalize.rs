@@ -40,7 +40,7 @@
 //! below and the fuzz target compare the scan with a step-by-step port of it.
 
 use super::{block, FoldTable};
-use crate::answer_rules::year_glue;
+use crate::answer_rules::year_glue_bytes;
 use crate::answer_words::{
     is_article, may_be_listed, may_be_listed_letters, may_be_listed_shape, number_word,
 };
@@ -338,10 +338,7 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
         }
         let word = self.word();
         if word.len() > 4 && matches!(word.first(), Some(b'1' | b'2')) {
-            // Digits only, or ASCII letters after them, for `year_glue` to answer yes.
-            if let Ok(word) = std::str::from_utf8(word) {
-                self.seen.glued_year |= year_glue(word).is_some();
-            }
+            self.seen.glued_year |= year_glue_bytes(word).is_some();
         }
         true
     }
@@ -1080,10 +1077,12 @@ fn scan<const UNGLUE: bool>(
     .run();
     *buf = bytes;
     out.clear();
-    // Only whole characters were written.
-    if let Some(Ok(text)) = buf.get(..o).map(std::str::from_utf8) {
-        out.push_str(text);
-    }
+    let written = buf.get(..o).unwrap_or(&[]);
+    debug_assert!(std::str::from_utf8(written).is_ok());
+    // SAFETY: the scan writes whole characters of `s` (a `str`) and ASCII bytes only (ASCII
+    // letters lower-cased by setting bit 5, digits, `_`, spaces, a number word's digits), and
+    // moves `o` past whole characters only, so `buf[..o]` is UTF-8; checked in debug builds.
+    out.push_str(unsafe { std::str::from_utf8_unchecked(written) });
     seen
 }
 
