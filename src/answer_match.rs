@@ -319,6 +319,8 @@ struct WordAt {
     after: u64,
     /// Where the next block starts.
     next_block: usize,
+    /// The word's first two bytes as [`pair_index`] reads them (a space after the text's end).
+    pair: usize,
 }
 
 impl WordAt {
@@ -341,19 +343,25 @@ fn for_each_word(text: &[u8], mut f: impl FnMut(WordAt) -> bool) {
     let mut base = 0;
     // Whether the byte before the block is a space (the text's start counts as one).
     let mut space_before = 1u64;
-    let mut padded = [b' '; 64];
+    let mut padded = [b' '; 80];
     while let Some(rest) = text.get(base..).filter(|r| !r.is_empty()) {
         // At the end of the text, spaces after it, where no word starts (and every word ends).
-        let spaces = block::spaces(ascii::chunk_or_padded(rest, &mut padded, b' '));
+        // The block and 16 bytes after it: a word's second byte is read from the copy.
+        let chunk = ascii::chunk_or_padded(rest, &mut padded, b' ');
+        let Some(head) = chunk.first_chunk::<64>() else {
+            return;
+        };
+        let spaces = block::spaces(head);
         let mut starts = !spaces & ((spaces << 1) | space_before);
         space_before = spaces >> 63;
         while starts != 0 {
-            let k = starts.trailing_zeros() as usize;
+            let k = starts.trailing_zeros() as usize & 63;
             starts &= starts - 1;
             let word = WordAt {
                 start: base + k,
                 after: spaces >> k,
                 next_block: base + 64,
+                pair: usize::from(chunk[k]) << 8 | usize::from(chunk[k + 1]),
             };
             if !f(word) {
                 return;
@@ -607,27 +615,8 @@ impl RecallTokens {
         let first = &self.first;
         let (vocab, stem) = (&self.vocab, &mut self.stem);
         let bytes = text.as_bytes();
-        for_each_word(bytes, |w| {
-            let s = w.start;
-            let Some(&b) = bytes.get(s) else {
-                return true;
-            };
-            if let Some(pairs) = pairs {
-                // The word's first two bytes (a space after the first ends a word of one).
-                let second = bytes.get(s + 1).copied().unwrap_or(b' ');
-                let k = usize::from(b) << 8 | usize::from(second);
-                if pairs[k >> 6] & (1 << (k & 63)) == 0 {
-                    return true;
-                }
-            }
-            if by_first
-                && first
-                    .get(usize::from(b >> 6))
-                    .is_none_or(|w| w & (1 << (b & 63)) == 0)
-            {
-                return true;
-            }
-            let Some(word) = text.get(s..w.end(bytes)) else {
+        let mut take = |w: WordAt| {
+            let Some(word) = text.get(w.start..w.end(bytes)) else {
                 return true;
             };
             if is_stopword(word) {
@@ -642,7 +631,21 @@ impl RecallTokens {
                 }
             }
             missing > 0
-        });
+        };
+        match pairs {
+            // The word's first two bytes (a space after the first ends a word of one).
+            Some(pairs) => for_each_word(bytes, |w| {
+                pairs[w.pair >> 6] & (1 << (w.pair & 63)) == 0 || take(w)
+            }),
+            None => for_each_word(bytes, |w| {
+                let b = (w.pair >> 8) as u8;
+                let skip = by_first
+                    && first
+                        .get(usize::from(b >> 6))
+                        .is_none_or(|w| w & (1 << (b & 63)) == 0);
+                skip || take(w)
+            }),
+        }
     }
 
     /// The token recall of alias `k`: its tokens the response holds, over those the question
