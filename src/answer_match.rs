@@ -138,6 +138,43 @@ pub fn stem_into(t: &Tables, token: &str, prefix: Option<usize>, out: &mut Strin
         out.push_str(token);
         return;
     };
+    if token.is_ascii() {
+        stem_ascii_into(token, prefix, out);
+    } else {
+        stem_chars_into(t, token, prefix, out);
+    }
+}
+
+/// [`stem_into`] of an ASCII token (a character is a byte), with a prefix.
+#[inline]
+fn stem_ascii_into(token: &str, prefix: usize, out: &mut String) {
+    let b = token.as_bytes();
+    let n = b.len();
+    if b.first().is_some_and(u8::is_ascii_digit) {
+        out.push_str(token);
+        return;
+    }
+    // The `k`-th byte from the end (the last is 1), for `k <= n`.
+    let c = |k: usize| b.get(n - k).copied().unwrap_or(0);
+    let letter = |k: usize| c(k).is_ascii_alphabetic();
+    let (base, y) = if n >= 6 && b.ends_with(b"ies") && c(4) != b's' && letter(5) && letter(6) {
+        (n - 3, true)
+    } else if n >= 5 && c(1) == b's' && c(2) != b's' && letter(3) && letter(4) && letter(5) {
+        (n - 1, false)
+    } else if n >= 6 && b.ends_with(b"es") && c(3) != b's' && letter(4) && letter(5) && letter(6)
+    {
+        (n - 2, false)
+    } else {
+        (n, false)
+    };
+    out.push_str(token.get(..base.min(prefix)).unwrap_or(token));
+    if y && base < prefix {
+        out.push('y');
+    }
+}
+
+/// [`stem_into`] of any token, a character at a time, with a prefix.
+fn stem_chars_into(t: &Tables, token: &str, prefix: usize, out: &mut String) {
     if token.chars().next().is_some_and(|c| is_digit(t, c)) {
         out.push_str(token);
         return;
@@ -975,6 +1012,39 @@ mod tests {
         assert_eq!(stem("1000s", Some(2)), "1000s");
         assert_eq!(stem("cats", Some(6)), "cats");
         assert_eq!(stem("é", Some(6)), "é");
+    }
+
+    /// The ASCII stemmer against the character one, on tokens of every plural shape.
+    #[test]
+    fn ascii_stems_agree_with_the_character_path() {
+        let t = test_tables::install();
+        let alphabet = b"aeisy1s_zSE";
+        let mut next = crate::testing::lcg(11);
+        let mut tokens: Vec<String> = ["", "s", "es", "ies", "sies", "xies", "1ies", "a_ies"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        for _ in 0..5_000 {
+            let len = next() % 10;
+            let mut w: String = (0..len)
+                .map(|_| char::from(alphabet[next() % alphabet.len()]))
+                .collect();
+            match next() % 4 {
+                0 => w.push_str("ies"),
+                1 => w.push_str("es"),
+                2 => w.push('s'),
+                _ => {}
+            }
+            tokens.push(w);
+        }
+        for token in &tokens {
+            for prefix in 0..9 {
+                let (mut ascii, mut chars) = (String::new(), String::new());
+                stem_ascii_into(token, prefix, &mut ascii);
+                stem_chars_into(t, token, prefix, &mut chars);
+                assert_eq!(ascii, chars, "{token:?} {prefix}");
+            }
+        }
     }
 
     fn decide(response: &str, refs: &[Option<&str>], question: Option<&str>) -> Option<Decision> {
