@@ -24,11 +24,17 @@ pub(super) struct Classes {
     pub apostrophe: u64,
 }
 
-/// The classes of the 64 bytes of `block`; `upper` is filled only when `UPPER`.
+/// The classes of the 64 bytes of `block`; `upper` is filled only when `UPPER`. With AVX2
+/// where the processor has it (32 bytes at a time: about half the SSE2 version's
+/// instructions, with the call), else SSE2.
 #[inline(always)]
 pub(super) fn classify<const UPPER: bool>(block: &[u8; 64]) -> Classes {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2, which is all the function needs.
+            return unsafe { avx2::classify::<UPPER>(block) };
+        }
         sse2::classify::<UPPER>(block)
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
@@ -210,6 +216,64 @@ mod sse2 {
     }
 }
 
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod avx2 {
+    //! [`super::classify`] with AVX2, compiled for it whatever the build's target and called
+    //! only when the processor has it.
+    use super::Classes;
+    use std::arch::x86_64::*;
+
+    /// The bytes of `v` in `lo..=hi` (both below 0x80): a byte of 0x80 or more is negative as
+    /// a signed byte, below `lo`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn in_range(v: __m256i, lo: u8, hi: u8) -> __m256i {
+        let above = _mm256_cmpgt_epi8(v, _mm256_set1_epi8(lo as i8 - 1));
+        let below = _mm256_cmpgt_epi8(_mm256_set1_epi8(hi as i8 + 1), v);
+        _mm256_and_si256(above, below)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn equal(v: __m256i, x: u8) -> __m256i {
+        _mm256_cmpeq_epi8(v, _mm256_set1_epi8(x as i8))
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn bits(m: __m256i) -> u64 {
+        u64::from(_mm256_movemask_epi8(m) as u32)
+    }
+
+    /// See [`super::classify`].
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn classify<const UPPER: bool>(block: &[u8; 64]) -> Classes {
+        let mut out = Classes::default();
+        for (k, half) in block.chunks_exact(32).enumerate() {
+            // SAFETY: each half holds 32 bytes, which an unaligned load reads.
+            let v = unsafe { _mm256_loadu_si256(half.as_ptr().cast()) };
+            let shift = 32 * k as u32;
+            let letter = in_range(_mm256_or_si256(v, _mm256_set1_epi8(0x20)), b'a', b'z');
+            out.letter |= bits(letter) << shift;
+            out.digit |= bits(in_range(v, b'0', b'9')) << shift;
+            // `bits(v)`: the bytes of 0x80 or more.
+            let underscore = bits(equal(v, b'_'));
+            out.underscore |= underscore << shift;
+            out.word |= (underscore | bits(v)) << shift;
+            out.dot |= bits(equal(v, b'.')) << shift;
+            out.comma |= bits(equal(v, b',')) << shift;
+            out.apostrophe |= bits(equal(v, b'\'')) << shift;
+            if UPPER {
+                out.upper |= bits(in_range(v, b'A', b'Z')) << shift;
+            }
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,6 +290,17 @@ mod tests {
             }
             assert_eq!(classify::<true>(&block), classify_bytes::<true>(&block));
             assert_eq!(classify::<false>(&block), classify_bytes::<false>(&block));
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            assert_eq!(sse2::classify::<true>(&block), classify_bytes::<true>(&block));
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the processor has AVX2.
+                let avx2 = unsafe { avx2::classify::<true>(&block) };
+                assert_eq!(avx2, classify_bytes::<true>(&block));
+                // SAFETY: as above.
+                let avx2 = unsafe { avx2::classify::<false>(&block) };
+                assert_eq!(avx2, classify_bytes::<false>(&block));
+            }
             assert_eq!(spaces(&block), spaces_bytes(&block));
             assert_eq!(cases(&block), cases_bytes(&block));
         }
@@ -263,6 +338,8 @@ mod tests {
         for chunk in all.chunks_exact(64) {
             let block: &[u8; 64] = chunk.try_into().unwrap();
             assert_eq!(classify::<true>(block), classify_bytes::<true>(block));
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            assert_eq!(sse2::classify::<true>(block), classify_bytes::<true>(block));
         }
     }
 }
