@@ -105,6 +105,19 @@ fn spaces_bytes(block: &[u8; 64]) -> u64 {
 /// upper-case one (`isIdaho`), 64 bytes at a time: the lower-case mask of each block, moved one
 /// byte on, meets its upper-case mask.
 pub(crate) fn lower_before_upper(bytes: &[u8]) -> bool {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2, which is all the function needs.
+            return unsafe { avx2::lower_before_upper(bytes) };
+        }
+    }
+    lower_before_upper_by(bytes, cases)
+}
+
+/// [`lower_before_upper`] with `cases` giving a block's lower-case and upper-case letters.
+#[inline(always)]
+fn lower_before_upper_by(bytes: &[u8], cases: impl Fn(&[u8; 64]) -> (u64, u64)) -> bool {
     // Bit 0 set when the byte before the block was lower-case.
     let mut carry = 0u64;
     let mut chunks = bytes.chunks_exact(64);
@@ -245,6 +258,30 @@ mod avx2 {
         u64::from(_mm256_movemask_epi8(m) as u32)
     }
 
+    /// The lower-case and upper-case letters of a block.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn cases(block: &[u8; 64]) -> (u64, u64) {
+        let (mut lower, mut upper) = (0, 0);
+        for (k, half) in block.chunks_exact(32).enumerate() {
+            // SAFETY: each half holds 32 bytes, which an unaligned load reads.
+            let v = unsafe { _mm256_loadu_si256(half.as_ptr().cast()) };
+            let shift = 32 * k as u32;
+            lower |= bits(in_range(v, b'a', b'z')) << shift;
+            upper |= bits(in_range(v, b'A', b'Z')) << shift;
+        }
+        (lower, upper)
+    }
+
+    /// See [`super::lower_before_upper`].
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn lower_before_upper(bytes: &[u8]) -> bool {
+        super::lower_before_upper_by(bytes, |block| cases(block))
+    }
+
     /// See [`super::classify`].
     ///
     /// # Safety
@@ -300,6 +337,8 @@ mod tests {
                 // SAFETY: as above.
                 let avx2 = unsafe { avx2::classify::<false>(&block) };
                 assert_eq!(avx2, classify_bytes::<false>(&block));
+                // SAFETY: as above.
+                assert_eq!(unsafe { avx2::cases(&block) }, cases_bytes(&block));
             }
             assert_eq!(spaces(&block), spaces_bytes(&block));
             assert_eq!(cases(&block), cases_bytes(&block));
@@ -322,6 +361,11 @@ mod tests {
                 };
                 assert_eq!(
                     lower_before_upper(&text),
+                    crate::ascii::lower_before_upper(&text),
+                    "{text:?}"
+                );
+                assert_eq!(
+                    lower_before_upper_by(&text, cases_bytes),
                     crate::ascii::lower_before_upper(&text),
                     "{text:?}"
                 );
