@@ -503,6 +503,9 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
         let b = self.b;
         let mut o = self.o;
         let mut padded: [u8; 80];
+        // The block as its words are written (see `block::classify`), and 16 bytes after it
+        // that no taken word reaches: a word's 16-byte load from any start stays inside.
+        let mut written = [0u8; 80];
         loop {
             let rest = b.get(i..).unwrap_or(&[]);
             if rest.len() < BLOCK_MIN {
@@ -521,10 +524,12 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
                     &padded
                 }
             };
-            let Some(head) = src.first_chunk::<64>() else {
+            let (Some(head), Some(lowered)) =
+                (src.first_chunk::<64>(), written.first_chunk_mut::<64>())
+            else {
                 break;
             };
-            let c = block::classify::<UNGLUE>(head);
+            let c = block::classify::<UNGLUE>(head, lowered);
             let (letters, digits) = (c.letter, c.digit);
             let after_letter = letters << 1;
             let after_digit = digits << 1;
@@ -551,14 +556,18 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
             // 64 when the block has none.
             let h = hard.trailing_zeros() as usize;
             let runs = letters | digits | c.underscore | joined;
+            // A joining dot is written as `_` (an underscore already is).
+            let mut fix = joined;
+            while fix != 0 {
+                written[fix.trailing_zeros() as usize & 63] = b'_';
+                fix &= fix - 1;
+            }
             let mut words = BlockWords {
                 starts: runs & !(runs << 1),
                 // A word's last byte (one in the block's last byte counts, and the word is
                 // then not taken: its end is not known).
                 lasts: runs & !(runs >> 1),
                 h,
-                // The bytes written as `_`: the underscores and the joining dots.
-                fix: c.underscore | joined,
             };
             // Where the next block starts: the first word not taken, or the first hard byte.
             let stop = loop {
@@ -570,7 +579,7 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
                 else {
                     break 0;
                 };
-                match words.write_plain(out, src, 0) {
+                match words.write_plain(out, &written, 0) {
                     (to, Taken::All) => {
                         o += to;
                         break h;
@@ -730,8 +739,6 @@ struct BlockWords {
     starts: u64,
     lasts: u64,
     h: usize,
-    /// The bytes of the words to write as `_` (which bit 5 would not leave alone).
-    fix: u64,
 }
 
 /// How far [`BlockWords::write_plain`] went.
@@ -746,16 +753,16 @@ enum Taken {
 }
 
 impl BlockWords {
-    /// Write the block's words from `src` to `out` at `o` (lower-cased, each followed by a
-    /// space) until one it cannot write, or one that needs the scan's end of a word; articles
-    /// are left out. Return where the output ends and how far it went.
+    /// Write the block's words from `src` (the block as its words are written, every byte
+    /// after a word a space) to `out` at `o`, each with the space after it, until one it cannot
+    /// write, or one that needs the scan's end of a word; articles are left out. Return where
+    /// the output ends and how far it went.
     ///
     /// The words of a block and their spaces take at most 96 bytes, and each is written with
-    /// one 16-byte store (more for a word longer than 16 bytes), so every store falls inside
+    /// one 16-byte store (more for a word of 16 bytes or more), so every store falls inside
     /// `out`: the indices are masked to say so, which spares the bounds checks.
     #[inline(always)]
     fn write_plain(&mut self, out: &mut [u8; 144], src: &[u8; 80], mut o: usize) -> (usize, Taken) {
-        const LOWER: u128 = u128::MAX / 255 * 0x20;
         while self.starts != 0 {
             let s = self.starts.trailing_zeros() as usize;
             let e = self.lasts.trailing_zeros() as usize + 1;
@@ -765,21 +772,14 @@ impl BlockWords {
             self.starts &= self.starts - 1;
             self.lasts &= self.lasts - 1;
             let n = e - s;
-            // Setting bit 5 lowers a capital and leaves a small letter or a digit as it is.
-            let head = load16_at(src, s & 63) | LOWER;
+            // The word and the space after it.
+            let head = load16_at(src, s & 63);
             store16_at(out, o & 127, head);
-            if n > 16 {
+            if n >= 16 {
                 copy_rest(out, src, s, o, n);
             }
-            if self.fix != 0 {
-                let mut fix = (self.fix >> s) & ((1u64 << n) - 1);
-                while fix != 0 {
-                    out[(o + fix.trailing_zeros() as usize) & 127] = b'_';
-                    fix &= fix - 1;
-                }
-            }
             let first = head as u8;
-            let last = src[(e - 1) & 63] | 0x20;
+            let last = src[(e - 1) & 63];
             // A word that may be listed, or a number that may be a glued year.
             if may_be_listed_letters(n, first, last) {
                 // The articles, inline: `a`, `an`, `the`.
@@ -795,22 +795,20 @@ impl BlockWords {
                 // A number word, or a number that may be a glued year.
                 return (o, Taken::Special(n));
             }
-            out[(o + n) & 127] = b' ';
             o += n + 1;
         }
         (o, Taken::All)
     }
 }
 
-/// The bytes of a word of `n` bytes (more than 16) from `src` at `s` to `out` at `o` after its
-/// first 16, 16 at a time (lower-cased as [`BlockWords::write_plain`] does).
+/// The bytes of a word of `n` bytes (16 or more) and the space after it from `src` at `s` to
+/// `out` at `o` after their first 16, 16 at a time.
 #[cold]
 #[inline(never)]
 fn copy_rest(out: &mut [u8; 144], src: &[u8; 80], s: usize, o: usize, n: usize) {
-    const LOWER: u128 = u128::MAX / 255 * 0x20;
     let mut k = 16;
-    while k < n {
-        store16_at(out, (o + k) & 127, load16_at(src, (s + k) & 63) | LOWER);
+    while k <= n {
+        store16_at(out, (o + k) & 127, load16_at(src, (s + k) & 63));
         k += 16;
     }
 }
@@ -1319,6 +1317,26 @@ mod tests {
                     "ab ".repeat(pad / 3)
                 );
                 check(&text);
+            }
+        }
+    }
+
+    /// Words of 1 to 63 bytes (of letters, digits, `_` and joining dots) at every offset of
+    /// a block: the block path writes a word and the space after it 16 bytes at a time, so
+    /// lengths of 15, 16, 17, 31, 32, 33, 47, 48 and 49 end on either side of a store.
+    #[test]
+    fn words_of_every_length_at_every_offset() {
+        for len in 1..64 {
+            for (k, shape) in ["Ab", "x_", "9", "1.5"].iter().enumerate() {
+                let word: String = shape.chars().cycle().take(len).collect();
+                for pad in 0..66 {
+                    let text = format!(
+                        "{} {word}, more words, {word}. And then words after them {}",
+                        "w".repeat(pad),
+                        "z".repeat(k)
+                    );
+                    check(&text);
+                }
             }
         }
     }
