@@ -31,8 +31,9 @@
 //! and lower-casing keep ASCII in ASCII); runs of ASCII letters are copied eight bytes at a
 //! time, and a word of letters between plain separators (a space, most punctuation) is read
 //! with one eight-byte load, without the class dispatch (`Scan::short_words`); any other text is first folded and lower-cased into a
-//! buffer with the interpreter's tables (Python's final-sigma rule included), which the same
-//! scan then reads. `answer_match`'s glued-word rule normalises the response with a space
+//! buffer with the interpreter's tables (Python's final-sigma rule included; its ASCII letters
+//! are copied as they are, which the scan lower-cases as it reads them), which the same scan
+//! then reads. `answer_match`'s glued-word rule normalises the response with a space
 //! between each lower-case ASCII letter and an upper-case one that follows (`unglue_into`):
 //! the scan inserts that space where it reads the pair, instead of copying the text first.
 //!
@@ -932,7 +933,8 @@ impl Normalizer {
     }
 
     /// `L` of `text` (not ASCII) into `self.lowered`: each character folded, then lower-cased,
-    /// with a space inserted where `unglue` asks.
+    /// with a space inserted where `unglue` asks; but ASCII letters are left as they are, since
+    /// the scan lower-cases them as it reads them (as it does those of an ASCII text).
     fn lower_folded(&mut self, t: &Tables, fold: Option<&FoldTable>, unglue: bool, text: &str) {
         let l = &mut self.lowered;
         l.clear();
@@ -943,7 +945,7 @@ impl Normalizer {
         while i < bytes.len() {
             let ascii_end = i + ascii_prefix_len(bytes.get(i..).unwrap_or(&[]));
             if ascii_end > i {
-                push_ascii_lower(l, text.get(i..ascii_end).unwrap_or(""), unglue);
+                push_ascii(l, text.get(i..ascii_end).unwrap_or(""), unglue);
                 i = ascii_end;
                 continue;
             }
@@ -1021,15 +1023,11 @@ impl Normalizer {
     }
 }
 
-/// Append an ASCII stretch lower-cased, with a space before each upper-case letter that follows
-/// a lower-case one when `unglue`.
-fn push_ascii_lower(l: &mut String, s: &str, unglue: bool) {
+/// Append an ASCII stretch, with a space before each upper-case letter that follows a
+/// lower-case one when `unglue`.
+fn push_ascii(l: &mut String, s: &str, unglue: bool) {
     if !unglue {
-        let start = l.len();
         l.push_str(s);
-        if let Some(added) = l.get_mut(start..) {
-            added.make_ascii_lowercase();
-        }
         return;
     }
     // The stretch in pieces, each ending before an upper-case letter after a lower-case one.
@@ -1039,12 +1037,12 @@ fn push_ascii_lower(l: &mut String, s: &str, unglue: bool) {
         if bytes.get(k).is_some_and(u8::is_ascii_uppercase)
             && bytes.get(k - 1).is_some_and(u8::is_ascii_lowercase)
         {
-            push_ascii_lower(l, s.get(from..k).unwrap_or(""), false);
+            l.push_str(s.get(from..k).unwrap_or(""));
             l.push(' ');
             from = k;
         }
     }
-    push_ascii_lower(l, s.get(from..).unwrap_or(""), false);
+    l.push_str(s.get(from..).unwrap_or(""));
 }
 
 fn scan<const UNGLUE: bool>(
@@ -1334,6 +1332,28 @@ mod tests {
                         "{} {word}, more words, {word}. And then words after them {}",
                         "w".repeat(pad),
                         "z".repeat(k)
+                    );
+                    check(&text);
+                }
+            }
+        }
+    }
+
+    /// A text that is not ASCII keeps its ASCII letters' case in `L` (the scan lowers them):
+    /// capitals in every rewrite's place, before and after a non-ASCII character, in the
+    /// byte scan and in blocks.
+    #[test]
+    fn capitals_in_texts_that_are_not_ascii() {
+        let pieces = [
+            "THE", "A", "An", "TWO", "Twenty", "1ST", "2Nd", "JOHN'S", "DOG'S.", "U.S.", "X2",
+            "B1.5", "1,000", "ŽIVOT", "Éa", "aÉ", "isIdaho", "MIT's", "The_X", "ΣΑΣ", "A.",
+        ];
+        for (k, piece) in pieces.iter().enumerate() {
+            for other in pieces.iter().skip(k % 5).step_by(5) {
+                for pad in [0, 7, 40, 70] {
+                    let text = format!(
+                        "{piece} é {other} {} {piece}, {other}. ZÜRICH {piece}",
+                        "Word ".repeat(pad / 5)
                     );
                     check(&text);
                 }
