@@ -161,8 +161,7 @@ fn stem_ascii_into(token: &str, prefix: usize, out: &mut String) {
         (n - 3, true)
     } else if n >= 5 && c(1) == b's' && c(2) != b's' && letter(3) && letter(4) && letter(5) {
         (n - 1, false)
-    } else if n >= 6 && b.ends_with(b"es") && c(3) != b's' && letter(4) && letter(5) && letter(6)
-    {
+    } else if n >= 6 && b.ends_with(b"es") && c(3) != b's' && letter(4) && letter(5) && letter(6) {
         (n - 2, false)
     } else {
         (n, false)

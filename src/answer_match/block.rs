@@ -231,10 +231,8 @@ mod sse2 {
             unsafe {
                 let keep = _mm_or_si128(_mm_or_si128(letter, digit), under);
                 let lowered = _mm_or_si128(v, _mm_and_si128(letter, twenty));
-                let written = _mm_or_si128(
-                    _mm_and_si128(keep, lowered),
-                    _mm_andnot_si128(keep, twenty),
-                );
+                let written =
+                    _mm_or_si128(_mm_and_si128(keep, lowered), _mm_andnot_si128(keep, twenty));
                 _mm_storeu_si128(to.as_mut_ptr().cast(), written);
             }
             let shift = 16 * k as u32;
