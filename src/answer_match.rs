@@ -138,6 +138,42 @@ pub fn stem_into(t: &Tables, token: &str, prefix: Option<usize>, out: &mut Strin
         out.push_str(token);
         return;
     };
+    if token.is_ascii() {
+        stem_ascii_into(token, prefix, out);
+    } else {
+        stem_chars_into(t, token, prefix, out);
+    }
+}
+
+/// [`stem_into`] of an ASCII token (a character is a byte), with a prefix.
+#[inline]
+fn stem_ascii_into(token: &str, prefix: usize, out: &mut String) {
+    let b = token.as_bytes();
+    let n = b.len();
+    if b.first().is_some_and(u8::is_ascii_digit) {
+        out.push_str(token);
+        return;
+    }
+    // The `k`-th byte from the end (the last is 1), for `k <= n`.
+    let c = |k: usize| b.get(n - k).copied().unwrap_or(0);
+    let letter = |k: usize| c(k).is_ascii_alphabetic();
+    let (base, y) = if n >= 6 && b.ends_with(b"ies") && c(4) != b's' && letter(5) && letter(6) {
+        (n - 3, true)
+    } else if n >= 5 && c(1) == b's' && c(2) != b's' && letter(3) && letter(4) && letter(5) {
+        (n - 1, false)
+    } else if n >= 6 && b.ends_with(b"es") && c(3) != b's' && letter(4) && letter(5) && letter(6) {
+        (n - 2, false)
+    } else {
+        (n, false)
+    };
+    out.push_str(token.get(..base.min(prefix)).unwrap_or(token));
+    if y && base < prefix {
+        out.push('y');
+    }
+}
+
+/// [`stem_into`] of any token, a character at a time, with a prefix.
+fn stem_chars_into(t: &Tables, token: &str, prefix: usize, out: &mut String) {
     if token.chars().next().is_some_and(|c| is_digit(t, c)) {
         out.push_str(token);
         return;
@@ -319,6 +355,8 @@ struct WordAt {
     after: u64,
     /// Where the next block starts.
     next_block: usize,
+    /// The word's first two bytes as [`pair_index`] reads them (a space after the text's end).
+    pair: usize,
 }
 
 impl WordAt {
@@ -341,19 +379,25 @@ fn for_each_word(text: &[u8], mut f: impl FnMut(WordAt) -> bool) {
     let mut base = 0;
     // Whether the byte before the block is a space (the text's start counts as one).
     let mut space_before = 1u64;
-    let mut padded = [b' '; 64];
+    let mut padded = [b' '; 80];
     while let Some(rest) = text.get(base..).filter(|r| !r.is_empty()) {
         // At the end of the text, spaces after it, where no word starts (and every word ends).
-        let spaces = block::spaces(ascii::chunk_or_padded(rest, &mut padded, b' '));
+        // The block and 16 bytes after it: a word's second byte is read from the copy.
+        let chunk = ascii::chunk_or_padded(rest, &mut padded, b' ');
+        let Some(head) = chunk.first_chunk::<64>() else {
+            return;
+        };
+        let spaces = block::spaces(head);
         let mut starts = !spaces & ((spaces << 1) | space_before);
         space_before = spaces >> 63;
         while starts != 0 {
-            let k = starts.trailing_zeros() as usize;
+            let k = starts.trailing_zeros() as usize & 63;
             starts &= starts - 1;
             let word = WordAt {
                 start: base + k,
                 after: spaces >> k,
                 next_block: base + 64,
+                pair: usize::from(chunk[k]) << 8 | usize::from(chunk[k + 1]),
             };
             if !f(word) {
                 return;
@@ -607,27 +651,8 @@ impl RecallTokens {
         let first = &self.first;
         let (vocab, stem) = (&self.vocab, &mut self.stem);
         let bytes = text.as_bytes();
-        for_each_word(bytes, |w| {
-            let s = w.start;
-            let Some(&b) = bytes.get(s) else {
-                return true;
-            };
-            if let Some(pairs) = pairs {
-                // The word's first two bytes (a space after the first ends a word of one).
-                let second = bytes.get(s + 1).copied().unwrap_or(b' ');
-                let k = usize::from(b) << 8 | usize::from(second);
-                if pairs[k >> 6] & (1 << (k & 63)) == 0 {
-                    return true;
-                }
-            }
-            if by_first
-                && first
-                    .get(usize::from(b >> 6))
-                    .is_none_or(|w| w & (1 << (b & 63)) == 0)
-            {
-                return true;
-            }
-            let Some(word) = text.get(s..w.end(bytes)) else {
+        let mut take = |w: WordAt| {
+            let Some(word) = text.get(w.start..w.end(bytes)) else {
                 return true;
             };
             if is_stopword(word) {
@@ -642,7 +667,21 @@ impl RecallTokens {
                 }
             }
             missing > 0
-        });
+        };
+        match pairs {
+            // The word's first two bytes (a space after the first ends a word of one).
+            Some(pairs) => for_each_word(bytes, |w| {
+                pairs[w.pair >> 6] & (1 << (w.pair & 63)) == 0 || take(w)
+            }),
+            None => for_each_word(bytes, |w| {
+                let b = (w.pair >> 8) as u8;
+                let skip = by_first
+                    && first
+                        .get(usize::from(b >> 6))
+                        .is_none_or(|w| w & (1 << (b & 63)) == 0);
+                skip || take(w)
+            }),
+        }
     }
 
     /// The token recall of alias `k`: its tokens the response holds, over those the question
@@ -972,6 +1011,39 @@ mod tests {
         assert_eq!(stem("1000s", Some(2)), "1000s");
         assert_eq!(stem("cats", Some(6)), "cats");
         assert_eq!(stem("é", Some(6)), "é");
+    }
+
+    /// The ASCII stemmer against the character one, on tokens of every plural shape.
+    #[test]
+    fn ascii_stems_agree_with_the_character_path() {
+        let t = test_tables::install();
+        let alphabet = b"aeisy1s_zSE";
+        let mut next = crate::testing::lcg(11);
+        let mut tokens: Vec<String> = ["", "s", "es", "ies", "sies", "xies", "1ies", "a_ies"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        for _ in 0..5_000 {
+            let len = next() % 10;
+            let mut w: String = (0..len)
+                .map(|_| char::from(alphabet[next() % alphabet.len()]))
+                .collect();
+            match next() % 4 {
+                0 => w.push_str("ies"),
+                1 => w.push_str("es"),
+                2 => w.push('s'),
+                _ => {}
+            }
+            tokens.push(w);
+        }
+        for token in &tokens {
+            for prefix in 0..9 {
+                let (mut ascii, mut chars) = (String::new(), String::new());
+                stem_ascii_into(token, prefix, &mut ascii);
+                stem_chars_into(t, token, prefix, &mut chars);
+                assert_eq!(ascii, chars, "{token:?} {prefix}");
+            }
+        }
     }
 
     fn decide(response: &str, refs: &[Option<&str>], question: Option<&str>) -> Option<Decision> {

@@ -151,7 +151,11 @@ pub fn has_glued_words(text: &str) -> bool {
 /// Where a normalised word splits into a year and a glued citation marker or word: `Some(4)` for
 /// `193912` (`1939 12`) and `2011as` (`2011 as`), else `None`.
 pub(crate) fn year_glue(word: &str) -> Option<usize> {
-    let b = word.as_bytes();
+    year_glue_bytes(word.as_bytes())
+}
+
+/// [`year_glue`] of a word's bytes (any bytes: a match is ASCII).
+pub(crate) fn year_glue_bytes(b: &[u8]) -> Option<usize> {
     let year = b.len() > 4
         && b.iter().take(4).all(u8::is_ascii_digit)
         && (b.first() == Some(&b'1') || b.get(..2) == Some(b"20"));

@@ -31,8 +31,9 @@
 //! and lower-casing keep ASCII in ASCII); runs of ASCII letters are copied eight bytes at a
 //! time, and a word of letters between plain separators (a space, most punctuation) is read
 //! with one eight-byte load, without the class dispatch (`Scan::short_words`); any other text is first folded and lower-cased into a
-//! buffer with the interpreter's tables (Python's final-sigma rule included), which the same
-//! scan then reads. `answer_match`'s glued-word rule normalises the response with a space
+//! buffer with the interpreter's tables (Python's final-sigma rule included; its ASCII letters
+//! are copied as they are, which the scan lower-cases as it reads them), which the same scan
+//! then reads. `answer_match`'s glued-word rule normalises the response with a space
 //! between each lower-case ASCII letter and an upper-case one that follows (`unglue_into`):
 //! the scan inserts that space where it reads the pair, instead of copying the text first.
 //!
@@ -40,7 +41,7 @@
 //! below and the fuzz target compare the scan with a step-by-step port of it.
 
 use super::{block, FoldTable};
-use crate::answer_rules::year_glue;
+use crate::answer_rules::year_glue_bytes;
 use crate::answer_words::{
     is_article, may_be_listed, may_be_listed_letters, may_be_listed_shape, number_word,
 };
@@ -338,10 +339,7 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
         }
         let word = self.word();
         if word.len() > 4 && matches!(word.first(), Some(b'1' | b'2')) {
-            // Digits only, or ASCII letters after them, for `year_glue` to answer yes.
-            if let Ok(word) = std::str::from_utf8(word) {
-                self.seen.glued_year |= year_glue(word).is_some();
-            }
+            self.seen.glued_year |= year_glue_bytes(word).is_some();
         }
         true
     }
@@ -506,6 +504,9 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
         let b = self.b;
         let mut o = self.o;
         let mut padded: [u8; 80];
+        // The block as its words are written (see `block::classify`), and 16 bytes after it
+        // that no taken word reaches: a word's 16-byte load from any start stays inside.
+        let mut written = [0u8; 80];
         loop {
             let rest = b.get(i..).unwrap_or(&[]);
             if rest.len() < BLOCK_MIN {
@@ -524,10 +525,12 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
                     &padded
                 }
             };
-            let Some(head) = src.first_chunk::<64>() else {
+            let (Some(head), Some(lowered)) =
+                (src.first_chunk::<64>(), written.first_chunk_mut::<64>())
+            else {
                 break;
             };
-            let c = block::classify::<UNGLUE>(head);
+            let c = block::classify::<UNGLUE>(head, lowered);
             let (letters, digits) = (c.letter, c.digit);
             let after_letter = letters << 1;
             let after_digit = digits << 1;
@@ -554,14 +557,18 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
             // 64 when the block has none.
             let h = hard.trailing_zeros() as usize;
             let runs = letters | digits | c.underscore | joined;
+            // A joining dot is written as `_` (an underscore already is).
+            let mut fix = joined;
+            while fix != 0 {
+                written[fix.trailing_zeros() as usize & 63] = b'_';
+                fix &= fix - 1;
+            }
             let mut words = BlockWords {
                 starts: runs & !(runs << 1),
                 // A word's last byte (one in the block's last byte counts, and the word is
                 // then not taken: its end is not known).
                 lasts: runs & !(runs >> 1),
                 h,
-                // The bytes written as `_`: the underscores and the joining dots.
-                fix: c.underscore | joined,
             };
             // Where the next block starts: the first word not taken, or the first hard byte.
             let stop = loop {
@@ -573,7 +580,7 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
                 else {
                     break 0;
                 };
-                match words.write_plain(out, src, 0) {
+                match words.write_plain(out, &written, 0) {
                     (to, Taken::All) => {
                         o += to;
                         break h;
@@ -733,8 +740,6 @@ struct BlockWords {
     starts: u64,
     lasts: u64,
     h: usize,
-    /// The bytes of the words to write as `_` (which bit 5 would not leave alone).
-    fix: u64,
 }
 
 /// How far [`BlockWords::write_plain`] went.
@@ -749,16 +754,16 @@ enum Taken {
 }
 
 impl BlockWords {
-    /// Write the block's words from `src` to `out` at `o` (lower-cased, each followed by a
-    /// space) until one it cannot write, or one that needs the scan's end of a word; articles
-    /// are left out. Return where the output ends and how far it went.
+    /// Write the block's words from `src` (the block as its words are written, every byte
+    /// after a word a space) to `out` at `o`, each with the space after it, until one it cannot
+    /// write, or one that needs the scan's end of a word; articles are left out. Return where
+    /// the output ends and how far it went.
     ///
     /// The words of a block and their spaces take at most 96 bytes, and each is written with
-    /// one 16-byte store (more for a word longer than 16 bytes), so every store falls inside
+    /// one 16-byte store (more for a word of 16 bytes or more), so every store falls inside
     /// `out`: the indices are masked to say so, which spares the bounds checks.
     #[inline(always)]
     fn write_plain(&mut self, out: &mut [u8; 144], src: &[u8; 80], mut o: usize) -> (usize, Taken) {
-        const LOWER: u128 = u128::MAX / 255 * 0x20;
         while self.starts != 0 {
             let s = self.starts.trailing_zeros() as usize;
             let e = self.lasts.trailing_zeros() as usize + 1;
@@ -768,21 +773,14 @@ impl BlockWords {
             self.starts &= self.starts - 1;
             self.lasts &= self.lasts - 1;
             let n = e - s;
-            // Setting bit 5 lowers a capital and leaves a small letter or a digit as it is.
-            let head = load16_at(src, s & 63) | LOWER;
+            // The word and the space after it.
+            let head = load16_at(src, s & 63);
             store16_at(out, o & 127, head);
-            if n > 16 {
+            if n >= 16 {
                 copy_rest(out, src, s, o, n);
             }
-            if self.fix != 0 {
-                let mut fix = (self.fix >> s) & ((1u64 << n) - 1);
-                while fix != 0 {
-                    out[(o + fix.trailing_zeros() as usize) & 127] = b'_';
-                    fix &= fix - 1;
-                }
-            }
             let first = head as u8;
-            let last = src[(e - 1) & 63] | 0x20;
+            let last = src[(e - 1) & 63];
             // A word that may be listed, or a number that may be a glued year.
             if may_be_listed_letters(n, first, last) {
                 // The articles, inline: `a`, `an`, `the`.
@@ -798,22 +796,20 @@ impl BlockWords {
                 // A number word, or a number that may be a glued year.
                 return (o, Taken::Special(n));
             }
-            out[(o + n) & 127] = b' ';
             o += n + 1;
         }
         (o, Taken::All)
     }
 }
 
-/// The bytes of a word of `n` bytes (more than 16) from `src` at `s` to `out` at `o` after its
-/// first 16, 16 at a time (lower-cased as [`BlockWords::write_plain`] does).
+/// The bytes of a word of `n` bytes (16 or more) and the space after it from `src` at `s` to
+/// `out` at `o` after their first 16, 16 at a time.
 #[cold]
 #[inline(never)]
 fn copy_rest(out: &mut [u8; 144], src: &[u8; 80], s: usize, o: usize, n: usize) {
-    const LOWER: u128 = u128::MAX / 255 * 0x20;
     let mut k = 16;
-    while k < n {
-        store16_at(out, (o + k) & 127, load16_at(src, (s + k) & 63) | LOWER);
+    while k <= n {
+        store16_at(out, (o + k) & 127, load16_at(src, (s + k) & 63));
         k += 16;
     }
 }
@@ -937,7 +933,8 @@ impl Normalizer {
     }
 
     /// `L` of `text` (not ASCII) into `self.lowered`: each character folded, then lower-cased,
-    /// with a space inserted where `unglue` asks.
+    /// with a space inserted where `unglue` asks; but ASCII letters are left as they are, since
+    /// the scan lower-cases them as it reads them (as it does those of an ASCII text).
     fn lower_folded(&mut self, t: &Tables, fold: Option<&FoldTable>, unglue: bool, text: &str) {
         let l = &mut self.lowered;
         l.clear();
@@ -948,7 +945,7 @@ impl Normalizer {
         while i < bytes.len() {
             let ascii_end = i + ascii_prefix_len(bytes.get(i..).unwrap_or(&[]));
             if ascii_end > i {
-                push_ascii_lower(l, text.get(i..ascii_end).unwrap_or(""), unglue);
+                push_ascii(l, text.get(i..ascii_end).unwrap_or(""), unglue);
                 i = ascii_end;
                 continue;
             }
@@ -1026,15 +1023,11 @@ impl Normalizer {
     }
 }
 
-/// Append an ASCII stretch lower-cased, with a space before each upper-case letter that follows
-/// a lower-case one when `unglue`.
-fn push_ascii_lower(l: &mut String, s: &str, unglue: bool) {
+/// Append an ASCII stretch, with a space before each upper-case letter that follows a
+/// lower-case one when `unglue`.
+fn push_ascii(l: &mut String, s: &str, unglue: bool) {
     if !unglue {
-        let start = l.len();
         l.push_str(s);
-        if let Some(added) = l.get_mut(start..) {
-            added.make_ascii_lowercase();
-        }
         return;
     }
     // The stretch in pieces, each ending before an upper-case letter after a lower-case one.
@@ -1044,12 +1037,12 @@ fn push_ascii_lower(l: &mut String, s: &str, unglue: bool) {
         if bytes.get(k).is_some_and(u8::is_ascii_uppercase)
             && bytes.get(k - 1).is_some_and(u8::is_ascii_lowercase)
         {
-            push_ascii_lower(l, s.get(from..k).unwrap_or(""), false);
+            l.push_str(s.get(from..k).unwrap_or(""));
             l.push(' ');
             from = k;
         }
     }
-    push_ascii_lower(l, s.get(from..).unwrap_or(""), false);
+    l.push_str(s.get(from..).unwrap_or(""));
 }
 
 fn scan<const UNGLUE: bool>(
@@ -1080,10 +1073,12 @@ fn scan<const UNGLUE: bool>(
     .run();
     *buf = bytes;
     out.clear();
-    // Only whole characters were written.
-    if let Some(Ok(text)) = buf.get(..o).map(std::str::from_utf8) {
-        out.push_str(text);
-    }
+    let written = buf.get(..o).unwrap_or(&[]);
+    debug_assert!(std::str::from_utf8(written).is_ok());
+    // SAFETY: the scan writes whole characters of `s` (a `str`) and ASCII bytes only (ASCII
+    // letters lower-cased by setting bit 5, digits, `_`, spaces, a number word's digits), and
+    // moves `o` past whole characters only, so `buf[..o]` is UTF-8; checked in debug builds.
+    out.push_str(unsafe { std::str::from_utf8_unchecked(written) });
     seen
 }
 
@@ -1320,6 +1315,48 @@ mod tests {
                     "ab ".repeat(pad / 3)
                 );
                 check(&text);
+            }
+        }
+    }
+
+    /// Words of 1 to 63 bytes (of letters, digits, `_` and joining dots) at every offset of
+    /// a block: the block path writes a word and the space after it 16 bytes at a time, so
+    /// lengths of 15, 16, 17, 31, 32, 33, 47, 48 and 49 end on either side of a store.
+    #[test]
+    fn words_of_every_length_at_every_offset() {
+        for len in 1..64 {
+            for (k, shape) in ["Ab", "x_", "9", "1.5"].iter().enumerate() {
+                let word: String = shape.chars().cycle().take(len).collect();
+                for pad in 0..66 {
+                    let text = format!(
+                        "{} {word}, more words, {word}. And then words after them {}",
+                        "w".repeat(pad),
+                        "z".repeat(k)
+                    );
+                    check(&text);
+                }
+            }
+        }
+    }
+
+    /// A text that is not ASCII keeps its ASCII letters' case in `L` (the scan lowers them):
+    /// capitals in every rewrite's place, before and after a non-ASCII character, in the
+    /// byte scan and in blocks.
+    #[test]
+    fn capitals_in_texts_that_are_not_ascii() {
+        let pieces = [
+            "THE", "A", "An", "TWO", "Twenty", "1ST", "2Nd", "JOHN'S", "DOG'S.", "U.S.", "X2",
+            "B1.5", "1,000", "ŽIVOT", "Éa", "aÉ", "isIdaho", "MIT's", "The_X", "ΣΑΣ", "A.",
+        ];
+        for (k, piece) in pieces.iter().enumerate() {
+            for other in pieces.iter().skip(k % 5).step_by(5) {
+                for pad in [0, 7, 40, 70] {
+                    let text = format!(
+                        "{piece} é {other} {} {piece}, {other}. ZÜRICH {piece}",
+                        "Word ".repeat(pad / 5)
+                    );
+                    check(&text);
+                }
             }
         }
     }
