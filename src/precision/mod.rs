@@ -199,6 +199,11 @@ impl normalize::TokenSink for AddTokens<'_> {
     fn token(&mut self, out: &[u8], start: usize, end: usize) {
         add_token(out, start, end, self.set, self.stopwords);
     }
+
+    #[inline(always)]
+    fn short_token(&mut self, _: &[u8], id: u64, start: usize, end: usize) {
+        self.set.insert_short(id, start, end);
+    }
 }
 
 /// Score one pair, guards included.

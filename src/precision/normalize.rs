@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 use unicode_normalization::char::canonical_combining_class;
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
+use super::token_set::id_of_key;
 use crate::ascii;
 use crate::pyunicode::{is_py_space, Tables, CHANGES_WHEN_LOWERED, UNASSIGNED};
 
@@ -278,6 +279,14 @@ pub fn basic_normalize(t: &Tables, text: &str, s: &mut NormScratch, out: &mut St
 /// for its body to be inlined where the writer finds a token.
 pub trait TokenSink {
     fn token(&mut self, out: &[u8], start: usize, end: usize);
+
+    /// A token of at most 8 bytes, given with its [`short_id`](super::token_set::short_id) `id` (the writer read it from
+    /// the block it wrote the token from): by default [`TokenSink::token`].
+    #[inline(always)]
+    fn short_token(&mut self, out: &[u8], id: u64, start: usize, end: usize) {
+        let _ = id;
+        self.token(out, start, end);
+    }
 }
 
 impl<F: FnMut(&[u8], usize, usize)> TokenSink for F {
@@ -458,8 +467,9 @@ impl<F: TokenSink> Writer<'_, F> {
         let Lowered {
             space,
             word,
-            bytes: lowered,
+            bytes: padded_lowered,
         } = lowered_block(block);
+        let lowered = padded_lowered.get(PAD..).unwrap_or(&[]);
         let space = space & valid;
         let word = word & valid;
         let prev_space = u64::from(self.out.last().is_none_or(|&b| b == b' '));
@@ -469,8 +479,8 @@ impl<F: TokenSink> Writer<'_, F> {
         if dropped == 0 {
             let base = self.out.len();
             self.out
-                .extend_from_slice(lowered.get(..n).unwrap_or(&lowered));
-            self.tokens(edges, base);
+                .extend_from_slice(lowered.get(..n).unwrap_or(lowered));
+            self.tokens(edges, base, &padded_lowered);
             return;
         }
         // A dropped byte follows a whitespace byte, so no token starts or ends there: each edge
@@ -483,15 +493,18 @@ impl<F: TokenSink> Writer<'_, F> {
             let base = self.out.len().wrapping_sub(start);
             self.out
                 .extend_from_slice(lowered.get(start..end).unwrap_or(&[]));
-            self.tokens(edges & run, base);
+            self.tokens(edges & run, base, &padded_lowered);
             kept &= !run;
         }
     }
 
     /// The tokens whose edges are the set bits of `edges` (bit `k` is byte `base + k` of the
-    /// output), in order: the first ends the open token if one is open.
+    /// output, and byte `PAD + k` of `lowered`, the block's bytes as written), in order: the
+    /// first ends the open token if one is open. A token of the block of at most 8 bytes is
+    /// handed over with its [`short_id`](super::token_set::short_id), read from `lowered` (its zero bytes before the block
+    /// stand for the bytes before a token near the block's start, which the id leaves out).
     #[inline(always)]
-    fn tokens(&mut self, mut edges: u64, base: usize) {
+    fn tokens(&mut self, mut edges: u64, base: usize, lowered: &[u8; PAD + 64]) {
         if edges == 0 {
             return;
         }
@@ -508,9 +521,23 @@ impl<F: TokenSink> Writer<'_, F> {
                 self.word = start;
                 return;
             }
-            let end = base.wrapping_add(edges.trailing_zeros() as usize);
+            let last = edges.trailing_zeros() as usize;
+            let end = base.wrapping_add(last);
             edges &= edges - 1;
-            self.token.token(self.out, start, end);
+            let len = end.wrapping_sub(start);
+            // The 8 bytes of `lowered` that end where the token ends (`last` is below 64).
+            let ending = last & 63;
+            match lowered
+                .get(ending..ending + 8)
+                .and_then(|w| w.first_chunk::<8>())
+            {
+                Some(word) if (1..=8).contains(&len) => {
+                    let key = u64::from_le_bytes(*word) >> (8 * (8 - len));
+                    self.token
+                        .short_token(self.out, id_of_key(key, len), start, end);
+                }
+                _ => self.token.token(self.out, start, end),
+            }
         }
     }
 
@@ -530,17 +557,25 @@ impl<F: TokenSink> Writer<'_, F> {
 struct Lowered {
     space: u64,
     word: u64,
-    bytes: [u8; 64],
+    /// [`PAD`] zero bytes, then the block's 64.
+    bytes: [u8; PAD + 64],
 }
+
+/// The zero bytes before a block's lowered bytes in [`Lowered`].
+const PAD: usize = 8;
 
 /// [`Lowered`] from [`ascii::classify`] and [`ascii::lower_spaced`] (SSE2 on x86_64).
 #[inline(always)]
 fn lowered_portable(block: &[u8; 64]) -> Lowered {
     let classes = ascii::classify(block);
+    let mut bytes = [0u8; PAD + 64];
+    if let Some(to) = bytes.last_chunk_mut::<64>() {
+        *to = ascii::lower_spaced(block);
+    }
     Lowered {
         space: classes.space,
         word: !classes.space & (!classes.printable | classes.alnum),
-        bytes: ascii::lower_spaced(block),
+        bytes,
     }
 }
 
@@ -610,8 +645,9 @@ mod avx2 {
         };
         let (space_a, word_a, bytes_a) = half(a);
         let (space_b, word_b, bytes_b) = half(b);
-        let mut bytes = [0u8; 64];
-        let (to_lo, to_hi) = bytes.split_at_mut(32);
+        let mut bytes = [0u8; super::PAD + 64];
+        let (_, to) = bytes.split_at_mut(super::PAD);
+        let (to_lo, to_hi) = to.split_at_mut(32);
         // SAFETY: each half holds 32 bytes, which an unaligned store writes.
         unsafe {
             _mm256_storeu_si256(to_lo.as_mut_ptr().cast(), bytes_a);
@@ -1058,6 +1094,68 @@ mod tests {
             for_each_token(&out, |w| want.push(w.to_string()));
             assert_eq!(got, want, "{text:?} -> {out:?}");
         }
+    }
+
+    /// A sink that checks the ids the writer reads from its blocks against [`short_id`] of
+    /// the text written, and keeps every token.
+    struct IdCheck<'a> {
+        tokens: &'a mut Vec<String>,
+        with_id: &'a mut usize,
+    }
+
+    impl TokenSink for IdCheck<'_> {
+        fn token(&mut self, out: &[u8], start: usize, end: usize) {
+            self.tokens
+                .push(String::from_utf8(out[start..end].to_vec()).unwrap());
+        }
+
+        fn short_token(&mut self, out: &[u8], id: u64, start: usize, end: usize) {
+            assert!(end - start <= 8, "{start}..{end}");
+            let want = super::super::token_set::short_id(out, start, end);
+            assert_eq!(id, want, "{:?}", String::from_utf8_lossy(&out[start..end]));
+            *self.with_id += 1;
+            self.token(out, start, end);
+        }
+    }
+
+    #[test]
+    fn the_ids_read_from_a_block_are_the_ids_of_the_text() {
+        // Words of 1 to 12 bytes (some with a plain character that is not ASCII) between
+        // separators (runs of whitespace drop bytes), after a lead of 0 to 70 bytes, so that
+        // short words start and end at every offset of a block, at its first bytes (the id's
+        // bytes before the block) and its last, and across its edges.
+        let t = test_tables::install();
+        const SEPARATORS: &[&str] = &[" ", "  ", " \t\n ", ",", ". ", "-", "!!"];
+        const WORD: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJ0123456789";
+        let mut next = crate::testing::lcg(29);
+        let (mut s, mut out, mut text) = (NormScratch::default(), String::new(), String::new());
+        let mut with_id = 0;
+        for round in 0..20_000 {
+            text.clear();
+            for _ in 0..round % 71 {
+                text.push('x');
+            }
+            text.push_str(SEPARATORS[next() % SEPARATORS.len()]);
+            for _ in 0..next() % 24 {
+                for _ in 0..1 + next() % 12 {
+                    text.push(char::from(WORD[next() % WORD.len()]));
+                }
+                if next() % 9 == 0 {
+                    text.push('é');
+                }
+                text.push_str(SEPARATORS[next() % SEPARATORS.len()]);
+            }
+            let mut tokens = Vec::new();
+            let sink = IdCheck {
+                tokens: &mut tokens,
+                with_id: &mut with_id,
+            };
+            normalize_tokens(t, &text, &mut s, &mut out, sink);
+            let mut want = Vec::new();
+            for_each_token(&out, |w| want.push(w.to_string()));
+            assert_eq!(tokens, want, "{text:?}");
+        }
+        assert!(with_id > 100_000, "{with_id}");
     }
 
     /// The normalisation and tokens of `text` by [`normalize_by_char`], the reference.
