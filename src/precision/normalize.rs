@@ -5,7 +5,7 @@
 //! the interpreter does not assign are inert for Python's NFKC, so the text is normalised segment
 //! by segment between them.
 
-use memchr::{memchr, memmem};
+use memchr::{memchr, memchr_iter};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
@@ -41,8 +41,31 @@ fn scheme_end(bytes: &[u8], i: usize) -> Option<usize> {
     }
 }
 
-/// `re.sub(r"\[([^\]]+)\]\(\s*https?://[^)]+\s*\)", r"\1", text)`, appended to `out`.
-fn replace_links(text: &str, out: &mut String) {
+/// Where `https?://` whose colon is byte `colon` starts, if it does.
+#[inline]
+fn scheme_start(bytes: &[u8], colon: usize) -> Option<usize> {
+    if bytes.get(colon + 1..colon + 3) != Some(b"//") {
+        return None;
+    }
+    let start = colon.checked_sub(4)?;
+    match bytes.get(start..colon)? {
+        b"http" => Some(start),
+        b"ttps" if start > 0 && bytes.get(start - 1) == Some(&b'h') => Some(start - 1),
+        _ => None,
+    }
+}
+
+/// Whether `text` holds `https?://` (which both patterns of the clean-up hold): a search for
+/// its colons, the text's rarest byte of the three.
+fn has_scheme(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr_iter(b':', bytes).any(|colon| scheme_start(bytes, colon).is_some())
+}
+
+/// `re.sub(r"\[([^\]]+)\]\(\s*https?://[^)]+\s*\)", r"\1", text)`, appended to `out`,
+/// when some link is replaced; else nothing is written and the answer is `false` (the text is
+/// its own result).
+fn replace_links(text: &str, out: &mut String) -> bool {
     let bytes = text.as_bytes();
     let mut copied = 0;
     let mut from = 0;
@@ -80,21 +103,29 @@ fn replace_links(text: &str, out: &mut String) {
         copied = end;
         from = end;
     }
+    if copied == 0 {
+        return false; // a link ends past byte 0, so none was replaced
+    }
     out.push_str(&text[copied..]);
+    true
 }
 
-/// `re.sub(r"https?://\S+", "", text)` with Python's `\s`, appended to `out`; `finder` finds
-/// "http".
-fn remove_urls(text: &str, finder: &memmem::Finder<'_>, out: &mut String) {
+/// `re.sub(r"https?://\S+", "", text)` with Python's `\s`, appended to `out` when some URL is
+/// removed; else nothing is written and the answer is `false`.
+///
+/// The places a URL may start are found from the colons after them: each `https?://` has
+/// its own colon, and the colons come in the order of the places (a colon after another
+/// cannot belong to an earlier start: `https:` holds no other colon).
+fn remove_urls(text: &str, out: &mut String) -> bool {
     let bytes = text.as_bytes();
-    let mut copied = 0;
-    let mut from = 0;
-    while let Some(off) = finder.find(&bytes[from..]) {
-        let start = from + off;
-        from = start + 1;
-        let Some(body) = scheme_end(bytes, start) else {
+    // `text[..copied]` is written (none of it when nothing is removed); no match starts before
+    // `from`.
+    let (mut copied, mut from, mut removed) = (0, 0, false);
+    for colon in memchr_iter(b':', bytes) {
+        let Some(start) = scheme_start(bytes, colon).filter(|&s| s >= from) else {
             continue;
         };
+        let body = colon + 3;
         let end = non_space_end(text, body);
         if end == body {
             continue;
@@ -102,8 +133,12 @@ fn remove_urls(text: &str, finder: &memmem::Finder<'_>, out: &mut String) {
         out.push_str(&text[copied..start]);
         copied = end;
         from = end;
+        removed = true;
     }
-    out.push_str(&text[copied..]);
+    if removed {
+        out.push_str(&text[copied..]);
+    }
+    removed
 }
 
 /// Where the run of characters from byte `at` of `text` (a character boundary) that are not
@@ -298,18 +333,23 @@ impl<F: FnMut(&[u8], usize, usize)> TokenSink for F {
 
 /// The text after the link and URL clean-up, which runs only on a text holding "http".
 fn without_links<'a>(text: &'a str, s: &'a mut NormScratch) -> &'a str {
-    // The searcher built once (building it took more than the search of a short text).
-    static HTTP: OnceLock<memmem::Finder<'static>> = OnceLock::new();
-    let http = HTTP.get_or_init(|| memmem::Finder::new(b"http"));
-    // Both patterns hold "://": a text without a colon (one byte, found fastest) has neither.
-    if memchr(b':', text.as_bytes()).is_none() || http.find(text.as_bytes()).is_none() {
+    // Both patterns hold `https?://`; a text without it has neither.
+    if !has_scheme(text) {
         return text;
     }
-    s.nfkc.clear();
-    replace_links(text, &mut s.nfkc);
-    s.cleaned.clear();
-    remove_urls(&s.nfkc, http, &mut s.cleaned);
-    &s.cleaned
+    let NormScratch { cleaned, nfkc } = s;
+    nfkc.clear();
+    let linked: &str = if replace_links(text, nfkc) {
+        nfkc
+    } else {
+        text
+    };
+    cleaned.clear();
+    if remove_urls(linked, cleaned) {
+        cleaned
+    } else {
+        linked
+    }
 }
 
 /// [`basic_normalize`], handing each token of the normalised text to `token` as it is written,
@@ -326,9 +366,11 @@ pub fn normalize_tokens(
     out: &mut String,
     mut token: impl TokenSink,
 ) {
-    let source = without_links(text, s);
+    // Both patterns of the link clean-up hold a colon: a text without one is its own result.
+    let (colon, text_ascii) = colon_and_ascii(text.as_bytes());
+    let source = if colon { without_links(text, s) } else { text };
     // An ASCII text holds no sigma: the search reads only the others.
-    let ascii = source.is_ascii();
+    let ascii = if colon { source.is_ascii() } else { text_ascii };
     if !ascii && may_hold_capital_sigma(source) {
         normalize_by_char(t, source, &mut String::new(), out, |o, a, b| {
             token.token(o.as_bytes(), a, b)
@@ -341,6 +383,64 @@ pub fn normalize_tokens(
         let bytes = unsafe { out.as_mut_vec() };
         write_normalized(t, source, ascii, bytes, token);
         debug_assert!(std::str::from_utf8(out.as_bytes()).is_ok());
+    }
+}
+
+/// Whether `bytes` holds a colon, and whether they are all ASCII: one pass, 64 bytes at a time
+/// with AVX2 where the processor has it, then 16 at a time with SSE2 on x86_64 (the search for
+/// the colon and `str::is_ascii` were a pass each).
+#[inline]
+fn colon_and_ascii(bytes: &[u8]) -> (bool, bool) {
+    #[cfg(target_arch = "x86_64")]
+    if bytes.len() >= 64 && std::arch::is_x86_feature_detected!("avx2") {
+        let mut blocks = bytes.chunks_exact(64);
+        // SAFETY: the processor has AVX2, which is all the function needs.
+        let (colon, high) = unsafe { avx2::colon_and_high(&mut blocks) };
+        let (colon_rest, ascii_rest) = colon_and_ascii_by_16(blocks.remainder());
+        return (colon || colon_rest, !high && ascii_rest);
+    }
+    colon_and_ascii_by_16(bytes)
+}
+
+/// [`colon_and_ascii`] 16 bytes at a time with SSE2 on x86_64, else with the standard library.
+#[inline]
+fn colon_and_ascii_by_16(bytes: &[u8]) -> (bool, bool) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        let mut chunks = bytes.chunks_exact(16);
+        let (colon, high) = sse2::colon_and_high(&mut chunks);
+        let rest = chunks.remainder();
+        (colon || rest.contains(&b':'), !high && rest.is_ascii())
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        (bytes.contains(&b':'), bytes.is_ascii())
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod sse2 {
+    //! Sound because this module is only compiled where SSE2 is enabled for the whole build
+    //! (every x86_64 target), as `crate::ascii`'s.
+    use std::arch::x86_64::*;
+
+    /// Whether the chunks of 16 bytes hold a colon, and a byte of 0x80 or more.
+    #[inline(always)]
+    pub(super) fn colon_and_high(chunks: &mut std::slice::ChunksExact<'_, u8>) -> (bool, bool) {
+        // SAFETY: SSE2 is enabled for the build (the module's `cfg`); each load reads the 16
+        // bytes of a chunk, unaligned.
+        unsafe {
+            let (mut colon, mut high) = (_mm_setzero_si128(), _mm_setzero_si128());
+            let want = _mm_set1_epi8(b':' as i8);
+            for chunk in chunks {
+                if let Some(chunk) = chunk.first_chunk::<16>() {
+                    let v = _mm_loadu_si128(chunk.as_ptr().cast());
+                    colon = _mm_or_si128(colon, _mm_cmpeq_epi8(v, want));
+                    high = _mm_or_si128(high, v);
+                }
+            }
+            (_mm_movemask_epi8(colon) != 0, _mm_movemask_epi8(high) != 0)
+        }
     }
 }
 
@@ -627,6 +727,38 @@ mod avx2 {
         let bytes = _mm256_blendv_epi8(lowered, twenty, space);
         let bits = |m: __m256i| u64::from(_mm256_movemask_epi8(m) as u32);
         (bits(space), !bits(split) & 0xffff_ffff, bytes)
+    }
+
+    /// Whether the chunks of 64 bytes hold a colon, and a byte of 0x80 or more.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn colon_and_high(
+        chunks: &mut std::slice::ChunksExact<'_, u8>,
+    ) -> (bool, bool) {
+        let (mut colon, mut high) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+        let want = _mm256_set1_epi8(b':' as i8);
+        for chunk in chunks {
+            let (lo, hi) = chunk.split_at(32.min(chunk.len()));
+            if hi.len() < 32 {
+                continue; // not reached: the chunks hold 64 bytes
+            }
+            // SAFETY: each half holds 32 bytes, which an unaligned load reads.
+            let (a, b) = unsafe {
+                (
+                    _mm256_loadu_si256(lo.as_ptr().cast()),
+                    _mm256_loadu_si256(hi.as_ptr().cast()),
+                )
+            };
+            let found = _mm256_or_si256(_mm256_cmpeq_epi8(a, want), _mm256_cmpeq_epi8(b, want));
+            colon = _mm256_or_si256(colon, found);
+            high = _mm256_or_si256(high, _mm256_or_si256(a, b));
+        }
+        (
+            _mm256_movemask_epi8(colon) != 0,
+            _mm256_movemask_epi8(high) != 0,
+        )
     }
 
     /// See [`super::lowered_block`].
@@ -984,6 +1116,133 @@ mod tests {
         assert_eq!(norm("[[a](http://x)"), "[a");
         assert_eq!(norm("http:// x https://"), "http:// x https://");
         assert_eq!(norm("HTTP://X.Y"), "http://x.y");
+    }
+
+    #[test]
+    fn the_colon_and_ascii_scan_is_the_definition() {
+        // A colon, a byte of 0x80 or more, both or neither, at every place of texts of 0 to 140
+        // bytes (blocks of 64, chunks of 16 and their remainder, the edges 15/16/17, 31/32/33,
+        // 63/64/65, 127/128/129).
+        for len in 0..=140 {
+            for at in 0..len.max(1) {
+                for (a, b) in [
+                    (b':', b'x'),
+                    (0x80, b'x'),
+                    (0xff, b':'),
+                    (b':', 0xc3),
+                    (b'x', b'y'),
+                ] {
+                    let mut bytes = vec![b'a'; len];
+                    if let Some(x) = bytes.get_mut(at) {
+                        *x = a;
+                    }
+                    if let Some(x) = bytes.get_mut((at * 7 + 3) % len.max(1)) {
+                        *x = b;
+                    }
+                    let want = (bytes.contains(&b':'), bytes.is_ascii());
+                    assert_eq!(colon_and_ascii(&bytes), want, "{bytes:?}");
+                }
+            }
+        }
+    }
+
+    /// `re.sub(r"https?://\S+", "", text)` tried at every byte, as the regular expression
+    /// scans: the reference of [`remove_urls`].
+    fn urls_removed_at_every_byte(text: &str) -> String {
+        let (bytes, mut out, mut i, mut copied) = (text.as_bytes(), String::new(), 0, 0);
+        while i < bytes.len() {
+            let body = if bytes[i..].starts_with(b"https://") {
+                i + 8
+            } else if bytes[i..].starts_with(b"http://") {
+                i + 7
+            } else {
+                i += 1;
+                continue;
+            };
+            let end = body
+                + text[body..]
+                    .chars()
+                    .take_while(|&c| !is_py_space(c))
+                    .map(char::len_utf8)
+                    .sum::<usize>();
+            if end == body {
+                i += 1;
+                continue;
+            }
+            out.push_str(&text[copied..i]);
+            (copied, i) = (end, end);
+        }
+        out.push_str(&text[copied..]);
+        out
+    }
+
+    #[test]
+    fn urls_found_from_their_colons_are_the_urls_found_at_every_byte() {
+        // Random texts of scheme pieces (whole, cut, doubled, glued to each other), colons,
+        // slashes, links and whitespace: the clean-up against the scan from every byte, after
+        // the link replacement (whose text is the text itself when no link is replaced).
+        let pieces = [
+            "http://",
+            "https://",
+            "http",
+            "https",
+            "hhttps://",
+            "h",
+            "ttp",
+            "s",
+            ":",
+            "://",
+            "//",
+            "/",
+            "a",
+            "x.y",
+            " ",
+            "\u{a0}",
+            "\u{3000}",
+            "é",
+            "[l]",
+            "(",
+            ")",
+            "[",
+            "]",
+            "](",
+            "[a](http://b)",
+            "[a]( https://b/c )",
+            "HTTP://",
+            "http:/",
+        ];
+        let mut next = crate::testing::lcg(61);
+        let (mut linked, mut cleaned) = (String::new(), String::new());
+        let mut removed = 0;
+        for _ in 0..30_000 {
+            let text: String = (0..next() % 14)
+                .map(|_| pieces[next() % pieces.len()])
+                .collect();
+            linked.clear();
+            let source = if replace_links(&text, &mut linked) {
+                linked.as_str()
+            } else {
+                assert!(linked.is_empty());
+                text.as_str()
+            };
+            let want = urls_removed_at_every_byte(source);
+            cleaned.clear();
+            if remove_urls(source, &mut cleaned) {
+                assert_eq!(cleaned, want, "{source:?}");
+                removed += 1;
+            } else {
+                assert!(cleaned.is_empty());
+                assert_eq!(source, want, "{source:?}");
+            }
+            let mut s = NormScratch::default();
+            assert_eq!(without_links(&text, &mut s), want, "{text:?}");
+            assert_eq!(
+                has_scheme(&text),
+                text.contains("http://") || text.contains("https://"),
+                "{text:?}"
+            );
+        }
+        assert!(removed > 5_000, "{removed}");
     }
 
     #[test]
