@@ -258,12 +258,12 @@ pub fn score_pair(
         set: &mut s.a_set,
         stopwords,
     };
-    normalize::normalize_tokens(t, actual, &mut s.norm, &mut s.a_norm, a_tokens);
+    let a_ascii = normalize::normalize_tokens(t, actual, &mut s.norm, &mut s.a_norm, a_tokens);
     let e_tokens = AddTokens {
         set: &mut s.e_set,
         stopwords,
     };
-    normalize::normalize_tokens(t, expected, &mut s.norm, &mut s.e_norm, e_tokens);
+    let e_ascii = normalize::normalize_tokens(t, expected, &mut s.norm, &mut s.e_norm, e_tokens);
     // The intersection, looked up from the (usually smaller) reference side.
     let inter = s
         .a_set
@@ -300,8 +300,8 @@ pub fn score_pair(
     };
     s.a_num.clear();
     s.e_num.clear();
-    numbers::numbers(t, actual, &mut s.digits, &mut s.a_num);
-    numbers::numbers(t, expected, &mut s.digits, &mut s.e_num);
+    numbers::numbers_with(t, actual, a_ascii, &mut s.digits, &mut s.a_num);
+    numbers::numbers_with(t, expected, e_ascii, &mut s.digits, &mut s.e_num);
     numbers::greedy_match(
         &s.a_num,
         &s.e_num,

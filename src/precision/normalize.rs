@@ -358,14 +358,14 @@ fn without_links<'a>(text: &'a str, s: &'a mut NormScratch) -> &'a str {
 ///
 /// One pass over the text after the link and URL clean-up (see [`write_normalized`]); a text
 /// that may hold a capital sigma after NFKC (whose lower case depends on its neighbours) takes
-/// the character path of [`normalize_by_char`] instead.
+/// the character path of [`normalize_by_char`] instead. The answer is whether `text` is ASCII.
 pub fn normalize_tokens(
     t: &Tables,
     text: &str,
     s: &mut NormScratch,
     out: &mut String,
     mut token: impl TokenSink,
-) {
+) -> bool {
     // Both patterns of the link clean-up hold a colon: a text without one is its own result.
     let (colon, text_ascii) = colon_and_ascii(text.as_bytes());
     let source = if colon { without_links(text, s) } else { text };
@@ -384,6 +384,7 @@ pub fn normalize_tokens(
         write_normalized(t, source, ascii, bytes, token);
         debug_assert!(std::str::from_utf8(out.as_bytes()).is_ok());
     }
+    text_ascii
 }
 
 /// Whether `bytes` holds a colon, and whether they are all ASCII: one pass, 64 bytes at a time
