@@ -1400,7 +1400,7 @@ mod tests {
                 for _ in 0..1 + next() % 12 {
                     text.push(char::from(WORD[next() % WORD.len()]));
                 }
-                if next() % 9 == 0 {
+                if next().is_multiple_of(9) {
                     text.push('é');
                 }
                 text.push_str(SEPARATORS[next() % SEPARATORS.len()]);
