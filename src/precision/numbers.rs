@@ -36,10 +36,11 @@ pub fn numbers_with(t: &Tables, text: &str, ascii: bool, digits: &mut String, ou
         }
         // A sign and a dot, a sign or a dot may start the match just before the digit (no
         // digit lies between `i` and `p`, so nothing else can).
-        let before = |k: usize| p.checked_sub(k).filter(|&s| s >= i).and_then(|s| b.get(s));
-        let start = match (before(2), before(1)) {
-            (Some(b'+' | b'-'), Some(b'.')) => p - 2,
-            (_, Some(b'+' | b'-' | b'.')) => p - 1,
+        // The byte before the digit first (most often neither a sign nor a dot), then the one
+        // before it; neither before `i`.
+        let start = match p.checked_sub(1).filter(|&s| s >= i).and_then(|s| b.get(s)) {
+            Some(b'.') if p - 1 > i && matches!(b.get(p - 2), Some(b'+' | b'-')) => p - 2,
+            Some(b'+' | b'-' | b'.') => p - 1,
             _ => p,
         };
         if let Some((end, value)) = short_ascii_match(b, start, p) {
