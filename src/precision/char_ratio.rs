@@ -613,8 +613,7 @@ fn lcs_str<const W: usize>(pattern: &str, text: &str, m: usize, s: &mut RatioScr
             *v = v.wrapping_add(u) | (*v - u);
         };
         #[cfg(target_arch = "x86_64")]
-        let members = bytes_only
-            && text.len() >= 64
+        let members = text.len() >= 64
             && std::arch::is_x86_feature_detected!("avx2")
             && std::arch::is_x86_feature_detected!("bmi1");
         #[cfg(not(target_arch = "x86_64"))]
@@ -623,8 +622,14 @@ fn lcs_str<const W: usize>(pattern: &str, text: &str, m: usize, s: &mut RatioScr
             #[cfg(target_arch = "x86_64")]
             {
                 let lut = nibble_table(pattern);
-                // SAFETY: the processor has AVX2 and BMI1 (checked above).
-                v = unsafe { avx2::one_word_members(text.as_bytes(), table, &lut, low_bits(m)) };
+                v = if bytes_only {
+                    // SAFETY: the processor has AVX2 and BMI1 (checked above).
+                    unsafe { avx2::one_word_members(text.as_bytes(), table, &lut, low_bits(m)) }
+                } else {
+                    let wide = |c: char| wide_mask(s, c)[0];
+                    // SAFETY: the processor has AVX2 and BMI1 (checked above).
+                    unsafe { avx2::one_word_members_wide(text, table, &lut, wide) }
+                };
             }
         } else if bytes_only {
             // Once every character of the pattern is matched (the state's first `m` bits all
@@ -807,6 +812,97 @@ mod avx2 {
             }
             let valid = (1u64 << rest.len()) - 1; // fewer than 64
             v = steps(v, &block, members(&block, lut) & valid, table);
+        }
+        v
+    }
+
+    /// The first bytes of the characters of `block` that are not ASCII (0xC0 or more), one bit
+    /// per byte.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn leads(block: &[u8; 64]) -> u64 {
+        let half = |v: __m256i| -> u64 {
+            // Signed, the bytes above 0xBF are -64..-1: those above -65 that are negative.
+            let lead = _mm256_and_si256(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-65)), v);
+            u64::from(_mm256_movemask_epi8(lead) as u32)
+        };
+        let (lo, hi) = block.split_at(32);
+        // SAFETY: each half holds 32 bytes, which an unaligned load reads.
+        let (a, b) = unsafe {
+            (
+                _mm256_loadu_si256(lo.as_ptr().cast()),
+                _mm256_loadu_si256(hi.as_ptr().cast()),
+            )
+        };
+        half(a) | half(b) << 32
+    }
+
+    /// The steps of `block` (bytes `base..` of `text`) whose bits `bits` holds, from state
+    /// `v`: an ASCII byte's mask from `table`, a character that is not ASCII (its first byte's
+    /// bit) read from `text` and its mask from `wide`.
+    #[inline]
+    #[target_feature(enable = "avx2,bmi1")]
+    fn steps_wide(
+        mut v: u64,
+        text: &str,
+        base: usize,
+        block: &[u8; 64],
+        mut bits: u64,
+        table: &[u64; 256],
+        wide: &impl Fn(char) -> u64,
+    ) -> u64 {
+        while bits != 0 {
+            let k = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let b = block[k & 63];
+            let mask = if b < 0x80 {
+                table[usize::from(b)]
+            } else {
+                text.get(base + k..)
+                    .and_then(|r| r.chars().next())
+                    .map_or(0, wide)
+            };
+            let u = v & mask;
+            v = v.wrapping_add(u) | (v - u);
+        }
+        v
+    }
+
+    /// [`one_word_members`] over a text that is not ASCII, against a pattern that is not
+    /// either: the steps of the ASCII bytes the pattern holds and of every character that is
+    /// not ASCII (the others leave the state as it is), with `wide` the mask of such a
+    /// character (zero for one the pattern does not hold).
+    ///
+    /// # Safety
+    /// The processor must have AVX2 and BMI1.
+    #[target_feature(enable = "avx2,bmi1")]
+    pub(super) unsafe fn one_word_members_wide(
+        text: &str,
+        table: &[u64; 256],
+        lut: &[u8; 16],
+        wide: impl Fn(char) -> u64,
+    ) -> u64 {
+        // SAFETY: `lut` holds 16 bytes, which an unaligned load reads.
+        let lut = _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(lut.as_ptr().cast()) });
+        let mut v = u64::MAX;
+        let mut chunks = text.as_bytes().chunks_exact(64);
+        let mut base = 0;
+        for chunk in &mut chunks {
+            if let Some(block) = chunk.first_chunk::<64>() {
+                let bits = members(block, lut) | leads(block);
+                v = steps_wide(v, text, base, block, bits, table, &wide);
+            }
+            base += 64;
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut block = [0u8; 64];
+            for (to, &from) in block.iter_mut().zip(rest) {
+                *to = from;
+            }
+            let valid = (1u64 << rest.len()) - 1; // fewer than 64
+            let bits = (members(&block, lut) | leads(&block)) & valid;
+            v = steps_wide(v, text, base, &block, bits, table, &wide);
         }
         v
     }

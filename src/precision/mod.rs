@@ -199,6 +199,11 @@ impl normalize::TokenSink for AddTokens<'_> {
     fn token(&mut self, out: &[u8], start: usize, end: usize) {
         add_token(out, start, end, self.set, self.stopwords);
     }
+
+    #[inline(always)]
+    fn short_token(&mut self, _: &[u8], id: u64, start: usize, end: usize) {
+        self.set.insert_short(id, start, end);
+    }
 }
 
 /// Score one pair, guards included.
@@ -253,12 +258,12 @@ pub fn score_pair(
         set: &mut s.a_set,
         stopwords,
     };
-    normalize::normalize_tokens(t, actual, &mut s.norm, &mut s.a_norm, a_tokens);
+    let a_ascii = normalize::normalize_tokens(t, actual, &mut s.norm, &mut s.a_norm, a_tokens);
     let e_tokens = AddTokens {
         set: &mut s.e_set,
         stopwords,
     };
-    normalize::normalize_tokens(t, expected, &mut s.norm, &mut s.e_norm, e_tokens);
+    let e_ascii = normalize::normalize_tokens(t, expected, &mut s.norm, &mut s.e_norm, e_tokens);
     // The intersection, looked up from the (usually smaller) reference side.
     let inter = s
         .a_set
@@ -295,8 +300,8 @@ pub fn score_pair(
     };
     s.a_num.clear();
     s.e_num.clear();
-    numbers::numbers(t, actual, &mut s.digits, &mut s.a_num);
-    numbers::numbers(t, expected, &mut s.digits, &mut s.e_num);
+    numbers::numbers_with(t, actual, a_ascii, &mut s.digits, &mut s.a_num);
+    numbers::numbers_with(t, expected, e_ascii, &mut s.digits, &mut s.e_num);
     numbers::greedy_match(
         &s.a_num,
         &s.e_num,

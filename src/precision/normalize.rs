@@ -5,13 +5,14 @@
 //! the interpreter does not assign are inert for Python's NFKC, so the text is normalised segment
 //! by segment between them.
 
-use memchr::{memchr, memmem};
+use memchr::{memchr, memchr_iter};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 use unicode_normalization::char::canonical_combining_class;
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
+use super::token_set::id_of_key;
 use crate::ascii;
 use crate::pyunicode::{is_py_space, Tables, CHANGES_WHEN_LOWERED, UNASSIGNED};
 
@@ -40,8 +41,31 @@ fn scheme_end(bytes: &[u8], i: usize) -> Option<usize> {
     }
 }
 
-/// `re.sub(r"\[([^\]]+)\]\(\s*https?://[^)]+\s*\)", r"\1", text)`, appended to `out`.
-fn replace_links(text: &str, out: &mut String) {
+/// Where `https?://` whose colon is byte `colon` starts, if it does.
+#[inline]
+fn scheme_start(bytes: &[u8], colon: usize) -> Option<usize> {
+    if bytes.get(colon + 1..colon + 3) != Some(b"//") {
+        return None;
+    }
+    let start = colon.checked_sub(4)?;
+    match bytes.get(start..colon)? {
+        b"http" => Some(start),
+        b"ttps" if start > 0 && bytes.get(start - 1) == Some(&b'h') => Some(start - 1),
+        _ => None,
+    }
+}
+
+/// Whether `text` holds `https?://` (which both patterns of the clean-up hold): a search for
+/// its colons, the text's rarest byte of the three.
+fn has_scheme(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr_iter(b':', bytes).any(|colon| scheme_start(bytes, colon).is_some())
+}
+
+/// `re.sub(r"\[([^\]]+)\]\(\s*https?://[^)]+\s*\)", r"\1", text)`, appended to `out`,
+/// when some link is replaced; else nothing is written and the answer is `false` (the text is
+/// its own result).
+fn replace_links(text: &str, out: &mut String) -> bool {
     let bytes = text.as_bytes();
     let mut copied = 0;
     let mut from = 0;
@@ -79,21 +103,29 @@ fn replace_links(text: &str, out: &mut String) {
         copied = end;
         from = end;
     }
+    if copied == 0 {
+        return false; // a link ends past byte 0, so none was replaced
+    }
     out.push_str(&text[copied..]);
+    true
 }
 
-/// `re.sub(r"https?://\S+", "", text)` with Python's `\s`, appended to `out`; `finder` finds
-/// "http".
-fn remove_urls(text: &str, finder: &memmem::Finder<'_>, out: &mut String) {
+/// `re.sub(r"https?://\S+", "", text)` with Python's `\s`, appended to `out` when some URL is
+/// removed; else nothing is written and the answer is `false`.
+///
+/// The places a URL may start are found from the colons after them: each `https?://` has
+/// its own colon, and the colons come in the order of the places (a colon after another
+/// cannot belong to an earlier start: `https:` holds no other colon).
+fn remove_urls(text: &str, out: &mut String) -> bool {
     let bytes = text.as_bytes();
-    let mut copied = 0;
-    let mut from = 0;
-    while let Some(off) = finder.find(&bytes[from..]) {
-        let start = from + off;
-        from = start + 1;
-        let Some(body) = scheme_end(bytes, start) else {
+    // `text[..copied]` is written (none of it when nothing is removed); no match starts before
+    // `from`.
+    let (mut copied, mut from, mut removed) = (0, 0, false);
+    for colon in memchr_iter(b':', bytes) {
+        let Some(start) = scheme_start(bytes, colon).filter(|&s| s >= from) else {
             continue;
         };
+        let body = colon + 3;
         let end = non_space_end(text, body);
         if end == body {
             continue;
@@ -101,8 +133,12 @@ fn remove_urls(text: &str, finder: &memmem::Finder<'_>, out: &mut String) {
         out.push_str(&text[copied..start]);
         copied = end;
         from = end;
+        removed = true;
     }
-    out.push_str(&text[copied..]);
+    if removed {
+        out.push_str(&text[copied..]);
+    }
+    removed
 }
 
 /// Where the run of characters from byte `at` of `text` (a character boundary) that are not
@@ -278,6 +314,14 @@ pub fn basic_normalize(t: &Tables, text: &str, s: &mut NormScratch, out: &mut St
 /// for its body to be inlined where the writer finds a token.
 pub trait TokenSink {
     fn token(&mut self, out: &[u8], start: usize, end: usize);
+
+    /// A token of at most 8 bytes, given with its [`short_id`](super::token_set::short_id) `id` (the writer read it from
+    /// the block it wrote the token from): by default [`TokenSink::token`].
+    #[inline(always)]
+    fn short_token(&mut self, out: &[u8], id: u64, start: usize, end: usize) {
+        let _ = id;
+        self.token(out, start, end);
+    }
 }
 
 impl<F: FnMut(&[u8], usize, usize)> TokenSink for F {
@@ -289,18 +333,23 @@ impl<F: FnMut(&[u8], usize, usize)> TokenSink for F {
 
 /// The text after the link and URL clean-up, which runs only on a text holding "http".
 fn without_links<'a>(text: &'a str, s: &'a mut NormScratch) -> &'a str {
-    // The searcher built once (building it took more than the search of a short text).
-    static HTTP: OnceLock<memmem::Finder<'static>> = OnceLock::new();
-    let http = HTTP.get_or_init(|| memmem::Finder::new(b"http"));
-    // Both patterns hold "://": a text without a colon (one byte, found fastest) has neither.
-    if memchr(b':', text.as_bytes()).is_none() || http.find(text.as_bytes()).is_none() {
+    // Both patterns hold `https?://`; a text without it has neither.
+    if !has_scheme(text) {
         return text;
     }
-    s.nfkc.clear();
-    replace_links(text, &mut s.nfkc);
-    s.cleaned.clear();
-    remove_urls(&s.nfkc, http, &mut s.cleaned);
-    &s.cleaned
+    let NormScratch { cleaned, nfkc } = s;
+    nfkc.clear();
+    let linked: &str = if replace_links(text, nfkc) {
+        nfkc
+    } else {
+        text
+    };
+    cleaned.clear();
+    if remove_urls(linked, cleaned) {
+        cleaned
+    } else {
+        linked
+    }
 }
 
 /// [`basic_normalize`], handing each token of the normalised text to `token` as it is written,
@@ -309,17 +358,19 @@ fn without_links<'a>(text: &'a str, s: &'a mut NormScratch) -> &'a str {
 ///
 /// One pass over the text after the link and URL clean-up (see [`write_normalized`]); a text
 /// that may hold a capital sigma after NFKC (whose lower case depends on its neighbours) takes
-/// the character path of [`normalize_by_char`] instead.
+/// the character path of [`normalize_by_char`] instead. The answer is whether `text` is ASCII.
 pub fn normalize_tokens(
     t: &Tables,
     text: &str,
     s: &mut NormScratch,
     out: &mut String,
     mut token: impl TokenSink,
-) {
-    let source = without_links(text, s);
+) -> bool {
+    // Both patterns of the link clean-up hold a colon: a text without one is its own result.
+    let (colon, text_ascii) = colon_and_ascii(text.as_bytes());
+    let source = if colon { without_links(text, s) } else { text };
     // An ASCII text holds no sigma: the search reads only the others.
-    let ascii = source.is_ascii();
+    let ascii = if colon { source.is_ascii() } else { text_ascii };
     if !ascii && may_hold_capital_sigma(source) {
         normalize_by_char(t, source, &mut String::new(), out, |o, a, b| {
             token.token(o.as_bytes(), a, b)
@@ -332,6 +383,65 @@ pub fn normalize_tokens(
         let bytes = unsafe { out.as_mut_vec() };
         write_normalized(t, source, ascii, bytes, token);
         debug_assert!(std::str::from_utf8(out.as_bytes()).is_ok());
+    }
+    text_ascii
+}
+
+/// Whether `bytes` holds a colon, and whether they are all ASCII: one pass, 64 bytes at a time
+/// with AVX2 where the processor has it, then 16 at a time with SSE2 on x86_64 (the search for
+/// the colon and `str::is_ascii` were a pass each).
+#[inline]
+fn colon_and_ascii(bytes: &[u8]) -> (bool, bool) {
+    #[cfg(target_arch = "x86_64")]
+    if bytes.len() >= 64 && std::arch::is_x86_feature_detected!("avx2") {
+        let mut blocks = bytes.chunks_exact(64);
+        // SAFETY: the processor has AVX2, which is all the function needs.
+        let (colon, high) = unsafe { avx2::colon_and_high(&mut blocks) };
+        let (colon_rest, ascii_rest) = colon_and_ascii_by_16(blocks.remainder());
+        return (colon || colon_rest, !high && ascii_rest);
+    }
+    colon_and_ascii_by_16(bytes)
+}
+
+/// [`colon_and_ascii`] 16 bytes at a time with SSE2 on x86_64, else with the standard library.
+#[inline]
+fn colon_and_ascii_by_16(bytes: &[u8]) -> (bool, bool) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        let mut chunks = bytes.chunks_exact(16);
+        let (colon, high) = sse2::colon_and_high(&mut chunks);
+        let rest = chunks.remainder();
+        (colon || rest.contains(&b':'), !high && rest.is_ascii())
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        (bytes.contains(&b':'), bytes.is_ascii())
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod sse2 {
+    //! Sound because this module is only compiled where SSE2 is enabled for the whole build
+    //! (every x86_64 target), as `crate::ascii`'s.
+    use std::arch::x86_64::*;
+
+    /// Whether the chunks of 16 bytes hold a colon, and a byte of 0x80 or more.
+    #[inline(always)]
+    pub(super) fn colon_and_high(chunks: &mut std::slice::ChunksExact<'_, u8>) -> (bool, bool) {
+        // SAFETY: SSE2 is enabled for the build (the module's `cfg`); each load reads the 16
+        // bytes of a chunk, unaligned.
+        unsafe {
+            let (mut colon, mut high) = (_mm_setzero_si128(), _mm_setzero_si128());
+            let want = _mm_set1_epi8(b':' as i8);
+            for chunk in chunks {
+                if let Some(chunk) = chunk.first_chunk::<16>() {
+                    let v = _mm_loadu_si128(chunk.as_ptr().cast());
+                    colon = _mm_or_si128(colon, _mm_cmpeq_epi8(v, want));
+                    high = _mm_or_si128(high, v);
+                }
+            }
+            (_mm_movemask_epi8(colon) != 0, _mm_movemask_epi8(high) != 0)
+        }
     }
 }
 
@@ -458,8 +568,9 @@ impl<F: TokenSink> Writer<'_, F> {
         let Lowered {
             space,
             word,
-            bytes: lowered,
+            bytes: padded_lowered,
         } = lowered_block(block);
+        let lowered = padded_lowered.get(PAD..).unwrap_or(&[]);
         let space = space & valid;
         let word = word & valid;
         let prev_space = u64::from(self.out.last().is_none_or(|&b| b == b' '));
@@ -469,8 +580,8 @@ impl<F: TokenSink> Writer<'_, F> {
         if dropped == 0 {
             let base = self.out.len();
             self.out
-                .extend_from_slice(lowered.get(..n).unwrap_or(&lowered));
-            self.tokens(edges, base);
+                .extend_from_slice(lowered.get(..n).unwrap_or(lowered));
+            self.tokens(edges, base, &padded_lowered);
             return;
         }
         // A dropped byte follows a whitespace byte, so no token starts or ends there: each edge
@@ -483,15 +594,18 @@ impl<F: TokenSink> Writer<'_, F> {
             let base = self.out.len().wrapping_sub(start);
             self.out
                 .extend_from_slice(lowered.get(start..end).unwrap_or(&[]));
-            self.tokens(edges & run, base);
+            self.tokens(edges & run, base, &padded_lowered);
             kept &= !run;
         }
     }
 
     /// The tokens whose edges are the set bits of `edges` (bit `k` is byte `base + k` of the
-    /// output), in order: the first ends the open token if one is open.
+    /// output, and byte `PAD + k` of `lowered`, the block's bytes as written), in order: the
+    /// first ends the open token if one is open. A token of the block of at most 8 bytes is
+    /// handed over with its [`short_id`](super::token_set::short_id), read from `lowered` (its zero bytes before the block
+    /// stand for the bytes before a token near the block's start, which the id leaves out).
     #[inline(always)]
-    fn tokens(&mut self, mut edges: u64, base: usize) {
+    fn tokens(&mut self, mut edges: u64, base: usize, lowered: &[u8; PAD + 64]) {
         if edges == 0 {
             return;
         }
@@ -508,9 +622,23 @@ impl<F: TokenSink> Writer<'_, F> {
                 self.word = start;
                 return;
             }
-            let end = base.wrapping_add(edges.trailing_zeros() as usize);
+            let last = edges.trailing_zeros() as usize;
+            let end = base.wrapping_add(last);
             edges &= edges - 1;
-            self.token.token(self.out, start, end);
+            let len = end.wrapping_sub(start);
+            // The 8 bytes of `lowered` that end where the token ends (`last` is below 64).
+            let ending = last & 63;
+            match lowered
+                .get(ending..ending + 8)
+                .and_then(|w| w.first_chunk::<8>())
+            {
+                Some(word) if (1..=8).contains(&len) => {
+                    let key = u64::from_le_bytes(*word) >> (8 * (8 - len));
+                    self.token
+                        .short_token(self.out, id_of_key(key, len), start, end);
+                }
+                _ => self.token.token(self.out, start, end),
+            }
         }
     }
 
@@ -530,17 +658,25 @@ impl<F: TokenSink> Writer<'_, F> {
 struct Lowered {
     space: u64,
     word: u64,
-    bytes: [u8; 64],
+    /// [`PAD`] zero bytes, then the block's 64.
+    bytes: [u8; PAD + 64],
 }
+
+/// The zero bytes before a block's lowered bytes in [`Lowered`].
+const PAD: usize = 8;
 
 /// [`Lowered`] from [`ascii::classify`] and [`ascii::lower_spaced`] (SSE2 on x86_64).
 #[inline(always)]
 fn lowered_portable(block: &[u8; 64]) -> Lowered {
     let classes = ascii::classify(block);
+    let mut bytes = [0u8; PAD + 64];
+    if let Some(to) = bytes.last_chunk_mut::<64>() {
+        *to = ascii::lower_spaced(block);
+    }
     Lowered {
         space: classes.space,
         word: !classes.space & (!classes.printable | classes.alnum),
-        bytes: ascii::lower_spaced(block),
+        bytes,
     }
 }
 
@@ -594,6 +730,38 @@ mod avx2 {
         (bits(space), !bits(split) & 0xffff_ffff, bytes)
     }
 
+    /// Whether the chunks of 64 bytes hold a colon, and a byte of 0x80 or more.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn colon_and_high(
+        chunks: &mut std::slice::ChunksExact<'_, u8>,
+    ) -> (bool, bool) {
+        let (mut colon, mut high) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+        let want = _mm256_set1_epi8(b':' as i8);
+        for chunk in chunks {
+            let (lo, hi) = chunk.split_at(32.min(chunk.len()));
+            if hi.len() < 32 {
+                continue; // not reached: the chunks hold 64 bytes
+            }
+            // SAFETY: each half holds 32 bytes, which an unaligned load reads.
+            let (a, b) = unsafe {
+                (
+                    _mm256_loadu_si256(lo.as_ptr().cast()),
+                    _mm256_loadu_si256(hi.as_ptr().cast()),
+                )
+            };
+            let found = _mm256_or_si256(_mm256_cmpeq_epi8(a, want), _mm256_cmpeq_epi8(b, want));
+            colon = _mm256_or_si256(colon, found);
+            high = _mm256_or_si256(high, _mm256_or_si256(a, b));
+        }
+        (
+            _mm256_movemask_epi8(colon) != 0,
+            _mm256_movemask_epi8(high) != 0,
+        )
+    }
+
     /// See [`super::lowered_block`].
     ///
     /// # Safety
@@ -610,8 +778,9 @@ mod avx2 {
         };
         let (space_a, word_a, bytes_a) = half(a);
         let (space_b, word_b, bytes_b) = half(b);
-        let mut bytes = [0u8; 64];
-        let (to_lo, to_hi) = bytes.split_at_mut(32);
+        let mut bytes = [0u8; super::PAD + 64];
+        let (_, to) = bytes.split_at_mut(super::PAD);
+        let (to_lo, to_hi) = to.split_at_mut(32);
         // SAFETY: each half holds 32 bytes, which an unaligned store writes.
         unsafe {
             _mm256_storeu_si256(to_lo.as_mut_ptr().cast(), bytes_a);
@@ -951,6 +1120,133 @@ mod tests {
     }
 
     #[test]
+    fn the_colon_and_ascii_scan_is_the_definition() {
+        // A colon, a byte of 0x80 or more, both or neither, at every place of texts of 0 to 140
+        // bytes (blocks of 64, chunks of 16 and their remainder, the edges 15/16/17, 31/32/33,
+        // 63/64/65, 127/128/129).
+        for len in 0..=140 {
+            for at in 0..len.max(1) {
+                for (a, b) in [
+                    (b':', b'x'),
+                    (0x80, b'x'),
+                    (0xff, b':'),
+                    (b':', 0xc3),
+                    (b'x', b'y'),
+                ] {
+                    let mut bytes = vec![b'a'; len];
+                    if let Some(x) = bytes.get_mut(at) {
+                        *x = a;
+                    }
+                    if let Some(x) = bytes.get_mut((at * 7 + 3) % len.max(1)) {
+                        *x = b;
+                    }
+                    let want = (bytes.contains(&b':'), bytes.is_ascii());
+                    assert_eq!(colon_and_ascii(&bytes), want, "{bytes:?}");
+                }
+            }
+        }
+    }
+
+    /// `re.sub(r"https?://\S+", "", text)` tried at every byte, as the regular expression
+    /// scans: the reference of [`remove_urls`].
+    fn urls_removed_at_every_byte(text: &str) -> String {
+        let (bytes, mut out, mut i, mut copied) = (text.as_bytes(), String::new(), 0, 0);
+        while i < bytes.len() {
+            let body = if bytes[i..].starts_with(b"https://") {
+                i + 8
+            } else if bytes[i..].starts_with(b"http://") {
+                i + 7
+            } else {
+                i += 1;
+                continue;
+            };
+            let end = body
+                + text[body..]
+                    .chars()
+                    .take_while(|&c| !is_py_space(c))
+                    .map(char::len_utf8)
+                    .sum::<usize>();
+            if end == body {
+                i += 1;
+                continue;
+            }
+            out.push_str(&text[copied..i]);
+            (copied, i) = (end, end);
+        }
+        out.push_str(&text[copied..]);
+        out
+    }
+
+    #[test]
+    fn urls_found_from_their_colons_are_the_urls_found_at_every_byte() {
+        // Random texts of scheme pieces (whole, cut, doubled, glued to each other), colons,
+        // slashes, links and whitespace: the clean-up against the scan from every byte, after
+        // the link replacement (whose text is the text itself when no link is replaced).
+        let pieces = [
+            "http://",
+            "https://",
+            "http",
+            "https",
+            "hhttps://",
+            "h",
+            "ttp",
+            "s",
+            ":",
+            "://",
+            "//",
+            "/",
+            "a",
+            "x.y",
+            " ",
+            "\u{a0}",
+            "\u{3000}",
+            "é",
+            "[l]",
+            "(",
+            ")",
+            "[",
+            "]",
+            "](",
+            "[a](http://b)",
+            "[a]( https://b/c )",
+            "HTTP://",
+            "http:/",
+        ];
+        let mut next = crate::testing::lcg(61);
+        let (mut linked, mut cleaned) = (String::new(), String::new());
+        let mut removed = 0;
+        for _ in 0..30_000 {
+            let text: String = (0..next() % 14)
+                .map(|_| pieces[next() % pieces.len()])
+                .collect();
+            linked.clear();
+            let source = if replace_links(&text, &mut linked) {
+                linked.as_str()
+            } else {
+                assert!(linked.is_empty());
+                text.as_str()
+            };
+            let want = urls_removed_at_every_byte(source);
+            cleaned.clear();
+            if remove_urls(source, &mut cleaned) {
+                assert_eq!(cleaned, want, "{source:?}");
+                removed += 1;
+            } else {
+                assert!(cleaned.is_empty());
+                assert_eq!(source, want, "{source:?}");
+            }
+            let mut s = NormScratch::default();
+            assert_eq!(without_links(&text, &mut s), want, "{text:?}");
+            assert_eq!(
+                has_scheme(&text),
+                text.contains("http://") || text.contains("https://"),
+                "{text:?}"
+            );
+        }
+        assert!(removed > 5_000, "{removed}");
+    }
+
+    #[test]
     fn a_url_runs_to_the_first_python_whitespace() {
         // From every character boundary of texts of URL bytes, ASCII and other whitespace
         // (U+0085, U+00A0, U+3000, the separators U+001C..U+001F) and other characters: the
@@ -1058,6 +1354,68 @@ mod tests {
             for_each_token(&out, |w| want.push(w.to_string()));
             assert_eq!(got, want, "{text:?} -> {out:?}");
         }
+    }
+
+    /// A sink that checks the ids the writer reads from its blocks against [`short_id`] of
+    /// the text written, and keeps every token.
+    struct IdCheck<'a> {
+        tokens: &'a mut Vec<String>,
+        with_id: &'a mut usize,
+    }
+
+    impl TokenSink for IdCheck<'_> {
+        fn token(&mut self, out: &[u8], start: usize, end: usize) {
+            self.tokens
+                .push(String::from_utf8(out[start..end].to_vec()).unwrap());
+        }
+
+        fn short_token(&mut self, out: &[u8], id: u64, start: usize, end: usize) {
+            assert!(end - start <= 8, "{start}..{end}");
+            let want = super::super::token_set::short_id(out, start, end);
+            assert_eq!(id, want, "{:?}", String::from_utf8_lossy(&out[start..end]));
+            *self.with_id += 1;
+            self.token(out, start, end);
+        }
+    }
+
+    #[test]
+    fn the_ids_read_from_a_block_are_the_ids_of_the_text() {
+        // Words of 1 to 12 bytes (some with a plain character that is not ASCII) between
+        // separators (runs of whitespace drop bytes), after a lead of 0 to 70 bytes, so that
+        // short words start and end at every offset of a block, at its first bytes (the id's
+        // bytes before the block) and its last, and across its edges.
+        let t = test_tables::install();
+        const SEPARATORS: &[&str] = &[" ", "  ", " \t\n ", ",", ". ", "-", "!!"];
+        const WORD: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJ0123456789";
+        let mut next = crate::testing::lcg(29);
+        let (mut s, mut out, mut text) = (NormScratch::default(), String::new(), String::new());
+        let mut with_id = 0;
+        for round in 0..20_000 {
+            text.clear();
+            for _ in 0..round % 71 {
+                text.push('x');
+            }
+            text.push_str(SEPARATORS[next() % SEPARATORS.len()]);
+            for _ in 0..next() % 24 {
+                for _ in 0..1 + next() % 12 {
+                    text.push(char::from(WORD[next() % WORD.len()]));
+                }
+                if next().is_multiple_of(9) {
+                    text.push('é');
+                }
+                text.push_str(SEPARATORS[next() % SEPARATORS.len()]);
+            }
+            let mut tokens = Vec::new();
+            let sink = IdCheck {
+                tokens: &mut tokens,
+                with_id: &mut with_id,
+            };
+            normalize_tokens(t, &text, &mut s, &mut out, sink);
+            let mut want = Vec::new();
+            for_each_token(&out, |w| want.push(w.to_string()));
+            assert_eq!(tokens, want, "{text:?}");
+        }
+        assert!(with_id > 100_000, "{with_id}");
     }
 
     /// The normalisation and tokens of `text` by [`normalize_by_char`], the reference.

@@ -10,8 +10,14 @@ use crate::pyunicode::Tables;
 /// and tries only the two places before each one that may start a match, in text order, as
 /// the regular expression's scan would. `digits` is a reusable buffer.
 pub fn numbers(t: &Tables, text: &str, digits: &mut String, out: &mut Vec<f64>) {
+    numbers_with(t, text, false, digits, out);
+}
+
+/// [`numbers`], where `ascii` says whether `text` is ASCII (the scan then looks for ASCII
+/// digits only; `false` is right for any text).
+pub fn numbers_with(t: &Tables, text: &str, ascii: bool, digits: &mut String, out: &mut Vec<f64>) {
     let b = text.as_bytes();
-    let mut scan = Scan::new();
+    let mut scan = Scan::new(ascii);
     // `text[..i]` is done: no match starts before `i`.
     let mut i = 0;
     while i < b.len() {
@@ -30,10 +36,11 @@ pub fn numbers(t: &Tables, text: &str, digits: &mut String, out: &mut Vec<f64>) 
         }
         // A sign and a dot, a sign or a dot may start the match just before the digit (no
         // digit lies between `i` and `p`, so nothing else can).
-        let before = |k: usize| p.checked_sub(k).filter(|&s| s >= i).and_then(|s| b.get(s));
-        let start = match (before(2), before(1)) {
-            (Some(b'+' | b'-'), Some(b'.')) => p - 2,
-            (_, Some(b'+' | b'-' | b'.')) => p - 1,
+        // The byte before the digit first (most often neither a sign nor a dot), then the one
+        // before it; neither before `i`.
+        let start = match p.checked_sub(1).filter(|&s| s >= i).and_then(|s| b.get(s)) {
+            Some(b'.') if p - 1 > i && matches!(b.get(p - 2), Some(b'+' | b'-')) => p - 2,
+            Some(b'+' | b'-' | b'.') => p - 1,
             _ => p,
         };
         if let Some((end, value)) = short_ascii_match(b, start, p) {
@@ -275,25 +282,30 @@ fn fast_path(literal: &[u8]) -> Option<f64> {
     Some(if negative { -value } else { value })
 }
 
-/// The bytes of a text that are ASCII digits or not ASCII, one block of 64 bytes at a time:
+/// The bytes of a text that are ASCII digits or may begin a digit that is not ASCII
+/// ([`DIGIT_LEAD`] or more), one block of 64 bytes at a time:
 /// the block's bits are kept between look-ups, so that each block is classified once however
 /// many numbers it holds.
 struct Scan {
     /// Where the block held starts (before the first look-up, [`Scan::NONE`]: any text's
     /// position is then more than 64 bytes before it, and the block starting there is read).
     base: usize,
-    /// Bit `k`: byte `base + k` is an ASCII digit or not ASCII (none past the text's end).
+    /// Bit `k`: byte `base + k` is an ASCII digit or [`DIGIT_LEAD`] or more (none past the
+    /// text's end).
     bits: u64,
+    /// The text is ASCII: the bits are those of its ASCII digits.
+    ascii: bool,
 }
 
 impl Scan {
     /// Past the end of every text (no slice holds `isize::MAX` bytes).
     const NONE: usize = isize::MAX as usize;
 
-    fn new() -> Scan {
+    fn new(ascii: bool) -> Scan {
         Scan {
             base: Scan::NONE,
             bits: 0,
+            ascii,
         }
     }
 
@@ -309,7 +321,11 @@ impl Scan {
                     return None;
                 }
                 self.base = from;
-                self.bits = digit_or_high_block(b, from);
+                self.bits = if self.ascii {
+                    digit_block::<true>(b, from)
+                } else {
+                    digit_block::<false>(b, from)
+                };
                 continue;
             }
             let rest = self.bits & (u64::MAX << offset);
@@ -322,9 +338,9 @@ impl Scan {
 }
 
 /// One bit per byte of `b[from..from + 64]` (byte `from + k`'s is bit `k`) that is an ASCII
-/// digit or not ASCII; none past the end of `b`.
+/// digit or, unless `ASCII` (`b` is ASCII), [`DIGIT_LEAD`] or more; none past the end of `b`.
 #[inline(always)]
-fn digit_or_high_block(b: &[u8], from: usize) -> u64 {
+fn digit_block<const ASCII: bool>(b: &[u8], from: usize) -> u64 {
     let rest = b.get(from..).unwrap_or(&[]);
     let padded;
     let block = match rest.first_chunk::<64>() {
@@ -343,23 +359,26 @@ fn digit_or_high_block(b: &[u8], from: usize) -> u64 {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     for (k, chunk) in block.chunks_exact(16).enumerate() {
         if let Some(chunk) = chunk.first_chunk::<16>() {
-            bits |= u64::from(sse2::digit_or_high(chunk)) << (16 * k);
+            let found = if ASCII {
+                sse2::digits(chunk)
+            } else {
+                sse2::digit_or_high(chunk)
+            };
+            bits |= u64::from(found) << (16 * k);
         }
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     for (k, &x) in block.iter().enumerate() {
-        bits |= u64::from(x.wrapping_sub(b'0') < 10 || x >= 0x80) << k;
+        bits |= u64::from(x.wrapping_sub(b'0') < 10 || (!ASCII && x >= DIGIT_LEAD)) << k;
     }
     bits
 }
 
-/// The first byte at or after `from` that is an ASCII digit or not ASCII: sixteen bytes are
-/// tested at once with SSE2 on x86_64 (a signed range comparison and two `movemask`s), then
-/// eight at a time as a word ([`crate::ascii::in_range`] on their low seven bits), while none
-/// is. The scan before [`Scan`], its reference in the tests.
+/// The first byte at or after `from` that is an ASCII digit or [`DIGIT_LEAD`] or more: sixteen
+/// bytes are tested at once with SSE2 on x86_64, then one at a time. The scan before [`Scan`],
+/// its reference in the tests.
 #[cfg(test)]
 fn next_digit_or_non_ascii(b: &[u8], from: usize) -> Option<usize> {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut i = from;
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     while let Some(chunk) = b.get(i..).and_then(|r| r.first_chunk::<16>()) {
@@ -369,19 +388,18 @@ fn next_digit_or_non_ascii(b: &[u8], from: usize) -> Option<usize> {
         }
         i += 16;
     }
-    while let Some(chunk) = b.get(i..).and_then(|r| r.first_chunk::<8>()) {
-        let x = u64::from_le_bytes(*chunk);
-        let found = (x & HIGH) | crate::ascii::in_range(x & !HIGH, b'0', b'9');
-        if found != 0 {
-            return Some(i + found.trailing_zeros() as usize / 8);
-        }
-        i += 8;
-    }
     let rest = b.get(i..)?;
     rest.iter()
-        .position(|&x| x.wrapping_sub(b'0') < 10 || x >= 0x80)
+        .position(|&x| x.wrapping_sub(b'0') < 10 || x >= DIGIT_LEAD)
         .map(|k| i + k)
 }
+
+/// The least first byte of a character that is not ASCII and is a decimal digit (`\d`): 0xD9,
+/// of U+0660 ARABIC-INDIC DIGIT ZERO (the digits of two bytes are U+0660..U+0669,
+/// U+06F0..U+06F9 and U+07C0..U+07C9). A character whose first byte is smaller is no digit, so
+/// the scan passes over it (Latin, Greek, Cyrillic, Hebrew: most text that is not ASCII);
+/// checked against the interpreter's tables in the tests.
+const DIGIT_LEAD: u8 = 0xD9;
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2 {
@@ -389,8 +407,24 @@ mod sse2 {
     //! (every x86_64 target), as `crate::ascii`'s.
     use std::arch::x86_64::*;
 
-    /// One bit per byte of `chunk` (byte `k`'s is bit `k`) that is an ASCII digit or 0x80 or
-    /// more.
+    /// One bit per byte of `chunk` (byte `k`'s is bit `k`) that is an ASCII digit.
+    #[inline(always)]
+    pub(super) fn digits(chunk: &[u8; 16]) -> u32 {
+        // SAFETY: SSE2 is enabled for the build (the module's `cfg`); the load reads the 16
+        // bytes of `chunk`, unaligned.
+        unsafe {
+            let v = _mm_loadu_si128(chunk.as_ptr().cast());
+            // Signed bytes: those of 0x80 or more are negative, so below '0'.
+            let digit = _mm_and_si128(
+                _mm_cmpgt_epi8(v, _mm_set1_epi8(b'0' as i8 - 1)),
+                _mm_cmplt_epi8(v, _mm_set1_epi8(b'9' as i8 + 1)),
+            );
+            (_mm_movemask_epi8(digit) as u32) & 0xffff
+        }
+    }
+
+    /// One bit per byte of `chunk` (byte `k`'s is bit `k`) that is an ASCII digit or
+    /// [`super::DIGIT_LEAD`] or more.
     #[inline(always)]
     pub(super) fn digit_or_high(chunk: &[u8; 16]) -> u32 {
         // SAFETY: SSE2 is enabled for the build (the module's `cfg`); the load reads the 16
@@ -402,7 +436,13 @@ mod sse2 {
                 _mm_cmpgt_epi8(v, _mm_set1_epi8(b'0' as i8 - 1)),
                 _mm_cmplt_epi8(v, _mm_set1_epi8(b'9' as i8 + 1)),
             );
-            (_mm_movemask_epi8(_mm_or_si128(digit, v)) as u32) & 0xffff
+            // The sign bit of the bytes above `DIGIT_LEAD - 1` as signed bytes (all but the
+            // bytes of 0x80 up to it) that are negative (0x80 or more).
+            let lead = _mm_and_si128(
+                _mm_cmpgt_epi8(v, _mm_set1_epi8((super::DIGIT_LEAD - 1) as i8)),
+                v,
+            );
+            (_mm_movemask_epi8(_mm_or_si128(digit, lead)) as u32) & 0xffff
         }
     }
 }
@@ -690,6 +730,14 @@ mod tests {
         let t = test_tables::install();
         let mut out = Vec::new();
         numbers(t, text, &mut String::new(), &mut out);
+        if text.is_ascii() {
+            let mut ascii = Vec::new();
+            numbers_with(t, text, true, &mut String::new(), &mut ascii);
+            assert_eq!(
+                out.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                ascii.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+            );
+        }
         out
     }
 
@@ -786,10 +834,27 @@ mod tests {
     }
 
     #[test]
+    fn no_digit_begins_below_the_digit_lead() {
+        // Every character whose first byte is below `DIGIT_LEAD` (U+0080..U+063F), and the
+        // first digit at or past it.
+        let t = test_tables::install();
+        for cp in 0x80..0x640u32 {
+            let c = char::from_u32(cp).unwrap();
+            assert!(c.to_string().as_bytes()[0] < DIGIT_LEAD);
+            assert_eq!(t.digit_value(c), None, "{cp:#x}");
+        }
+        assert_eq!(t.digit_value('\u{660}'), Some(0));
+        assert_eq!('\u{660}'.to_string().as_bytes()[0], DIGIT_LEAD);
+    }
+
+    #[test]
     fn the_next_digit_is_the_first_from_every_position() {
         // Texts of letters, punctuation and the bytes at the digits' edges, with a digit or a
-        // byte of 0x80 or more here and there (or nowhere): from every start, the first one.
-        let bytes = [b'a', b' ', b'/', b'0', b'9', b':', 0x7f, 0x80, 0xff];
+        // byte of 0x80 or more (below `DIGIT_LEAD` or not) here and there (or nowhere): from
+        // every start, the first digit or byte of `DIGIT_LEAD` or more.
+        let bytes = [
+            b'a', b' ', b'/', b'0', b'9', b':', 0x7f, 0x80, 0xd8, 0xd9, 0xff,
+        ];
         let mut next = crate::testing::lcg(31);
         for _ in 0..3_000 {
             let len = next() % 100;
@@ -806,7 +871,7 @@ mod tests {
             for from in 0..=len + 1 {
                 let want = text
                     .get(from..)
-                    .and_then(|r| r.iter().position(|&x| x.is_ascii_digit() || x >= 0x80))
+                    .and_then(|r| r.iter().position(|&x| x.is_ascii_digit() || x >= 0xd9))
                     .map(|k| from + k);
                 assert_eq!(
                     next_digit_or_non_ascii(&text, from),
@@ -826,6 +891,10 @@ mod tests {
             "0",
             "9",
             "٣",
+            "\u{6f3}",
+            "\u{7c5}",
+            "ж",
+            "\u{63f}",
             "５",
             "²",
             ".",
@@ -856,7 +925,7 @@ mod tests {
                 text.push_str(PIECES[next() % PIECES.len()]);
             }
             let (mut got, mut want) = (Vec::new(), Vec::new());
-            numbers(t, &text, &mut String::new(), &mut got);
+            numbers_with(t, &text, text.is_ascii(), &mut String::new(), &mut got);
             numbers_reference(t, &text, &mut Vec::new(), &mut String::new(), &mut want);
             let same = got.len() == want.len()
                 && got
@@ -873,7 +942,9 @@ mod tests {
         // from every position in order and from random ones (before, inside and past the block
         // held): block edges at 63/64/65 and 127/128/129 included.
         let mut next = crate::testing::lcg(31);
-        let bytes = [b'a', b' ', b'0', b'9', b'/', b':', 0x80, 0xc3, 0xff, 0];
+        let bytes = [
+            b'a', b' ', b'0', b'9', b'/', b':', 0x80, 0xc3, 0xd8, 0xd9, 0xff, 0,
+        ];
         for round in 0..3_000 {
             let len = match round % 4 {
                 0 => [63, 64, 65, 127, 128, 129][next() % 6],
@@ -889,7 +960,7 @@ mod tests {
                     }
                 })
                 .collect();
-            let mut scan = Scan::new();
+            let mut scan = Scan::new(false);
             for from in 0..=len + 1 {
                 assert_eq!(
                     scan.next(&b, from),
@@ -897,7 +968,17 @@ mod tests {
                     "{b:?} {from}"
                 );
             }
-            let mut scan = Scan::new();
+            if b.is_ascii() {
+                let mut scan = Scan::new(true);
+                for from in 0..=len + 1 {
+                    assert_eq!(
+                        scan.next(&b, from),
+                        next_digit_or_non_ascii(&b, from),
+                        "{b:?} {from}"
+                    );
+                }
+            }
+            let mut scan = Scan::new(false);
             for _ in 0..50 {
                 let from = next() % (len + 2);
                 assert_eq!(
@@ -953,7 +1034,7 @@ mod tests {
                     for tail in ["", " 7"] {
                         let text = format!("{prefix}{digits}{suffix}{tail}");
                         let (mut got, mut want) = (Vec::new(), Vec::new());
-                        numbers(t, &text, &mut String::new(), &mut got);
+                        numbers_with(t, &text, text.is_ascii(), &mut String::new(), &mut got);
                         numbers_reference(t, &text, &mut Vec::new(), &mut String::new(), &mut want);
                         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                         assert_eq!(bits(&got), bits(&want), "{text:?}: {got:?} {want:?}");

@@ -40,11 +40,14 @@ pub fn short_key(text: &[u8], start: usize, end: usize) -> u64 {
 /// them: two tokens have the same id exactly when they are equal, and no id is [`NO_ID`].
 #[inline(always)]
 pub fn short_id(text: &[u8], start: usize, end: usize) -> u64 {
-    let len = end.saturating_sub(start);
-    let key = short_key(text, start, end);
-    let marker = (0xF8 | len as u64) << 56;
+    id_of_key(short_key(text, start, end), end.saturating_sub(start))
+}
+
+/// The [`short_id`] of a token of `len` bytes (at most 8) whose [`short_key`] is `key`.
+#[inline(always)]
+pub fn id_of_key(key: u64, len: usize) -> u64 {
     if len < 8 {
-        key | marker
+        key | (0xF8 | len as u64) << 56
     } else {
         key
     }
