@@ -11,7 +11,7 @@ pub(crate) mod expressions;
 
 use crate::ascii;
 use crate::pyunicode::{py_is_blank, Tables, CHANGES_WHEN_LOWERED, WORD};
-use crate::tokens::{lowered_short_word, overlap, AsciiWords, BitLcs, Vocab, ABSENT};
+use crate::tokens::{lowered_short_word, overlap, AsciiWords, DenseLcs, Vocab, ABSENT};
 
 /// The three lexical metrics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -772,7 +772,7 @@ pub struct Scratch {
     counts: Vec<u32>,
     sequence: Vec<u32>,
     used: Vec<u32>,
-    lcs: BitLcs,
+    lcs: DenseLcs,
 }
 
 /// The lexical metrics of one response against many answers.
@@ -885,7 +885,7 @@ impl<'s, 'r> Scorer<'s, 'r> {
             }
         }
         if self.metric == Metric::RougeL {
-            s.lcs.set_pattern(&s.sequence);
+            s.lcs.set_pattern(&s.sequence, s.vocab.len());
         }
         let mut best: Option<(f64, u32)> = None;
         let mut start = 0;
