@@ -1102,6 +1102,50 @@ mod tests {
     }
 
     #[test]
+    fn ascii_words_are_split_and_flagged_as_python_does() {
+        // ASCII texts of words, stopwords in any case, digits, `_` and separators: the words
+        // kept against a plain split, lower-cased, with `is_stopword`.
+        let t = test_tables::install();
+        let mut next = crate::testing::lcg(31);
+        let pieces = [
+            "The",
+            "a",
+            "AN",
+            "these",
+            "Those",
+            "thes",
+            "being",
+            "x_1",
+            "_",
+            "42",
+            " ",
+            ",",
+            "-",
+            "\n",
+            "paris",
+            "Paris",
+            "i",
+            "I",
+            "abcdefghij",
+        ];
+        let mut w = Words::default();
+        for _ in 0..3_000 {
+            let text: String = (0..next() % 12)
+                .map(|_| pieces[next() % pieces.len()])
+                .collect();
+            let lower = text.to_ascii_lowercase();
+            let all: Vec<&str> = lower
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .filter(|w| !w.is_empty())
+                .collect();
+            let content: Vec<&str> = all.iter().copied().filter(|w| !is_stopword(w)).collect();
+            let want = if content.is_empty() { all } else { content };
+            w.fill(t, &text);
+            assert_eq!(w.kept().collect::<Vec<_>>(), want, "{text:?}");
+        }
+    }
+
+    #[test]
     fn block_members_agree_with_the_byte_loop() {
         let mut next = crate::testing::lcg(29);
         let sets: [&[u8]; 4] = [b"", b"a", b"t0\x7f", b"abcdefgh"];
