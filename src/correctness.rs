@@ -273,6 +273,14 @@ impl<'n> PairFinder<'n> {
             None
         };
         let mut i = 0;
+        #[cfg(target_arch = "x86_64")]
+        if hay.len() >= gap + 64 && std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2 (checked just above).
+            match unsafe { pair_scan_avx2(hay, gap, (first, last), &mut check) } {
+                Ok(found) => return found,
+                Err(next) => i = next,
+            }
+        }
         while i + gap + 16 <= hay.len() {
             let bits = pair_bits(hay, i, gap, first, last);
             if bits != 0 {
@@ -297,6 +305,45 @@ impl<'n> PairFinder<'n> {
                 && hay.get(at..at + k) == Some(needle)
         })
     }
+}
+
+/// [`PairFinder::find`]'s candidates 32 starts at a time from the start of `hay`, while both
+/// loads lie inside it, each set of them handed to `check` (which may decide: `Ok`); else
+/// `Err` of the first start not looked at.
+///
+/// # Safety
+/// The processor must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn pair_scan_avx2(
+    hay: &[u8],
+    gap: usize,
+    (first, last): (u8, u8),
+    check: &mut impl FnMut(usize, u64) -> Option<bool>,
+) -> Result<bool, usize> {
+    use std::arch::x86_64::*;
+    let (f, l) = (_mm256_set1_epi8(first as i8), _mm256_set1_epi8(last as i8));
+    let mut i = 0;
+    while let (Some(a), Some(b)) = (
+        hay.get(i..).and_then(|r| r.first_chunk::<32>()),
+        hay.get(i + gap..).and_then(|r| r.first_chunk::<32>()),
+    ) {
+        // SAFETY: each unaligned load reads the 32 bytes of a chunk of `hay` just taken; AVX2
+        // is the caller's promise.
+        let bits = unsafe {
+            let a = _mm256_loadu_si256(a.as_ptr().cast());
+            let b = _mm256_loadu_si256(b.as_ptr().cast());
+            let hit = _mm256_and_si256(_mm256_cmpeq_epi8(a, f), _mm256_cmpeq_epi8(b, l));
+            u64::from(_mm256_movemask_epi8(hit) as u32)
+        };
+        if bits != 0 {
+            if let Some(found) = check(i, bits) {
+                return Ok(found);
+            }
+        }
+        i += 32;
+    }
+    Err(i)
 }
 
 /// Bit `j` (of 16) set where `hay[i + j] == first` and `hay[i + j + gap] == last` (the caller
