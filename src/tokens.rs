@@ -736,10 +736,15 @@ pub struct DenseLcs {
     pattern: Vec<u32>,
     bits: BitLcs,
     bits_set: bool,
+    /// Whether the masks are set (else [`BitLcs`] serves every pair).
+    dense: bool,
 }
 
+/// Over this many mask words (`alphabet * blocks`), [`DenseLcs`] takes [`BitLcs`] instead.
+const DENSE_MAX: usize = 1 << 14;
+
 impl DenseLcs {
-    /// Set the pattern: token ids below `alphabet` (others never match).
+    /// Set the pattern: token ids, all below `alphabet`.
     pub fn set_pattern(&mut self, pattern: &[u32], alphabet: usize) {
         self.pattern.clear();
         self.pattern.extend_from_slice(pattern);
@@ -747,6 +752,14 @@ impl DenseLcs {
         let blocks = pattern.len().div_ceil(64);
         self.blocks = blocks;
         self.masks.clear();
+        if alphabet.saturating_mul(blocks) > DENSE_MAX {
+            // A large alphabet and a long pattern: BitLcs's tables cost the pattern only.
+            self.bits.set_pattern(pattern);
+            self.bits_set = true;
+            self.dense = false;
+            return;
+        }
+        self.dense = true;
         self.masks.resize(alphabet.saturating_mul(blocks), 0);
         for (i, &id) in pattern.iter().enumerate() {
             if (id as usize) < alphabet {
@@ -765,7 +778,7 @@ impl DenseLcs {
         }
         let present = other.iter().filter(|&&id| id != ABSENT).count();
         let cost = BLOCK_STEP * (self.blocks * present) as u64;
-        if cost > MYERS_FIRST {
+        if cost > MYERS_FIRST || !self.dense {
             if !self.bits_set {
                 self.bits.set_pattern(&self.pattern);
                 self.bits_set = true;
@@ -1040,6 +1053,13 @@ mod tests {
                 }
             }
         }
+        // A large alphabet and a long pattern: BitLcs itself.
+        let a = seq(&mut seed, 300, 100_000);
+        let b = seq(&mut seed, 300, 100_000);
+        dense.set_pattern(&a, 100_000);
+        assert!(!dense.dense);
+        let mut left = u64::MAX;
+        assert_eq!(dense.lcs_within(&b, &mut left), Some(lcs_dp(&a, &b)));
         // Long pairs go through Myers' algorithm, as BitLcs does.
         let long = seq(&mut seed, 200_000, 5_000);
         let mut edited = long.clone();
