@@ -153,6 +153,10 @@ pub fn normalize_into(t: &Tables, text: &str, out: &mut String) {
 /// The DataRobot normalisation of `text` as UTF-8 bytes, written into `out` (cleared first): the
 /// bytes of [`normalize_into`], sixteen at a time where they are ASCII ([`blocks`]).
 pub fn normalize_bytes_into(t: &Tables, text: &str, out: &mut Vec<u8>) {
+    if text.len() < SHORT_ASCII && text.is_ascii() {
+        normalize_ascii_into(text.as_bytes(), out);
+        return;
+    }
     if crate::pyunicode::has_capital_sigma(text) {
         out.clear();
         for_each_normalized(t, text, |c| {
@@ -162,6 +166,29 @@ pub fn normalize_bytes_into(t: &Tables, text: &str, out: &mut Vec<u8>) {
         return;
     }
     blocks::normalize_bytes(t, text, out);
+}
+
+/// Below this many bytes an ASCII text (a reference, mostly) is normalised a byte at a time:
+/// cheaper than setting up a padded block.
+const SHORT_ASCII: usize = 48;
+
+/// [`normalize_bytes_into`] of ASCII `bytes`: the ASCII loop of [`normalize_into`].
+fn normalize_ascii_into(bytes: &[u8], out: &mut Vec<u8>) {
+    out.clear();
+    let mut pending_space = false;
+    for &b in bytes {
+        match ASCII_NORMAL.get(usize::from(b)).copied().unwrap_or(0) {
+            0 => {}
+            SPACE_BYTE => pending_space = !out.is_empty(),
+            lower => {
+                if pending_space {
+                    out.push(b' ');
+                    pending_space = false;
+                }
+                out.push(lower);
+            }
+        }
+    }
 }
 
 /// Whether the DataRobot normalisation of `text` holds `needle` (a normalisation, not empty),
@@ -183,25 +210,176 @@ fn normalized_contains_every(
         normalize_bytes_into(t, text, buf);
         return memchr::memmem::find(buf, needle).is_some();
     }
-    // Built for the first long search: `memmem::find` searches a short haystack without one.
-    let mut finder = None;
+    let finder = PairFinder::new(needle);
     // The output before `searched` was searched: a match ending past it starts at most
     // `needle.len() - 1` bytes before it.
     let mut searched = 0usize;
     let mut found = false;
     blocks::normalize_bytes_checked(t, text, buf, every, |out| {
         let from = searched.saturating_sub(needle.len().saturating_sub(1));
-        let hay = out.get(from..).unwrap_or(&[]);
-        found = if hay.len() < 64 {
-            memchr::memmem::find(hay, needle).is_some()
-        } else {
-            let finder = finder.get_or_insert_with(|| memchr::memmem::Finder::new(needle));
-            finder.find(hay).is_some()
-        };
+        found = finder.find(out.get(from..).unwrap_or(&[]));
         searched = out.len();
         !found
     });
     found
+}
+
+/// A substring search that costs nothing to set up (a row's needle is searched for in one
+/// short text): the places where both the needle's first and last bytes match, sixteen at a
+/// time (SSE2 on x86_64), each then compared whole. A haystack where that finds too many
+/// candidates goes to `memchr::memmem` instead, so the cost stays linear.
+struct PairFinder<'n> {
+    needle: &'n [u8],
+}
+
+impl<'n> PairFinder<'n> {
+    /// Candidates compared in one haystack before it is handed to `memchr::memmem`.
+    const MAX_CANDIDATES: usize = 64;
+
+    fn new(needle: &'n [u8]) -> Self {
+        PairFinder { needle }
+    }
+
+    /// Whether `hay` holds the needle (an empty one is everywhere).
+    fn find(&self, hay: &[u8]) -> bool {
+        let needle = self.needle;
+        let k = needle.len();
+        let (Some(&first), Some(&last)) = (needle.first(), needle.last()) else {
+            return true;
+        };
+        if k > hay.len() {
+            return false;
+        }
+        if k == 1 {
+            return memchr::memchr(first, hay).is_some();
+        }
+        // Candidates: the starts `i` with hay[i] == first and hay[i + k - 1] == last, sixteen
+        // at a time while both loads lie inside `hay`, then one block ending at its end.
+        let (gap, starts) = (k - 1, hay.len() - k + 1);
+        let mut candidates = 0usize;
+        let mut check = |base: usize, mut bits: u64| -> Option<bool> {
+            while bits != 0 {
+                let at = base + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if hay.get(at..at + k) == Some(needle) {
+                    return Some(true);
+                }
+                candidates += 1;
+                if candidates > Self::MAX_CANDIDATES {
+                    let rest = hay.get(at..).unwrap_or(&[]);
+                    return Some(memchr::memmem::find(rest, needle).is_some());
+                }
+            }
+            None
+        };
+        let mut i = 0;
+        #[cfg(target_arch = "x86_64")]
+        if hay.len() >= gap + 64 && std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2 (checked just above).
+            match unsafe { pair_scan_avx2(hay, gap, (first, last), &mut check) } {
+                Ok(found) => return found,
+                Err(next) => i = next,
+            }
+        }
+        while i + gap + 16 <= hay.len() {
+            let bits = pair_bits(hay, i, gap, first, last);
+            if bits != 0 {
+                if let Some(found) = check(i, bits) {
+                    return found;
+                }
+            }
+            i += 16;
+        }
+        if i >= starts {
+            return false;
+        }
+        if let Some(base) = hay.len().checked_sub(gap + 16) {
+            // The last 16 starts, less those already looked at.
+            let bits = pair_bits(hay, base, gap, first, last) & (u64::MAX << (i - base));
+            return check(base, bits).unwrap_or(false);
+        }
+        // Fewer than 16 starts in all.
+        (i..starts).any(|at| {
+            hay.get(at) == Some(&first)
+                && hay.get(at + gap) == Some(&last)
+                && hay.get(at..at + k) == Some(needle)
+        })
+    }
+}
+
+/// [`PairFinder::find`]'s candidates 32 starts at a time from the start of `hay`, while both
+/// loads lie inside it, each set of them handed to `check` (which may decide: `Ok`); else
+/// `Err` of the first start not looked at.
+///
+/// # Safety
+/// The processor must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn pair_scan_avx2(
+    hay: &[u8],
+    gap: usize,
+    (first, last): (u8, u8),
+    check: &mut impl FnMut(usize, u64) -> Option<bool>,
+) -> Result<bool, usize> {
+    use std::arch::x86_64::*;
+    let (f, l) = (_mm256_set1_epi8(first as i8), _mm256_set1_epi8(last as i8));
+    let mut i = 0;
+    while let (Some(a), Some(b)) = (
+        hay.get(i..).and_then(|r| r.first_chunk::<32>()),
+        hay.get(i + gap..).and_then(|r| r.first_chunk::<32>()),
+    ) {
+        // SAFETY: each unaligned load reads the 32 bytes of a chunk of `hay` just taken; AVX2
+        // is the caller's promise.
+        let bits = unsafe {
+            let a = _mm256_loadu_si256(a.as_ptr().cast());
+            let b = _mm256_loadu_si256(b.as_ptr().cast());
+            let hit = _mm256_and_si256(_mm256_cmpeq_epi8(a, f), _mm256_cmpeq_epi8(b, l));
+            u64::from(_mm256_movemask_epi8(hit) as u32)
+        };
+        if bits != 0 {
+            if let Some(found) = check(i, bits) {
+                return Ok(found);
+            }
+        }
+        i += 32;
+    }
+    Err(i)
+}
+
+/// Bit `j` (of 16) set where `hay[i + j] == first` and `hay[i + j + gap] == last` (the caller
+/// keeps `i + gap + 16` within `hay`; bytes past it never match).
+#[inline(always)]
+fn pair_bits(hay: &[u8], i: usize, gap: usize, first: u8, last: u8) -> u64 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if let (Some(a), Some(b)) = (
+        hay.get(i..).and_then(|r| r.first_chunk::<16>()),
+        hay.get(i + gap..).and_then(|r| r.first_chunk::<16>()),
+    ) {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is enabled for the build (the `cfg`); each unaligned load reads the 16
+        // bytes of a chunk of `hay` just taken.
+        return unsafe {
+            let a = _mm_loadu_si128(a.as_ptr().cast());
+            let b = _mm_loadu_si128(b.as_ptr().cast());
+            let hit = _mm_and_si128(
+                _mm_cmpeq_epi8(a, _mm_set1_epi8(first as i8)),
+                _mm_cmpeq_epi8(b, _mm_set1_epi8(last as i8)),
+            );
+            u64::from(_mm_movemask_epi8(hit) as u16)
+        };
+    }
+    pair_bits_scalar(hay, i, gap, first, last)
+}
+
+/// [`pair_bits`] a byte at a time: the portable version, and the tests' check of the SSE2 one.
+#[inline(always)]
+fn pair_bits_scalar(hay: &[u8], i: usize, gap: usize, first: u8, last: u8) -> u64 {
+    let mut bits = 0;
+    for j in 0..16 {
+        let hit = hay.get(i + j) == Some(&first) && hay.get(i + j + gap) == Some(&last);
+        bits |= u64::from(hit) << j;
+    }
+    bits
 }
 
 /// How many bytes of a response are normalised between two searches for the reference.
@@ -415,6 +593,82 @@ mod tests {
             let got = normalized_contains_every(t, &text, needle.as_bytes(), &mut buf, every);
             assert_eq!(got, want, "{text:?} {needle:?}");
         }
+    }
+
+    #[test]
+    fn short_ascii_texts_normalise_as_the_blocks_do() {
+        // Every text of up to four bytes over the classes that matter, and random longer ones
+        // around the cut (47, 48, 49 bytes), against the block path.
+        let t = test_tables::install();
+        let alphabet = [
+            b'a', b'Z', b'_', b'7', b' ', b'\t', b'.', b'\x1c', b'\x00', b'\x7f',
+        ];
+        let (mut fast, mut slow) = (Vec::new(), Vec::new());
+        let mut texts: Vec<Vec<u8>> = vec![Vec::new()];
+        for len in 1..=4u32 {
+            for code in 0..alphabet.len().pow(len) {
+                let mut c = code;
+                let text = (0..len)
+                    .map(|_| {
+                        let b = alphabet[c % alphabet.len()];
+                        c /= alphabet.len();
+                        b
+                    })
+                    .collect();
+                texts.push(text);
+            }
+        }
+        let mut next = crate::testing::lcg(67);
+        for _ in 0..3_000 {
+            let len = [next() % 60, 47, 48, 49][next() % 4];
+            texts.push(
+                (0..len)
+                    .map(|_| alphabet[next() % alphabet.len()])
+                    .collect(),
+            );
+        }
+        for text in &texts {
+            let text = std::str::from_utf8(text).unwrap_or("");
+            normalize_ascii_into(text.as_bytes(), &mut fast);
+            blocks::normalize_bytes(t, text, &mut slow);
+            assert_eq!(fast, slow, "{text:?}");
+            normalize_bytes_into(t, text, &mut fast);
+            assert_eq!(fast, slow, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn pair_finder_agrees_with_memmem() {
+        // Haystacks of a small alphabet (many candidates, the fallback too) and needles of 1 to
+        // 20 bytes, at lengths around the 16-byte steps; SSE2 lanes against the scalar ones.
+        let mut next = crate::testing::lcg(71);
+        for round in 0..20_000 {
+            let letters: &[u8] = if round % 3 == 0 { b"ab" } else { b"abcdefgh " };
+            let len = [next() % 200, 15, 16, 17, 31, 32, 33, 63, 64, 65][next() % 10];
+            let hay: Vec<u8> = (0..len).map(|_| letters[next() % letters.len()]).collect();
+            let k = 1 + next() % 20;
+            let needle: Vec<u8> = if next().is_multiple_of(2) && len >= k {
+                let at = next() % (len - k + 1);
+                hay[at..at + k].to_vec()
+            } else {
+                (0..k).map(|_| letters[next() % letters.len()]).collect()
+            };
+            let want = memchr::memmem::find(&hay, &needle).is_some();
+            assert_eq!(
+                PairFinder::new(&needle).find(&hay),
+                want,
+                "{hay:?} {needle:?}"
+            );
+            for i in 0..len {
+                let gap = k - 1;
+                assert_eq!(
+                    pair_bits(&hay, i, gap, needle[0], needle[gap]),
+                    pair_bits_scalar(&hay, i, gap, needle[0], needle[gap])
+                );
+            }
+        }
+        assert!(PairFinder::new(b"").find(b""));
+        assert!(!PairFinder::new(b"ab").find(b"a"));
     }
 
     #[test]

@@ -11,7 +11,7 @@ pub(crate) mod expressions;
 
 use crate::ascii;
 use crate::pyunicode::{py_is_blank, Tables, CHANGES_WHEN_LOWERED, WORD};
-use crate::tokens::{lowered_short_word, overlap, AsciiWords, BitLcs, Vocab, ABSENT};
+use crate::tokens::{lowered_short_word, overlap, AsciiWords, DenseLcs, Vocab, ABSENT};
 
 /// The three lexical metrics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -772,7 +772,7 @@ pub struct Scratch {
     counts: Vec<u32>,
     sequence: Vec<u32>,
     used: Vec<u32>,
-    lcs: BitLcs,
+    lcs: DenseLcs,
 }
 
 /// The lexical metrics of one response against many answers.
@@ -885,7 +885,7 @@ impl<'s, 'r> Scorer<'s, 'r> {
             }
         }
         if self.metric == Metric::RougeL {
-            s.lcs.set_pattern(&s.sequence);
+            s.lcs.set_pattern(&s.sequence, s.vocab.len());
         }
         let mut best: Option<(f64, u32)> = None;
         let mut start = 0;
@@ -1099,6 +1099,50 @@ mod tests {
             assert!(is_ascii_stopword(w.to_uppercase().as_bytes()), "{w}");
         }
         assert!(!is_ascii_stopword(b"thes"));
+    }
+
+    #[test]
+    fn ascii_words_are_split_and_flagged_as_python_does() {
+        // ASCII texts of words, stopwords in any case, digits, `_` and separators: the words
+        // kept against a plain split, lower-cased, with `is_stopword`.
+        let t = test_tables::install();
+        let mut next = crate::testing::lcg(31);
+        let pieces = [
+            "The",
+            "a",
+            "AN",
+            "these",
+            "Those",
+            "thes",
+            "being",
+            "x_1",
+            "_",
+            "42",
+            " ",
+            ",",
+            "-",
+            "\n",
+            "paris",
+            "Paris",
+            "i",
+            "I",
+            "abcdefghij",
+        ];
+        let mut w = Words::default();
+        for _ in 0..3_000 {
+            let text: String = (0..next() % 12)
+                .map(|_| pieces[next() % pieces.len()])
+                .collect();
+            let lower = text.to_ascii_lowercase();
+            let all: Vec<&str> = lower
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .filter(|w| !w.is_empty())
+                .collect();
+            let content: Vec<&str> = all.iter().copied().filter(|w| !is_stopword(w)).collect();
+            let want = if content.is_empty() { all } else { content };
+            w.fill(t, &text);
+            assert_eq!(w.kept().collect::<Vec<_>>(), want, "{text:?}");
+        }
     }
 
     #[test]

@@ -720,6 +720,116 @@ impl BitLcs {
     }
 }
 
+/// [`BitLcs`] for a pattern of dense ids (all below a known `alphabet`, as a [`Vocab`]'s are):
+/// each id's bit masks sit at `id * blocks`, so setting the pattern costs its length and
+/// `alphabet * blocks` words to clear, and a token of the other sequence one load per block,
+/// with no table to build or probe. [`DenseLcs::lcs_within`] spends the budget as
+/// [`BitLcs::lcs_within`] does, and takes [`BitLcs`] itself for a pair that Myers' algorithm
+/// is tried on first (over [`MYERS_FIRST`]), so the two give the same answers, `None`
+/// included.
+#[derive(Default)]
+pub struct DenseLcs {
+    blocks: usize,
+    masks: Vec<u64>,
+    state: Vec<u64>,
+    /// The pattern, and [`BitLcs`] for the long pairs (its pattern set only when needed).
+    pattern: Vec<u32>,
+    bits: BitLcs,
+    bits_set: bool,
+    /// Whether the masks are set (else [`BitLcs`] serves every pair).
+    dense: bool,
+}
+
+/// Over this many mask words (`alphabet * blocks`), [`DenseLcs`] takes [`BitLcs`] instead.
+const DENSE_MAX: usize = 1 << 14;
+
+impl DenseLcs {
+    /// Set the pattern: token ids, all below `alphabet`.
+    pub fn set_pattern(&mut self, pattern: &[u32], alphabet: usize) {
+        self.pattern.clear();
+        self.pattern.extend_from_slice(pattern);
+        self.bits_set = false;
+        let blocks = pattern.len().div_ceil(64);
+        self.blocks = blocks;
+        self.masks.clear();
+        if alphabet.saturating_mul(blocks) > DENSE_MAX {
+            // A large alphabet and a long pattern: BitLcs's tables cost the pattern only.
+            self.bits.set_pattern(pattern);
+            self.bits_set = true;
+            self.dense = false;
+            return;
+        }
+        self.dense = true;
+        self.masks.resize(alphabet.saturating_mul(blocks), 0);
+        for (i, &id) in pattern.iter().enumerate() {
+            if (id as usize) < alphabet {
+                if let Some(m) = self.masks.get_mut(id as usize * blocks + i / 64) {
+                    *m |= 1u64 << (i % 64);
+                }
+            }
+        }
+    }
+
+    /// The LCS length of the pattern and `other` (ids of the same alphabet; others, such as
+    /// [`ABSENT`], never match): as [`BitLcs::lcs_within`], the same work spent from `budget`.
+    pub fn lcs_within(&mut self, other: &[u32], budget: &mut u64) -> Option<usize> {
+        if self.blocks == 0 {
+            return Some(0);
+        }
+        let present = other.iter().filter(|&&id| id != ABSENT).count();
+        let cost = BLOCK_STEP * (self.blocks * present) as u64;
+        if cost > MYERS_FIRST || !self.dense {
+            if !self.bits_set {
+                self.bits.set_pattern(&self.pattern);
+                self.bits_set = true;
+            }
+            return self.bits.lcs_within(other, budget);
+        }
+        *budget = budget.checked_sub(cost)?;
+        Some(if self.blocks == 1 {
+            self.one_block(other)
+        } else {
+            self.recurrence(other)
+        })
+    }
+
+    /// The recurrence of a pattern of at most 64 tokens: one word of state.
+    #[inline]
+    fn one_block(&self, other: &[u32]) -> usize {
+        let mut s = !0u64;
+        for &id in other {
+            let u = s & self.masks.get(id as usize).copied().unwrap_or(0);
+            s = s.wrapping_add(u) | (s - u);
+        }
+        (!s).count_ones() as usize
+    }
+
+    /// Hyyrö's recurrence over `other`, token by token, each block's carry into the next.
+    fn recurrence(&mut self, other: &[u32]) -> usize {
+        let blocks = self.blocks;
+        let mut state = std::mem::take(&mut self.state);
+        state.clear();
+        state.resize(blocks, !0);
+        for &id in other {
+            let at = (id as usize).saturating_mul(blocks);
+            let Some(masks) = self.masks.get(at..at.saturating_add(blocks)) else {
+                continue;
+            };
+            let mut carry = false;
+            for (s, &mask) in state.iter_mut().zip(masks) {
+                let u = *s & mask;
+                let (sum, c1) = s.overflowing_add(u);
+                let (sum, c2) = sum.overflowing_add(carry as u64);
+                carry = c1 || c2;
+                *s = sum | (*s - u);
+            }
+        }
+        let n = state.iter().map(|s| (!s).count_ones() as usize).sum();
+        self.state = state;
+        n
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -908,6 +1018,63 @@ mod tests {
         // ABSENT tokens never match
         lcs.set_pattern(&[1, 2, 3]);
         assert_eq!(lcs.lcs(&[ABSENT, 1, ABSENT, 3]), 2);
+    }
+
+    #[test]
+    fn dense_lcs_equals_bit_lcs_and_spends_the_same() {
+        // Against the dynamic programme and BitLcs (answer and budget left), at block edges,
+        // with ids outside the alphabet and ABSENT in the other sequence, and over budgets.
+        let mut seed = 13;
+        let (mut dense, mut bits) = (DenseLcs::default(), BitLcs::default());
+        let mut lengths = vec![
+            0, 1, 2, 5, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129,
+        ];
+        lengths.extend([200, 300]);
+        for &m in &lengths {
+            for &n in &lengths {
+                for alphabet in [1u32, 3, 20] {
+                    let a = seq(&mut seed, m, alphabet);
+                    let mut b = seq(&mut seed, n, alphabet + 2);
+                    for x in b.iter_mut().step_by(7) {
+                        *x = ABSENT;
+                    }
+                    dense.set_pattern(&a, alphabet as usize);
+                    bits.set_pattern(&a);
+                    let expected = lcs_dp(&a, &b);
+                    for budget in [u64::MAX, 0, 3, 4 * (n as u64), 4 * (n as u64) * 3] {
+                        let (mut left_d, mut left_b) = (budget, budget);
+                        let d = dense.lcs_within(&b, &mut left_d);
+                        assert_eq!(d, bits.lcs_within(&b, &mut left_b), "{m} {n} {budget}");
+                        assert_eq!(left_d, left_b);
+                        if let Some(d) = d {
+                            assert_eq!(d, expected);
+                        }
+                    }
+                }
+            }
+        }
+        // A large alphabet and a long pattern: BitLcs itself.
+        let a = seq(&mut seed, 300, 100_000);
+        let b = seq(&mut seed, 300, 100_000);
+        dense.set_pattern(&a, 100_000);
+        assert!(!dense.dense);
+        let mut left = u64::MAX;
+        assert_eq!(dense.lcs_within(&b, &mut left), Some(lcs_dp(&a, &b)));
+        // Long pairs go through Myers' algorithm, as BitLcs does.
+        let long = seq(&mut seed, 200_000, 5_000);
+        let mut edited = long.clone();
+        edited[50_000] = 7;
+        edited.remove(120_000);
+        dense.set_pattern(&long, 5_000);
+        bits.set_pattern(&long);
+        for budget in [20_000_000, 1_000_000, u64::MAX] {
+            let (mut left_d, mut left_b) = (budget, budget);
+            assert_eq!(
+                dense.lcs_within(&edited, &mut left_d),
+                bits.lcs_within(&edited, &mut left_b)
+            );
+            assert_eq!(left_d, left_b);
+        }
     }
 
     #[test]

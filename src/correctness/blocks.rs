@@ -184,18 +184,21 @@ impl Output<'_> {
 /// The DataRobot normalisation of `text` (holding no capital sigma) as bytes, written into `out`
 /// (cleared first): the same bytes as [`super::normalize_into`].
 pub(crate) fn normalize_bytes(t: &Tables, text: &str, out: &mut Vec<u8>) {
-    normalize_bytes_checked(t, text, out, usize::MAX, |_| true);
+    let len = normalize_bytes_checked(t, text, out, usize::MAX, |_| true);
+    out.truncate(len);
 }
 
 /// [`normalize_bytes`], showing `check` the output so far (a prefix of the whole) every `every`
 /// bytes of `text` or so, and at the end; once `check` returns false the output stops there.
+/// The output is the first bytes of `out`, as many as returned: `out` is left longer (not
+/// truncated), so that a buffer used row after row is not cleared and grown again each time.
 pub(crate) fn normalize_bytes_checked(
     t: &Tables,
     text: &str,
     out: &mut Vec<u8>,
     every: usize,
     mut check: impl FnMut(&[u8]) -> bool,
-) {
+) -> usize {
     let bytes = text.as_bytes();
     let n = bytes.len();
     let mut out = Output { buf: out, len: 0 };
@@ -280,10 +283,10 @@ pub(crate) fn normalize_bytes_checked(
         }
     }
     let len = out.len;
-    out.buf.truncate(len);
     if i >= n {
-        check(out.buf);
+        check(out.buf.get(..len).unwrap_or(&[]));
     }
+    len
 }
 
 /// Write the normalisation of the ASCII bytes of a block in `window` (a run of lanes): its runs
