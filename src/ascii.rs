@@ -360,6 +360,53 @@ pub(crate) mod sse2 {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx2 {
+    //! Byte-class helpers for the kernels' AVX2 blocks. Each is compiled for AVX2 whatever the
+    //! build's target, so it may only be called from code that runs when the processor has AVX2
+    //! (a function with the same `target_feature`, itself reached through a run-time check).
+    use std::arch::x86_64::*;
+
+    /// The bytes of `v` in `lo..=hi` (both below 0x80): a byte of 0x80 or more is negative as
+    /// a signed byte, below `lo`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(crate) fn in_range(v: __m256i, lo: u8, hi: u8) -> __m256i {
+        let above = _mm256_cmpgt_epi8(v, _mm256_set1_epi8(lo as i8 - 1));
+        let below = _mm256_cmpgt_epi8(_mm256_set1_epi8(hi as i8 + 1), v);
+        _mm256_and_si256(above, below)
+    }
+
+    /// The bytes of `v` equal to `x`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(crate) fn equal(v: __m256i, x: u8) -> __m256i {
+        _mm256_cmpeq_epi8(v, _mm256_set1_epi8(x as i8))
+    }
+
+    /// The high bit of each byte of `mask`, byte `k`'s as bit `k`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(crate) fn bits(mask: __m256i) -> u64 {
+        u64::from(_mm256_movemask_epi8(mask) as u32)
+    }
+
+    /// The 64 bits of `block`, byte `k`'s as bit `k`, from `half`'s 32 bits of each half.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(crate) fn block_bits(block: &[u8; 64], half: impl Fn(__m256i) -> u64) -> u64 {
+        let (lo, hi) = block.split_at(32);
+        // SAFETY: each half holds 32 bytes, which an unaligned load reads.
+        let (a, b) = unsafe {
+            (
+                _mm256_loadu_si256(lo.as_ptr().cast()),
+                _mm256_loadu_si256(hi.as_ptr().cast()),
+            )
+        };
+        half(a) | half(b) << 32
+    }
+}
+
 /// The first `N` bytes of `rest`, or, at a text's end where fewer are left, its bytes followed
 /// by `fill` in `pad`: a whole block to classify without reading past the text.
 #[inline(always)]

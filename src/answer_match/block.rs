@@ -24,6 +24,31 @@ pub(super) struct Classes {
     pub apostrophe: u64,
 }
 
+impl Classes {
+    /// Record one vector lane of a block (16 or 32 bytes) at bit `shift`: its letters, digits,
+    /// `_` and bytes of 0x80 or more, as bits; the bytes `equal` finds for `.`, `,` and `'`; and
+    /// with `UPPER`, the capitals `upper` finds. The SSE2 and AVX2 classifications share it.
+    #[inline(always)]
+    fn add_lane<const UPPER: bool>(
+        &mut self,
+        shift: u32,
+        [letter, digit, underscore, high]: [u64; 4],
+        equal: impl Fn(u8) -> u64,
+        upper: impl FnOnce() -> u64,
+    ) {
+        self.letter |= letter << shift;
+        self.digit |= digit << shift;
+        self.underscore |= underscore << shift;
+        self.word |= (underscore | high) << shift;
+        self.dot |= equal(b'.') << shift;
+        self.comma |= equal(b',') << shift;
+        self.apostrophe |= equal(b'\'') << shift;
+        if UPPER {
+            self.upper |= upper() << shift;
+        }
+    }
+}
+
 /// The classes of the 64 bytes of `block`; `upper` is filled only when `UPPER`. With AVX2
 /// where the processor has it (32 bytes at a time: about half the SSE2 version's
 /// instructions, with the call), else SSE2.
@@ -235,19 +260,13 @@ mod sse2 {
                     _mm_or_si128(_mm_and_si128(keep, lowered), _mm_andnot_si128(keep, twenty));
                 _mm_storeu_si128(to.as_mut_ptr().cast(), written);
             }
-            let shift = 16 * k as u32;
-            out.letter |= bits(letter) << shift;
-            out.digit |= bits(digit) << shift;
             // `bits(v)`: the bytes of 0x80 or more.
-            let underscore = bits(under);
-            out.underscore |= underscore << shift;
-            out.word |= (underscore | bits(v)) << shift;
-            out.dot |= bits(equal(v, b'.')) << shift;
-            out.comma |= bits(equal(v, b',')) << shift;
-            out.apostrophe |= bits(equal(v, b'\'')) << shift;
-            if UPPER {
-                out.upper |= bits(in_range(v, b'A', b'Z')) << shift;
-            }
+            out.add_lane::<UPPER>(
+                16 * k as u32,
+                [bits(letter), bits(digit), bits(under), bits(v)],
+                |x| bits(equal(v, x)),
+                || bits(in_range(v, b'A', b'Z')),
+            );
         }
         out
     }
@@ -258,29 +277,8 @@ mod avx2 {
     //! [`super::classify`] with AVX2, compiled for it whatever the build's target and called
     //! only when the processor has it.
     use super::Classes;
+    use crate::ascii::avx2::{bits, equal, in_range};
     use std::arch::x86_64::*;
-
-    /// The bytes of `v` in `lo..=hi` (both below 0x80): a byte of 0x80 or more is negative as
-    /// a signed byte, below `lo`.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn in_range(v: __m256i, lo: u8, hi: u8) -> __m256i {
-        let above = _mm256_cmpgt_epi8(v, _mm256_set1_epi8(lo as i8 - 1));
-        let below = _mm256_cmpgt_epi8(_mm256_set1_epi8(hi as i8 + 1), v);
-        _mm256_and_si256(above, below)
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn equal(v: __m256i, x: u8) -> __m256i {
-        _mm256_cmpeq_epi8(v, _mm256_set1_epi8(x as i8))
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn bits(m: __m256i) -> u64 {
-        u64::from(_mm256_movemask_epi8(m) as u32)
-    }
 
     /// The lower-case and upper-case letters of a block.
     #[inline]
@@ -337,18 +335,13 @@ mod avx2 {
                     _mm256_blendv_epi8(twenty, lowered, keep),
                 );
             }
-            out.letter |= bits(letter) << shift;
-            out.digit |= bits(digit) << shift;
             // `bits(v)`: the bytes of 0x80 or more.
-            let underscore = bits(under);
-            out.underscore |= underscore << shift;
-            out.word |= (underscore | bits(v)) << shift;
-            out.dot |= bits(equal(v, b'.')) << shift;
-            out.comma |= bits(equal(v, b',')) << shift;
-            out.apostrophe |= bits(equal(v, b'\'')) << shift;
-            if UPPER {
-                out.upper |= bits(in_range(v, b'A', b'Z')) << shift;
-            }
+            out.add_lane::<UPPER>(
+                shift,
+                [bits(letter), bits(digit), bits(under), bits(v)],
+                |x| bits(equal(v, x)),
+                || bits(in_range(v, b'A', b'Z')),
+            );
         }
         out
     }

@@ -733,6 +733,7 @@ mod avx2 {
     //! The one-word recurrence over the bytes of a text that the pattern holds, with AVX2 and
     //! BMI1, compiled for them whatever the build's target and called only when the processor
     //! has them.
+    use crate::ascii::avx2::block_bits;
     use std::arch::x86_64::*;
 
     /// One bit per byte of `block` (byte `k`'s is bit `k`) that `lut` holds (bit `h` of entry
@@ -753,15 +754,7 @@ mod avx2 {
             let absent = _mm256_cmpeq_epi8(_mm256_and_si256(row, bit), _mm256_setzero_si256());
             u64::from(!(_mm256_movemask_epi8(absent) as u32))
         };
-        let (lo, hi) = block.split_at(32);
-        // SAFETY: each half holds 32 bytes, which an unaligned load reads.
-        let (a, b) = unsafe {
-            (
-                _mm256_loadu_si256(lo.as_ptr().cast()),
-                _mm256_loadu_si256(hi.as_ptr().cast()),
-            )
-        };
-        half(a) | half(b) << 32
+        block_bits(block, half)
     }
 
     /// The steps of `block`'s bytes whose bits `bits` holds, from state `v`.
@@ -826,15 +819,7 @@ mod avx2 {
             let lead = _mm256_and_si256(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-65)), v);
             u64::from(_mm256_movemask_epi8(lead) as u32)
         };
-        let (lo, hi) = block.split_at(32);
-        // SAFETY: each half holds 32 bytes, which an unaligned load reads.
-        let (a, b) = unsafe {
-            (
-                _mm256_loadu_si256(lo.as_ptr().cast()),
-                _mm256_loadu_si256(hi.as_ptr().cast()),
-            )
-        };
-        half(a) | half(b) << 32
+        block_bits(block, half)
     }
 
     /// The steps of `block` (bytes `base..` of `text`) whose bits `bits` holds, from state

@@ -699,17 +699,8 @@ mod avx2 {
     //! [`super::lowered_block`] with AVX2, compiled for it whatever the build's target and
     //! called only when the processor has it.
     use super::Lowered;
+    use crate::ascii::avx2::in_range;
     use std::arch::x86_64::*;
-
-    /// The bytes of `v` in `lo..=hi` (both below 0x80): a byte of 0x80 or more is negative as
-    /// a signed byte, below `lo`.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn in_range(v: __m256i, lo: u8, hi: u8) -> __m256i {
-        let above = _mm256_cmpgt_epi8(v, _mm256_set1_epi8(lo as i8 - 1));
-        let below = _mm256_cmpgt_epi8(_mm256_set1_epi8(hi as i8 + 1), v);
-        _mm256_and_si256(above, below)
-    }
 
     /// The whitespace bits, token bits and lowered bytes of 32 bytes.
     #[inline]
