@@ -404,46 +404,39 @@ const DIGIT_LEAD: u8 = 0xD9;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2 {
     //! Sound because this module is only compiled where SSE2 is enabled for the whole build
-    //! (every x86_64 target), as `crate::ascii`'s.
+    //! (every x86_64 target), as `crate::ascii`'s, whose byte-class helpers it uses.
+    use crate::ascii::sse2::{bits, in_range};
     use std::arch::x86_64::*;
+
+    #[inline(always)]
+    fn load(chunk: &[u8; 16]) -> __m128i {
+        // SAFETY: SSE2 is enabled for the build (the module's `cfg`); the load reads the 16
+        // bytes of `chunk`, unaligned.
+        unsafe { _mm_loadu_si128(chunk.as_ptr().cast()) }
+    }
 
     /// One bit per byte of `chunk` (byte `k`'s is bit `k`) that is an ASCII digit.
     #[inline(always)]
     pub(super) fn digits(chunk: &[u8; 16]) -> u32 {
-        // SAFETY: SSE2 is enabled for the build (the module's `cfg`); the load reads the 16
-        // bytes of `chunk`, unaligned.
-        unsafe {
-            let v = _mm_loadu_si128(chunk.as_ptr().cast());
-            // Signed bytes: those of 0x80 or more are negative, so below '0'.
-            let digit = _mm_and_si128(
-                _mm_cmpgt_epi8(v, _mm_set1_epi8(b'0' as i8 - 1)),
-                _mm_cmplt_epi8(v, _mm_set1_epi8(b'9' as i8 + 1)),
-            );
-            (_mm_movemask_epi8(digit) as u32) & 0xffff
-        }
+        bits(in_range(load(chunk), b'0', b'9')) as u32
     }
 
     /// One bit per byte of `chunk` (byte `k`'s is bit `k`) that is an ASCII digit or
     /// [`super::DIGIT_LEAD`] or more.
     #[inline(always)]
     pub(super) fn digit_or_high(chunk: &[u8; 16]) -> u32 {
-        // SAFETY: SSE2 is enabled for the build (the module's `cfg`); the load reads the 16
-        // bytes of `chunk`, unaligned.
-        unsafe {
-            let v = _mm_loadu_si128(chunk.as_ptr().cast());
-            // Signed bytes: those of 0x80 or more are negative, so below '0'.
-            let digit = _mm_and_si128(
-                _mm_cmpgt_epi8(v, _mm_set1_epi8(b'0' as i8 - 1)),
-                _mm_cmplt_epi8(v, _mm_set1_epi8(b'9' as i8 + 1)),
-            );
+        let v = load(chunk);
+        // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
+        let lead = unsafe {
             // The sign bit of the bytes above `DIGIT_LEAD - 1` as signed bytes (all but the
             // bytes of 0x80 up to it) that are negative (0x80 or more).
-            let lead = _mm_and_si128(
+            _mm_and_si128(
                 _mm_cmpgt_epi8(v, _mm_set1_epi8((super::DIGIT_LEAD - 1) as i8)),
                 v,
-            );
-            (_mm_movemask_epi8(_mm_or_si128(digit, lead)) as u32) & 0xffff
-        }
+            )
+        };
+        // SAFETY: as above.
+        bits(unsafe { _mm_or_si128(in_range(v, b'0', b'9'), lead) }) as u32
     }
 }
 
