@@ -32,6 +32,14 @@ DATA = Path(__file__).parent / "data"
 CASES = [(spec, form) for spec in SCORERS for form in reference_forms(spec)]
 CASE_IDS = [f"{spec.name}-{form}" for spec, form in CASES]
 
+#: Scorers that call a Python library once per distinct text (``language_detection``: langdetect,
+#: about 5 ms a text) run on :data:`PYTHON_ROWS` rows of the frame, the first and the last (parity
+#: traps and synthetic answers): the full frame would cost each of them a minute across this
+#: module. What these tests check of them is how rows reach the Python function (batches,
+#: chunks, threads), which a few hundred rows exercise.
+PER_ROW_PYTHON = frozenset({"language_detection"})
+PYTHON_ROWS = 400
+
 
 def load_frame() -> pl.DataFrame:
     parity = pl.read_parquet(DATA / "parity_cases.parquet").select(
@@ -39,6 +47,23 @@ def load_frame() -> pl.DataFrame:
     )
     synthetic = make_eval_log(600, seed=9).select("response", "reference", "references")
     return pl.concat([parity, synthetic])
+
+
+def rows_for(spec: ps.ScorerSpec, frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame``, or its first and last :data:`PYTHON_ROWS` / 2 rows for a per-row Python scorer."""
+    if spec.name not in PER_ROW_PYTHON:
+        return frame
+    half = PYTHON_ROWS // 2
+    return pl.concat([frame.head(half), frame.tail(half)])
+
+
+def score_cases(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Every case scored on its rows of ``frame`` (:func:`rows_for`): the native scorers' columns
+    on the whole frame, and the per-row Python scorers' on their rows."""
+    native = [score_expr(spec, form) for spec, form in CASES if spec.name not in PER_ROW_PYTHON]
+    python = [score_expr(spec, form) for spec, form in CASES if spec.name in PER_ROW_PYTHON]
+    some = rows_for(ps.get_scorer(next(iter(PER_ROW_PYTHON))), frame)
+    return frame.select(native), some.select(python)
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +87,7 @@ def test_engines_batches_and_morsels_agree(
     spec: ps.ScorerSpec, form: str, frame: pl.DataFrame
 ) -> None:
     reference = "reference" if form == "string" else "references"
+    frame = rows_for(spec, frame)
     expected = EAGER.score(frame, spec, reference=reference)
     for engine in FRAME_ENGINES:
         assert engine.score(frame, spec, reference=reference).equals(expected), engine
@@ -77,6 +103,7 @@ def test_every_option_set_agrees_across_engines(
     spec: ps.ScorerSpec, form: str, frame: pl.DataFrame
 ) -> None:
     small = frame.gather(np.random.default_rng(3).permutation(frame.height)[:800])
+    small = rows_for(spec, small)
     reference = "reference" if form == "string" else "references"
     for options in option_sets(spec):
         expected = EAGER.score(small, spec, reference=reference, **options)
@@ -87,6 +114,7 @@ def test_every_option_set_agrees_across_engines(
 
 @pytest.mark.parametrize(("spec", "form"), CASES, ids=CASE_IDS)
 def test_chunking_does_not_matter(spec: ps.ScorerSpec, form: str, frame: pl.DataFrame) -> None:
+    frame = rows_for(spec, frame)
     cuts = np.sort(np.random.default_rng(1).choice(frame.height, 40, replace=False))
     bounds = [0, *cuts.tolist(), frame.height]
     chunked = pl.concat(
@@ -101,6 +129,7 @@ def test_chunking_does_not_matter(spec: ps.ScorerSpec, form: str, frame: pl.Data
 
 @pytest.mark.parametrize(("spec", "form"), CASES, ids=CASE_IDS)
 def test_row_order_does_not_matter(spec: ps.ScorerSpec, form: str, frame: pl.DataFrame) -> None:
+    frame = rows_for(spec, frame)
     order = np.random.default_rng(2).permutation(frame.height)
     expr = score_expr(spec, form)
     expected = frame.select(expr)
@@ -112,11 +141,10 @@ def test_row_order_does_not_matter(spec: ps.ScorerSpec, form: str, frame: pl.Dat
 _CHILD = """
 import sys
 import polars as pl
-from tests.test_determinism import CASES, load_frame, score_expr
-frame = load_frame()
-out = frame.select([score_expr(spec, form) for spec, form in CASES])
-out = out.with_columns(pl.lit(pl.thread_pool_size()).alias("__threads"))
-out.write_parquet(sys.argv[1])
+from tests.test_determinism import load_frame, score_cases
+native, python = score_cases(load_frame())
+native.with_columns(pl.lit(pl.thread_pool_size()).alias("__threads")).write_parquet(sys.argv[1])
+python.write_parquet(sys.argv[2])
 """
 
 
@@ -125,7 +153,8 @@ def test_batches_split_over_threads_keep_their_rows(frame: pl.DataFrame) -> None
     result must not depend on the range it lands in (nor on the rows scored before it there)."""
     copies = 6  # 21,600 rows: three ranges of 8,192 rows and more
     tiled = pl.concat([frame] * copies)
-    exprs = [score_expr(spec, form) for spec, form in CASES]
+    # The native kernels split their batches; a per-row Python scorer is one map over the batch.
+    exprs = [score_expr(spec, form) for spec, form in CASES if spec.name not in PER_ROW_PYTHON]
     # The variants with reasons, components and diagnostics split their batches too.
     for form in ("reference", "references"):
         exprs += [
@@ -141,17 +170,23 @@ def test_batches_split_over_threads_keep_their_rows(frame: pl.DataFrame) -> None
 def test_thread_count_does_not_matter(tmp_path: Path, frame: pl.DataFrame) -> None:
     outputs = {}
     for threads in (1, 2):
-        path = tmp_path / f"threads_{threads}.parquet"
+        paths = [tmp_path / f"threads_{threads}_{part}.parquet" for part in ("native", "python")]
         env = {**os.environ, "POLARS_MAX_THREADS": str(threads), "PYTHONPATH": str(ROOT)}
         subprocess.run(
-            [sys.executable, "-c", _CHILD, str(path)], env=env, cwd=ROOT, check=True, timeout=600
+            [sys.executable, "-c", _CHILD, *map(str, paths)],
+            env=env,
+            cwd=ROOT,
+            check=True,
+            timeout=600,
         )
-        result = pl.read_parquet(path)
-        assert result["__threads"][0] == threads
-        outputs[threads] = result.drop("__threads")
-    assert outputs[1].equals(outputs[2])
-    here = frame.select([score_expr(spec, form) for spec, form in CASES])
-    assert outputs[1].equals(here)
+        native, python = (pl.read_parquet(path) for path in paths)
+        assert native["__threads"][0] == threads
+        outputs[threads] = (native.drop("__threads"), python)
+    here = score_cases(frame)
+    for threads in (1, 2):
+        assert outputs[threads][0].equals(here[0]), threads
+        assert outputs[threads][1].equals(here[1]), threads
+    assert here[0].width + here[1].width == len(CASES)
 
 
 def test_summary_and_report_are_the_same_bits_across_threads_and_morsels(tmp_path: Path) -> None:
@@ -179,7 +214,8 @@ def test_summary_and_report_are_the_same_bits_across_threads_and_morsels(tmp_pat
         }
         page = tmp_path / f"report-{threads}-{morsel}.html"
         commands = [
-            ["summary", log, "--by", "model", "--json"],
+            # 200 resamples, as the report's: 2,000 of 200,000 distinct scores cost 7 s a run.
+            ["summary", log, "--by", "model", "--json", "--n-bootstrap", "200"],
             ["report", log, "-o", page, "--pair-on", "question", "--n-bootstrap", "200"],
         ]
         texts = []
