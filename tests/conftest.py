@@ -19,11 +19,22 @@ from tests.engines import ENGINES, Engine
 
 DATA = Path(__file__).parent / "data"
 
+# Hypothesis profiles: "dev" (random examples), "ci" (the same number, derandomized: a CI failure
+# reproduces), and "versions" for the suites .ci/min-versions and .ci/polars-versions run again
+# on other Polars versions, where what can break is the Python glue, not the kernels the newest
+# version's run has already searched. POLARSCORE_HYPOTHESIS_PROFILE picks one (.ci/run and those
+# scripts set it), else "ci" when the CI variable is set. The depth is in the slow fuzz run
+# (tests/test_fuzz.py, tests/test_differential.py), which sets its own example counts.
 hypothesis.settings.register_profile(
-    "ci", max_examples=200, deadline=None, derandomize=True, print_blob=True
+    "ci", max_examples=100, deadline=None, derandomize=True, print_blob=True
+)
+hypothesis.settings.register_profile(
+    "versions", max_examples=25, deadline=None, derandomize=True, print_blob=True
 )
 hypothesis.settings.register_profile("dev", max_examples=100, deadline=None)
-hypothesis.settings.load_profile("ci" if os.environ.get("CI") else "dev")
+hypothesis.settings.load_profile(
+    os.environ.get("POLARSCORE_HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+)
 
 
 @pytest.fixture(params=ENGINES, ids=str)
