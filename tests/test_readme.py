@@ -62,7 +62,7 @@ def test_ci_test_installs_and_runs_pytest_in_the_given_venv(tmp_path: Path) -> N
     # The default selection, then the Spark tests and the notebooks, which it leaves out.
     assert calls.read_text().splitlines() == [
         "-m pip install -e .[test]",
-        "-m pytest",
+        "-m pytest -n auto --dist loadfile",
         "-m pytest -m spark",
         "-m pytest -m notebook",
     ]
