@@ -562,14 +562,17 @@ impl<F: TokenSink> Writer<'_, F> {
     /// of kept bytes when some whitespace is dropped (a whitespace byte after another, or at the
     /// start). The tokens are found from the edges of the mask of their bytes, two at a time;
     /// a token reaching byte `n` stays open.
+    ///
+    /// `AVX2`: the block is lowered with AVX2 ([`avx2::lowered`], inlined where the caller is
+    /// compiled for AVX2); only [`avx2::write_normalized`] passes `true`.
     #[inline(always)]
-    fn ascii_block(&mut self, block: &[u8; 64], n: usize) {
+    fn ascii_block<const AVX2: bool>(&mut self, block: &[u8; 64], n: usize) {
         let valid = below(n);
         let Lowered {
             space,
             word,
             bytes: padded_lowered,
-        } = lowered_block(block);
+        } = lowered_block::<AVX2>(block);
         let lowered = padded_lowered.get(PAD..).unwrap_or(&[]);
         let space = space & valid;
         let word = word & valid;
@@ -579,8 +582,9 @@ impl<F: TokenSink> Writer<'_, F> {
         let edges = (word ^ ((word << 1) | inside)) & valid;
         if dropped == 0 {
             let base = self.out.len();
-            self.out
-                .extend_from_slice(lowered.get(..n).unwrap_or(lowered));
+            if let Some(whole) = lowered.first_chunk::<64>() {
+                push_first(self.out, whole, n);
+            }
             self.tokens(edges, base, &padded_lowered);
             return;
         }
@@ -680,26 +684,53 @@ fn lowered_portable(block: &[u8; 64]) -> Lowered {
     }
 }
 
-/// [`Lowered`] of `block`: 32 bytes at a time with AVX2 where the processor has it (about a
-/// third of the SSE2 version's instructions), else [`lowered_portable`].
+/// [`Lowered`] of `block`: with AVX2 when `AVX2` (about a third of the SSE2 version's
+/// instructions), else [`lowered_portable`].
+///
+/// `AVX2` is `true` only in the code [`avx2::write_normalized`] compiles for AVX2, which runs
+/// only where the processor has it.
 #[inline(always)]
-fn lowered_block(block: &[u8; 64]) -> Lowered {
+fn lowered_block<const AVX2: bool>(block: &[u8; 64]) -> Lowered {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the processor has AVX2, which is all the function needs.
+        if AVX2 {
+            // SAFETY: `AVX2` is true only inside `avx2::write_normalized`, which is called only
+            // where the processor has AVX2 (see `write_normalized`).
             return unsafe { avx2::lowered(block) };
         }
     }
     lowered_portable(block)
 }
 
+/// Appends the first `n` bytes (at most 64) of `block` to `out`: the 64 bytes are copied whole
+/// into the spare capacity (a copy of fixed size: two or four vector moves, where a copy of `n`
+/// bytes was a call), and only the first `n` are kept.
+#[inline(always)]
+fn push_first(out: &mut Vec<u8>, block: &[u8; 64], n: usize) {
+    let n = n.min(64);
+    out.reserve(64);
+    let len = out.len();
+    if let Some(spare) = out
+        .spare_capacity_mut()
+        .get_mut(..64)
+        .and_then(|s| s.first_chunk_mut::<64>())
+    {
+        for (to, &from) in spare.iter_mut().zip(block) {
+            to.write(from);
+        }
+        // SAFETY: the 64 bytes after `len` were just written (`n` is at most 64), and
+        // `len + n` is within the capacity reserved above.
+        unsafe { out.set_len(len + n) };
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     //! [`super::lowered_block`] with AVX2, compiled for it whatever the build's target and
     //! called only when the processor has it.
-    use super::Lowered;
+    use super::{Lowered, TokenSink};
     use crate::ascii::avx2::in_range;
+    use crate::pyunicode::Tables;
     use std::arch::x86_64::*;
 
     /// The whitespace bits, token bits and lowered bytes of 32 bytes.
@@ -753,10 +784,26 @@ mod avx2 {
         )
     }
 
+    /// [`super::write_normalized`] compiled for AVX2, its blocks lowered by [`lowered`] inlined.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn write_normalized(
+        t: &Tables,
+        text: &str,
+        ascii: bool,
+        out: &mut Vec<u8>,
+        token: impl TokenSink,
+    ) {
+        super::write_normalized_in::<true>(t, text, ascii, out, token);
+    }
+
     /// See [`super::lowered_block`].
     ///
     /// # Safety
     /// The processor must have AVX2.
+    #[inline]
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn lowered(block: &[u8; 64]) -> Lowered {
         let (lo, hi) = block.split_at(32);
@@ -859,6 +906,26 @@ fn plain_run(t: &Tables, text: &str, i: usize, block: &[u8; 64]) -> (usize, usiz
 /// stretch NFKC may change; such a stretch is normalised when the next inert (or unassigned)
 /// character ends it, and its characters written one by one.
 fn write_normalized(t: &Tables, text: &str, ascii: bool, out: &mut Vec<u8>, token: impl TokenSink) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2, which is all the function needs.
+        unsafe { avx2::write_normalized(t, text, ascii, out, token) };
+        return;
+    }
+    write_normalized_in::<false>(t, text, ascii, out, token);
+}
+
+/// The body of [`write_normalized`], its blocks lowered with AVX2 when `AVX2` (see
+/// [`lowered_block`]): inlined into [`avx2::write_normalized`], compiled for AVX2, so the
+/// block's classification is inlined where its bytes are written and its tokens found.
+#[inline(always)]
+fn write_normalized_in<const AVX2: bool>(
+    t: &Tables,
+    text: &str,
+    ascii: bool,
+    out: &mut Vec<u8>,
+    token: impl TokenSink,
+) {
     out.reserve(text.len());
     let bytes = text.as_bytes();
     let mut w = Writer {
@@ -874,12 +941,12 @@ fn write_normalized(t: &Tables, text: &str, ascii: bool, out: &mut Vec<u8>, toke
         let mut chunks = bytes.chunks_exact(64);
         for chunk in &mut chunks {
             if let Some(block) = chunk.first_chunk::<64>() {
-                w.ascii_block(block, 64);
+                w.ascii_block::<AVX2>(block, 64);
             }
         }
         let rest = chunks.remainder();
         if !rest.is_empty() {
-            w.ascii_block(&padded(rest), rest.len());
+            w.ascii_block::<AVX2>(&padded(rest), rest.len());
         }
         w.finish();
         return;
@@ -910,7 +977,7 @@ fn write_normalized(t: &Tables, text: &str, ascii: bool, out: &mut Vec<u8>, toke
                     w.char(t, held_char);
                     held = NO;
                 }
-                w.ascii_block(&block, n);
+                w.ascii_block::<AVX2>(&block, n);
                 i += n;
                 continue;
             }
@@ -1065,6 +1132,91 @@ mod tests {
                     (got.space, got.word, got.bytes),
                     (want.space, want.word, want.bytes),
                     "{block:?}"
+                );
+            }
+        }
+    }
+
+    /// The output and tokens (with the ids handed over) of [`write_normalized_in`], with or
+    /// without AVX2.
+    fn written<const AVX2: bool>(t: &Tables, text: &str) -> (Vec<u8>, Vec<(usize, usize, u64)>) {
+        struct Record<'a>(&'a mut Vec<(usize, usize, u64)>);
+        impl TokenSink for Record<'_> {
+            fn token(&mut self, _: &[u8], start: usize, end: usize) {
+                self.0.push((start, end, u64::MAX));
+            }
+            fn short_token(&mut self, _: &[u8], id: u64, start: usize, end: usize) {
+                self.0.push((start, end, id));
+            }
+        }
+        let (mut out, mut tokens) = (Vec::new(), Vec::new());
+        let sink = Record(&mut tokens);
+        if AVX2 {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: the callers check that the processor has AVX2.
+            unsafe {
+                avx2::write_normalized(t, text, text.is_ascii(), &mut out, sink)
+            };
+        } else {
+            write_normalized_in::<false>(t, text, text.is_ascii(), &mut out, sink);
+        }
+        (out, tokens)
+    }
+
+    #[test]
+    fn the_avx2_writer_is_the_portable_writer() {
+        // Texts of 0 to 200 bytes (every length around the 16-, 32- and 64-byte edges) of
+        // words, whitespace runs, punctuation and characters that are not ASCII (plain ones,
+        // ones NFKC changes, capitals), some across a block's edge: the same bytes written and
+        // the same tokens, with the same ids, with AVX2 as with SSE2.
+        #[cfg(target_arch = "x86_64")]
+        {
+            if !std::arch::is_x86_feature_detected!("avx2") {
+                return;
+            }
+            let t = test_tables::install();
+            const PIECES: &[&str] = &[
+                " ",
+                "  ",
+                "\n\n",
+                "\t",
+                ",",
+                ".",
+                "-",
+                "_",
+                "a",
+                "B",
+                "7",
+                "The",
+                "answer",
+                "abcdefgh",
+                "ABCDEFGHIJKLMNOP",
+                "é",
+                "É",
+                "日",
+                "😀",
+                "ＡＢ",
+                "\u{301}",
+                "\u{a0}",
+            ];
+            let mut next = crate::testing::lcg(31);
+            let mut texts: Vec<String> = Vec::new();
+            for len in 0..200 {
+                texts.push("Ab c".repeat(60).chars().take(len).collect());
+                texts.push(format!("{}é{}", "x".repeat(len), " Yz".repeat(30)));
+            }
+            for _ in 0..20_000 {
+                let mut text = String::new();
+                while text.len() < next() % 200 {
+                    text.push_str(PIECES[next() % PIECES.len()]);
+                }
+                texts.push(text);
+            }
+            for text in &texts {
+                assert_eq!(
+                    written::<true>(t, text),
+                    written::<false>(t, text),
+                    "{text:?}"
                 );
             }
         }
