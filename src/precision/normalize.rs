@@ -21,6 +21,73 @@ use crate::pyunicode::{is_py_space, Tables, CHANGES_WHEN_LOWERED, UNASSIGNED};
 pub struct NormScratch {
     cleaned: String,
     nfkc: String,
+    plain: PlainChars,
+}
+
+/// [`plain_char`] of the characters of the Basic Multilingual Plane, one bit each, computed a
+/// block of 64 code points at a time when a text of the batch first holds one of them (a
+/// look-up is a few instructions; [`plain_char`] itself calls into the interpreter's tables).
+/// For the tables at address `tables` only: other tables start it again.
+pub struct PlainChars {
+    tables: usize,
+    bits: Box<[u64; 1024]>,
+    known: [u64; 16],
+}
+
+impl Default for PlainChars {
+    fn default() -> Self {
+        PlainChars {
+            tables: 0,
+            bits: Box::new([0; 1024]),
+            known: [0; 16],
+        }
+    }
+}
+
+impl PlainChars {
+    /// Ready for the tables `t` (forgets what it knew of other tables).
+    #[inline(always)]
+    fn use_tables(&mut self, t: &Tables) {
+        let address = std::ptr::from_ref(t) as usize;
+        if self.tables != address {
+            self.tables = address;
+            self.known = [0; 16];
+        }
+    }
+
+    /// [`plain_char`] of `c`, for the tables given to [`PlainChars::use_tables`].
+    #[inline(always)]
+    fn get(&mut self, t: &Tables, c: char) -> bool {
+        let cp = c as usize;
+        let block = cp >> 6;
+        match (self.known.get(block >> 6), self.bits.get(block)) {
+            (Some(&known), Some(&bits)) if known & (1 << (block & 63)) != 0 => {
+                bits & (1 << (cp & 63)) != 0
+            }
+            (Some(_), Some(_)) => self.compute(t, block) & (1 << (cp & 63)) != 0,
+            _ => plain_char(t, c),
+        }
+    }
+
+    /// The bits of block `block` (below 1024), computed and kept.
+    #[cold]
+    #[inline(never)]
+    fn compute(&mut self, t: &Tables, block: usize) -> u64 {
+        let mut word = 0u64;
+        for k in 0..64u32 {
+            let cp = (block as u32) << 6 | k;
+            if char::from_u32(cp).is_some_and(|c| plain_char(t, c)) {
+                word |= 1 << k;
+            }
+        }
+        if let (Some(bits), Some(known)) =
+            (self.bits.get_mut(block), self.known.get_mut(block >> 6))
+        {
+            *bits = word;
+            *known |= 1 << (block & 63);
+        }
+        word
+    }
 }
 
 /// Python `str.isspace()` of the character starting at byte `i`, with its length.
@@ -332,12 +399,11 @@ impl<F: FnMut(&[u8], usize, usize)> TokenSink for F {
 }
 
 /// The text after the link and URL clean-up, which runs only on a text holding "http".
-fn without_links<'a>(text: &'a str, s: &'a mut NormScratch) -> &'a str {
+fn without_links<'a>(text: &'a str, cleaned: &'a mut String, nfkc: &'a mut String) -> &'a str {
     // Both patterns hold `https?://`; a text without it has neither.
     if !has_scheme(text) {
         return text;
     }
-    let NormScratch { cleaned, nfkc } = s;
     nfkc.clear();
     let linked: &str = if replace_links(text, nfkc) {
         nfkc
@@ -368,7 +434,16 @@ pub fn normalize_tokens(
 ) -> bool {
     // Both patterns of the link clean-up hold a colon: a text without one is its own result.
     let (colon, text_ascii) = colon_and_ascii(text.as_bytes());
-    let source = if colon { without_links(text, s) } else { text };
+    let NormScratch {
+        cleaned,
+        nfkc,
+        plain,
+    } = s;
+    let source = if colon {
+        without_links(text, cleaned, nfkc)
+    } else {
+        text
+    };
     // An ASCII text holds no sigma: the search reads only the others.
     let ascii = if colon { source.is_ascii() } else { text_ascii };
     if !ascii && may_hold_capital_sigma(source) {
@@ -381,7 +456,8 @@ pub fn normalize_tokens(
         // (ASCII still), and characters it encodes (`char::encode_utf8`). The bytes are
         // checked again in debug builds.
         let bytes = unsafe { out.as_mut_vec() };
-        write_normalized(t, source, ascii, bytes, token);
+        plain.use_tables(t);
+        write_normalized(t, source, ascii, plain, bytes, token);
         debug_assert!(std::str::from_utf8(out.as_bytes()).is_ok());
     }
     text_ascii
@@ -728,7 +804,7 @@ fn push_first(out: &mut Vec<u8>, block: &[u8; 64], n: usize) {
 mod avx2 {
     //! [`super::lowered_block`] with AVX2, compiled for it whatever the build's target and
     //! called only when the processor has it.
-    use super::{Lowered, TokenSink};
+    use super::{Lowered, PlainChars, TokenSink};
     use crate::ascii::avx2::in_range;
     use crate::pyunicode::Tables;
     use std::arch::x86_64::*;
@@ -793,10 +869,11 @@ mod avx2 {
         t: &Tables,
         text: &str,
         ascii: bool,
+        plain: &mut PlainChars,
         out: &mut Vec<u8>,
         token: impl TokenSink,
     ) {
-        super::write_normalized_in::<true>(t, text, ascii, out, token);
+        super::write_normalized_in::<true>(t, text, ascii, plain, out, token);
     }
 
     /// See [`super::lowered_block`].
@@ -861,7 +938,13 @@ fn plain_char(t: &Tables, c: char) -> bool {
 /// composes with nothing before it) follows the run at the block's end. So the bytes taken
 /// are the run's, or the run's up to its last character.
 #[inline(always)]
-fn plain_run(t: &Tables, text: &str, i: usize, block: &[u8; 64]) -> (usize, usize) {
+fn plain_run(
+    t: &Tables,
+    plain: &mut PlainChars,
+    text: &str,
+    i: usize,
+    block: &[u8; 64],
+) -> (usize, usize) {
     let bytes = text.as_bytes();
     let len = bytes.len().saturating_sub(i).min(64);
     // The bytes of 0x80 or more; the zero padding holds none.
@@ -871,7 +954,7 @@ fn plain_run(t: &Tables, text: &str, i: usize, block: &[u8; 64]) -> (usize, usiz
     while high != 0 {
         let k = high.trailing_zeros() as usize;
         match text.get(i + k..).and_then(|r| r.chars().next()) {
-            Some(c) if k + c.len_utf8() <= len && plain_char(t, c) => {
+            Some(c) if k + c.len_utf8() <= len && plain.get(t, c) => {
                 (last, last_end) = (k, k + c.len_utf8());
                 high &= !below(last_end);
             }
@@ -905,14 +988,21 @@ fn plain_run(t: &Tables, text: &str, i: usize, block: &[u8; 64]) -> (usize, usiz
 /// time: the last inert character is held back until the next one shows whether it starts a
 /// stretch NFKC may change; such a stretch is normalised when the next inert (or unassigned)
 /// character ends it, and its characters written one by one.
-fn write_normalized(t: &Tables, text: &str, ascii: bool, out: &mut Vec<u8>, token: impl TokenSink) {
+fn write_normalized(
+    t: &Tables,
+    text: &str,
+    ascii: bool,
+    plain: &mut PlainChars,
+    out: &mut Vec<u8>,
+    token: impl TokenSink,
+) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the processor has AVX2, which is all the function needs.
-        unsafe { avx2::write_normalized(t, text, ascii, out, token) };
+        unsafe { avx2::write_normalized(t, text, ascii, plain, out, token) };
         return;
     }
-    write_normalized_in::<false>(t, text, ascii, out, token);
+    write_normalized_in::<false>(t, text, ascii, plain, out, token);
 }
 
 /// The body of [`write_normalized`], its blocks lowered with AVX2 when `AVX2` (see
@@ -923,6 +1013,7 @@ fn write_normalized_in<const AVX2: bool>(
     t: &Tables,
     text: &str,
     ascii: bool,
+    plain: &mut PlainChars,
     out: &mut Vec<u8>,
     token: impl TokenSink,
 ) {
@@ -969,7 +1060,7 @@ fn write_normalized_in<const AVX2: bool>(
                 Some(block) => *block,
                 None => padded(rest),
             };
-            let (n, retry) = plain_run(t, text, i, &block);
+            let (n, retry) = plain_run(t, plain, text, i, &block);
             next_block = i + retry;
             // A block costs about as much as eight characters read one at a time.
             if n >= 8 {
@@ -1151,14 +1242,16 @@ mod tests {
         }
         let (mut out, mut tokens) = (Vec::new(), Vec::new());
         let sink = Record(&mut tokens);
+        let plain = &mut PlainChars::default();
+        plain.use_tables(t);
         if AVX2 {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: the callers check that the processor has AVX2.
             unsafe {
-                avx2::write_normalized(t, text, text.is_ascii(), &mut out, sink)
+                avx2::write_normalized(t, text, text.is_ascii(), plain, &mut out, sink)
             };
         } else {
-            write_normalized_in::<false>(t, text, text.is_ascii(), &mut out, sink);
+            write_normalized_in::<false>(t, text, text.is_ascii(), plain, &mut out, sink);
         }
         (out, tokens)
     }
@@ -1219,6 +1312,21 @@ mod tests {
                     "{text:?}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn the_plain_character_bits_are_the_definition() {
+        // Every code point of the Basic Multilingual Plane (and some past it), in an order
+        // that fills blocks from both ends, through one cache.
+        let t = test_tables::install();
+        let mut plain = PlainChars::default();
+        plain.use_tables(t);
+        for cp in (0..0x10400u32).rev().step_by(5).chain(0..0x10400) {
+            let Some(c) = char::from_u32(cp) else {
+                continue;
+            };
+            assert_eq!(plain.get(t, c), plain_char(t, c), "U+{cp:04X}");
         }
     }
 
@@ -1379,7 +1487,8 @@ mod tests {
                 assert_eq!(source, want, "{source:?}");
             }
             let mut s = NormScratch::default();
-            assert_eq!(without_links(&text, &mut s), want, "{text:?}");
+            let NormScratch { cleaned, nfkc, .. } = &mut s;
+            assert_eq!(without_links(&text, cleaned, nfkc), want, "{text:?}");
             assert_eq!(
                 has_scheme(&text),
                 text.contains("http://") || text.contains("https://"),
@@ -1564,7 +1673,7 @@ mod tests {
     /// The normalisation and tokens of `text` by [`normalize_by_char`], the reference.
     fn by_char(t: &Tables, text: &str) -> (String, Vec<String>) {
         let mut s = NormScratch::default();
-        let source = without_links(text, &mut s).to_string();
+        let source = without_links(text, &mut s.cleaned, &mut s.nfkc).to_string();
         let (mut out, mut tokens) = (String::new(), Vec::new());
         normalize_by_char(t, &source, &mut String::new(), &mut out, |o, a, b| {
             tokens.push(o[a..b].to_string())
