@@ -802,8 +802,8 @@ fn push_first(out: &mut Vec<u8>, block: &[u8; 64], n: usize) {
 
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    //! [`super::lowered_block`] with AVX2, compiled for it whatever the build's target and
-    //! called only when the processor has it.
+    //! [`super::lowered_block`] with AVX2, and [`super::write_normalized`] with it inlined,
+    //! compiled for AVX2 whatever the build's target and called only when the processor has it.
     use super::{Lowered, PlainChars, TokenSink};
     use crate::ascii::avx2::in_range;
     use crate::pyunicode::Tables;
