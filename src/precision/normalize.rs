@@ -21,6 +21,73 @@ use crate::pyunicode::{is_py_space, Tables, CHANGES_WHEN_LOWERED, UNASSIGNED};
 pub struct NormScratch {
     cleaned: String,
     nfkc: String,
+    plain: PlainChars,
+}
+
+/// [`plain_char`] of the characters of the Basic Multilingual Plane, one bit each, computed a
+/// block of 64 code points at a time when a text of the batch first holds one of them (a
+/// look-up is a few instructions; [`plain_char`] itself calls into the interpreter's tables).
+/// For the tables at address `tables` only: other tables start it again.
+pub struct PlainChars {
+    tables: usize,
+    bits: Box<[u64; 1024]>,
+    known: [u64; 16],
+}
+
+impl Default for PlainChars {
+    fn default() -> Self {
+        PlainChars {
+            tables: 0,
+            bits: Box::new([0; 1024]),
+            known: [0; 16],
+        }
+    }
+}
+
+impl PlainChars {
+    /// Ready for the tables `t` (forgets what it knew of other tables).
+    #[inline(always)]
+    fn use_tables(&mut self, t: &Tables) {
+        let address = std::ptr::from_ref(t) as usize;
+        if self.tables != address {
+            self.tables = address;
+            self.known = [0; 16];
+        }
+    }
+
+    /// [`plain_char`] of `c`, for the tables given to [`PlainChars::use_tables`].
+    #[inline(always)]
+    fn get(&mut self, t: &Tables, c: char) -> bool {
+        let cp = c as usize;
+        let block = cp >> 6;
+        match (self.known.get(block >> 6), self.bits.get(block)) {
+            (Some(&known), Some(&bits)) if known & (1 << (block & 63)) != 0 => {
+                bits & (1 << (cp & 63)) != 0
+            }
+            (Some(_), Some(_)) => self.compute(t, block) & (1 << (cp & 63)) != 0,
+            _ => plain_char(t, c),
+        }
+    }
+
+    /// The bits of block `block` (below 1024), computed and kept.
+    #[cold]
+    #[inline(never)]
+    fn compute(&mut self, t: &Tables, block: usize) -> u64 {
+        let mut word = 0u64;
+        for k in 0..64u32 {
+            let cp = (block as u32) << 6 | k;
+            if char::from_u32(cp).is_some_and(|c| plain_char(t, c)) {
+                word |= 1 << k;
+            }
+        }
+        if let (Some(bits), Some(known)) =
+            (self.bits.get_mut(block), self.known.get_mut(block >> 6))
+        {
+            *bits = word;
+            *known |= 1 << (block & 63);
+        }
+        word
+    }
 }
 
 /// Python `str.isspace()` of the character starting at byte `i`, with its length.
@@ -332,12 +399,11 @@ impl<F: FnMut(&[u8], usize, usize)> TokenSink for F {
 }
 
 /// The text after the link and URL clean-up, which runs only on a text holding "http".
-fn without_links<'a>(text: &'a str, s: &'a mut NormScratch) -> &'a str {
+fn without_links<'a>(text: &'a str, cleaned: &'a mut String, nfkc: &'a mut String) -> &'a str {
     // Both patterns hold `https?://`; a text without it has neither.
     if !has_scheme(text) {
         return text;
     }
-    let NormScratch { cleaned, nfkc } = s;
     nfkc.clear();
     let linked: &str = if replace_links(text, nfkc) {
         nfkc
@@ -368,7 +434,16 @@ pub fn normalize_tokens(
 ) -> bool {
     // Both patterns of the link clean-up hold a colon: a text without one is its own result.
     let (colon, text_ascii) = colon_and_ascii(text.as_bytes());
-    let source = if colon { without_links(text, s) } else { text };
+    let NormScratch {
+        cleaned,
+        nfkc,
+        plain,
+    } = s;
+    let source = if colon {
+        without_links(text, cleaned, nfkc)
+    } else {
+        text
+    };
     // An ASCII text holds no sigma: the search reads only the others.
     let ascii = if colon { source.is_ascii() } else { text_ascii };
     if !ascii && may_hold_capital_sigma(source) {
@@ -381,7 +456,8 @@ pub fn normalize_tokens(
         // (ASCII still), and characters it encodes (`char::encode_utf8`). The bytes are
         // checked again in debug builds.
         let bytes = unsafe { out.as_mut_vec() };
-        write_normalized(t, source, ascii, bytes, token);
+        plain.use_tables(t);
+        write_normalized(t, source, ascii, plain, bytes, token);
         debug_assert!(std::str::from_utf8(out.as_bytes()).is_ok());
     }
     text_ascii
@@ -562,14 +638,17 @@ impl<F: TokenSink> Writer<'_, F> {
     /// of kept bytes when some whitespace is dropped (a whitespace byte after another, or at the
     /// start). The tokens are found from the edges of the mask of their bytes, two at a time;
     /// a token reaching byte `n` stays open.
+    ///
+    /// `AVX2`: the block is lowered with AVX2 ([`avx2::lowered`], inlined where the caller is
+    /// compiled for AVX2); only [`avx2::write_normalized`] passes `true`.
     #[inline(always)]
-    fn ascii_block(&mut self, block: &[u8; 64], n: usize) {
+    fn ascii_block<const AVX2: bool>(&mut self, block: &[u8; 64], n: usize) {
         let valid = below(n);
         let Lowered {
             space,
             word,
             bytes: padded_lowered,
-        } = lowered_block(block);
+        } = lowered_block::<AVX2>(block);
         let lowered = padded_lowered.get(PAD..).unwrap_or(&[]);
         let space = space & valid;
         let word = word & valid;
@@ -579,8 +658,9 @@ impl<F: TokenSink> Writer<'_, F> {
         let edges = (word ^ ((word << 1) | inside)) & valid;
         if dropped == 0 {
             let base = self.out.len();
-            self.out
-                .extend_from_slice(lowered.get(..n).unwrap_or(lowered));
+            if let Some(whole) = lowered.first_chunk::<64>() {
+                push_first(self.out, whole, n);
+            }
             self.tokens(edges, base, &padded_lowered);
             return;
         }
@@ -680,26 +760,53 @@ fn lowered_portable(block: &[u8; 64]) -> Lowered {
     }
 }
 
-/// [`Lowered`] of `block`: 32 bytes at a time with AVX2 where the processor has it (about a
-/// third of the SSE2 version's instructions), else [`lowered_portable`].
+/// [`Lowered`] of `block`: with AVX2 when `AVX2` (about a third of the SSE2 version's
+/// instructions), else [`lowered_portable`].
+///
+/// `AVX2` is `true` only in the code [`avx2::write_normalized`] compiles for AVX2, which runs
+/// only where the processor has it.
 #[inline(always)]
-fn lowered_block(block: &[u8; 64]) -> Lowered {
+fn lowered_block<const AVX2: bool>(block: &[u8; 64]) -> Lowered {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the processor has AVX2, which is all the function needs.
+        if AVX2 {
+            // SAFETY: `AVX2` is true only inside `avx2::write_normalized`, which is called only
+            // where the processor has AVX2 (see `write_normalized`).
             return unsafe { avx2::lowered(block) };
         }
     }
     lowered_portable(block)
 }
 
+/// Appends the first `n` bytes (at most 64) of `block` to `out`: the 64 bytes are copied whole
+/// into the spare capacity (a copy of fixed size: two or four vector moves, where a copy of `n`
+/// bytes was a call), and only the first `n` are kept.
+#[inline(always)]
+fn push_first(out: &mut Vec<u8>, block: &[u8; 64], n: usize) {
+    let n = n.min(64);
+    out.reserve(64);
+    let len = out.len();
+    if let Some(spare) = out
+        .spare_capacity_mut()
+        .get_mut(..64)
+        .and_then(|s| s.first_chunk_mut::<64>())
+    {
+        for (to, &from) in spare.iter_mut().zip(block) {
+            to.write(from);
+        }
+        // SAFETY: the 64 bytes after `len` were just written (`n` is at most 64), and
+        // `len + n` is within the capacity reserved above.
+        unsafe { out.set_len(len + n) };
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    //! [`super::lowered_block`] with AVX2, compiled for it whatever the build's target and
-    //! called only when the processor has it.
-    use super::Lowered;
+    //! [`super::lowered_block`] with AVX2, and [`super::write_normalized`] with it inlined,
+    //! compiled for AVX2 whatever the build's target and called only when the processor has it.
+    use super::{Lowered, PlainChars, TokenSink};
     use crate::ascii::avx2::in_range;
+    use crate::pyunicode::Tables;
     use std::arch::x86_64::*;
 
     /// The whitespace bits, token bits and lowered bytes of 32 bytes.
@@ -753,10 +860,27 @@ mod avx2 {
         )
     }
 
+    /// [`super::write_normalized`] compiled for AVX2, its blocks lowered by [`lowered`] inlined.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn write_normalized(
+        t: &Tables,
+        text: &str,
+        ascii: bool,
+        plain: &mut PlainChars,
+        out: &mut Vec<u8>,
+        token: impl TokenSink,
+    ) {
+        super::write_normalized_in::<true>(t, text, ascii, plain, out, token);
+    }
+
     /// See [`super::lowered_block`].
     ///
     /// # Safety
     /// The processor must have AVX2.
+    #[inline]
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn lowered(block: &[u8; 64]) -> Lowered {
         let (lo, hi) = block.split_at(32);
@@ -814,7 +938,13 @@ fn plain_char(t: &Tables, c: char) -> bool {
 /// composes with nothing before it) follows the run at the block's end. So the bytes taken
 /// are the run's, or the run's up to its last character.
 #[inline(always)]
-fn plain_run(t: &Tables, text: &str, i: usize, block: &[u8; 64]) -> (usize, usize) {
+fn plain_run(
+    t: &Tables,
+    plain: &mut PlainChars,
+    text: &str,
+    i: usize,
+    block: &[u8; 64],
+) -> (usize, usize) {
     let bytes = text.as_bytes();
     let len = bytes.len().saturating_sub(i).min(64);
     // The bytes of 0x80 or more; the zero padding holds none.
@@ -824,7 +954,7 @@ fn plain_run(t: &Tables, text: &str, i: usize, block: &[u8; 64]) -> (usize, usiz
     while high != 0 {
         let k = high.trailing_zeros() as usize;
         match text.get(i + k..).and_then(|r| r.chars().next()) {
-            Some(c) if k + c.len_utf8() <= len && plain_char(t, c) => {
+            Some(c) if k + c.len_utf8() <= len && plain.get(t, c) => {
                 (last, last_end) = (k, k + c.len_utf8());
                 high &= !below(last_end);
             }
@@ -858,7 +988,35 @@ fn plain_run(t: &Tables, text: &str, i: usize, block: &[u8; 64]) -> (usize, usiz
 /// time: the last inert character is held back until the next one shows whether it starts a
 /// stretch NFKC may change; such a stretch is normalised when the next inert (or unassigned)
 /// character ends it, and its characters written one by one.
-fn write_normalized(t: &Tables, text: &str, ascii: bool, out: &mut Vec<u8>, token: impl TokenSink) {
+fn write_normalized(
+    t: &Tables,
+    text: &str,
+    ascii: bool,
+    plain: &mut PlainChars,
+    out: &mut Vec<u8>,
+    token: impl TokenSink,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2, which is all the function needs.
+        unsafe { avx2::write_normalized(t, text, ascii, plain, out, token) };
+        return;
+    }
+    write_normalized_in::<false>(t, text, ascii, plain, out, token);
+}
+
+/// The body of [`write_normalized`], its blocks lowered with AVX2 when `AVX2` (see
+/// [`lowered_block`]): inlined into [`avx2::write_normalized`], compiled for AVX2, so the
+/// block's classification is inlined where its bytes are written and its tokens found.
+#[inline(always)]
+fn write_normalized_in<const AVX2: bool>(
+    t: &Tables,
+    text: &str,
+    ascii: bool,
+    plain: &mut PlainChars,
+    out: &mut Vec<u8>,
+    token: impl TokenSink,
+) {
     out.reserve(text.len());
     let bytes = text.as_bytes();
     let mut w = Writer {
@@ -874,12 +1032,12 @@ fn write_normalized(t: &Tables, text: &str, ascii: bool, out: &mut Vec<u8>, toke
         let mut chunks = bytes.chunks_exact(64);
         for chunk in &mut chunks {
             if let Some(block) = chunk.first_chunk::<64>() {
-                w.ascii_block(block, 64);
+                w.ascii_block::<AVX2>(block, 64);
             }
         }
         let rest = chunks.remainder();
         if !rest.is_empty() {
-            w.ascii_block(&padded(rest), rest.len());
+            w.ascii_block::<AVX2>(&padded(rest), rest.len());
         }
         w.finish();
         return;
@@ -902,7 +1060,7 @@ fn write_normalized(t: &Tables, text: &str, ascii: bool, out: &mut Vec<u8>, toke
                 Some(block) => *block,
                 None => padded(rest),
             };
-            let (n, retry) = plain_run(t, text, i, &block);
+            let (n, retry) = plain_run(t, plain, text, i, &block);
             next_block = i + retry;
             // A block costs about as much as eight characters read one at a time.
             if n >= 8 {
@@ -910,7 +1068,7 @@ fn write_normalized(t: &Tables, text: &str, ascii: bool, out: &mut Vec<u8>, toke
                     w.char(t, held_char);
                     held = NO;
                 }
-                w.ascii_block(&block, n);
+                w.ascii_block::<AVX2>(&block, n);
                 i += n;
                 continue;
             }
@@ -1067,6 +1225,108 @@ mod tests {
                     "{block:?}"
                 );
             }
+        }
+    }
+
+    /// The output and tokens (with the ids handed over) of [`write_normalized_in`], with or
+    /// without AVX2.
+    fn written<const AVX2: bool>(t: &Tables, text: &str) -> (Vec<u8>, Vec<(usize, usize, u64)>) {
+        struct Record<'a>(&'a mut Vec<(usize, usize, u64)>);
+        impl TokenSink for Record<'_> {
+            fn token(&mut self, _: &[u8], start: usize, end: usize) {
+                self.0.push((start, end, u64::MAX));
+            }
+            fn short_token(&mut self, _: &[u8], id: u64, start: usize, end: usize) {
+                self.0.push((start, end, id));
+            }
+        }
+        let (mut out, mut tokens) = (Vec::new(), Vec::new());
+        let sink = Record(&mut tokens);
+        let plain = &mut PlainChars::default();
+        plain.use_tables(t);
+        if AVX2 {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: the callers check that the processor has AVX2.
+            unsafe {
+                avx2::write_normalized(t, text, text.is_ascii(), plain, &mut out, sink)
+            };
+        } else {
+            write_normalized_in::<false>(t, text, text.is_ascii(), plain, &mut out, sink);
+        }
+        (out, tokens)
+    }
+
+    #[test]
+    fn the_avx2_writer_is_the_portable_writer() {
+        // Texts of 0 to 200 bytes (every length around the 16-, 32- and 64-byte edges) of
+        // words, whitespace runs, punctuation and characters that are not ASCII (plain ones,
+        // ones NFKC changes, capitals), some across a block's edge: the same bytes written and
+        // the same tokens, with the same ids, with AVX2 as with SSE2.
+        #[cfg(target_arch = "x86_64")]
+        {
+            if !std::arch::is_x86_feature_detected!("avx2") {
+                return;
+            }
+            let t = test_tables::install();
+            const PIECES: &[&str] = &[
+                " ",
+                "  ",
+                "\n\n",
+                "\t",
+                ",",
+                ".",
+                "-",
+                "_",
+                "a",
+                "B",
+                "7",
+                "The",
+                "answer",
+                "abcdefgh",
+                "ABCDEFGHIJKLMNOP",
+                "é",
+                "É",
+                "日",
+                "😀",
+                "ＡＢ",
+                "\u{301}",
+                "\u{a0}",
+            ];
+            let mut next = crate::testing::lcg(31);
+            let mut texts: Vec<String> = Vec::new();
+            for len in 0..200 {
+                texts.push("Ab c".repeat(60).chars().take(len).collect());
+                texts.push(format!("{}é{}", "x".repeat(len), " Yz".repeat(30)));
+            }
+            for _ in 0..20_000 {
+                let mut text = String::new();
+                while text.len() < next() % 200 {
+                    text.push_str(PIECES[next() % PIECES.len()]);
+                }
+                texts.push(text);
+            }
+            for text in &texts {
+                assert_eq!(
+                    written::<true>(t, text),
+                    written::<false>(t, text),
+                    "{text:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_plain_character_bits_are_the_definition() {
+        // Every code point of the Basic Multilingual Plane (and some past it), in an order
+        // that fills blocks from both ends, through one cache.
+        let t = test_tables::install();
+        let mut plain = PlainChars::default();
+        plain.use_tables(t);
+        for cp in (0..0x10400u32).rev().step_by(5).chain(0..0x10400) {
+            let Some(c) = char::from_u32(cp) else {
+                continue;
+            };
+            assert_eq!(plain.get(t, c), plain_char(t, c), "U+{cp:04X}");
         }
     }
 
@@ -1227,7 +1487,8 @@ mod tests {
                 assert_eq!(source, want, "{source:?}");
             }
             let mut s = NormScratch::default();
-            assert_eq!(without_links(&text, &mut s), want, "{text:?}");
+            let NormScratch { cleaned, nfkc, .. } = &mut s;
+            assert_eq!(without_links(&text, cleaned, nfkc), want, "{text:?}");
             assert_eq!(
                 has_scheme(&text),
                 text.contains("http://") || text.contains("https://"),
@@ -1412,7 +1673,7 @@ mod tests {
     /// The normalisation and tokens of `text` by [`normalize_by_char`], the reference.
     fn by_char(t: &Tables, text: &str) -> (String, Vec<String>) {
         let mut s = NormScratch::default();
-        let source = without_links(text, &mut s).to_string();
+        let source = without_links(text, &mut s.cleaned, &mut s.nfkc).to_string();
         let (mut out, mut tokens) = (String::new(), Vec::new());
         normalize_by_char(t, &source, &mut String::new(), &mut out, |o, a, b| {
             tokens.push(o[a..b].to_string())
