@@ -1298,8 +1298,10 @@ mod tests {
         }
         assert_eq!(ascii_stem_key("é".as_bytes(), None), None);
         // Keys in and out of a table, with its probes around its end.
-        let mut keys = StemKeys::default();
-        keys.pending = (0..40u32).map(|k| (u64::from(k) * 977 + 1, k)).collect();
+        let mut keys = StemKeys {
+            pending: (0..40u32).map(|k| (u64::from(k) * 977 + 1, k)).collect(),
+            ..StemKeys::default()
+        };
         keys.fill();
         for k in 0..40u32 {
             assert_eq!(keys.get(u64::from(k) * 977 + 1), k);
