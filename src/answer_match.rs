@@ -454,8 +454,6 @@ struct WordAt {
     after: u64,
     /// Where the next block starts.
     next_block: usize,
-    /// The word's first two bytes as [`pair_index`] reads them (a space after the text's end).
-    pair: usize,
 }
 
 impl WordAt {
@@ -471,10 +469,12 @@ impl WordAt {
 }
 
 /// Call `f` at each word of a normalised text (words between single spaces, one space on each
-/// side) until it returns false: 64 bytes at a time, a word starts at each byte that is no space
+/// side) until it returns false, but for the words `skip` turns away by their first two bytes
+/// (as [`pair_index`] reads them, a space after the text's end): 64 bytes at a time, a word starts at each byte that is no space
 /// after one that is, the set bits of one mask per block, and ends at the next space of the mask.
+/// (A word turned away costs its pair and the test, nothing more.)
 #[inline(always)]
-fn for_each_word(text: &[u8], mut f: impl FnMut(WordAt) -> bool) {
+fn for_each_word(text: &[u8], skip: impl Fn(usize) -> bool, mut f: impl FnMut(WordAt) -> bool) {
     let mut base = 0;
     // Whether the byte before the block is a space (the text's start counts as one).
     let mut space_before = 1u64;
@@ -492,11 +492,14 @@ fn for_each_word(text: &[u8], mut f: impl FnMut(WordAt) -> bool) {
         while starts != 0 {
             let k = starts.trailing_zeros() as usize & 63;
             starts &= starts - 1;
+            let pair = usize::from(chunk[k]) << 8 | usize::from(chunk[k + 1]);
+            if skip(pair) {
+                continue;
+            }
             let word = WordAt {
                 start: base + k,
                 after: spaces >> k,
                 next_block: base + 64,
-                pair: usize::from(chunk[k]) << 8 | usize::from(chunk[k + 1]),
             };
             if !f(word) {
                 return;
@@ -758,7 +761,7 @@ impl RecallTokens {
         let first = &self.first;
         let (vocab, stem, keys) = (&self.vocab, &mut self.stem, &self.keys);
         let bytes = text.as_bytes();
-        let mut take = |w: WordAt| {
+        let take = |w: WordAt| {
             let Some(word) = text.get(w.start..w.end(bytes)) else {
                 return true;
             };
@@ -785,17 +788,22 @@ impl RecallTokens {
         };
         match pairs {
             // The word's first two bytes (a space after the first ends a word of one).
-            Some(pairs) => for_each_word(bytes, |w| {
-                pairs[w.pair >> 6] & (1 << (w.pair & 63)) == 0 || take(w)
-            }),
-            None => for_each_word(bytes, |w| {
-                let b = (w.pair >> 8) as u8;
-                let skip = by_first
-                    && first
-                        .get(usize::from(b >> 6))
-                        .is_none_or(|w| w & (1 << (b & 63)) == 0);
-                skip || take(w)
-            }),
+            Some(pairs) => for_each_word(
+                bytes,
+                |pair| pairs[pair >> 6] & (1 << (pair & 63)) == 0,
+                take,
+            ),
+            None => for_each_word(
+                bytes,
+                |pair| {
+                    let b = (pair >> 8) as u8;
+                    by_first
+                        && first
+                            .get(usize::from(b >> 6))
+                            .is_none_or(|w| w & (1 << (b & 63)) == 0)
+                },
+                take,
+            ),
         }
     }
 
@@ -1261,17 +1269,19 @@ mod tests {
             &format!(" {} ", "a".repeat(63)),
         ] {
             let mut got = Vec::new();
-            for_each_word(text.as_bytes(), |w| {
-                got.push(&text[w.start..w.end(text.as_bytes())]);
-                true
-            });
+            for_each_word(
+                text.as_bytes(),
+                |_| false,
+                |w| {
+                    got.push(&text[w.start..w.end(text.as_bytes())]);
+                    true
+                },
+            );
             let want: Vec<&str> = text.split(' ').filter(|w| !w.is_empty()).collect();
             assert_eq!(got, want, "{text:?}");
         }
     }
 
-    /// Which alias tokens a response holds, by the block scan and its pair filter, against
-    /// every word stemmed and looked up; words of every length around the blocks' edges.
     /// A short ASCII stem's key is the stem's bytes: the same as the key of the stem written
     /// out, and none for a longer or non-ASCII one.
     #[test]
@@ -1309,6 +1319,8 @@ mod tests {
         }
     }
 
+    /// Which alias tokens a response holds, by the block scan and its pair filter, against
+    /// every word stemmed and looked up; words of every length around the blocks' edges.
     #[test]
     fn marked_tokens_agree_with_every_word_stemmed() {
         let t = test_tables::install();
