@@ -635,6 +635,23 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
                         } else if is_article(word) {
                             // An article goes: the output stays where it was.
                             o += to;
+                        } else if n < 16 && (letters >> s) & ((1 << n) - 1) == (1 << n) - 1 {
+                            // A word of letters: no ordinal nor glued year, so a number word's
+                            // digits, or the word itself, and a space (as `end_word` writes).
+                            match number_word(word).filter(|_| self.number_words) {
+                                Some(digits) => {
+                                    let digits = digits.as_bytes();
+                                    let at = to & 127;
+                                    if let Some(slot) = out.get_mut(at..at + digits.len() + 1) {
+                                        if let Some((space, head)) = slot.split_last_mut() {
+                                            head.copy_from_slice(digits);
+                                            *space = b' ';
+                                        }
+                                    }
+                                    o += to + digits.len() + 1;
+                                }
+                                None => o += to + n + 1,
+                            }
                         } else {
                             // A number word or a number that may be a glued year, written at
                             // `to`: the word's end as the scan's.
