@@ -451,10 +451,26 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
             if listed && dst.get(..n).is_some_and(is_article) {
                 // An article goes: the output stays where it was.
             } else if listed {
-                self.o = o + n;
+                // A word of letters: no ordinal nor glued year, so a number word's digits, or
+                // the word itself, and a space (as `end_word` writes).
+                let len =
+                    match number_word(dst.get(..n).unwrap_or(&[])).filter(|_| self.number_words) {
+                        Some(digits) => {
+                            let digits = digits.as_bytes();
+                            if let Some(head) = dst.get_mut(..digits.len()) {
+                                head.copy_from_slice(digits);
+                            }
+                            digits.len()
+                        }
+                        None => n,
+                    };
+                match dst.get_mut(len) {
+                    Some(slot) => *slot = b' ',
+                    None => break,
+                }
+                o += len + 1;
+                self.o = o;
                 self.word = o;
-                self.end_word();
-                o = self.o;
             } else {
                 match dst.get_mut(n) {
                     Some(slot) => *slot = b' ',
