@@ -149,15 +149,26 @@ pub fn stem_into(t: &Tables, token: &str, prefix: Option<usize>, out: &mut Strin
 #[inline]
 fn stem_ascii_into(token: &str, prefix: usize, out: &mut String) {
     let b = token.as_bytes();
-    let n = b.len();
     if b.first().is_some_and(u8::is_ascii_digit) {
         out.push_str(token);
         return;
     }
+    let (base, y) = ascii_plural_base(b);
+    out.push_str(token.get(..base.min(prefix)).unwrap_or(token));
+    if y && base < prefix {
+        out.push('y');
+    }
+}
+
+/// The plural ending [`stem_into`] drops from an ASCII token `b` (one that does not start with
+/// a digit): how many bytes are kept, and whether a `y` then follows (`ies` → `y`).
+#[inline(always)]
+fn ascii_plural_base(b: &[u8]) -> (usize, bool) {
+    let n = b.len();
     // The `k`-th byte from the end (the last is 1), for `k <= n`.
-    let c = |k: usize| b.get(n - k).copied().unwrap_or(0);
+    let c = |k: usize| b.get(n.wrapping_sub(k)).copied().unwrap_or(0);
     let letter = |k: usize| c(k).is_ascii_alphabetic();
-    let (base, y) = if n >= 6 && b.ends_with(b"ies") && c(4) != b's' && letter(5) && letter(6) {
+    if n >= 6 && b.ends_with(b"ies") && c(4) != b's' && letter(5) && letter(6) {
         (n - 3, true)
     } else if n >= 5 && c(1) == b's' && c(2) != b's' && letter(3) && letter(4) && letter(5) {
         (n - 1, false)
@@ -165,10 +176,98 @@ fn stem_ascii_into(token: &str, prefix: usize, out: &mut String) {
         (n - 2, false)
     } else {
         (n, false)
+    }
+}
+
+/// The stem of `token` ([`stem_into`]) as a [`StemKeys`] key, when `token` is ASCII and its stem
+/// at most eight bytes: the stem's bytes, little-endian, zero-padded (no stem holds a zero
+/// byte, so the key tells stems apart).
+#[inline]
+fn ascii_stem_key(token: &[u8], prefix: Option<usize>) -> Option<u64> {
+    if !token.is_ascii() {
+        return None;
+    }
+    let (keep, y) = match prefix {
+        Some(prefix) if !token.first().is_some_and(u8::is_ascii_digit) => {
+            let (base, y) = ascii_plural_base(token);
+            (base.min(prefix), y && base < prefix)
+        }
+        _ => (token.len(), false),
     };
-    out.push_str(token.get(..base.min(prefix)).unwrap_or(token));
-    if y && base < prefix {
-        out.push('y');
+    if keep + usize::from(y) > 8 {
+        return None;
+    }
+    let key = ascii::load_short(token.get(..keep)?);
+    Some(if y {
+        key | u64::from(b'y') << (8 * keep)
+    } else {
+        key
+    })
+}
+
+/// A row's tokens that are ASCII stems of at most eight bytes, by [`ascii_stem_key`]: an
+/// open-addressing table of a few dozen slots, so that a response word's stem is looked up
+/// without building it nor hashing it as a string.
+#[derive(Default)]
+struct StemKeys {
+    /// A power-of-two number of slots, each a key and its token's id, or [`NO_KEY`].
+    slots: Vec<(u64, u32)>,
+    /// The keys and ids to put in the slots ([`StemKeys::fill`]).
+    pending: Vec<(u64, u32)>,
+}
+
+/// An empty slot of [`StemKeys`]: no key, as no stem holds a byte of 0xff.
+const NO_KEY: u64 = u64::MAX;
+
+impl StemKeys {
+    /// The slots, emptied and sized for the pending keys (at least half of them left empty),
+    /// then filled with them.
+    fn fill(&mut self) {
+        let size = (2 * self.pending.len()).next_power_of_two().max(16);
+        self.slots.clear();
+        self.slots.resize(size, (NO_KEY, 0));
+        for k in 0..self.pending.len() {
+            if let Some(&(key, id)) = self.pending.get(k) {
+                self.insert(key, id);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn slot(&self, key: u64) -> usize {
+        let mask = self.slots.len().wrapping_sub(1);
+        (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40) as usize & mask
+    }
+
+    /// Add `key` for token `id` (each token's key is added once, as it is first met).
+    fn insert(&mut self, key: u64, id: u32) {
+        let mask = self.slots.len().wrapping_sub(1);
+        let mut k = self.slot(key);
+        // `fill` leaves at least half the slots empty.
+        while let Some(slot) = self.slots.get_mut(k) {
+            if slot.0 == NO_KEY || slot.0 == key {
+                *slot = (key, id);
+                return;
+            }
+            k = (k + 1) & mask;
+        }
+    }
+
+    /// The id of the token whose key is `key`, or [`crate::tokens::ABSENT`].
+    #[inline(always)]
+    fn get(&self, key: u64) -> u32 {
+        let mask = self.slots.len().wrapping_sub(1);
+        let mut k = self.slot(key);
+        while let Some(&(found, id)) = self.slots.get(k) {
+            if found == key {
+                return id;
+            }
+            if found == NO_KEY {
+                break;
+            }
+            k = (k + 1) & mask;
+        }
+        crate::tokens::ABSENT
     }
 }
 
@@ -355,8 +454,6 @@ struct WordAt {
     after: u64,
     /// Where the next block starts.
     next_block: usize,
-    /// The word's first two bytes as [`pair_index`] reads them (a space after the text's end).
-    pair: usize,
 }
 
 impl WordAt {
@@ -372,10 +469,12 @@ impl WordAt {
 }
 
 /// Call `f` at each word of a normalised text (words between single spaces, one space on each
-/// side) until it returns false: 64 bytes at a time, a word starts at each byte that is no space
+/// side) until it returns false, but for the words `skip` turns away by their first two bytes
+/// (as [`pair_index`] reads them, a space after the text's end): 64 bytes at a time, a word starts at each byte that is no space
 /// after one that is, the set bits of one mask per block, and ends at the next space of the mask.
+/// (A word turned away costs its pair and the test, nothing more.)
 #[inline(always)]
-fn for_each_word(text: &[u8], mut f: impl FnMut(WordAt) -> bool) {
+fn for_each_word(text: &[u8], skip: impl Fn(usize) -> bool, mut f: impl FnMut(WordAt) -> bool) {
     let mut base = 0;
     // Whether the byte before the block is a space (the text's start counts as one).
     let mut space_before = 1u64;
@@ -393,11 +492,14 @@ fn for_each_word(text: &[u8], mut f: impl FnMut(WordAt) -> bool) {
         while starts != 0 {
             let k = starts.trailing_zeros() as usize & 63;
             starts &= starts - 1;
+            let pair = usize::from(chunk[k]) << 8 | usize::from(chunk[k + 1]);
+            if skip(pair) {
+                continue;
+            }
             let word = WordAt {
                 start: base + k,
                 after: spaces >> k,
                 next_block: base + 64,
-                pair: usize::from(chunk[k]) << 8 | usize::from(chunk[k + 1]),
             };
             if !f(word) {
                 return;
@@ -550,6 +652,8 @@ struct RecallTokens {
     pairs: Vec<u64>,
     /// The bits set in `pairs`, to clear them for the next row.
     pairs_set: Vec<u16>,
+    /// The tokens that are short ASCII stems, by their bytes.
+    keys: StemKeys,
     stem: String,
 }
 
@@ -593,6 +697,7 @@ impl RecallTokens {
             self.pairs = vec![0; 1024];
         }
         self.pairs_set.clear();
+        self.keys.pending.clear();
         for (k, alias) in aliases.enumerate() {
             let stamp = k as u32 + 1;
             for word in alias.split(' ') {
@@ -616,6 +721,10 @@ impl RecallTokens {
                         *w |= 1 << (k & 63);
                         self.pairs_set.push(k as u16);
                     }
+                    // A stem is its own stem's key, when it has one.
+                    if let Some(key) = ascii_stem_key(self.stem.as_bytes(), None) {
+                        self.keys.pending.push((key, id as u32));
+                    }
                 }
                 if let Some(l) = self.listed.get_mut(id) {
                     if *l != stamp {
@@ -626,6 +735,7 @@ impl RecallTokens {
             }
             self.ends.push(self.ids.len());
         }
+        self.keys.fill();
     }
 
     /// Mark which tokens the normalised `text` holds, in `held` (cleared first).
@@ -649,18 +759,26 @@ impl RecallTokens {
         // (No pair table before the first token is built: then no word is skipped by its pair.)
         let pairs = self.pairs.first_chunk::<1024>().filter(|_| by_pair);
         let first = &self.first;
-        let (vocab, stem) = (&self.vocab, &mut self.stem);
+        let (vocab, stem, keys) = (&self.vocab, &mut self.stem, &self.keys);
         let bytes = text.as_bytes();
-        let mut take = |w: WordAt| {
+        let take = |w: WordAt| {
             let Some(word) = text.get(w.start..w.end(bytes)) else {
                 return true;
             };
             if is_stopword(word) {
                 return true;
             }
-            stem.clear();
-            stem_into(t, word, prefix, stem);
-            if let Some(h) = held.get_mut(vocab.get(stem) as usize) {
+            // A short ASCII stem by its key (every token that could equal it has one), any
+            // other built and looked up whole.
+            let id = match ascii_stem_key(word.as_bytes(), prefix) {
+                Some(key) => keys.get(key),
+                None => {
+                    stem.clear();
+                    stem_into(t, word, prefix, stem);
+                    vocab.get(stem)
+                }
+            };
+            if let Some(h) = held.get_mut(id as usize) {
                 if !*h {
                     *h = true;
                     missing -= 1;
@@ -670,17 +788,22 @@ impl RecallTokens {
         };
         match pairs {
             // The word's first two bytes (a space after the first ends a word of one).
-            Some(pairs) => for_each_word(bytes, |w| {
-                pairs[w.pair >> 6] & (1 << (w.pair & 63)) == 0 || take(w)
-            }),
-            None => for_each_word(bytes, |w| {
-                let b = (w.pair >> 8) as u8;
-                let skip = by_first
-                    && first
-                        .get(usize::from(b >> 6))
-                        .is_none_or(|w| w & (1 << (b & 63)) == 0);
-                skip || take(w)
-            }),
+            Some(pairs) => for_each_word(
+                bytes,
+                |pair| pairs[pair >> 6] & (1 << (pair & 63)) == 0,
+                take,
+            ),
+            None => for_each_word(
+                bytes,
+                |pair| {
+                    let b = (pair >> 8) as u8;
+                    by_first
+                        && first
+                            .get(usize::from(b >> 6))
+                            .is_none_or(|w| w & (1 << (b & 63)) == 0)
+                },
+                take,
+            ),
         }
     }
 
@@ -1146,12 +1269,53 @@ mod tests {
             &format!(" {} ", "a".repeat(63)),
         ] {
             let mut got = Vec::new();
-            for_each_word(text.as_bytes(), |w| {
-                got.push(&text[w.start..w.end(text.as_bytes())]);
-                true
-            });
+            for_each_word(
+                text.as_bytes(),
+                |_| false,
+                |w| {
+                    got.push(&text[w.start..w.end(text.as_bytes())]);
+                    true
+                },
+            );
             let want: Vec<&str> = text.split(' ').filter(|w| !w.is_empty()).collect();
             assert_eq!(got, want, "{text:?}");
+        }
+    }
+
+    /// A short ASCII stem's key is the stem's bytes: the same as the key of the stem written
+    /// out, and none for a longer or non-ASCII one.
+    #[test]
+    fn stem_keys_are_the_stems_bytes() {
+        let t = test_tables::install();
+        let mut next = crate::testing::lcg(5);
+        let alphabet = b"abeisyz019_";
+        let mut stem = String::new();
+        for _ in 0..20_000 {
+            let n = 1 + next() % 13;
+            let word: String = (0..n)
+                .map(|_| char::from(alphabet[next() % alphabet.len()]))
+                .collect();
+            for prefix in [None, Some(0), Some(1), Some(3), Some(6), Some(8), Some(9)] {
+                stem.clear();
+                stem_into(t, &word, prefix, &mut stem);
+                let want = (stem.len() <= 8).then(|| ascii::load_short(stem.as_bytes()));
+                assert_eq!(
+                    ascii_stem_key(word.as_bytes(), prefix),
+                    want,
+                    "{word} {prefix:?}"
+                );
+            }
+        }
+        assert_eq!(ascii_stem_key("é".as_bytes(), None), None);
+        // Keys in and out of a table, with its probes around its end.
+        let mut keys = StemKeys {
+            pending: (0..40u32).map(|k| (u64::from(k) * 977 + 1, k)).collect(),
+            ..StemKeys::default()
+        };
+        keys.fill();
+        for k in 0..40u32 {
+            assert_eq!(keys.get(u64::from(k) * 977 + 1), k);
+            assert_eq!(keys.get(u64::from(k) * 977 + 2), crate::tokens::ABSENT);
         }
     }
 
@@ -1184,9 +1348,28 @@ mod tests {
             "z",
             "ω",
             "ωmega",
+            // Stems of about eight bytes, around the keys' limit.
+            "abcdefgh",
+            "abcdefghs",
+            "abcdefgies",
+            "abcdefgy",
+            "candies",
+            "candy",
+            "12345678",
+            "123456789",
+            "abcdefghé",
         ];
         let mut next = crate::testing::lcg(11);
-        for prefix in [None, Some(0), Some(1), Some(2), Some(6)] {
+        for prefix in [
+            None,
+            Some(0),
+            Some(1),
+            Some(2),
+            Some(6),
+            Some(7),
+            Some(8),
+            Some(9),
+        ] {
             for _ in 0..300 {
                 let pick = |next: &mut dyn FnMut() -> usize| words[next() % words.len()];
                 let aliases: Vec<String> = (0..1 + next() % 3)

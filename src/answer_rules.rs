@@ -244,6 +244,14 @@ pub fn find_dates(words: &[&str]) -> Vec<(usize, usize, Date)> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < words.len() {
+        // A date starts with a day, a month or a year: a word that starts with neither a digit
+        // nor a month's first letter starts none (most words of a response).
+        if !at(i).and_then(|w| w.as_bytes().first()).is_some_and(|&b| {
+            b.is_ascii_digit() || matches!(b, b'j' | b'f' | b'm' | b'a' | b's' | b'o' | b'n' | b'd')
+        }) {
+            i += 1;
+            continue;
+        }
         let j = if at(i + 1) == Some("of") {
             i + 2
         } else {

@@ -49,9 +49,9 @@ impl Classes {
     }
 }
 
-/// The classes of the 64 bytes of `block`; `upper` is filled only when `UPPER`. With AVX2
-/// where the processor has it (32 bytes at a time: about half the SSE2 version's
-/// instructions, with the call), else SSE2.
+/// The classes of the 64 bytes of `block`; `upper` is filled only when `UPPER`: with SSE2 on
+/// x86_64 (where the normalisation's block scan runs [`avx2::classify`] instead when the
+/// processor has AVX2), else a byte at a time.
 ///
 /// `words` gets the block as its words are written: ASCII letters lower-cased, digits and `_`
 /// as they are, every other byte a space.
@@ -59,10 +59,6 @@ impl Classes {
 pub(super) fn classify<const UPPER: bool>(block: &[u8; 64], words: &mut [u8; 64]) -> Classes {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the processor has AVX2, which is all the function needs.
-            return unsafe { avx2::classify::<UPPER>(block, words) };
-        }
         sse2::classify::<UPPER>(block, words)
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
@@ -273,9 +269,9 @@ mod sse2 {
 }
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-mod avx2 {
+pub(super) mod avx2 {
     //! [`super::classify`] with AVX2, compiled for it whatever the build's target and called
-    //! only when the processor has it.
+    //! only when the processor has it (from code compiled for AVX2 too, which inlines it).
     use super::Classes;
     use crate::ascii::avx2::{bits, equal, in_range};
     use std::arch::x86_64::*;
@@ -304,12 +300,14 @@ mod avx2 {
         super::lower_before_upper_by(bytes, |block| cases(block))
     }
 
-    /// See [`super::classify`].
+    /// See [`super::classify`]: 32 bytes at a time, about half the SSE2 version's
+    /// instructions.
     ///
     /// # Safety
     /// The processor must have AVX2.
+    #[inline]
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn classify<const UPPER: bool>(
+    pub(in crate::answer_match) unsafe fn classify<const UPPER: bool>(
         block: &[u8; 64],
         words: &mut [u8; 64],
     ) -> Classes {

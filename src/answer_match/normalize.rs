@@ -451,10 +451,26 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
             if listed && dst.get(..n).is_some_and(is_article) {
                 // An article goes: the output stays where it was.
             } else if listed {
-                self.o = o + n;
+                // A word of letters: no ordinal nor glued year, so a number word's digits, or
+                // the word itself, and a space (as `end_word` writes).
+                let len =
+                    match number_word(dst.get(..n).unwrap_or(&[])).filter(|_| self.number_words) {
+                        Some(digits) => {
+                            let digits = digits.as_bytes();
+                            if let Some(head) = dst.get_mut(..digits.len()) {
+                                head.copy_from_slice(digits);
+                            }
+                            digits.len()
+                        }
+                        None => n,
+                    };
+                match dst.get_mut(len) {
+                    Some(slot) => *slot = b' ',
+                    None => break,
+                }
+                o += len + 1;
+                self.o = o;
                 self.word = o;
-                self.end_word();
-                o = self.o;
             } else {
                 match dst.get_mut(n) {
                     Some(slot) => *slot = b' ',
@@ -500,7 +516,39 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
     /// lower-case one. Between the words it takes are only separators, and marks and commas
     /// after a separator or a number, which end no word and start no rewrite.
     #[inline(never)]
-    fn block_words(&mut self, mut i: usize) -> usize {
+    fn block_words(&mut self, i: usize) -> usize {
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        if std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && !tests_want_portable()
+        {
+            // SAFETY: the processor has AVX2 and BMI1, all the function needs.
+            return unsafe { self.block_words_avx2(i) };
+        }
+        self.block_words_by(i, block::classify::<UNGLUE>)
+    }
+
+    /// [`Scan::block_words`] compiled for AVX2 and BMI1, so that the block's classification
+    /// (`block::avx2::classify`) is inlined into the loop and its classes stay in registers.
+    ///
+    /// # Safety
+    /// The processor must have AVX2 and BMI1.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[target_feature(enable = "avx2,bmi1")]
+    unsafe fn block_words_avx2(&mut self, i: usize) -> usize {
+        self.block_words_by(i, |head, lowered| {
+            // SAFETY: the processor has AVX2 (this function's contract).
+            unsafe { block::avx2::classify::<UNGLUE>(head, lowered) }
+        })
+    }
+
+    /// [`Scan::block_words`] with `classify` giving a block's classes and its words' bytes.
+    #[inline(always)]
+    fn block_words_by(
+        &mut self,
+        mut i: usize,
+        classify: impl Fn(&[u8; 64], &mut [u8; 64]) -> block::Classes,
+    ) -> usize {
         let b = self.b;
         let mut o = self.o;
         let mut padded: [u8; 80];
@@ -530,7 +578,7 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
             else {
                 break;
             };
-            let c = block::classify::<UNGLUE>(head, lowered);
+            let c = classify(head, lowered);
             let (letters, digits) = (c.letter, c.digit);
             let after_letter = letters << 1;
             let after_digit = digits << 1;
@@ -589,13 +637,45 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
                         o += to;
                         break s;
                     }
-                    (to, Taken::Special(n)) => {
-                        // A number word or a number that may be a glued year, written at `to`:
-                        // the word's end as the scan's.
-                        self.o = o + to + n;
-                        self.word = o + to;
-                        self.end_word();
-                        o = self.o;
+                    (to, Taken::Other { s, n }) => {
+                        if n >= 16 {
+                            copy_rest(out, &written, s, to, n);
+                        }
+                        let word = written.get(s..s + n).unwrap_or(&[]);
+                        let (Some(&first), Some(&last)) = (word.first(), word.last()) else {
+                            break 0;
+                        };
+                        if !may_be_listed_letters(n, first, last) {
+                            // A long word that is none.
+                            o += to + n + 1;
+                        } else if is_article(word) {
+                            // An article goes: the output stays where it was.
+                            o += to;
+                        } else if n < 16 && (letters >> s) & ((1 << n) - 1) == (1 << n) - 1 {
+                            // A word of letters: no ordinal nor glued year, so a number word's
+                            // digits, or the word itself, and a space (as `end_word` writes).
+                            match number_word(word).filter(|_| self.number_words) {
+                                Some(digits) => {
+                                    let digits = digits.as_bytes();
+                                    let at = to & 127;
+                                    if let Some(slot) = out.get_mut(at..at + digits.len() + 1) {
+                                        if let Some((space, head)) = slot.split_last_mut() {
+                                            head.copy_from_slice(digits);
+                                            *space = b' ';
+                                        }
+                                    }
+                                    o += to + digits.len() + 1;
+                                }
+                                None => o += to + n + 1,
+                            }
+                        } else {
+                            // A number word or a number that may be a glued year, written at
+                            // `to`: the word's end as the scan's.
+                            self.o = o + to + n;
+                            self.word = o + to;
+                            self.end_word();
+                            o = self.o;
+                        }
                     }
                 }
             };
@@ -730,6 +810,24 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Set by the tests to run the portable block scan on a processor with AVX2 too.
+    static PORTABLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the tests ask for the portable block scan (see `PORTABLE`).
+#[cfg(test)]
+fn tests_want_portable() -> bool {
+    PORTABLE.with(std::cell::Cell::get)
+}
+
+#[cfg(not(test))]
+#[inline(always)]
+fn tests_want_portable() -> bool {
+    false
+}
+
 /// Below this many bytes left, [`Scan::block_words`] leaves the words to the byte scan (its
 /// classification of 64 bytes costs more than the byte scan of a few short words).
 const BLOCK_MIN: usize = 32;
@@ -748,53 +846,45 @@ enum Taken {
     All,
     /// Up to the word that starts at this byte of the block, which it did not take.
     Until(usize),
-    /// Up to a word of this length that may be a number word or a glued year, written but not
-    /// ended.
-    Special(usize),
+    /// Up to the word of `n` bytes at `s`, which it took from the block and wrote the first
+    /// 16 bytes of, but did not end: one of 16 bytes or more, or one that may be a listed word
+    /// or a glued year.
+    Other { s: usize, n: usize },
 }
 
 impl BlockWords {
     /// Write the block's words from `src` (the block as its words are written, every byte
     /// after a word a space) to `out` at `o`, each with the space after it, until one it cannot
-    /// write, or one that needs the scan's end of a word; articles are left out. Return where
-    /// the output ends and how far it went.
+    /// write, or one it leaves to the caller (see [`Taken::Other`]). Return where the output
+    /// ends and how far it went.
     ///
     /// The words of a block and their spaces take at most 96 bytes, and each is written with
-    /// one 16-byte store (more for a word of 16 bytes or more), so every store falls inside
-    /// `out`: the indices are masked to say so, which spares the bounds checks.
+    /// one 16-byte copy, so every copy falls inside `out`: the indices are masked to say so,
+    /// which spares the bounds checks. Every exit but the loop's own is out of the loop, so
+    /// that its few values stay in registers.
     #[inline(always)]
     fn write_plain(&mut self, out: &mut [u8; 144], src: &[u8; 80], mut o: usize) -> (usize, Taken) {
         while self.starts != 0 {
-            let s = self.starts.trailing_zeros() as usize;
-            let e = self.lasts.trailing_zeros() as usize + 1;
-            if e >= self.h {
+            let s = self.starts.trailing_zeros() as usize & 63;
+            // As many words start as end: `lasts` is not zero either.
+            let last = self.lasts.trailing_zeros() as usize & 63;
+            if last + 1 >= self.h {
                 return (o, Taken::Until(s.min(self.h)));
+            }
+            let n = last + 1 - s;
+            // The word and the space after it.
+            if let (Some(to), Some(from)) = (
+                out.get_mut(o & 127..)
+                    .and_then(|r| r.first_chunk_mut::<16>()),
+                src.get(s..).and_then(|r| r.first_chunk::<16>()),
+            ) {
+                *to = *from;
             }
             self.starts &= self.starts - 1;
             self.lasts &= self.lasts - 1;
-            let n = e - s;
-            // The word and the space after it.
-            let head = load16_at(src, s & 63);
-            store16_at(out, o & 127, head);
-            if n >= 16 {
-                copy_rest(out, src, s, o, n);
-            }
-            let first = head as u8;
-            let last = src[(e - 1) & 63];
-            // A word that may be listed, or a number that may be a glued year.
-            if may_be_listed_letters(n, first, last) {
-                // The articles, inline: `a`, `an`, `the`.
-                let article = match n {
-                    1 => first == b'a',
-                    2 => head & 0xffff == u128::from(u16::from_le_bytes(*b"an")),
-                    3 => head & 0xff_ffff == 0x65_6874,
-                    _ => false,
-                };
-                if article {
-                    continue;
-                }
-                // A number word, or a number that may be a glued year.
-                return (o, Taken::Special(n));
+            // A long word, or one that may be listed or a glued year: the caller's.
+            if n >= 16 || may_be_listed_letters(n, src[s], src[last]) {
+                return (o, Taken::Other { s, n });
             }
             o += n + 1;
         }
@@ -1144,8 +1234,17 @@ mod tests {
     use crate::answer_rules::{has_glued_years, unglue_into};
     use crate::pyunicode::test_tables;
 
-    /// The one-pass normalisation and the step-by-step one, with and without glued words split.
+    /// The one-pass normalisation and the step-by-step one, with and without glued words split;
+    /// with the block scan compiled for AVX2 (where the processor has it) and the portable one.
     fn check(text: &str) {
+        for portable in [false, true] {
+            PORTABLE.with(|p| p.set(portable));
+            check_one(text);
+        }
+        PORTABLE.with(|p| p.set(false));
+    }
+
+    fn check_one(text: &str) {
         let t = test_tables::install();
         let fold = test_fold::install_nfkd();
         let (mut fast, mut slow, mut unglued) = (String::new(), String::new(), String::new());
