@@ -286,7 +286,7 @@ def file_rows(files: Sequence[Path]) -> dict[Path, int | None]:
 
 @functools.lru_cache(maxsize=256)
 def _parquet_rows(path: str, mtime: int, size: int) -> int:
-    """A Parquet file's row count (cached per version of the file: the CLI asks twice).
+    """Return a Parquet file's row count (cached per version of the file: the CLI asks twice).
 
     Polars answers from the footer alone, and (unlike pyarrow.parquet) costs no import: a short
     log does not pay 0.2 s for its row count.
