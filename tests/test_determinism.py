@@ -49,12 +49,15 @@ def load_frame() -> pl.DataFrame:
     return pl.concat([parity, synthetic])
 
 
-def rows_for(spec: ps.ScorerSpec, frame: pl.DataFrame) -> pl.DataFrame:
-    """``frame``, or its first and last :data:`PYTHON_ROWS` / 2 rows for a per-row Python scorer."""
-    if spec.name not in PER_ROW_PYTHON:
-        return frame
+def python_rows(frame: pl.DataFrame) -> pl.DataFrame:
+    """The first and the last :data:`PYTHON_ROWS` / 2 rows of ``frame``."""
     half = PYTHON_ROWS // 2
     return pl.concat([frame.head(half), frame.tail(half)])
+
+
+def rows_for(spec: ps.ScorerSpec, frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame``, or its :func:`python_rows` for a per-row Python scorer."""
+    return python_rows(frame) if spec.name in PER_ROW_PYTHON else frame
 
 
 def score_cases(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -62,8 +65,7 @@ def score_cases(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     on the whole frame, and the per-row Python scorers' on their rows."""
     native = [score_expr(spec, form) for spec, form in CASES if spec.name not in PER_ROW_PYTHON]
     python = [score_expr(spec, form) for spec, form in CASES if spec.name in PER_ROW_PYTHON]
-    some = rows_for(ps.get_scorer(next(iter(PER_ROW_PYTHON))), frame)
-    return frame.select(native), some.select(python)
+    return frame.select(native), python_rows(frame).select(python)
 
 
 @pytest.fixture(scope="module")

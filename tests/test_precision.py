@@ -440,7 +440,7 @@ def test_greedy_numeric_match_equals_the_oracle(
 
 
 # Each example is one row of over 2**16 pairs, which the brute-force oracle checks pair by pair
-# in Python (about 0.15 s an example): 25 examples, not the profile's 100-200.
+# in Python (about 0.15 s an example): 25 examples, not the profile's 100.
 @settings(max_examples=25)
 @given(
     actual=st.lists(finite_or_not, min_size=200, max_size=400),
