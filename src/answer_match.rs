@@ -20,7 +20,6 @@ mod normalize;
 #[doc(hidden)]
 pub mod reference;
 
-pub(crate) use block::lower_before_upper;
 pub use normalize::{Normalizer, Seen};
 
 use std::cmp::Ordering;
@@ -31,6 +30,12 @@ use crate::answer_words::is_stopword;
 use crate::ascii;
 use crate::pyunicode::{py_is_blank, Tables};
 use crate::tokens::Vocab;
+
+/// Whether [`rules::unglue_into`] would change `text`: a lower-case ASCII letter comes right
+/// before an upper-case one (`isIdaho`), found 64 bytes at a time.
+pub fn has_glued_words(text: &str) -> bool {
+    block::lower_before_upper(text.as_bytes())
+}
 
 // --- accent folding -----------------------------------------------------------------------------
 
@@ -930,7 +935,7 @@ impl Matcher {
         }
         // Only when no rule accepts the response as written: the same rules (token recall
         // excepted) on the response with glued words split.
-        let glued_words = opts.glued_words && rules::has_glued_words(response);
+        let glued_words = opts.glued_words && has_glued_words(response);
         if glued_words || (opts.glued_words && seen.glued_year) {
             // `unglue_into` then the normalisation, in one pass.
             let (source, years) = if glued_words {

@@ -143,11 +143,6 @@ pub fn unglue_into(text: &str, out: &mut String) -> bool {
     changed
 }
 
-/// Whether `unglue_into` would change `text` (a lower-case ASCII letter before an upper-case one).
-pub fn has_glued_words(text: &str) -> bool {
-    crate::answer_match::lower_before_upper(text.as_bytes())
-}
-
 /// Where a normalised word splits into a year and a glued citation marker or word: `Some(4)` for
 /// `193912` (`1939 12`) and `2011as` (`2011 as`), else `None`.
 pub(crate) fn year_glue(word: &str) -> Option<usize> {
@@ -547,7 +542,22 @@ mod tests {
         assert!(unglue_into("the state isIdaho1.", &mut out));
         assert_eq!(out, "the state is Idaho1.");
         assert!(!unglue_into("USA iphone", &mut out));
-        assert!(has_glued_words("isIdaho") && !has_glued_words("USA iphone"));
+        // answer_match runs the rule only where its block check finds a lower-case letter before
+        // an upper-case one: the rule changes exactly those texts.
+        for text in [
+            "isIdaho",
+            "USA iphone",
+            "aB",
+            "Ab",
+            "a B",
+            "\u{e9}A",
+            "xY\u{e9}",
+            "",
+            "iPhone",
+        ] {
+            let want = crate::ascii::lower_before_upper(text.as_bytes());
+            assert_eq!(unglue_into(text, &mut out), want, "{text:?}");
+        }
         assert!(has_glued_years(" in 193912 ") && !has_glued_years(" in 1939 12 1990s "));
         split_year_citations_into(
             " in 193912 and 200212 12345 19390 2012 2011as 1990s ",

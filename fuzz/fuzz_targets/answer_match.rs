@@ -9,8 +9,8 @@
 #![no_main]
 
 use _internal::answer_match::reference::StepNormalizer;
-use _internal::answer_match::{Matcher, Normalizer, Options, Rule};
-use _internal::answer_rules::{has_glued_words, has_glued_years, unglue_into};
+use _internal::answer_match::{has_glued_words, Matcher, Normalizer, Options, Rule};
+use _internal::answer_rules::{has_glued_years, unglue_into};
 use _internal::pyunicode::py_is_blank;
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
