@@ -453,6 +453,110 @@ impl Reading<'_, '_> {
     }
 }
 
+/// Whether the processor has AVX2, BMI1 and BMI2, for [`avx2::walk`] (the standard library
+/// caches what it finds).
+#[inline]
+fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("bmi2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The bytes of a 64-byte block that word runs are made of (ASCII `\w` bytes and bytes of
+/// 0x80 or more), and those of 0x80 or more: one bit per byte.
+#[inline(always)]
+fn classify_runs(block: &[u8; 64]) -> (u64, u64) {
+    let b = ascii::classify(block);
+    (b.alnum | b.underscore | b.high, b.high)
+}
+
+/// The word runs of `bytes` handed to `r` as [`ascii::walk_word_runs`] hands them, each block
+/// classified by `classify` (as [`classify_runs`] does): a block's runs go to
+/// [`ascii::WordRuns::block`], and a run that crosses blocks to [`Reading::run`].
+#[inline(always)]
+fn walk_runs(bytes: &[u8], r: &mut Reading<'_, '_>, classify: impl Fn(&[u8; 64]) -> (u64, u64)) {
+    use ascii::WordRuns;
+    let n = bytes.len();
+    let mut base = 0;
+    // The run open at the last block's end: its start, whether it holds a high byte so far,
+    // and its first 8 bytes.
+    let mut open: Option<(usize, bool, u64)> = None;
+    let mut padded = [0u8; 64];
+    while base < n {
+        let rest = bytes.get(base..).unwrap_or(&[]);
+        let chunk = ascii::chunk_or_padded(rest, &mut padded, 0);
+        let (inside, high) = classify(chunk);
+        let mut edges = inside ^ ((inside << 1) | u64::from(open.is_some()));
+        if let Some((start, was_high, head)) = open {
+            if edges == 0 {
+                open = Some((start, was_high || high != 0, head));
+                base += 64;
+                continue;
+            }
+            let end = edges.trailing_zeros();
+            edges &= edges - 1;
+            let before = !(u64::MAX << end);
+            r.run(
+                start,
+                base + end as usize,
+                was_high || high & before != 0,
+                head,
+            );
+        }
+        open = r.block((bytes, base, chunk), edges, high, inside);
+        base += 64;
+    }
+    if let Some((start, was_high, head)) = open {
+        r.run(start, n, was_high, head);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    //! The response scan with AVX2, BMI1 and BMI2: compiled for them whatever the build's
+    //! target, and called only when the processor has them.
+    use super::Reading;
+    use crate::ascii::avx2::{bits, equal, in_range};
+    use std::arch::x86_64::*;
+
+    /// [`super::classify_runs`] 32 bytes at a time.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn classify_runs(block: &[u8; 64]) -> (u64, u64) {
+        let (mut inside, mut high) = (0, 0);
+        for (k, half) in block.chunks_exact(32).enumerate() {
+            // SAFETY: each half holds 32 bytes, which an unaligned load reads.
+            let v = unsafe { _mm256_loadu_si256(half.as_ptr().cast()) };
+            let letter = in_range(_mm256_or_si256(v, _mm256_set1_epi8(0x20)), b'a', b'z');
+            let digit = in_range(v, b'0', b'9');
+            let word = _mm256_or_si256(_mm256_or_si256(letter, digit), equal(v, b'_'));
+            let shift = 32 * k as u32;
+            // A byte of 0x80 or more has its high bit set: `bits` of the bytes themselves.
+            let h = bits(v);
+            inside |= (bits(word) | h) << shift;
+            high |= h << shift;
+        }
+        (inside, high)
+    }
+
+    /// [`super::walk_runs`] with [`classify_runs`], the whole walk compiled for AVX2, BMI1
+    /// and BMI2 (the block's word loop inlined).
+    ///
+    /// # Safety
+    /// The processor must have AVX2, BMI1 and BMI2.
+    #[target_feature(enable = "avx2,bmi1,bmi2")]
+    pub(super) unsafe fn walk(bytes: &[u8], r: &mut Reading<'_, '_>) {
+        super::walk_runs(bytes, r, |block| classify_runs(block));
+    }
+}
+
 /// What a response's words are to a row's answers.
 #[derive(Default)]
 struct ResponseWords {
@@ -494,7 +598,19 @@ impl ResponseWords {
     /// other ASCII bytes lower-case to themselves and are not `\w`, so they end words in the
     /// lowered text too; only a capital sigma lower-cases by its context, and a text holding
     /// one is read whole through `str.lower()`.
-    fn scan(&mut self, t: &Tables, text: &str, (vocab, index): (&Vocab, &AnswerIndex)) {
+    fn scan(&mut self, t: &Tables, text: &str, answers: (&Vocab, &AnswerIndex)) {
+        self.scan_with(t, text, answers, has_avx2());
+    }
+
+    /// [`ResponseWords::scan`], its blocks classified with AVX2 (and the whole walk compiled
+    /// for AVX2, BMI1 and BMI2) if `avx2`, which only a processor with those may ask for.
+    fn scan_with(
+        &mut self,
+        t: &Tables,
+        text: &str,
+        (vocab, index): (&Vocab, &AnswerIndex),
+        avx2: bool,
+    ) {
         self.n_words = 0;
         self.n_content = 0;
         self.found.clear();
@@ -512,7 +628,19 @@ impl ResponseWords {
             n_words: 0,
             n_stop: 0,
         };
-        ascii::walk_word_runs(text.as_bytes(), &mut r);
+        #[cfg(target_arch = "x86_64")]
+        if avx2 {
+            // SAFETY: `avx2` is true only where the processor has AVX2, BMI1 and BMI2
+            // ([`has_avx2`]).
+            unsafe { avx2::walk(text.as_bytes(), &mut r) };
+        } else {
+            walk_runs(text.as_bytes(), &mut r, classify_runs);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = avx2;
+            walk_runs(text.as_bytes(), &mut r, classify_runs);
+        }
         self.n_words = r.n_words;
         self.n_content = r.n_words - r.n_stop;
     }
@@ -1036,9 +1164,11 @@ mod tests {
                 words.n_content
             };
             index.fill(&vocab);
-            scan.scan(t, &text, (&vocab, &index));
-            assert_eq!(scan.kept().collect::<Vec<_>>(), want, "{text:?}");
-            assert_eq!(scan.n_kept(), n_kept, "{text:?}");
+            for avx2 in walks() {
+                scan.scan_with(t, &text, (&vocab, &index), avx2);
+                assert_eq!(scan.kept().collect::<Vec<_>>(), want, "{text:?} {avx2}");
+                assert_eq!(scan.n_kept(), n_kept, "{text:?} {avx2}");
+            }
         }
         for w in [
             "a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "am", "of", "to",
@@ -1094,6 +1224,50 @@ mod tests {
         }
     }
 
+    /// The walks of the response scan this processor can run: the baseline one (`false`), and
+    /// the AVX2 one (`true`) where it has AVX2, BMI1 and BMI2.
+    fn walks() -> Vec<bool> {
+        let mut walks = vec![false];
+        if has_avx2() {
+            walks.push(true);
+        }
+        walks
+    }
+
+    #[test]
+    fn the_avx2_classes_are_the_baseline_ones() {
+        // Random blocks of every byte value, and blocks of the bytes around the classes'
+        // edges ('/', '0', '9', ':', '@', 'A', 'Z', '[', '^', '_', '`', 'a', 'z', '{', 0x7f,
+        // 0x80, 0xff): the same run and high bytes, checked against a byte at a time too.
+        let mut next = crate::testing::lcg(37);
+        let edges = [
+            b'/', b'0', b'9', b':', b'@', b'A', b'Z', b'[', b'^', b'_', b'`', b'a', b'z', b'{',
+            0x7f, 0x80, 0xff, 0, b' ',
+        ];
+        for round in 0..4_000 {
+            let mut block = [0u8; 64];
+            for b in block.iter_mut() {
+                *b = if round % 2 == 0 {
+                    (next() % 256) as u8
+                } else {
+                    edges[next() % edges.len()]
+                };
+            }
+            let (mut inside, mut high) = (0u64, 0u64);
+            for (k, &b) in block.iter().enumerate() {
+                inside |= u64::from(b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80) << k;
+                high |= u64::from(b >= 0x80) << k;
+            }
+            assert_eq!(classify_runs(&block), (inside, high), "{block:?}");
+            #[cfg(target_arch = "x86_64")]
+            if has_avx2() {
+                // SAFETY: the processor has AVX2.
+                let got = unsafe { avx2::classify_runs(&block) };
+                assert_eq!(got, (inside, high), "{block:?}");
+            }
+        }
+    }
+
     /// The kept words of `text` that `vocab` holds, and the number of kept words, through
     /// [`Words::fill`] (a text's words one by one) and [`Vocab::get`].
     fn kept_ids(t: &Tables, words: &mut Words, text: &str, vocab: &Vocab) -> (Vec<u32>, usize) {
@@ -1145,10 +1319,12 @@ mod tests {
                         format!("{}{tail}", "a ".repeat(pad / 2)),
                         format!("{}parisianisms{tail}", "x".repeat(pad)),
                     ] {
-                        scan.scan(t, &text, (&vocab, &index));
-                        let got = (scan.kept().collect::<Vec<_>>(), scan.n_kept());
                         let want = kept_ids(t, &mut words, &text, &vocab);
-                        assert_eq!(got, want, "{text:?} {answer:?}");
+                        for avx2 in walks() {
+                            scan.scan_with(t, &text, (&vocab, &index), avx2);
+                            let got = (scan.kept().collect::<Vec<_>>(), scan.n_kept());
+                            assert_eq!(got, want, "{text:?} {answer:?} {avx2}");
+                        }
                     }
                 }
             }
