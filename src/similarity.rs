@@ -11,7 +11,7 @@ pub(crate) mod expressions;
 
 use crate::ascii;
 use crate::pyunicode::{py_is_blank, Tables, CHANGES_WHEN_LOWERED, WORD};
-use crate::tokens::{lowered_short_word, overlap, AsciiWords, DenseLcs, Vocab, ABSENT};
+use crate::tokens::{lowered_short_word, overlap, DenseLcs, Vocab, ABSENT};
 
 /// The three lexical metrics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,202 +135,193 @@ fn is_ascii_stopword(word: &[u8]) -> bool {
     STOPWORD_TABLE.get(stopword_slot(key)) == Some(&key)
 }
 
-/// The first and second bytes of a row's ASCII answer words, each with bit 5 set (`b | 0x20`:
-/// a capital's small letter, `_` 0x7f, a digit itself), to pick out in a block of a response
-/// the words that may be one of them: a word is read only if its first byte is one of
-/// `firsts` and its second one of `seconds`, or it is one byte long and some answer word is.
-/// With more than [`AnswerStarts::MAX`] distinct bytes in either set the filter is off.
-#[derive(Default)]
-struct AnswerStarts {
-    /// One bit per byte value (all below 0x80).
-    firsts: u128,
-    seconds: u128,
-    single: bool,
+/// The key of an ASCII `\w` run of `len` bytes (at least 1) whose first 8 bytes are `head`
+/// (any bytes past the run): its first 8 bytes with bit 5 set, zero past the run. Bit 5 maps a
+/// capital to its small letter and is otherwise one to one on `\w` bytes (`_` becomes 0x7f, no
+/// `\w` byte and no letter), so two runs of at most 8 bytes have the same key exactly when
+/// their lower-case forms are equal; a run of up to 5 bytes has the key [`STOPWORD_TABLE`]
+/// holds for its lower-case form when that is a stopword, and a longer run a byte past the
+/// fifth that is not zero, so no stopword's key.
+#[inline(always)]
+fn word_key(head: u64, len: usize) -> u64 {
+    (head | 0x2020_2020_2020_2020) & KEEP[len.min(63)]
 }
 
-impl AnswerStarts {
-    const MAX: usize = 8;
+/// The low `len` bytes of a word, for `len` below 64 (all of them from 8 on).
+static KEEP: [u64; 64] = {
+    let mut keep = [u64::MAX; 64];
+    let mut k = 0;
+    while k < 8 {
+        keep[k] = (1 << (8 * k)) - 1;
+        k += 1;
+    }
+    keep
+};
 
+/// [`word_key`] of the run of `len` bytes at `s` in the 64-byte block `chunk`, a run that
+/// ends inside the block (`s + len < 64`), without a branch: a run that starts in the block's
+/// last 8 bytes is read from the block's last word, shifted down (its bytes all lie there).
+#[inline(always)]
+fn block_word_key(chunk: &[u8; 64], s: usize, len: usize) -> u64 {
+    let at = s.min(56);
+    let word = chunk
+        .get(at..at + 8)
+        .and_then(|h| h.first_chunk::<8>())
+        .map_or(0, |h| u64::from_le_bytes(*h));
+    let head = word >> (8 * (s - at));
+    (head | 0x2020_2020_2020_2020) & KEEP[len & 63]
+}
+
+/// Whether the run of `key` ([`word_key`]) is a stopword, from `hash` (the key times
+/// [`STOPWORD_HASH`]), without a branch: the key is never zero, as the table's empty slots are.
+#[inline(always)]
+fn is_stopword_key(key: u64, hash: u64) -> bool {
+    STOPWORD_TABLE[(hash >> 58) as usize] == key
+}
+
+/// A row's ASCII answer words, by their [`word_key`] and its hash (the key times
+/// [`STOPWORD_HASH`], which a response word's stopword test takes anyway): a filter of 4096
+/// bits, of which a word the answers do not hold rarely finds its own set, and a small
+/// open-addressing table of `(key, length, id)` for the words past it. Two words of up to 8
+/// bytes are the same exactly when their keys are; a longer one is settled by its tail.
+/// Clearing costs the words held, not the table.
+struct AnswerIndex {
+    filter: [u64; 64],
+    /// A power-of-two number of slots (none before the first word), length 0 when empty.
+    slots: Vec<(u64, u32, u32)>,
+    /// The slots in use.
+    used: Vec<usize>,
+}
+
+impl Default for AnswerIndex {
+    fn default() -> Self {
+        AnswerIndex {
+            filter: [0; 64],
+            slots: Vec::new(),
+            used: Vec::new(),
+        }
+    }
+}
+
+impl AnswerIndex {
     fn clear(&mut self) {
-        *self = AnswerStarts::default();
+        self.filter = [0; 64];
+        for &i in &self.used {
+            if let Some(slot) = self.slots.get_mut(i) {
+                *slot = (0, 0, 0);
+            }
+        }
+        self.used.clear();
     }
 
-    /// Add a lower-case answer word (a non-ASCII one can never be an ASCII run's lower case).
-    #[inline]
-    fn insert(&mut self, word: &[u8]) {
-        let bit = |b: u8| 1u128 << ((b | 0x20) & 0x7f);
-        match *word {
-            [first] if first.is_ascii() => {
-                self.firsts |= bit(first);
-                self.single = true;
-            }
-            [first, second, ..] if word.is_ascii() => {
-                self.firsts |= bit(first);
-                self.seconds |= bit(second);
-            }
-            _ => {}
+    /// The home slot of a hash.
+    #[inline(always)]
+    fn home(&self, hash: u64) -> usize {
+        (hash >> 20) as usize & self.slots.len().wrapping_sub(1)
+    }
+
+    /// Index the lower-case ASCII `\w` word of `key` ([`word_key`]), `len` bytes long, as `id`
+    /// (a word not yet held).
+    fn insert(&mut self, key: u64, len: usize, id: u32) {
+        let Ok(len) = u32::try_from(len) else {
+            return;
+        };
+        if len == 0 {
+            return;
+        }
+        if (self.used.len() + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        self.place((key, len, id));
+    }
+
+    fn place(&mut self, entry: (u64, u32, u32)) {
+        let hash = entry.0.wrapping_mul(STOPWORD_HASH);
+        self.filter[(hash >> 58) as usize] |= 1 << ((hash >> 52) & 63);
+        let mask = self.slots.len().wrapping_sub(1);
+        let mut i = self.home(hash);
+        while self.slots.get(i).is_some_and(|s| s.1 != 0) {
+            i = (i + 1) & mask;
+        }
+        if let Some(slot) = self.slots.get_mut(i) {
+            *slot = entry;
+            self.used.push(i);
         }
     }
 
-    /// Whether the filter is on: few enough distinct bytes that a block test pays.
-    fn usable(&self) -> bool {
-        self.firsts.count_ones() as usize <= Self::MAX
-            && self.seconds.count_ones() as usize <= Self::MAX
-    }
-
-    /// The two sets ready for [`AnswerStarts::may_start`] (once per text).
-    fn sets(&self) -> ByteSets {
-        let bytes = |mut set: u128| {
-            let (mut out, mut n) = ([0u8; Self::MAX], 0);
-            while set != 0 && n < Self::MAX {
-                out[n] = set.trailing_zeros() as u8;
-                set &= set - 1;
-                n += 1;
-            }
-            (out, n)
-        };
-        let ((a, na), (b, nb)) = (bytes(self.firsts), bytes(self.seconds));
-        ByteSets::new(&a[..na], &b[..nb])
-    }
-
-    /// Bit `i` set where a word starting at byte `i` of `block` may be an answer word, given
-    /// `inside` (the block's `\w` and high bytes) and `sets` (this filter's): its first byte is
-    /// one of `firsts`, and the next byte is one of `seconds` or ends the word (when some
-    /// answer word is one byte long), or lies past the block (bit 63).
-    #[inline(always)]
-    fn may_start(&self, sets: &ByteSets, block: &[u8; 64], inside: u64) -> u64 {
-        let (firsts, seconds) = sets.members(block);
-        let single = if self.single { !inside } else { 0 };
-        firsts & ((seconds | single) >> 1 | 1 << 63)
-    }
-}
-
-/// One byte of a set as [`ByteSets::members`] compares it: on x86_64 broadcast to the 16 bytes
-/// of an SSE2 register (once per text), elsewhere the byte itself.
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-type Lane = std::arch::x86_64::__m128i;
-#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-type Lane = u8;
-
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[inline(always)]
-fn lane(x: u8) -> Lane {
-    // SAFETY: SSE2 is enabled for the build (the `cfg`).
-    unsafe { std::arch::x86_64::_mm_set1_epi8(x as i8) }
-}
-
-#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-#[inline(always)]
-fn lane(x: u8) -> Lane {
-    x
-}
-
-/// Two sets of at most [`AnswerStarts::MAX`] bytes (each with bit 5 set), to test the 64
-/// bytes of a block against: on x86_64 each byte of a set broadcast once, and compared with
-/// the block's four 16-byte lanes (SSE2).
-#[derive(Clone, Copy)]
-struct ByteSets {
-    a: [Lane; AnswerStarts::MAX],
-    b: [Lane; AnswerStarts::MAX],
-    na: usize,
-    nb: usize,
-}
-
-impl ByteSets {
-    fn new(a: &[u8], b: &[u8]) -> Self {
-        let lanes = |set: &[u8]| {
-            let mut out = [lane(0); AnswerStarts::MAX];
-            for (to, &x) in out.iter_mut().zip(set) {
-                *to = lane(x);
-            }
-            out
-        };
-        ByteSets {
-            a: lanes(a),
-            b: lanes(b),
-            na: a.len().min(AnswerStarts::MAX),
-            nb: b.len().min(AnswerStarts::MAX),
+    fn grow(&mut self) {
+        let entries: Vec<(u64, u32, u32)> = self
+            .used
+            .iter()
+            .filter_map(|&i| self.slots.get(i).copied())
+            .collect();
+        let size = (self.slots.len() * 2).max(16);
+        self.slots.clear();
+        self.slots.resize(size, (0, 0, 0));
+        self.used.clear();
+        for entry in entries {
+            self.place(entry);
         }
     }
 
-    /// The bytes of `block` that are, with bit 5 set, in the first set, and in the second:
-    /// a bit each.
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    /// Index the ASCII words of `vocab` (lower-case `\w` words), as [`Scorer::best`] does.
+    #[cfg(test)]
+    fn fill(&mut self, vocab: &Vocab) {
+        self.clear();
+        for (id, w) in vocab.tokens().enumerate() {
+            if w.is_ascii() {
+                let key = word_key(ascii::load(w.as_bytes(), 0), w.len());
+                self.insert(key, w.len(), id as u32);
+            }
+        }
+    }
+
+    /// Whether the run whose key hashes to `hash` may be an answer word.
     #[inline(always)]
-    fn members(&self, block: &[u8; 64]) -> (u64, u64) {
-        use crate::ascii::sse2::bits;
-        use std::arch::x86_64::*;
-        // SAFETY: SSE2 is enabled for the build (the `cfg`); each unaligned load reads 16
-        // bytes of `block`, at 0, 16, 32 and 48.
-        let (v, zero) = unsafe {
-            let p = block.as_ptr();
-            let twenty = _mm_set1_epi8(0x20);
-            let load = |k: usize| _mm_or_si128(_mm_loadu_si128(p.add(16 * k).cast()), twenty);
-            ([load(0), load(1), load(2), load(3)], _mm_setzero_si128())
-        };
-        let test = |set: &[__m128i]| {
-            let mut m = [zero; 4];
-            for &x in set {
-                for (m, &v) in m.iter_mut().zip(&v) {
-                    // SAFETY: as above.
-                    *m = unsafe { _mm_or_si128(*m, _mm_cmpeq_epi8(v, x)) };
+    fn may_hold(&self, hash: u64) -> bool {
+        self.filter[(hash >> 58) as usize] & (1 << ((hash >> 52) & 63)) != 0
+    }
+
+    /// The id of the lower-case form of `text[start..start + len]`, a run of ASCII `\w`
+    /// bytes of key `key` and hash `hash`, or [`ABSENT`]; `vocab` holds the words indexed.
+    #[inline(never)]
+    fn find(&self, vocab: &Vocab, text: &[u8], (start, len): (usize, usize), key: u64) -> u32 {
+        let hash = key.wrapping_mul(STOPWORD_HASH);
+        let mask = self.slots.len().wrapping_sub(1);
+        let mut i = self.home(hash);
+        loop {
+            let Some(&(k, l, id)) = self.slots.get(i) else {
+                return ABSENT;
+            };
+            if l == 0 {
+                return ABSENT;
+            }
+            if k == key && l as usize == len {
+                if len <= 8 {
+                    return id;
+                }
+                let tail = text.get(start + 8..start + len).unwrap_or(&[]);
+                let held = vocab.token(id).as_bytes().get(8..).unwrap_or(&[]);
+                if tail.eq_ignore_ascii_case(held) {
+                    return id;
                 }
             }
-            bits(m[0]) | bits(m[1]) << 16 | bits(m[2]) << 32 | bits(m[3]) << 48
-        };
-        (
-            test(self.a.get(..self.na).unwrap_or(&[])),
-            test(self.b.get(..self.nb).unwrap_or(&[])),
-        )
-    }
-
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-    #[inline(always)]
-    fn members(&self, block: &[u8; 64]) -> (u64, u64) {
-        members_scalar(
-            block,
-            self.a.get(..self.na).unwrap_or(&[]),
-            self.b.get(..self.nb).unwrap_or(&[]),
-        )
+            i = (i + 1) & mask;
+        }
     }
 }
 
-/// [`ByteSets::members`] a byte at a time: the portable version, and the tests' check of the
-/// SSE2 one.
-#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
-fn members_scalar(block: &[u8; 64], a: &[u8], b: &[u8]) -> (u64, u64) {
-    let (mut in_a, mut in_b) = (0u64, 0u64);
-    for (i, &x) in block.iter().enumerate() {
-        in_a |= u64::from(a.contains(&(x | 0x20))) << i;
-        in_b |= u64::from(b.contains(&(x | 0x20))) << i;
-    }
-    (in_a, in_b)
-}
-
-/// Whether the ASCII `\w` run of `len` bytes (at least 1) whose first 8 bytes are `head` is a
-/// stopword, without a branch: a stopword is lower-case letters, so a run is one exactly when
-/// its bytes with bit 5 set are (a digit keeps its value and `_` becomes 0x7f, in no stopword).
-#[inline(always)]
-fn is_stopword_head(head: u64, len: usize) -> bool {
-    let keep = (1u64 << (8 * len.min(7))).wrapping_sub(1);
-    let key = (head | 0x2020_2020_2020_2020) & keep;
-    (len <= 5) & (STOPWORD_TABLE[stopword_slot(key)] == key)
-}
-
-/// A response's words as [`ResponseWords::scan_blocks`] reads them.
+/// A response's words as [`ResponseWords::scan`] reads them.
 struct Reading<'a, 'v> {
     t: &'a Tables,
     text: &'a str,
     vocab: &'v Vocab,
-    index: &'v AsciiWords,
-    count: bool,
+    index: &'v AnswerIndex,
     found: &'a mut Vec<(u32, bool)>,
     word: &'a mut String,
     n_words: usize,
-    n_content: usize,
-    /// The answers' word starts, and their byte sets.
-    starts: &'v AnswerStarts,
-    sets: ByteSets,
+    /// The number of words that are stopwords.
+    n_stop: usize,
 }
 
 impl Reading<'_, '_> {
@@ -342,7 +333,7 @@ impl Reading<'_, '_> {
             let (words, content) =
                 ResponseWords::mixed_run(self.t, run, self.vocab, self.word, self.found);
             self.n_words += words;
-            self.n_content += content;
+            self.n_stop += words - content;
             return;
         }
         self.n_words += 1;
@@ -350,18 +341,26 @@ impl Reading<'_, '_> {
     }
 
     /// An ASCII word of `len` bytes at `s` whose first 8 are `head`, already counted among the
-    /// words: looked up, and counted as content if it is not a stopword.
+    /// words: counted as a stopword or not, and recorded if the answers hold it.
     #[inline(always)]
     fn ascii_word(&mut self, s: usize, len: usize, head: u64) {
+        let key = word_key(head, len);
+        let hash = key.wrapping_mul(STOPWORD_HASH);
+        let stop = is_stopword_key(key, hash);
+        self.n_stop += usize::from(stop);
+        if self.index.may_hold(hash) {
+            self.found_word(s, len, key, stop);
+        }
+    }
+
+    /// [`Reading::ascii_word`] past the filter: looked up, and recorded if held.
+    #[inline(always)]
+    fn found_word(&mut self, s: usize, len: usize, key: u64, stop: bool) {
         let id = self
             .index
-            .find(self.vocab, self.text.as_bytes(), s, len, head);
+            .find(self.vocab, self.text.as_bytes(), (s, len), key);
         if id != ABSENT {
-            let stop = is_stopword_head(head, len);
-            self.n_content += usize::from(!stop);
             self.found.push((id, stop));
-        } else if self.count || self.n_content == 0 {
-            self.n_content += usize::from(!is_stopword_head(head, len));
         }
     }
 }
@@ -403,11 +402,11 @@ impl ascii::WordRuns for Reading<'_, '_> {
 }
 
 impl Reading<'_, '_> {
-    /// The words that start in the block `chunk` at `base`, all ASCII (`edges`: their starts
-    /// and ends; `inside`: the block's `\w` bytes): counted from the block's bits, and only
-    /// those `starts` lets through looked up (in text order); the others are read only to
-    /// tell stopwords, when the count needs it. The word left open at the block's end, if
-    /// any, is returned.
+    /// The words that start in the block at `base` of `bytes`, all ASCII (`edges`: their
+    /// starts and ends; `inside`: the block's `\w` bytes), in text order: each one's first
+    /// 8 bytes read once, to tell a stopword (without a branch) and to look it up (most are
+    /// turned away by the index's filter). The word left open at the block's end, if any, is
+    /// returned.
     #[inline(always)]
     fn ascii_block(
         &mut self,
@@ -426,30 +425,135 @@ impl Reading<'_, '_> {
             open = Some((base + last, false, head_at(bytes, base, chunk, last)));
             first &= !(1 << last);
         }
-        self.n_words += first.count_ones() as usize;
-        let mut read = first & self.starts.may_start(&self.sets, chunk, inside);
-        let mut rest = first & !read;
-        while read != 0 {
-            let s = read.trailing_zeros() as usize;
-            read &= read - 1;
-            let e = (ends & (u64::MAX << s)).trailing_zeros() as usize;
-            let head = head_at(bytes, base, chunk, s);
-            self.ascii_word(base + s, e.wrapping_sub(s), head);
+        // First each word's key from the block alone, counted and filtered in registers (no
+        // call in the loop); then the few words past the filter, looked up in text order.
+        let (mut n_words, mut n_stop, mut hits) = (0, 0, 0u64);
+        let mut rest = first;
+        while rest != 0 {
+            let s = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let len = (ends >> s).trailing_zeros() as usize;
+            let key = block_word_key(chunk, s, len);
+            let hash = key.wrapping_mul(STOPWORD_HASH);
+            n_words += 1;
+            n_stop += usize::from(is_stopword_key(key, hash));
+            hits |= u64::from(self.index.may_hold(hash)) << s;
         }
-        // The other words are no answer's: only whether they are stopwords counts.
-        if self.count || self.n_content == 0 {
-            while rest != 0 {
-                let s = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                let e = (ends & (u64::MAX << s)).trailing_zeros() as usize;
-                let head = head_at(bytes, base, chunk, s);
-                self.n_content += usize::from(!is_stopword_head(head, e.wrapping_sub(s)));
-                if !self.count && self.n_content > 0 {
-                    break;
-                }
-            }
+        while hits != 0 {
+            let s = hits.trailing_zeros() as usize;
+            hits &= hits - 1;
+            let len = (ends >> s).trailing_zeros() as usize;
+            let key = block_word_key(chunk, s, len);
+            let stop = is_stopword_key(key, key.wrapping_mul(STOPWORD_HASH));
+            self.found_word(base + s, len, key, stop);
         }
+        self.n_words += n_words;
+        self.n_stop += n_stop;
         open
+    }
+}
+
+/// Whether the processor has AVX2, BMI1 and BMI2, for [`avx2::walk`] (the standard library
+/// caches what it finds).
+#[inline]
+fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("bmi2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The bytes of a 64-byte block that word runs are made of (ASCII `\w` bytes and bytes of
+/// 0x80 or more), and those of 0x80 or more: one bit per byte.
+#[inline(always)]
+fn classify_runs(block: &[u8; 64]) -> (u64, u64) {
+    let b = ascii::classify(block);
+    (b.alnum | b.underscore | b.high, b.high)
+}
+
+/// The word runs of `bytes` handed to `r` as [`ascii::walk_word_runs`] hands them, each block
+/// classified by `classify` (as [`classify_runs`] does): a block's runs go to
+/// [`ascii::WordRuns::block`], and a run that crosses blocks to [`Reading::run`].
+#[inline(always)]
+fn walk_runs(bytes: &[u8], r: &mut Reading<'_, '_>, classify: impl Fn(&[u8; 64]) -> (u64, u64)) {
+    use ascii::WordRuns;
+    let n = bytes.len();
+    let mut base = 0;
+    // The run open at the last block's end: its start, whether it holds a high byte so far,
+    // and its first 8 bytes.
+    let mut open: Option<(usize, bool, u64)> = None;
+    let mut padded = [0u8; 64];
+    while base < n {
+        let rest = bytes.get(base..).unwrap_or(&[]);
+        let chunk = ascii::chunk_or_padded(rest, &mut padded, 0);
+        let (inside, high) = classify(chunk);
+        let mut edges = inside ^ ((inside << 1) | u64::from(open.is_some()));
+        if let Some((start, was_high, head)) = open {
+            if edges == 0 {
+                open = Some((start, was_high || high != 0, head));
+                base += 64;
+                continue;
+            }
+            let end = edges.trailing_zeros();
+            edges &= edges - 1;
+            let before = !(u64::MAX << end);
+            r.run(
+                start,
+                base + end as usize,
+                was_high || high & before != 0,
+                head,
+            );
+        }
+        open = r.block((bytes, base, chunk), edges, high, inside);
+        base += 64;
+    }
+    if let Some((start, was_high, head)) = open {
+        r.run(start, n, was_high, head);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    //! The response scan with AVX2, BMI1 and BMI2: compiled for them whatever the build's
+    //! target, and called only when the processor has them.
+    use super::Reading;
+    use crate::ascii::avx2::{bits, equal, in_range};
+    use std::arch::x86_64::*;
+
+    /// [`super::classify_runs`] 32 bytes at a time.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn classify_runs(block: &[u8; 64]) -> (u64, u64) {
+        let (mut inside, mut high) = (0, 0);
+        for (k, half) in block.chunks_exact(32).enumerate() {
+            // SAFETY: each half holds 32 bytes, which an unaligned load reads.
+            let v = unsafe { _mm256_loadu_si256(half.as_ptr().cast()) };
+            let letter = in_range(_mm256_or_si256(v, _mm256_set1_epi8(0x20)), b'a', b'z');
+            let digit = in_range(v, b'0', b'9');
+            let word = _mm256_or_si256(_mm256_or_si256(letter, digit), equal(v, b'_'));
+            let shift = 32 * k as u32;
+            // A byte of 0x80 or more has its high bit set: `bits` of the bytes themselves.
+            let h = bits(v);
+            inside |= (bits(word) | h) << shift;
+            high |= h << shift;
+        }
+        (inside, high)
+    }
+
+    /// [`super::walk_runs`] with [`classify_runs`], the whole walk compiled for AVX2, BMI1
+    /// and BMI2 (the block's word loop inlined).
+    ///
+    /// # Safety
+    /// The processor must have AVX2, BMI1 and BMI2.
+    #[target_feature(enable = "avx2,bmi1,bmi2")]
+    pub(super) unsafe fn walk(bytes: &[u8], r: &mut Reading<'_, '_>) {
+        super::walk_runs(bytes, r, |block| classify_runs(block));
     }
 }
 
@@ -487,91 +591,58 @@ fn end_lowered_word(
 impl ResponseWords {
     /// Read the words of `text` (`re.findall(r"\w+", text.lower())`) once, looking each up in
     /// `vocab`. Its runs of ASCII `\w` bytes and non-ASCII bytes are found 64 bytes at a time
-    /// ([`ascii::for_each_word_run`]); a run of ASCII bytes is a word, lower-cased and hashed in
-    /// place, and only when the vocabulary may hold a word of its length and end bytes; a run
-    /// with a non-ASCII character goes through Python's `lower()` a character at a time
-    /// ([`ResponseWords::mixed_run`]). The other ASCII bytes lower-case to themselves and are
-    /// not `\w`, so they end words in the lowered text too; only a capital sigma lower-cases by
-    /// its context, and a text holding one is read whole through `str.lower()`.
-    ///
-    /// Without `count`, [`ResponseWords::n_kept`] is only right about being zero or not (token
-    /// recall needs no more), and stopwords are looked up only until a word that is not one is
-    /// found, and among the words the vocabulary holds.
-    fn scan(
+    /// ([`ascii::walk_word_runs`]); a run of ASCII bytes is a word, lower-cased and hashed in
+    /// place ([`AnswerIndex::find`]), and in a block of ASCII bytes the words are taken from
+    /// the block's bits ([`Reading::ascii_block`]); a run with a non-ASCII character goes
+    /// through Python's `lower()` a character at a time ([`ResponseWords::mixed_run`]). The
+    /// other ASCII bytes lower-case to themselves and are not `\w`, so they end words in the
+    /// lowered text too; only a capital sigma lower-cases by its context, and a text holding
+    /// one is read whole through `str.lower()`.
+    fn scan(&mut self, t: &Tables, text: &str, answers: (&Vocab, &AnswerIndex)) {
+        self.scan_with(t, text, answers, has_avx2());
+    }
+
+    /// [`ResponseWords::scan`], its blocks classified with AVX2 (and the whole walk compiled
+    /// for AVX2, BMI1 and BMI2) if `avx2`, which only a processor with those may ask for.
+    fn scan_with(
         &mut self,
         t: &Tables,
         text: &str,
-        (vocab, index, starts): (&Vocab, &AsciiWords, &AnswerStarts),
-        count: bool,
+        (vocab, index): (&Vocab, &AnswerIndex),
+        avx2: bool,
     ) {
         self.n_words = 0;
         self.n_content = 0;
         self.found.clear();
-        let bytes = text.as_bytes();
         if crate::pyunicode::has_capital_sigma(text) {
             self.scan_lowered(t, text, vocab);
             return;
         }
-        if starts.usable() {
-            self.scan_blocks(t, text, (vocab, index, starts), count);
-            return;
-        }
-        let (mut n_words, mut n_content) = (0, 0);
-        let (found, word) = (&mut self.found, &mut self.word);
-        ascii::for_each_word_run(
-            bytes,
-            #[inline(always)]
-            |s, e, high, head| {
-                if high {
-                    let run = text.get(s..e).unwrap_or("");
-                    let (words, content) = Self::mixed_run(t, run, vocab, word, found);
-                    n_words += words;
-                    n_content += content;
-                    return;
-                }
-                n_words += 1;
-                let id = index.find(vocab, bytes, s, e.wrapping_sub(s), head);
-                if id != ABSENT {
-                    let stop = is_ascii_stopword(bytes.get(s..e).unwrap_or(&[]));
-                    n_content += usize::from(!stop);
-                    found.push((id, stop));
-                } else if count || n_content == 0 {
-                    n_content += usize::from(!is_ascii_stopword(bytes.get(s..e).unwrap_or(&[])));
-                }
-            },
-        );
-        self.n_words = n_words;
-        self.n_content = n_content;
-    }
-
-    /// [`ResponseWords::scan`] with the answers' word starts to filter on (`starts` usable):
-    /// in a block of ASCII bytes, the words are counted from the block's bits and only those
-    /// whose first two bytes may start an answer word are looked up, without a branch per word
-    /// to choose them ([`Reading::ascii_block`]); the other blocks go run by run as
-    /// [`ascii::for_each_word_run`] gives them ([`ascii::walk_word_runs`] walks the blocks).
-    fn scan_blocks(
-        &mut self,
-        t: &Tables,
-        text: &str,
-        (vocab, index, starts): (&Vocab, &AsciiWords, &AnswerStarts),
-        count: bool,
-    ) {
         let mut r = Reading {
             t,
             text,
             vocab,
             index,
-            count,
             found: &mut self.found,
             word: &mut self.word,
             n_words: 0,
-            n_content: 0,
-            starts,
-            sets: starts.sets(),
+            n_stop: 0,
         };
-        ascii::walk_word_runs(text.as_bytes(), &mut r);
+        #[cfg(target_arch = "x86_64")]
+        if avx2 {
+            // SAFETY: `avx2` is true only where the processor has AVX2, BMI1 and BMI2
+            // ([`has_avx2`]).
+            unsafe { avx2::walk(text.as_bytes(), &mut r) };
+        } else {
+            walk_runs(text.as_bytes(), &mut r, classify_runs);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = avx2;
+            walk_runs(text.as_bytes(), &mut r, classify_runs);
+        }
         self.n_words = r.n_words;
-        self.n_content = r.n_content;
+        self.n_content = r.n_words - r.n_stop;
     }
 
     /// The words of `run`, a run of ASCII `\w` bytes and non-ASCII characters (no capital
@@ -676,6 +747,8 @@ pub struct Words {
     buf: String,
     /// (end in `buf`, is a stopword) of each word.
     words: Vec<(usize, bool)>,
+    /// Each word's [`word_key`], or 0 (no key) for a word that is not ASCII.
+    keys: Vec<u64>,
     n_content: usize,
 }
 
@@ -684,30 +757,40 @@ impl Words {
     pub fn fill(&mut self, t: &Tables, text: &str) {
         self.buf.clear();
         self.words.clear();
+        self.keys.clear();
         let (buf, words) = (&mut self.buf, &mut self.words);
         if text.is_ascii() {
-            // Python's `\w` on ASCII is `[A-Za-z0-9_]`; a run is copied and lowered whole.
-            let bytes = text.as_bytes();
-            let is_word = |b: u8| t.is_word(b as char);
-            let mut i = 0;
-            while i < bytes.len() {
-                while bytes.get(i).is_some_and(|&b| !is_word(b)) {
-                    i += 1;
-                }
-                let run = i;
-                while bytes.get(i).is_some_and(|&b| is_word(b)) {
-                    i += 1;
-                }
-                if let Some(word) = text.get(run..i).filter(|w| !w.is_empty()) {
+            // Python's `\w` on ASCII is `[A-Za-z0-9_]`: the runs of those bytes, found a block
+            // at a time, each keyed and told a stopword from its first 8 bytes, and written
+            // lower-cased (a short one from its first 8 bytes at once).
+            let keys = &mut self.keys;
+            ascii::for_each_word_run(
+                text.as_bytes(),
+                #[inline(always)]
+                |s, e, _, head| {
+                    let len = e.wrapping_sub(s);
+                    let key = word_key(head, len);
                     let start = buf.len();
-                    buf.push_str(word);
-                    if let Some(lowered) = buf.get_mut(start..) {
-                        lowered.make_ascii_lowercase();
-                        let stop = is_stopword(lowered);
-                        words.push((buf.len(), stop));
+                    if len <= 8 {
+                        let lowered = head | (ascii::in_range(head, b'A', b'Z') >> 2);
+                        let bytes = lowered.to_le_bytes();
+                        // SAFETY: the bytes are ASCII (a byte of the text, an ASCII one, or
+                        // its small letter), so `buf` stays UTF-8.
+                        unsafe { buf.as_mut_vec() }
+                            .extend_from_slice(bytes.get(..len).unwrap_or(&[]));
+                    } else {
+                        buf.push_str(text.get(s..e).unwrap_or(""));
+                        if let Some(lowered) = buf.get_mut(start..) {
+                            lowered.make_ascii_lowercase();
+                        }
                     }
-                }
-            }
+                    words.push((
+                        buf.len(),
+                        is_stopword_key(key, key.wrapping_mul(STOPWORD_HASH)),
+                    ));
+                    keys.push(key);
+                },
+            );
         } else {
             let mut run = WordRun::default();
             t.for_each_lower(text, |c| {
@@ -716,19 +799,38 @@ impl Words {
             });
             // A final non-word character closes the last word.
             run.step(t, ' ', buf, words);
+            let mut start = 0;
+            for &(end, _) in words.iter() {
+                let word = buf.as_bytes().get(start..end).unwrap_or(&[]);
+                let key = if word.is_ascii() {
+                    word_key(ascii::load(buf.as_bytes(), start), word.len())
+                } else {
+                    0
+                };
+                self.keys.push(key);
+                start = end;
+            }
         }
         self.n_content = self.words.iter().filter(|(_, stop)| !stop).count();
     }
 
     /// The words the reference keeps: the non-stopwords, or all of them if none is left.
     pub fn kept(&self) -> impl Iterator<Item = &str> + '_ {
+        self.kept_keyed().map(|(_, w)| w)
+    }
+
+    /// [`Words::kept`], each with its [`word_key`] (0 if it is not ASCII).
+    fn kept_keyed(&self) -> impl Iterator<Item = (u64, &str)> + '_ {
         let all = self.n_content == 0;
         let mut start = 0;
-        self.words.iter().filter_map(move |&(end, stop)| {
-            let w = &self.buf[start..end];
-            start = end;
-            (all || !stop).then_some(w)
-        })
+        self.words
+            .iter()
+            .zip(&self.keys)
+            .filter_map(move |(&(end, stop), &key)| {
+                let w = self.buf.get(start..end).unwrap_or("");
+                start = end;
+                (all || !stop).then_some((key, w))
+            })
     }
 }
 
@@ -750,7 +852,9 @@ impl WordRun {
             buf.push(c);
         } else if self.in_word {
             self.in_word = false;
-            words.push((buf.len(), is_stopword(buf.get(self.start..).unwrap_or(""))));
+            let word = buf.get(self.start..).unwrap_or("");
+            let stop = word.is_ascii() && is_ascii_stopword(word.as_bytes());
+            words.push((buf.len(), stop));
         }
     }
 }
@@ -762,8 +866,7 @@ pub struct Scratch {
     words: Words,
     /// The words of a row's usable answers, interned together, and its ASCII ones indexed.
     vocab: Vocab,
-    index: AsciiWords,
-    starts: AnswerStarts,
+    index: AnswerIndex,
     /// Each usable answer's kept words (ids in `vocab`), one after the other; `answers` holds
     /// each one's end in `item_ids` and its position in the row.
     item_ids: Vec<u32>,
@@ -844,7 +947,6 @@ impl<'s, 'r> Scorer<'s, 'r> {
         // The answers' kept words, interned together.
         s.vocab.clear();
         s.index.clear();
-        s.starts.clear();
         s.item_ids.clear();
         s.answers.clear();
         for (i, answer) in answers.enumerate() {
@@ -853,12 +955,11 @@ impl<'s, 'r> Scorer<'s, 'r> {
                 continue;
             }
             s.words.fill(t, text);
-            for w in s.words.kept() {
+            for (key, w) in s.words.kept_keyed() {
                 let n = s.vocab.len();
                 let id = s.vocab.intern(w);
-                if id as usize == n {
-                    s.index.insert(w, id);
-                    s.starts.insert(w.as_bytes());
+                if id as usize == n && key != 0 {
+                    s.index.insert(key, w.len(), id);
                 }
                 s.item_ids.push(id);
             }
@@ -868,12 +969,7 @@ impl<'s, 'r> Scorer<'s, 'r> {
             return None;
         }
         // The response's kept words that some answer has: their counts and their order.
-        s.response.scan(
-            t,
-            self.response,
-            (&s.vocab, &s.index, &s.starts),
-            self.metric != Metric::TokenRecall,
-        );
+        s.response.scan(t, self.response, (&s.vocab, &s.index));
         let n_response = s.response.n_kept();
         s.counts.clear();
         s.counts.resize(s.vocab.len(), 0);
@@ -1036,7 +1132,7 @@ mod tests {
         let mut next = crate::testing::lcg(17);
         let (mut vocab, mut words, mut scan) =
             (Vocab::default(), Words::default(), ResponseWords::default());
-        let mut index = AsciiWords::default();
+        let mut index = AnswerIndex::default();
         let mut text = String::new();
         for round in 0..20_000 {
             if round % 50 == 0 {
@@ -1068,27 +1164,10 @@ mod tests {
                 words.n_content
             };
             index.fill(&vocab);
-            // Through the block filter (usable with these few words), and without it.
-            let mut starts = AnswerStarts::default();
-            for w in vocab.tokens() {
-                starts.insert(w.as_bytes());
-            }
-            assert!(starts.usable());
-            let mut off = AnswerStarts::default();
-            for b in b"abcdefghij" {
-                off.insert(&[*b, *b]);
-            }
-            assert!(!off.usable());
-            for count in [true, false] {
-                for starts in [&starts, &off] {
-                    scan.scan(t, &text, (&vocab, &index, starts), count);
-                    assert_eq!(scan.kept().collect::<Vec<_>>(), want, "{text:?}");
-                    if count {
-                        assert_eq!(scan.n_kept(), n_kept, "{text:?}");
-                    } else {
-                        assert_eq!(scan.n_kept() == 0, n_kept == 0, "{text:?}");
-                    }
-                }
+            for avx2 in walks() {
+                scan.scan_with(t, &text, (&vocab, &index), avx2);
+                assert_eq!(scan.kept().collect::<Vec<_>>(), want, "{text:?} {avx2}");
+                assert_eq!(scan.n_kept(), n_kept, "{text:?} {avx2}");
             }
         }
         for w in [
@@ -1145,76 +1224,106 @@ mod tests {
         }
     }
 
-    #[test]
-    fn block_members_agree_with_the_byte_loop() {
-        let mut next = crate::testing::lcg(29);
-        let sets: [&[u8]; 4] = [b"", b"a", b"t0\x7f", b"abcdefgh"];
-        for _ in 0..2_000 {
-            let mut block = [0u8; 64];
-            for b in block.iter_mut() {
-                *b = (next() % 256) as u8;
-            }
-            for a in sets {
-                for b in sets {
-                    let got = ByteSets::new(a, b).members(&block);
-                    assert_eq!(got, members_scalar(&block, a, b));
-                }
-            }
+    /// The walks of the response scan this processor can run: the baseline one (`false`), and
+    /// the AVX2 one (`true`) where it has AVX2, BMI1 and BMI2.
+    fn walks() -> Vec<bool> {
+        let mut walks = vec![false];
+        if has_avx2() {
+            walks.push(true);
         }
-        // Every byte value, in every lane.
-        let mut block = [0u8; 64];
-        for v in 0..=255u8 {
-            block.fill(v);
-            let (a, b) = ByteSets::new(b"q", b"\x7f").members(&block);
-            assert_eq!(a, if v | 0x20 == b'q' { u64::MAX } else { 0 }, "{v}");
-            assert_eq!(b, if v | 0x20 == 0x7f { u64::MAX } else { 0 }, "{v}");
-        }
+        walks
     }
 
     #[test]
-    fn the_block_filter_keeps_words_at_block_edges() {
-        // Answer words at every offset around the 64-byte blocks (lengths 15 to 17, 31 to 33,
-        // 63 to 65...), among words that share their first byte, their second or neither, with
-        // non-ASCII bytes across a boundary now and then: the same words, counts and order
-        // through the filter as without it.
+    fn the_avx2_classes_are_the_baseline_ones() {
+        // Random blocks of every byte value, and blocks of the bytes around the classes'
+        // edges ('/', '0', '9', ':', '@', 'A', 'Z', '[', '^', '_', '`', 'a', 'z', '{', 0x7f,
+        // 0x80, 0xff): the same run and high bytes, checked against a byte at a time too.
+        let mut next = crate::testing::lcg(37);
+        let edges = [
+            b'/', b'0', b'9', b':', b'@', b'A', b'Z', b'[', b'^', b'_', b'`', b'a', b'z', b'{',
+            0x7f, 0x80, 0xff, 0, b' ',
+        ];
+        for round in 0..4_000 {
+            let mut block = [0u8; 64];
+            for b in block.iter_mut() {
+                *b = if round % 2 == 0 {
+                    (next() % 256) as u8
+                } else {
+                    edges[next() % edges.len()]
+                };
+            }
+            let (mut inside, mut high) = (0u64, 0u64);
+            for (k, &b) in block.iter().enumerate() {
+                inside |= u64::from(b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80) << k;
+                high |= u64::from(b >= 0x80) << k;
+            }
+            assert_eq!(classify_runs(&block), (inside, high), "{block:?}");
+            #[cfg(target_arch = "x86_64")]
+            if has_avx2() {
+                // SAFETY: the processor has AVX2.
+                let got = unsafe { avx2::classify_runs(&block) };
+                assert_eq!(got, (inside, high), "{block:?}");
+            }
+        }
+    }
+
+    /// The kept words of `text` that `vocab` holds, and the number of kept words, through
+    /// [`Words::fill`] (a text's words one by one) and [`Vocab::get`].
+    fn kept_ids(t: &Tables, words: &mut Words, text: &str, vocab: &Vocab) -> (Vec<u32>, usize) {
+        words.fill(t, text);
+        let ids = words
+            .kept()
+            .map(|w| vocab.get(w))
+            .filter(|&id| id != ABSENT)
+            .collect();
+        (ids, words.kept().count())
+    }
+
+    #[test]
+    fn the_block_scan_keeps_words_at_block_edges() {
+        // Answer words and stopwords at every offset around the 64-byte blocks (lengths 15 to
+        // 17, 31 to 33, 63 to 65...), among words that share their first bytes, with non-ASCII
+        // bytes across a boundary now and then: the same words, counts and order as the
+        // answers' tokeniser finds.
         let t = test_tables::install();
         let (mut vocab, mut index, mut words) =
-            (Vocab::default(), AsciiWords::default(), Words::default());
+            (Vocab::default(), AnswerIndex::default(), Words::default());
         let mut scan = ResponseWords::default();
-        let mut off = AnswerStarts::default();
-        for b in b"abcdefghij" {
-            off.insert(&[*b, *b]);
-        }
         for answer in [
-            "Paris x", "pa", "p", "PARISIAN", "p_q", "9", "é p", "the", "a be",
+            "Paris x",
+            "pa",
+            "p",
+            "PARISIAN",
+            "p_q",
+            "9",
+            "é p",
+            "the",
+            "a be",
+            "parisianisms",
         ] {
             vocab.clear();
             words.fill(t, answer);
-            let mut starts = AnswerStarts::default();
             for w in words.kept() {
                 vocab.intern(w);
-                starts.insert(w.as_bytes());
             }
             index.fill(&vocab);
             for pad in 0..140 {
-                for tail in ["", "é", "ab", "\u{212a}"] {
-                    let text = format!(
-                        "{}Paris pb pa P. qa The {}p_q 9 x Parisian{tail} p",
-                        "b".repeat(pad),
-                        "y ".repeat(pad % 7),
-                    );
-                    let mut want = None;
-                    for count in [true, false] {
-                        for starts in [&off, &starts] {
-                            scan.scan(t, &text, (&vocab, &index, starts), count);
+                for tail in ["", "é", "ab", "\u{212a}", " the", " A"] {
+                    for text in [
+                        format!(
+                            "{}Paris pb pa P. qa The {}p_q 9 x Parisian{tail} p",
+                            "b".repeat(pad),
+                            "y ".repeat(pad % 7),
+                        ),
+                        format!("{}{tail}", "a ".repeat(pad / 2)),
+                        format!("{}parisianisms{tail}", "x".repeat(pad)),
+                    ] {
+                        let want = kept_ids(t, &mut words, &text, &vocab);
+                        for avx2 in walks() {
+                            scan.scan_with(t, &text, (&vocab, &index), avx2);
                             let got = (scan.kept().collect::<Vec<_>>(), scan.n_kept());
-                            let want = want.get_or_insert_with(|| got.clone());
-                            if count {
-                                assert_eq!(&got, want, "{text:?} {answer:?}");
-                            } else {
-                                assert_eq!(got.0, want.0, "{text:?} {answer:?}");
-                                assert_eq!(got.1 == 0, want.1 == 0, "{text:?} {answer:?}");
-                            }
+                            assert_eq!(got, want, "{text:?} {answer:?} {avx2}");
                         }
                     }
                 }
