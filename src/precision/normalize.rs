@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use unicode_normalization::char::canonical_combining_class;
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
-use super::token_set::id_of_key;
+use super::token_set::SHORT_ID_BITS;
 use crate::ascii;
 use crate::pyunicode::{is_py_space, Tables, CHANGES_WHEN_LOWERED, UNASSIGNED};
 
@@ -533,14 +533,30 @@ const SIGMA_SOURCES: [&str; 7] = [
     "\u{1D7A2}",
 ];
 
-/// Whether the NFKC of `text` may hold a capital sigma: a search for their first bytes, and
-/// at each one found, whether one of the characters starts there.
+/// Whether a character of [`SIGMA_SOURCES`] starts at byte `at` of `bytes`.
+#[inline]
+fn sigma_at(bytes: &[u8], at: usize) -> bool {
+    let rest = bytes.get(at..).unwrap_or(&[]);
+    SIGMA_SOURCES.iter().any(|c| rest.starts_with(c.as_bytes()))
+}
+
+/// Whether the NFKC of `text` may hold a capital sigma: with AVX2 where the processor has it
+/// ([`avx2::may_hold_capital_sigma`]: the first two bytes of the characters, 32 places at a
+/// time), else [`sigma_by_lead_bytes`].
 fn may_hold_capital_sigma(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    memchr::memchr3_iter(0xCE, 0xCF, 0xF0, bytes).any(|at| {
-        let rest = bytes.get(at..).unwrap_or(&[]);
-        SIGMA_SOURCES.iter().any(|c| rest.starts_with(c.as_bytes()))
-    })
+    #[cfg(target_arch = "x86_64")]
+    if text.len() > 32 && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2, which is all the function needs.
+        return unsafe { avx2::may_hold_capital_sigma(text.as_bytes()) };
+    }
+    sigma_by_lead_bytes(text.as_bytes())
+}
+
+/// [`may_hold_capital_sigma`] of `bytes` (UTF-8 from a character boundary on) a byte at a
+/// time: a search for the characters' first bytes (0xCE, 0xCF, 0xF0), and at each one found,
+/// whether one of the characters starts there.
+fn sigma_by_lead_bytes(bytes: &[u8]) -> bool {
+    memchr::memchr3_iter(0xCE, 0xCF, 0xF0, bytes).any(|at| sigma_at(bytes, at))
 }
 
 const NO: usize = usize::MAX;
@@ -649,7 +665,7 @@ impl<F: TokenSink> Writer<'_, F> {
             word,
             bytes: padded_lowered,
         } = lowered_block::<AVX2>(block);
-        let lowered = padded_lowered.get(PAD..).unwrap_or(&[]);
+        let lowered = padded_lowered.get(..64).unwrap_or(&[]);
         let space = space & valid;
         let word = word & valid;
         let prev_space = u64::from(self.out.last().is_none_or(|&b| b == b' '));
@@ -680,12 +696,13 @@ impl<F: TokenSink> Writer<'_, F> {
     }
 
     /// The tokens whose edges are the set bits of `edges` (bit `k` is byte `base + k` of the
-    /// output, and byte `PAD + k` of `lowered`, the block's bytes as written), in order: the
-    /// first ends the open token if one is open. A token of the block of at most 8 bytes is
-    /// handed over with its [`short_id`](super::token_set::short_id), read from `lowered` (its zero bytes before the block
-    /// stand for the bytes before a token near the block's start, which the id leaves out).
+    /// output, and byte `k` of `lowered`, the block's bytes as written), in order: the first
+    /// ends the open token if one is open. A token of the block of at most 8 bytes is handed
+    /// over with its [`short_id`](super::token_set::short_id): the 8 bytes of `lowered` from
+    /// its start (the zero bytes after the block stand for those past it), masked to its
+    /// length and tagged with it ([`SHORT_ID_BITS`]).
     #[inline(always)]
-    fn tokens(&mut self, mut edges: u64, base: usize, lowered: &[u8; PAD + 64]) {
+    fn tokens(&mut self, mut edges: u64, base: usize, lowered: &[u8; 64 + TAIL]) {
         if edges == 0 {
             return;
         }
@@ -696,7 +713,8 @@ impl<F: TokenSink> Writer<'_, F> {
             edges &= edges - 1;
         }
         while edges != 0 {
-            let start = base.wrapping_add(edges.trailing_zeros() as usize);
+            let first = edges.trailing_zeros() as usize;
+            let start = base.wrapping_add(first);
             edges &= edges - 1;
             if edges == 0 {
                 self.word = start;
@@ -705,17 +723,18 @@ impl<F: TokenSink> Writer<'_, F> {
             let last = edges.trailing_zeros() as usize;
             let end = base.wrapping_add(last);
             edges &= edges - 1;
-            let len = end.wrapping_sub(start);
-            // The 8 bytes of `lowered` that end where the token ends (`last` is below 64).
-            let ending = last & 63;
-            match lowered
-                .get(ending..ending + 8)
-                .and_then(|w| w.first_chunk::<8>())
-            {
-                Some(word) if (1..=8).contains(&len) => {
-                    let key = u64::from_le_bytes(*word) >> (8 * (8 - len));
-                    self.token
-                        .short_token(self.out, id_of_key(key, len), start, end);
+            let len = last.wrapping_sub(first);
+            // The 8 bytes of `lowered` from the token's start (`first` is below 64).
+            let from = first & 63;
+            match (
+                lowered
+                    .get(from..from + 8)
+                    .and_then(|w| w.first_chunk::<8>()),
+                SHORT_ID_BITS.get(len),
+            ) {
+                (Some(word), Some(&(mask, tag))) => {
+                    let id = u64::from_le_bytes(*word) & mask | tag;
+                    self.token.short_token(self.out, id, start, end);
                 }
                 _ => self.token.token(self.out, start, end),
             }
@@ -738,19 +757,19 @@ impl<F: TokenSink> Writer<'_, F> {
 struct Lowered {
     space: u64,
     word: u64,
-    /// [`PAD`] zero bytes, then the block's 64.
-    bytes: [u8; PAD + 64],
+    /// The block's 64, then [`TAIL`] zero bytes.
+    bytes: [u8; 64 + TAIL],
 }
 
-/// The zero bytes before a block's lowered bytes in [`Lowered`].
-const PAD: usize = 8;
+/// The zero bytes after a block's lowered bytes in [`Lowered`].
+const TAIL: usize = 8;
 
 /// [`Lowered`] from [`ascii::classify`] and [`ascii::lower_spaced`] (SSE2 on x86_64).
 #[inline(always)]
 fn lowered_portable(block: &[u8; 64]) -> Lowered {
     let classes = ascii::classify(block);
-    let mut bytes = [0u8; PAD + 64];
-    if let Some(to) = bytes.last_chunk_mut::<64>() {
+    let mut bytes = [0u8; 64 + TAIL];
+    if let Some(to) = bytes.first_chunk_mut::<64>() {
         *to = ascii::lower_spaced(block);
     }
     Lowered {
@@ -860,6 +879,59 @@ mod avx2 {
         )
     }
 
+    /// [`super::may_hold_capital_sigma`] of `bytes` (UTF-8): the places where the first two
+    /// bytes of one of [`super::SIGMA_SOURCES`] stand (0xCE 0xA3, 0xCF 0xB9, 0xF0 0x9D), found
+    /// 32 at a time from two loads a byte apart, each checked whole (33 bytes or fewer: by
+    /// [`super::sigma_by_lead_bytes`]). An emoji (0xF0 0x9F) is not stopped at.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn may_hold_capital_sigma(bytes: &[u8]) -> bool {
+        if bytes.len() < 33 {
+            return super::sigma_by_lead_bytes(bytes);
+        }
+        let pair = |first: u8, second: u8| {
+            (
+                _mm256_set1_epi8(first as i8),
+                _mm256_set1_epi8(second as i8),
+            )
+        };
+        let pairs = [pair(0xCE, 0xA3), pair(0xCF, 0xB9), pair(0xF0, 0x9D)];
+        // Each step reads bytes `at..at + 33`; the last step's window ends at the text's end
+        // (it may overlap the one before): the places of its first 32 bytes are checked, and
+        // no character of two bytes or more starts at the text's last byte.
+        let last = bytes.len().saturating_sub(33);
+        let mut at = 0;
+        while let Some(window) = bytes.get(at..at + 33) {
+            let (_, second) = window.split_at(1);
+            // SAFETY: `window` holds 33 bytes, so each load reads 32 bytes inside it.
+            let (a, b) = unsafe {
+                (
+                    _mm256_loadu_si256(window.as_ptr().cast()),
+                    _mm256_loadu_si256(second.as_ptr().cast()),
+                )
+            };
+            let mut hits = _mm256_setzero_si256();
+            for (x, y) in pairs {
+                let both = _mm256_and_si256(_mm256_cmpeq_epi8(a, x), _mm256_cmpeq_epi8(b, y));
+                hits = _mm256_or_si256(hits, both);
+            }
+            let mut mask = _mm256_movemask_epi8(hits) as u32;
+            while mask != 0 {
+                if super::sigma_at(bytes, at + mask.trailing_zeros() as usize) {
+                    return true;
+                }
+                mask &= mask - 1;
+            }
+            if at == last {
+                break;
+            }
+            at = (at + 32).min(last);
+        }
+        false
+    }
+
     /// [`super::write_normalized`] compiled for AVX2, its blocks lowered by [`lowered`] inlined.
     ///
     /// # Safety
@@ -893,9 +965,8 @@ mod avx2 {
         };
         let (space_a, word_a, bytes_a) = half(a);
         let (space_b, word_b, bytes_b) = half(b);
-        let mut bytes = [0u8; super::PAD + 64];
-        let (_, to) = bytes.split_at_mut(super::PAD);
-        let (to_lo, to_hi) = to.split_at_mut(32);
+        let mut bytes = [0u8; 64 + super::TAIL];
+        let (to_lo, to_hi) = bytes.split_at_mut(32);
         // SAFETY: each half holds 32 bytes, which an unaligned store writes.
         unsafe {
             _mm256_storeu_si256(to_lo.as_mut_ptr().cast(), bytes_a);
@@ -1393,6 +1464,39 @@ mod tests {
                     }
                     let want = (bytes.contains(&b':'), bytes.is_ascii());
                     assert_eq!(colon_and_ascii(&bytes), want, "{bytes:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_sigma_scan_is_the_definition() {
+        // Each capital-sigma source, an emoji, a near miss (0xF0 0x9D of another character, a
+        // Greek letter) or none, at every character place of texts of 0 to 100 bytes (windows
+        // of 33 bytes a step of 32 apart: the edges 31/32/33, 63/64/65, 95/96/97), with
+        // another filler character before: the AVX2 scan, the byte scan and the definition
+        // (NFKC holds a capital sigma) agree.
+        let t = test_tables::install();
+        let mut things: Vec<&str> = SIGMA_SOURCES.to_vec();
+        things.extend(["😀", "\u{1D6BB}", "α", "Ω", "ϸ", "x"]);
+        for len in 0..=100usize {
+            for at in 0..=len {
+                for thing in &things {
+                    for filler in ["a", "é"] {
+                        let mut text = filler.repeat(at / filler.len());
+                        while text.len() < at {
+                            text.push('b');
+                        }
+                        text.push_str(thing);
+                        while text.len() < len {
+                            text.push('c');
+                        }
+                        let mut nfkc = String::new();
+                        push_nfkc(t, &text, &mut nfkc);
+                        let want = nfkc.contains('\u{03A3}');
+                        assert_eq!(sigma_by_lead_bytes(text.as_bytes()), want, "{text:?}");
+                        assert_eq!(may_hold_capital_sigma(&text), want, "{text:?}");
+                    }
                 }
             }
         }
