@@ -191,7 +191,45 @@ fn scheme_start(bytes: &[u8], colon: usize) -> Option<usize> {
 /// its colons, the text's rarest byte of the three.
 fn has_scheme(text: &str) -> bool {
     let bytes = text.as_bytes();
-    memchr_iter(b':', bytes).any(|colon| scheme_start(bytes, colon).is_some())
+    scheme_colons(bytes).any(|colon| scheme_start(bytes, colon).is_some())
+}
+
+/// The places of the colons of `bytes` that two slashes follow (every colon of `https?://`
+/// among them), in order: with AVX2 where the processor has it, 32 places at a time
+/// ([`avx2::next_scheme_colon`]; a text's other colons, as in `Source:` or `12:30`, cost
+/// nothing), else the colons found by `memchr` and checked one by one.
+fn scheme_colons(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    #[cfg(target_arch = "x86_64")]
+    let avx2 = std::arch::is_x86_feature_detected!("avx2");
+    #[cfg(not(target_arch = "x86_64"))]
+    let avx2 = false;
+    scheme_colons_with(bytes, avx2)
+}
+
+/// [`scheme_colons`], with AVX2 when `avx2` (which only a processor that has it may ask for).
+fn scheme_colons_with(bytes: &[u8], avx2: bool) -> impl Iterator<Item = usize> + '_ {
+    let mut colons = memchr_iter(b':', bytes);
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        #[cfg(target_arch = "x86_64")]
+        if avx2 {
+            // SAFETY: `avx2` says the processor has AVX2, which is all the function needs.
+            let colon = unsafe { avx2::next_scheme_colon(bytes, from) }?;
+            from = colon + 1;
+            return Some(colon);
+        }
+        let _ = (avx2, &mut from);
+        colons.find(|&colon| bytes.get(colon + 1..colon + 3) == Some(b"//"))
+    })
+}
+
+/// The first colon of `bytes` at or after byte `from` that two slashes follow, a byte at a
+/// time: the reference of [`avx2::next_scheme_colon`], and its end of a text.
+fn next_scheme_colon_by_byte(bytes: &[u8], from: usize) -> Option<usize> {
+    let rest = bytes.get(from..)?;
+    memchr_iter(b':', rest)
+        .map(|k| from + k)
+        .find(|&colon| bytes.get(colon + 1..colon + 3) == Some(b"//"))
 }
 
 /// `re.sub(r"\[([^\]]+)\]\(\s*https?://[^)]+\s*\)", r"\1", text)`, appended to `out`,
@@ -253,7 +291,7 @@ fn remove_urls(text: &str, out: &mut String) -> bool {
     // `text[..copied]` is written (none of it when nothing is removed); no match starts before
     // `from`.
     let (mut copied, mut from, mut removed) = (0, 0, false);
-    for colon in memchr_iter(b':', bytes) {
+    for colon in scheme_colons(bytes) {
         let Some(start) = scheme_start(bytes, colon).filter(|&s| s >= from) else {
             continue;
         };
@@ -280,6 +318,7 @@ fn non_space_end(text: &str, at: usize) -> usize {
     let bytes = text.as_bytes();
     let mut end = at;
     loop {
+        end += graphic_prefix(bytes.get(end..).unwrap_or(&[]));
         if let Some(chunk) = bytes.get(end..).and_then(|r| r.first_chunk::<8>()) {
             let x = u64::from_le_bytes(*chunk);
             if x & HIGH == 0 && ascii::space_bytes(x) == 0 {
@@ -560,11 +599,51 @@ fn colon_and_ascii_by_16(bytes: &[u8]) -> (bool, bool) {
     }
 }
 
+/// How many of the first bytes of `bytes` are ASCII and neither whitespace nor a control byte
+/// below 0x21 (none of them is Python whitespace), counted 16 at a time with SSE2 on x86_64 in
+/// the whole chunks of 16 (so it may stop short of the first other byte, by fewer than 16),
+/// else 0.
+#[inline]
+fn graphic_prefix(bytes: &[u8]) -> usize {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        sse2::graphic_prefix(bytes)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        let _ = bytes;
+        0
+    }
+}
+
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2 {
     //! Sound because this module is only compiled where SSE2 is enabled for the whole build
     //! (every x86_64 target), as `crate::ascii`'s.
     use std::arch::x86_64::*;
+
+    /// See [`super::graphic_prefix`].
+    #[inline]
+    pub(super) fn graphic_prefix(bytes: &[u8]) -> usize {
+        let mut n = 0;
+        for chunk in bytes.chunks_exact(16) {
+            let Some(chunk) = chunk.first_chunk::<16>() else {
+                break;
+            };
+            // SAFETY: SSE2 is enabled for the build (the module's `cfg`); the load reads the
+            // 16 bytes of a chunk, unaligned.
+            let graphic = unsafe {
+                let v = _mm_loadu_si128(chunk.as_ptr().cast());
+                // Signed: 0x21 to 0x7F are above 0x20, bytes of 0x80 or more negative.
+                _mm_movemask_epi8(_mm_cmpgt_epi8(v, _mm_set1_epi8(0x20))) as u32
+            };
+            if graphic != 0xFFFF {
+                return n + graphic.trailing_ones() as usize;
+            }
+            n += 16;
+        }
+        n
+    }
 
     /// Whether the chunks of 16 bytes hold a colon, and a byte of 0x80 or more.
     #[inline(always)]
@@ -995,6 +1074,52 @@ mod avx2 {
             at = (at + 32).min(last);
         }
         false
+    }
+
+    /// [`super::next_scheme_colon_by_byte`]: the first colon at or after byte `from` that two
+    /// slashes follow, found 32 places at a time from three loads a byte apart (the last
+    /// window ends at the text's end, its places before `from` left out); a text of fewer
+    /// than 34 bytes from `from` a byte at a time.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn next_scheme_colon(bytes: &[u8], from: usize) -> Option<usize> {
+        if bytes.len() < from.saturating_add(34) {
+            return super::next_scheme_colon_by_byte(bytes, from);
+        }
+        let (colon, slash) = (_mm256_set1_epi8(b':' as i8), _mm256_set1_epi8(b'/' as i8));
+        let last = bytes.len() - 34;
+        let mut at = from;
+        loop {
+            let window = bytes.get(at..at + 34)?;
+            let (_, one) = window.split_at(1);
+            let (_, two) = window.split_at(2);
+            // SAFETY: `window` holds 34 bytes, so each load reads 32 bytes inside it.
+            let (a, b, c) = unsafe {
+                (
+                    _mm256_loadu_si256(window.as_ptr().cast()),
+                    _mm256_loadu_si256(one.as_ptr().cast()),
+                    _mm256_loadu_si256(two.as_ptr().cast()),
+                )
+            };
+            let found = _mm256_and_si256(
+                _mm256_cmpeq_epi8(a, colon),
+                _mm256_and_si256(_mm256_cmpeq_epi8(b, slash), _mm256_cmpeq_epi8(c, slash)),
+            );
+            let mut mask = _mm256_movemask_epi8(found) as u32;
+            if at < from {
+                mask &= u32::MAX << (from - at);
+            }
+            if mask != 0 {
+                return Some(at + mask.trailing_zeros() as usize);
+            }
+            if at == last {
+                // The places of the text's last two bytes: no two slashes follow them.
+                return None;
+            }
+            at = (at + 32).min(last);
+        }
     }
 
     /// [`super::write_normalized`] compiled for AVX2, its blocks lowered by [`lowered`] inlined.
@@ -1553,6 +1678,74 @@ mod tests {
                     }
                     let want = (bytes.contains(&b':'), bytes.is_ascii());
                     assert_eq!(colon_and_ascii(&bytes), want, "{bytes:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_scheme_colon_scan_is_the_byte_scan() {
+        // Texts of 0 to 110 bytes of colons, slashes and other bytes (runs of `://`, `:/`,
+        // `::`, a non-ASCII character), searched from every place: the AVX2 scan (windows of
+        // 34 bytes a step of 32 apart, the last one overlapping), the iterator and the byte
+        // scan agree.
+        let pieces: [&[u8]; 8] = [
+            b":",
+            b"/",
+            b"://",
+            b":/x",
+            b"a",
+            b"xyz ",
+            b"\xc3\xa9",
+            b"::",
+        ];
+        let mut next = crate::testing::lcg(53);
+        for round in 0..6_000 {
+            let mut bytes = Vec::new();
+            while bytes.len() < round % 111 {
+                bytes.extend_from_slice(pieces[next() % pieces.len()]);
+            }
+            bytes.truncate(round % 111);
+            let want: Vec<usize> = (0..bytes.len())
+                .filter(|&i| bytes[i] == b':' && bytes.get(i + 1..i + 3) == Some(b"//"))
+                .collect();
+            let found: Vec<usize> = scheme_colons(&bytes).collect();
+            assert_eq!(found, want, "{bytes:?}");
+            let found: Vec<usize> = scheme_colons_with(&bytes, false).collect();
+            assert_eq!(found, want, "{bytes:?}");
+            for from in 0..=bytes.len() + 1 {
+                let first = want.iter().copied().find(|&c| c >= from);
+                assert_eq!(next_scheme_colon_by_byte(&bytes, from), first);
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    // SAFETY: the processor has AVX2.
+                    let got = unsafe { avx2::next_scheme_colon(&bytes, from) };
+                    assert_eq!(got, first, "{bytes:?} {from}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_graphic_prefix_is_the_byte_count() {
+        // A byte of each kind (whitespace, a control byte, DEL, 0x21, 0x80 and up) at every
+        // place of texts of 0 to 70 bytes: the count is that of the bytes 0x21 to 0x7F before
+        // it, or less by the bytes past the last whole chunk of 16.
+        for len in 0..=70usize {
+            for at in 0..=len {
+                for b in [b' ', b'\n', 0x0b, 0x1f, 0x00, 0x7f, 0x21, 0x80, 0xc3, 0xff] {
+                    let mut bytes = vec![b'u'; len];
+                    if let Some(x) = bytes.get_mut(at) {
+                        *x = b;
+                    }
+                    let want = bytes
+                        .iter()
+                        .position(|&x| !(0x21..=0x7f).contains(&x))
+                        .unwrap_or(len);
+                    let got = graphic_prefix(&bytes);
+                    assert!(got <= want && (got == want || want - got < 16 || got == len & !15));
+                    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+                    assert_eq!(got, want.min(len & !15), "{bytes:?}");
                 }
             }
         }
