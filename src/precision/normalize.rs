@@ -28,10 +28,18 @@ pub struct NormScratch {
 /// block of 64 code points at a time when a text of the batch first holds one of them (a
 /// look-up is a few instructions; [`plain_char`] itself calls into the interpreter's tables).
 /// For the tables at address `tables` only: other tables start it again.
+///
+/// With them, per block, the characters [`Writer::ascii_block`] may take as the bytes of their
+/// lower case ([`lowered_in_place`]), in `lowers` (`lowers_of`: 0 when the block has none,
+/// else one more than their index in `lowers`).
 pub struct PlainChars {
     tables: usize,
     bits: Box<[u64; 1024]>,
     known: [u64; 16],
+    lowers_of: Box<[u16; 1024]>,
+    /// Per block that has some: the lower case of each of its code points that
+    /// [`lowered_in_place`] takes, else 0.
+    lowers: Vec<[u16; 64]>,
     /// The NFKC of the stretches met (which do not depend on the tables).
     stretches: Stretches,
 }
@@ -42,9 +50,45 @@ impl Default for PlainChars {
             tables: 0,
             bits: Box::new([0; 1024]),
             known: [0; 16],
+            lowers_of: Box::new([0; 1024]),
+            lowers: Vec::new(),
             stretches: Stretches::default(),
         }
     }
+}
+
+/// How [`Writer::ascii_block`] may take a character that is not ASCII ([`PlainChars::take`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Take {
+    /// As its bytes ([`plain_char`]).
+    AsIs,
+    /// As the bytes of this character, its lower case, of as many bytes
+    /// ([`lowered_in_place`]).
+    Lower(char),
+    /// Not at all: it ends a run.
+    No,
+}
+
+/// The lower case of `c` (not ASCII) when a block may hold it in place of `c`: NFKC leaves `c`
+/// alone wherever it stands ([`nfkc_inert`]), it is assigned, no whitespace and not the capital
+/// sigma (whose lower case depends on its neighbours), and Python's `lower()` makes it one
+/// character of as many UTF-8 bytes, no whitespace either (`М` -> `м`, `É` -> `é`).
+fn lowered_in_place(t: &Tables, c: char) -> Option<char> {
+    if c.is_ascii()
+        || c == '\u{03A3}'
+        || t.flags(c) & (UNASSIGNED | CHANGES_WHEN_LOWERED) != CHANGES_WHEN_LOWERED
+        || is_py_space(c)
+        || !nfkc_inert(c)
+    {
+        return None;
+    }
+    let (mut n, mut lower) = (0, c);
+    t.lower_char_each(c, |l| {
+        n += 1;
+        lower = l;
+    });
+    (n == 1 && lower != c && lower.len_utf8() == c.len_utf8() && !is_py_space(lower))
+        .then_some(lower)
 }
 
 /// The slots of [`Stretches`] (a power of two).
@@ -117,20 +161,44 @@ impl PlainChars {
         if self.tables != address {
             self.tables = address;
             self.known = [0; 16];
+            self.lowers.clear();
         }
     }
 
-    /// [`plain_char`] of `c`, for the tables given to [`PlainChars::use_tables`].
+    /// How a block may take `c` (not ASCII), for the tables given to
+    /// [`PlainChars::use_tables`]: [`Take::AsIs`] exactly when [`plain_char`], else
+    /// [`Take::Lower`] when [`lowered_in_place`] gives its lower case (in the Basic
+    /// Multilingual Plane only), else [`Take::No`].
     #[inline(always)]
-    fn get(&mut self, t: &Tables, c: char) -> bool {
+    fn take(&mut self, t: &Tables, c: char) -> Take {
         let cp = c as usize;
         let block = cp >> 6;
-        match (self.known.get(block >> 6), self.bits.get(block)) {
-            (Some(&known), Some(&bits)) if known & (1 << (block & 63)) != 0 => {
-                bits & (1 << (cp & 63)) != 0
+        let bits = match (self.known.get(block >> 6), self.bits.get(block)) {
+            (Some(&known), Some(&bits)) if known & (1 << (block & 63)) != 0 => bits,
+            (Some(_), Some(_)) => self.compute(t, block),
+            _ => {
+                return if plain_char(t, c) {
+                    Take::AsIs
+                } else {
+                    Take::No
+                }
             }
-            (Some(_), Some(_)) => self.compute(t, block) & (1 << (cp & 63)) != 0,
-            _ => plain_char(t, c),
+        };
+        if bits & (1 << (cp & 63)) != 0 {
+            return Take::AsIs;
+        }
+        let lower = match self.lowers_of.get(block) {
+            Some(&k) if k != 0 => self
+                .lowers
+                .get(usize::from(k) - 1)
+                .and_then(|l| l.get(cp & 63))
+                .copied()
+                .unwrap_or(0),
+            _ => 0,
+        };
+        match char::from_u32(u32::from(lower)) {
+            Some(l) if lower != 0 => Take::Lower(l),
+            _ => Take::No,
         }
     }
 
@@ -139,17 +207,34 @@ impl PlainChars {
     #[inline(never)]
     fn compute(&mut self, t: &Tables, block: usize) -> u64 {
         let mut word = 0u64;
-        for k in 0..64u32 {
+        let mut lowers = [0u16; 64];
+        for (k, lower) in (0..64u32).zip(lowers.iter_mut()) {
             let cp = (block as u32) << 6 | k;
-            if char::from_u32(cp).is_some_and(|c| plain_char(t, c)) {
+            let Some(c) = char::from_u32(cp) else {
+                continue;
+            };
+            if plain_char(t, c) {
                 word |= 1 << k;
+            } else if let Some(l) = lowered_in_place(t, c) {
+                *lower = u16::try_from(u32::from(l)).unwrap_or(0);
             }
         }
-        if let (Some(bits), Some(known)) =
-            (self.bits.get_mut(block), self.known.get_mut(block >> 6))
-        {
+        if let (Some(bits), Some(known), Some(of)) = (
+            self.bits.get_mut(block),
+            self.known.get_mut(block >> 6),
+            self.lowers_of.get_mut(block),
+        ) {
             *bits = word;
             *known |= 1 << (block & 63);
+            *of = 0;
+            if lowers.iter().any(|&l| l != 0) {
+                // Blocks recomputed for other tables keep their old entry: at most 1024 a
+                // table, so fewer than 65,536 over a few.
+                if let Ok(k) = u16::try_from(self.lowers.len() + 1) {
+                    self.lowers.push(lowers);
+                    *of = k;
+                }
+            }
         }
         word
     }
@@ -1191,8 +1276,10 @@ fn plain_char(t: &Tables, c: char) -> bool {
 /// How many bytes from byte `i` of `text` (a character boundary; `block` holds its next 64
 /// bytes, zero-padded) [`Writer::ascii_block`] may take at once, and from how many bytes past
 /// `i` another run is worth looking for: past the first byte of the character that ends the
-/// run of ASCII bytes and [`plain_char`]s from `i` (read a character at a time), or, when no
-/// character in the block ends it, from the first byte not taken.
+/// run of ASCII bytes and characters a block may take ([`PlainChars::take`]) from `i` (read a
+/// character at a time), or, when no character in the block ends it, from the first byte not
+/// taken. A character taken as its lower case has the lower case's bytes written in its place
+/// in `block` (as many bytes).
 ///
 /// The run is its own NFKC but for its last character, which may compose with what follows
 /// it: that character is left out unless the text ends with the run, or an ASCII byte (which
@@ -1204,7 +1291,7 @@ fn plain_run(
     plain: &mut PlainChars,
     text: &str,
     i: usize,
-    block: &[u8; 64],
+    block: &mut [u8; 64],
 ) -> (usize, usize) {
     let bytes = text.as_bytes();
     let len = bytes.len().saturating_sub(i).min(64);
@@ -1214,16 +1301,23 @@ fn plain_run(
     let (mut stop, mut last, mut last_end) = (len, 0, 0);
     while high != 0 {
         let k = high.trailing_zeros() as usize;
-        match text.get(i + k..).and_then(|r| r.chars().next()) {
-            Some(c) if k + c.len_utf8() <= len && plain.get(t, c) => {
-                (last, last_end) = (k, k + c.len_utf8());
-                high &= !below(last_end);
+        let (c, take) = match text.get(i + k..).and_then(|r| r.chars().next()) {
+            Some(c) if k + c.len_utf8() <= len => (c, plain.take(t, c)),
+            _ => ('\0', Take::No),
+        };
+        if let Take::Lower(l) = take {
+            // As many bytes as `c`'s: the block holds its lower case in its place.
+            let mut utf8 = [0u8; 4];
+            let lowered = l.encode_utf8(&mut utf8).as_bytes();
+            if let Some(place) = block.get_mut(k..k + lowered.len()) {
+                place.copy_from_slice(lowered);
             }
-            _ => {
-                stop = k;
-                break;
-            }
+        } else if take == Take::No {
+            stop = k;
+            break;
         }
+        (last, last_end) = (k, k + c.len_utf8());
+        high &= !below(last_end);
     }
     let ends_text = i + len == bytes.len();
     let ascii_after = stop == 64 && bytes.get(i + 64).is_some_and(|&b| b < 0x80);
@@ -1317,11 +1411,11 @@ fn write_normalized_in<const AVX2: bool>(
     while i < bytes.len() {
         if stretch == NO && i >= next_block {
             let rest = bytes.get(i..).unwrap_or(&[]);
-            let block = match rest.first_chunk::<64>() {
+            let mut block = match rest.first_chunk::<64>() {
                 Some(block) => *block,
                 None => padded(rest),
             };
-            let (n, retry) = plain_run(t, plain, text, i, &block);
+            let (n, retry) = plain_run(t, plain, text, i, &mut block);
             next_block = i + retry;
             // A block costs about as much as eight characters read one at a time.
             if n >= 8 {
@@ -1607,11 +1701,30 @@ mod tests {
         let t = test_tables::install();
         let mut plain = PlainChars::default();
         plain.use_tables(t);
+        let mut lowered = 0;
         for cp in (0..0x10400u32).rev().step_by(5).chain(0..0x10400) {
             let Some(c) = char::from_u32(cp) else {
                 continue;
             };
-            assert_eq!(plain.get(t, c), plain_char(t, c), "U+{cp:04X}");
+            let want = if plain_char(t, c) {
+                Take::AsIs
+            } else {
+                match lowered_in_place(t, c) {
+                    Some(l) if cp < 0x10000 => Take::Lower(l),
+                    _ => Take::No,
+                }
+            };
+            assert_eq!(plain.take(t, c), want, "U+{cp:04X}");
+            lowered += usize::from(matches!(want, Take::Lower(_)));
+        }
+        // Latin, Greek, Cyrillic, Armenian... capitals, twice over.
+        assert!(lowered > 1000, "{lowered}");
+        for (c, l) in [('М', 'м'), ('É', 'é'), ('Ω', 'ω'), ('Ł', 'ł')] {
+            assert_eq!(lowered_in_place(t, c), Some(l));
+        }
+        // No: two characters, a different length, NFKC's, the capital sigma, ASCII.
+        for c in ['İ', 'ẞ', 'Ⅻ', 'Σ', 'A', 'K'] {
+            assert_eq!(lowered_in_place(t, c), None, "{c}");
         }
     }
 
@@ -2151,17 +2264,20 @@ mod tests {
 
     #[test]
     fn plain_characters_at_the_edges_of_a_block() {
-        // A character the block takes as its bytes (two, three and four bytes long) at every
-        // offset around the 64-byte edges, followed by one that ends the run (a combining mark
+        // A character the block takes as its bytes or its lower case's (two, three and four
+        // bytes long) at every offset around the 64-byte edges, followed by one that ends the
+        // run, or is taken too (a combining mark
         // that composes with it, a capital, a space that is not ASCII, a character NFKC
         // changes, an unassigned one), by ASCII, or by the end of the text.
         let t = test_tables::install();
         let (mut s, mut out) = (NormScratch::default(), String::new());
         let ascii = "ab ".repeat(50);
         let long_tail = "xyz".repeat(30);
-        for plain in ["é", "«", "日", "😀", "ё"] {
+        // Capitals the block takes as their lower case's bytes (two and three bytes), and a
+        // fullwidth capital it does not take (NFKC changes it).
+        for plain in ["é", "«", "日", "😀", "ё", "М", "É", "Ω", "Ⴀ", "Ａ"] {
             for after in [
-                "", "b", " ", "\u{301}", "É", "\u{a0}", "①", "\u{378}", "ж", "é",
+                "", "b", " ", "\u{301}", "É", "\u{a0}", "①", "\u{378}", "ж", "é", "İ", "Ж", "ẞ",
             ] {
                 for lead in 0..140 {
                     for tail in ["", "  cd", long_tail.as_str()] {
