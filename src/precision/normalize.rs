@@ -1255,12 +1255,33 @@ mod avx2 {
     }
 }
 
-/// The bytes of `rest` (the first 64) zero-padded to 64.
+/// The bytes of `rest` (the first 64) zero-padded to 64: copies of 16 bytes and a last one
+/// of 16 or 8 that ends where `rest` does (it may overlap the one before), or below 8 bytes one
+/// zero-padded word (a byte-by-byte copy was a `memset` and a `memcpy` call, which a text's
+/// last block paid).
 #[inline(always)]
 fn padded(rest: &[u8]) -> [u8; 64] {
     let mut block = [0u8; 64];
-    for (to, &from) in block.iter_mut().zip(rest) {
-        *to = from;
+    let n = rest.len().min(64);
+    fn copy<const W: usize>(block: &mut [u8; 64], rest: &[u8], at: usize) {
+        let to = block.get_mut(at..).and_then(|b| b.first_chunk_mut::<W>());
+        let from = rest.get(at..).and_then(|r| r.first_chunk::<W>());
+        if let (Some(to), Some(from)) = (to, from) {
+            *to = *from;
+        }
+    }
+    if n >= 16 {
+        let mut at = 0;
+        while at + 16 <= n {
+            copy::<16>(&mut block, rest, at);
+            at += 16;
+        }
+        copy::<16>(&mut block, rest, n - 16);
+    } else if n >= 8 {
+        copy::<8>(&mut block, rest, 0);
+        copy::<8>(&mut block, rest, n - 8);
+    } else if let Some(to) = block.first_chunk_mut::<8>() {
+        *to = ascii::load_short(rest).to_le_bytes();
     }
     block
 }
@@ -1861,6 +1882,19 @@ mod tests {
                     assert_eq!(got, want.min(len & !15), "{bytes:?}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn padded_blocks_are_the_bytes_then_zeros() {
+        // Every length from 0 to 80 (the copies of 16, the last one of 16 or 8, the word).
+        let bytes: Vec<u8> = (1..=80u8).collect();
+        for n in 0..=80 {
+            let mut want = [0u8; 64];
+            for (to, &from) in want.iter_mut().zip(&bytes[..n]) {
+                *to = from;
+            }
+            assert_eq!(padded(&bytes[..n]), want, "{n}");
         }
     }
 
