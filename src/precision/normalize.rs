@@ -917,8 +917,14 @@ impl<F: TokenSink> Writer<'_, F> {
             let end = start + (!(kept >> start)).trailing_zeros() as usize;
             let run = below(end) & !below(start);
             let base = self.out.len().wrapping_sub(start);
-            self.out
-                .extend_from_slice(lowered.get(start..end).unwrap_or(&[]));
+            // The 64 bytes from the run's start (zeros past the block), of which the run's
+            // are kept: a copy of fixed size, where a copy of the run's length was a call.
+            if let Some(from) = padded_lowered
+                .get(start..)
+                .and_then(|b| b.first_chunk::<64>())
+            {
+                push_first(self.out, from, end - start);
+            }
             self.tokens(edges & run, base, &padded_lowered);
             kept &= !run;
         }
@@ -990,8 +996,9 @@ struct Lowered {
     bytes: [u8; 64 + TAIL],
 }
 
-/// The zero bytes after a block's lowered bytes in [`Lowered`].
-const TAIL: usize = 8;
+/// The zero bytes after a block's lowered bytes in [`Lowered`]: 64, so that the 64 bytes from
+/// any byte of the block are there to copy ([`Writer::ascii_block`]).
+const TAIL: usize = 64;
 
 /// [`Lowered`] from [`ascii::classify`] and [`ascii::lower_spaced`] (SSE2 on x86_64).
 #[inline(always)]
