@@ -893,7 +893,7 @@ impl<F: TokenSink> Writer<'_, F> {
             space,
             word,
             bytes: padded_lowered,
-        } = lowered_block::<AVX2>(block);
+        } = lowered_block::<AVX2>(block, n);
         let lowered = padded_lowered.get(..64).unwrap_or(&[]);
         let space = space & valid;
         let word = word & valid;
@@ -1019,17 +1019,26 @@ fn lowered_portable(block: &[u8; 64]) -> Lowered {
 /// instructions), else [`lowered_portable`].
 ///
 /// `AVX2` is `true` only in the code [`avx2::write_normalized`] compiles for AVX2, which runs
-/// only where the processor has it.
+/// only where the processor has it. With AVX2, when only the first `n` bytes are wanted and
+/// `n` is at most 32 (a short text, a text's last block), only the first half is read
+/// ([`avx2::lowered_first_half`]: the bits and bytes of the first 32 bytes, the rest zero).
 #[inline(always)]
-fn lowered_block<const AVX2: bool>(block: &[u8; 64]) -> Lowered {
+fn lowered_block<const AVX2: bool>(block: &[u8; 64], n: usize) -> Lowered {
     #[cfg(target_arch = "x86_64")]
     {
         if AVX2 {
             // SAFETY: `AVX2` is true only inside `avx2::write_normalized`, which is called only
             // where the processor has AVX2 (see `write_normalized`).
-            return unsafe { avx2::lowered(block) };
+            return unsafe {
+                if n <= 32 {
+                    avx2::lowered_first_half(block)
+                } else {
+                    avx2::lowered(block)
+                }
+            };
         }
     }
+    let _ = n;
     lowered_portable(block)
 }
 
@@ -1228,6 +1237,25 @@ mod avx2 {
         token: impl TokenSink,
     ) {
         super::write_normalized_in::<true>(t, text, ascii, plain, out, token);
+    }
+
+    /// [`lowered`] of the first 32 bytes of `block`: the bits of the others clear, their bytes
+    /// zero.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn lowered_first_half(block: &[u8; 64]) -> Lowered {
+        let (lo, _) = block.split_at(32);
+        // SAFETY: the half holds 32 bytes, which an unaligned load reads.
+        let a = unsafe { _mm256_loadu_si256(lo.as_ptr().cast()) };
+        let (space, word, lowered) = half(a);
+        let mut bytes = [0u8; 64 + super::TAIL];
+        let (to, _) = bytes.split_at_mut(32);
+        // SAFETY: `to` holds 32 bytes, which an unaligned store writes.
+        unsafe { _mm256_storeu_si256(to.as_mut_ptr().cast(), lowered) };
+        Lowered { space, word, bytes }
     }
 
     /// See [`super::lowered_block`].
@@ -1607,6 +1635,17 @@ mod tests {
                 assert_eq!(
                     (got.space, got.word, got.bytes),
                     (want.space, want.word, want.bytes),
+                    "{block:?}"
+                );
+                // The first half alone: its bits and bytes, nothing of the second.
+                // SAFETY: the processor has AVX2 (checked above).
+                let half = unsafe { avx2::lowered_first_half(block) };
+                let mut bytes = want.bytes;
+                bytes[32..].fill(0);
+                let low = u64::from(u32::MAX);
+                assert_eq!(
+                    (half.space, half.word, half.bytes),
+                    (want.space & low, want.word & low, bytes),
                     "{block:?}"
                 );
             }
