@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use unicode_normalization::char::canonical_combining_class;
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
-use super::token_set::id_of_key;
+use super::token_set::SHORT_ID_BITS;
 use crate::ascii;
 use crate::pyunicode::{is_py_space, Tables, CHANGES_WHEN_LOWERED, UNASSIGNED};
 
@@ -28,10 +28,20 @@ pub struct NormScratch {
 /// block of 64 code points at a time when a text of the batch first holds one of them (a
 /// look-up is a few instructions; [`plain_char`] itself calls into the interpreter's tables).
 /// For the tables at address `tables` only: other tables start it again.
+///
+/// With them, per block, the characters [`Writer::ascii_block`] may take as the bytes of their
+/// lower case ([`lowered_in_place`]), in `lowers` (`lowers_of`: 0 when the block has none,
+/// else one more than their index in `lowers`).
 pub struct PlainChars {
     tables: usize,
     bits: Box<[u64; 1024]>,
     known: [u64; 16],
+    lowers_of: Box<[u16; 1024]>,
+    /// Per block that has some: the lower case of each of its code points that
+    /// [`lowered_in_place`] takes, else 0.
+    lowers: Vec<[u16; 64]>,
+    /// The NFKC of the stretches met (which do not depend on the tables).
+    stretches: Stretches,
 }
 
 impl Default for PlainChars {
@@ -40,7 +50,106 @@ impl Default for PlainChars {
             tables: 0,
             bits: Box::new([0; 1024]),
             known: [0; 16],
+            lowers_of: Box::new([0; 1024]),
+            lowers: Vec::new(),
+            stretches: Stretches::default(),
         }
+    }
+}
+
+/// How [`Writer::ascii_block`] may take a character that is not ASCII ([`PlainChars::take`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Take {
+    /// As its bytes ([`plain_char`]).
+    AsIs,
+    /// As the bytes of this character, its lower case, of as many bytes
+    /// ([`lowered_in_place`]).
+    Lower(char),
+    /// Not at all: it ends a run.
+    No,
+}
+
+/// The lower case of `c` (not ASCII) when a block may hold it in place of `c`: NFKC leaves `c`
+/// alone wherever it stands ([`nfkc_inert`]), it is assigned, no whitespace and not the capital
+/// sigma (whose lower case depends on its neighbours), and Python's `lower()` makes it one
+/// character of as many UTF-8 bytes, no whitespace either (`М` -> `м`, `É` -> `é`).
+fn lowered_in_place(t: &Tables, c: char) -> Option<char> {
+    if c.is_ascii()
+        || c == '\u{03A3}'
+        || t.flags(c) & (UNASSIGNED | CHANGES_WHEN_LOWERED) != CHANGES_WHEN_LOWERED
+        || is_py_space(c)
+        || !nfkc_inert(c)
+    {
+        return None;
+    }
+    let (mut n, mut lower) = (0, c);
+    t.lower_char_each(c, |l| {
+        n += 1;
+        lower = l;
+    });
+    (n == 1 && lower != c && lower.len_utf8() == c.len_utf8() && !is_py_space(lower))
+        .then_some(lower)
+}
+
+/// The slots of [`Stretches`] (a power of two).
+const STRETCH_SLOTS: usize = 256;
+/// The longest stretch [`Stretches`] keeps, in bytes.
+const STRETCH_KEY: usize = 16;
+
+/// A direct-mapped cache of the NFKC of short stretches (see [`write_normalized`]): a
+/// stretch is usually one inert character and the compatibility character after it (` ②`,
+/// `x²`), and the same few come back text after text; normalising one took about 700
+/// instructions. The NFKC of a string is a function of it alone, so a value found is the
+/// value computed.
+struct Stretches {
+    /// Per slot: the stretch's bytes zero-padded, its length (0: empty slot, as no stretch is
+    /// empty), and its NFKC.
+    slots: Vec<([u8; STRETCH_KEY], u8, String)>,
+    /// The NFKC of a stretch not kept.
+    other: String,
+}
+
+impl Default for Stretches {
+    fn default() -> Self {
+        Stretches {
+            slots: (0..STRETCH_SLOTS)
+                .map(|_| ([0; STRETCH_KEY], 0, String::new()))
+                .collect(),
+            other: String::new(),
+        }
+    }
+}
+
+impl Stretches {
+    /// The NFKC of `stretch`.
+    fn nfkc(&mut self, stretch: &str) -> &str {
+        let len = stretch.len();
+        if len == 0 || len > STRETCH_KEY {
+            self.other.clear();
+            self.other.extend(stretch.nfkc());
+            return &self.other;
+        }
+        let mut key = [0u8; STRETCH_KEY];
+        for (to, &from) in key.iter_mut().zip(stretch.as_bytes()) {
+            *to = from;
+        }
+        let (lo, hi) = key.split_at(8);
+        let word = |b: &[u8]| b.first_chunk::<8>().map_or(0, |w| u64::from_le_bytes(*w));
+        let hash =
+            (word(lo) ^ word(hi).rotate_left(23) ^ len as u64).wrapping_mul(super::token_set::K);
+        let slot = (hash >> 56) as usize % STRETCH_SLOTS;
+        let Some(entry) = self.slots.get_mut(slot) else {
+            self.other.clear();
+            self.other.extend(stretch.nfkc());
+            return &self.other;
+        };
+        if entry.1 as usize != len || entry.0 != key {
+            entry.0 = key;
+            entry.1 = len as u8;
+            entry.2.clear();
+            entry.2.extend(stretch.nfkc());
+        }
+        &entry.2
     }
 }
 
@@ -52,20 +161,44 @@ impl PlainChars {
         if self.tables != address {
             self.tables = address;
             self.known = [0; 16];
+            self.lowers.clear();
         }
     }
 
-    /// [`plain_char`] of `c`, for the tables given to [`PlainChars::use_tables`].
+    /// How a block may take `c` (not ASCII), for the tables given to
+    /// [`PlainChars::use_tables`]: [`Take::AsIs`] exactly when [`plain_char`], else
+    /// [`Take::Lower`] when [`lowered_in_place`] gives its lower case (in the Basic
+    /// Multilingual Plane only), else [`Take::No`].
     #[inline(always)]
-    fn get(&mut self, t: &Tables, c: char) -> bool {
+    fn take(&mut self, t: &Tables, c: char) -> Take {
         let cp = c as usize;
         let block = cp >> 6;
-        match (self.known.get(block >> 6), self.bits.get(block)) {
-            (Some(&known), Some(&bits)) if known & (1 << (block & 63)) != 0 => {
-                bits & (1 << (cp & 63)) != 0
+        let bits = match (self.known.get(block >> 6), self.bits.get(block)) {
+            (Some(&known), Some(&bits)) if known & (1 << (block & 63)) != 0 => bits,
+            (Some(_), Some(_)) => self.compute(t, block),
+            _ => {
+                return if plain_char(t, c) {
+                    Take::AsIs
+                } else {
+                    Take::No
+                }
             }
-            (Some(_), Some(_)) => self.compute(t, block) & (1 << (cp & 63)) != 0,
-            _ => plain_char(t, c),
+        };
+        if bits & (1 << (cp & 63)) != 0 {
+            return Take::AsIs;
+        }
+        let lower = match self.lowers_of.get(block) {
+            Some(&k) if k != 0 => self
+                .lowers
+                .get(usize::from(k) - 1)
+                .and_then(|l| l.get(cp & 63))
+                .copied()
+                .unwrap_or(0),
+            _ => 0,
+        };
+        match char::from_u32(u32::from(lower)) {
+            Some(l) if lower != 0 => Take::Lower(l),
+            _ => Take::No,
         }
     }
 
@@ -74,17 +207,34 @@ impl PlainChars {
     #[inline(never)]
     fn compute(&mut self, t: &Tables, block: usize) -> u64 {
         let mut word = 0u64;
-        for k in 0..64u32 {
+        let mut lowers = [0u16; 64];
+        for (k, lower) in (0..64u32).zip(lowers.iter_mut()) {
             let cp = (block as u32) << 6 | k;
-            if char::from_u32(cp).is_some_and(|c| plain_char(t, c)) {
+            let Some(c) = char::from_u32(cp) else {
+                continue;
+            };
+            if plain_char(t, c) {
                 word |= 1 << k;
+            } else if let Some(l) = lowered_in_place(t, c) {
+                *lower = u16::try_from(u32::from(l)).unwrap_or(0);
             }
         }
-        if let (Some(bits), Some(known)) =
-            (self.bits.get_mut(block), self.known.get_mut(block >> 6))
-        {
+        if let (Some(bits), Some(known), Some(of)) = (
+            self.bits.get_mut(block),
+            self.known.get_mut(block >> 6),
+            self.lowers_of.get_mut(block),
+        ) {
             *bits = word;
             *known |= 1 << (block & 63);
+            *of = 0;
+            if lowers.iter().any(|&l| l != 0) {
+                // Blocks recomputed for other tables keep their old entry: at most 1024 a
+                // table, so fewer than 65,536 over a few.
+                if let Ok(k) = u16::try_from(self.lowers.len() + 1) {
+                    self.lowers.push(lowers);
+                    *of = k;
+                }
+            }
         }
         word
     }
@@ -126,7 +276,45 @@ fn scheme_start(bytes: &[u8], colon: usize) -> Option<usize> {
 /// its colons, the text's rarest byte of the three.
 fn has_scheme(text: &str) -> bool {
     let bytes = text.as_bytes();
-    memchr_iter(b':', bytes).any(|colon| scheme_start(bytes, colon).is_some())
+    scheme_colons(bytes).any(|colon| scheme_start(bytes, colon).is_some())
+}
+
+/// The places of the colons of `bytes` that two slashes follow (every colon of `https?://`
+/// among them), in order: with AVX2 where the processor has it, 32 places at a time
+/// ([`avx2::next_scheme_colon`]; a text's other colons, as in `Source:` or `12:30`, cost
+/// nothing), else the colons found by `memchr` and checked one by one.
+fn scheme_colons(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    #[cfg(target_arch = "x86_64")]
+    let avx2 = std::arch::is_x86_feature_detected!("avx2");
+    #[cfg(not(target_arch = "x86_64"))]
+    let avx2 = false;
+    scheme_colons_with(bytes, avx2)
+}
+
+/// [`scheme_colons`], with AVX2 when `avx2` (which only a processor that has it may ask for).
+fn scheme_colons_with(bytes: &[u8], avx2: bool) -> impl Iterator<Item = usize> + '_ {
+    let mut colons = memchr_iter(b':', bytes);
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        #[cfg(target_arch = "x86_64")]
+        if avx2 {
+            // SAFETY: `avx2` says the processor has AVX2, which is all the function needs.
+            let colon = unsafe { avx2::next_scheme_colon(bytes, from) }?;
+            from = colon + 1;
+            return Some(colon);
+        }
+        let _ = (avx2, &mut from);
+        colons.find(|&colon| bytes.get(colon + 1..colon + 3) == Some(b"//"))
+    })
+}
+
+/// The first colon of `bytes` at or after byte `from` that two slashes follow, a byte at a
+/// time: the reference of [`avx2::next_scheme_colon`], and its end of a text.
+fn next_scheme_colon_by_byte(bytes: &[u8], from: usize) -> Option<usize> {
+    let rest = bytes.get(from..)?;
+    memchr_iter(b':', rest)
+        .map(|k| from + k)
+        .find(|&colon| bytes.get(colon + 1..colon + 3) == Some(b"//"))
 }
 
 /// `re.sub(r"\[([^\]]+)\]\(\s*https?://[^)]+\s*\)", r"\1", text)`, appended to `out`,
@@ -188,7 +376,7 @@ fn remove_urls(text: &str, out: &mut String) -> bool {
     // `text[..copied]` is written (none of it when nothing is removed); no match starts before
     // `from`.
     let (mut copied, mut from, mut removed) = (0, 0, false);
-    for colon in memchr_iter(b':', bytes) {
+    for colon in scheme_colons(bytes) {
         let Some(start) = scheme_start(bytes, colon).filter(|&s| s >= from) else {
             continue;
         };
@@ -215,6 +403,7 @@ fn non_space_end(text: &str, at: usize) -> usize {
     let bytes = text.as_bytes();
     let mut end = at;
     loop {
+        end += graphic_prefix(bytes.get(end..).unwrap_or(&[]));
         if let Some(chunk) = bytes.get(end..).and_then(|r| r.first_chunk::<8>()) {
             let x = u64::from_le_bytes(*chunk);
             if x & HIGH == 0 && ascii::space_bytes(x) == 0 {
@@ -495,11 +684,51 @@ fn colon_and_ascii_by_16(bytes: &[u8]) -> (bool, bool) {
     }
 }
 
+/// How many of the first bytes of `bytes` are ASCII and neither whitespace nor a control byte
+/// below 0x21 (none of them is Python whitespace), counted 16 at a time with SSE2 on x86_64 in
+/// the whole chunks of 16 (so it may stop short of the first other byte, by fewer than 16),
+/// else 0.
+#[inline]
+fn graphic_prefix(bytes: &[u8]) -> usize {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        sse2::graphic_prefix(bytes)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        let _ = bytes;
+        0
+    }
+}
+
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2 {
     //! Sound because this module is only compiled where SSE2 is enabled for the whole build
     //! (every x86_64 target), as `crate::ascii`'s.
     use std::arch::x86_64::*;
+
+    /// See [`super::graphic_prefix`].
+    #[inline]
+    pub(super) fn graphic_prefix(bytes: &[u8]) -> usize {
+        let mut n = 0;
+        for chunk in bytes.chunks_exact(16) {
+            let Some(chunk) = chunk.first_chunk::<16>() else {
+                break;
+            };
+            // SAFETY: SSE2 is enabled for the build (the module's `cfg`); the load reads the
+            // 16 bytes of a chunk, unaligned.
+            let graphic = unsafe {
+                let v = _mm_loadu_si128(chunk.as_ptr().cast());
+                // Signed: 0x21 to 0x7F are above 0x20, bytes of 0x80 or more negative.
+                _mm_movemask_epi8(_mm_cmpgt_epi8(v, _mm_set1_epi8(0x20))) as u32
+            };
+            if graphic != 0xFFFF {
+                return n + graphic.trailing_ones() as usize;
+            }
+            n += 16;
+        }
+        n
+    }
 
     /// Whether the chunks of 16 bytes hold a colon, and a byte of 0x80 or more.
     #[inline(always)]
@@ -533,14 +762,30 @@ const SIGMA_SOURCES: [&str; 7] = [
     "\u{1D7A2}",
 ];
 
-/// Whether the NFKC of `text` may hold a capital sigma: a search for their first bytes, and
-/// at each one found, whether one of the characters starts there.
+/// Whether a character of [`SIGMA_SOURCES`] starts at byte `at` of `bytes`.
+#[inline]
+fn sigma_at(bytes: &[u8], at: usize) -> bool {
+    let rest = bytes.get(at..).unwrap_or(&[]);
+    SIGMA_SOURCES.iter().any(|c| rest.starts_with(c.as_bytes()))
+}
+
+/// Whether the NFKC of `text` may hold a capital sigma: with AVX2 where the processor has it
+/// ([`avx2::may_hold_capital_sigma`]: the first two bytes of the characters, 32 places at a
+/// time), else [`sigma_by_lead_bytes`].
 fn may_hold_capital_sigma(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    memchr::memchr3_iter(0xCE, 0xCF, 0xF0, bytes).any(|at| {
-        let rest = bytes.get(at..).unwrap_or(&[]);
-        SIGMA_SOURCES.iter().any(|c| rest.starts_with(c.as_bytes()))
-    })
+    #[cfg(target_arch = "x86_64")]
+    if text.len() > 32 && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2, which is all the function needs.
+        return unsafe { avx2::may_hold_capital_sigma(text.as_bytes()) };
+    }
+    sigma_by_lead_bytes(text.as_bytes())
+}
+
+/// [`may_hold_capital_sigma`] of `bytes` (UTF-8 from a character boundary on) a byte at a
+/// time: a search for the characters' first bytes (0xCE, 0xCF, 0xF0), and at each one found,
+/// whether one of the characters starts there.
+fn sigma_by_lead_bytes(bytes: &[u8]) -> bool {
+    memchr::memchr3_iter(0xCE, 0xCF, 0xF0, bytes).any(|at| sigma_at(bytes, at))
 }
 
 const NO: usize = usize::MAX;
@@ -648,8 +893,8 @@ impl<F: TokenSink> Writer<'_, F> {
             space,
             word,
             bytes: padded_lowered,
-        } = lowered_block::<AVX2>(block);
-        let lowered = padded_lowered.get(PAD..).unwrap_or(&[]);
+        } = lowered_block::<AVX2>(block, n);
+        let lowered = padded_lowered.get(..64).unwrap_or(&[]);
         let space = space & valid;
         let word = word & valid;
         let prev_space = u64::from(self.out.last().is_none_or(|&b| b == b' '));
@@ -672,20 +917,27 @@ impl<F: TokenSink> Writer<'_, F> {
             let end = start + (!(kept >> start)).trailing_zeros() as usize;
             let run = below(end) & !below(start);
             let base = self.out.len().wrapping_sub(start);
-            self.out
-                .extend_from_slice(lowered.get(start..end).unwrap_or(&[]));
+            // The 64 bytes from the run's start (zeros past the block), of which the run's
+            // are kept: a copy of fixed size, where a copy of the run's length was a call.
+            if let Some(from) = padded_lowered
+                .get(start..)
+                .and_then(|b| b.first_chunk::<64>())
+            {
+                push_first(self.out, from, end - start);
+            }
             self.tokens(edges & run, base, &padded_lowered);
             kept &= !run;
         }
     }
 
     /// The tokens whose edges are the set bits of `edges` (bit `k` is byte `base + k` of the
-    /// output, and byte `PAD + k` of `lowered`, the block's bytes as written), in order: the
-    /// first ends the open token if one is open. A token of the block of at most 8 bytes is
-    /// handed over with its [`short_id`](super::token_set::short_id), read from `lowered` (its zero bytes before the block
-    /// stand for the bytes before a token near the block's start, which the id leaves out).
+    /// output, and byte `k` of `lowered`, the block's bytes as written), in order: the first
+    /// ends the open token if one is open. A token of the block of at most 8 bytes is handed
+    /// over with its [`short_id`](super::token_set::short_id): the 8 bytes of `lowered` from
+    /// its start (the zero bytes after the block stand for those past it), masked to its
+    /// length and tagged with it ([`SHORT_ID_BITS`]).
     #[inline(always)]
-    fn tokens(&mut self, mut edges: u64, base: usize, lowered: &[u8; PAD + 64]) {
+    fn tokens(&mut self, mut edges: u64, base: usize, lowered: &[u8; 64 + TAIL]) {
         if edges == 0 {
             return;
         }
@@ -696,7 +948,8 @@ impl<F: TokenSink> Writer<'_, F> {
             edges &= edges - 1;
         }
         while edges != 0 {
-            let start = base.wrapping_add(edges.trailing_zeros() as usize);
+            let first = edges.trailing_zeros() as usize;
+            let start = base.wrapping_add(first);
             edges &= edges - 1;
             if edges == 0 {
                 self.word = start;
@@ -705,17 +958,18 @@ impl<F: TokenSink> Writer<'_, F> {
             let last = edges.trailing_zeros() as usize;
             let end = base.wrapping_add(last);
             edges &= edges - 1;
-            let len = end.wrapping_sub(start);
-            // The 8 bytes of `lowered` that end where the token ends (`last` is below 64).
-            let ending = last & 63;
-            match lowered
-                .get(ending..ending + 8)
-                .and_then(|w| w.first_chunk::<8>())
-            {
-                Some(word) if (1..=8).contains(&len) => {
-                    let key = u64::from_le_bytes(*word) >> (8 * (8 - len));
-                    self.token
-                        .short_token(self.out, id_of_key(key, len), start, end);
+            let len = last.wrapping_sub(first);
+            // The 8 bytes of `lowered` from the token's start (`first` is below 64).
+            let from = first & 63;
+            match (
+                lowered
+                    .get(from..from + 8)
+                    .and_then(|w| w.first_chunk::<8>()),
+                SHORT_ID_BITS.get(len),
+            ) {
+                (Some(word), Some(&(mask, tag))) => {
+                    let id = u64::from_le_bytes(*word) & mask | tag;
+                    self.token.short_token(self.out, id, start, end);
                 }
                 _ => self.token.token(self.out, start, end),
             }
@@ -738,19 +992,20 @@ impl<F: TokenSink> Writer<'_, F> {
 struct Lowered {
     space: u64,
     word: u64,
-    /// [`PAD`] zero bytes, then the block's 64.
-    bytes: [u8; PAD + 64],
+    /// The block's 64, then [`TAIL`] zero bytes.
+    bytes: [u8; 64 + TAIL],
 }
 
-/// The zero bytes before a block's lowered bytes in [`Lowered`].
-const PAD: usize = 8;
+/// The zero bytes after a block's lowered bytes in [`Lowered`]: 64, so that the 64 bytes from
+/// any byte of the block are there to copy ([`Writer::ascii_block`]).
+const TAIL: usize = 64;
 
 /// [`Lowered`] from [`ascii::classify`] and [`ascii::lower_spaced`] (SSE2 on x86_64).
 #[inline(always)]
 fn lowered_portable(block: &[u8; 64]) -> Lowered {
     let classes = ascii::classify(block);
-    let mut bytes = [0u8; PAD + 64];
-    if let Some(to) = bytes.last_chunk_mut::<64>() {
+    let mut bytes = [0u8; 64 + TAIL];
+    if let Some(to) = bytes.first_chunk_mut::<64>() {
         *to = ascii::lower_spaced(block);
     }
     Lowered {
@@ -764,17 +1019,26 @@ fn lowered_portable(block: &[u8; 64]) -> Lowered {
 /// instructions), else [`lowered_portable`].
 ///
 /// `AVX2` is `true` only in the code [`avx2::write_normalized`] compiles for AVX2, which runs
-/// only where the processor has it.
+/// only where the processor has it. With AVX2, when only the first `n` bytes are wanted and
+/// `n` is at most 32 (a short text, a text's last block), only the first half is read
+/// ([`avx2::lowered_first_half`]: the bits and bytes of the first 32 bytes, the rest zero).
 #[inline(always)]
-fn lowered_block<const AVX2: bool>(block: &[u8; 64]) -> Lowered {
+fn lowered_block<const AVX2: bool>(block: &[u8; 64], n: usize) -> Lowered {
     #[cfg(target_arch = "x86_64")]
     {
         if AVX2 {
             // SAFETY: `AVX2` is true only inside `avx2::write_normalized`, which is called only
             // where the processor has AVX2 (see `write_normalized`).
-            return unsafe { avx2::lowered(block) };
+            return unsafe {
+                if n <= 32 {
+                    avx2::lowered_first_half(block)
+                } else {
+                    avx2::lowered(block)
+                }
+            };
         }
     }
+    let _ = n;
     lowered_portable(block)
 }
 
@@ -860,6 +1124,105 @@ mod avx2 {
         )
     }
 
+    /// [`super::may_hold_capital_sigma`] of `bytes` (UTF-8): the places where the first two
+    /// bytes of one of [`super::SIGMA_SOURCES`] stand (0xCE 0xA3, 0xCF 0xB9, 0xF0 0x9D), found
+    /// 32 at a time from two loads a byte apart, each checked whole (33 bytes or fewer: by
+    /// [`super::sigma_by_lead_bytes`]). An emoji (0xF0 0x9F) is not stopped at.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn may_hold_capital_sigma(bytes: &[u8]) -> bool {
+        if bytes.len() < 33 {
+            return super::sigma_by_lead_bytes(bytes);
+        }
+        let pair = |first: u8, second: u8| {
+            (
+                _mm256_set1_epi8(first as i8),
+                _mm256_set1_epi8(second as i8),
+            )
+        };
+        let pairs = [pair(0xCE, 0xA3), pair(0xCF, 0xB9), pair(0xF0, 0x9D)];
+        // Each step reads bytes `at..at + 33`; the last step's window ends at the text's end
+        // (it may overlap the one before): the places of its first 32 bytes are checked, and
+        // no character of two bytes or more starts at the text's last byte.
+        let last = bytes.len().saturating_sub(33);
+        let mut at = 0;
+        while let Some(window) = bytes.get(at..at + 33) {
+            let (_, second) = window.split_at(1);
+            // SAFETY: `window` holds 33 bytes, so each load reads 32 bytes inside it.
+            let (a, b) = unsafe {
+                (
+                    _mm256_loadu_si256(window.as_ptr().cast()),
+                    _mm256_loadu_si256(second.as_ptr().cast()),
+                )
+            };
+            let mut hits = _mm256_setzero_si256();
+            for (x, y) in pairs {
+                let both = _mm256_and_si256(_mm256_cmpeq_epi8(a, x), _mm256_cmpeq_epi8(b, y));
+                hits = _mm256_or_si256(hits, both);
+            }
+            let mut mask = _mm256_movemask_epi8(hits) as u32;
+            while mask != 0 {
+                if super::sigma_at(bytes, at + mask.trailing_zeros() as usize) {
+                    return true;
+                }
+                mask &= mask - 1;
+            }
+            if at == last {
+                break;
+            }
+            at = (at + 32).min(last);
+        }
+        false
+    }
+
+    /// [`super::next_scheme_colon_by_byte`]: the first colon at or after byte `from` that two
+    /// slashes follow, found 32 places at a time from three loads a byte apart (the last
+    /// window ends at the text's end, its places before `from` left out); a text of fewer
+    /// than 34 bytes from `from` a byte at a time.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn next_scheme_colon(bytes: &[u8], from: usize) -> Option<usize> {
+        if bytes.len() < from.saturating_add(34) {
+            return super::next_scheme_colon_by_byte(bytes, from);
+        }
+        let (colon, slash) = (_mm256_set1_epi8(b':' as i8), _mm256_set1_epi8(b'/' as i8));
+        let last = bytes.len() - 34;
+        let mut at = from;
+        loop {
+            let window = bytes.get(at..at + 34)?;
+            let (_, one) = window.split_at(1);
+            let (_, two) = window.split_at(2);
+            // SAFETY: `window` holds 34 bytes, so each load reads 32 bytes inside it.
+            let (a, b, c) = unsafe {
+                (
+                    _mm256_loadu_si256(window.as_ptr().cast()),
+                    _mm256_loadu_si256(one.as_ptr().cast()),
+                    _mm256_loadu_si256(two.as_ptr().cast()),
+                )
+            };
+            let found = _mm256_and_si256(
+                _mm256_cmpeq_epi8(a, colon),
+                _mm256_and_si256(_mm256_cmpeq_epi8(b, slash), _mm256_cmpeq_epi8(c, slash)),
+            );
+            let mut mask = _mm256_movemask_epi8(found) as u32;
+            if at < from {
+                mask &= u32::MAX << (from - at);
+            }
+            if mask != 0 {
+                return Some(at + mask.trailing_zeros() as usize);
+            }
+            if at == last {
+                // The places of the text's last two bytes: no two slashes follow them.
+                return None;
+            }
+            at = (at + 32).min(last);
+        }
+    }
+
     /// [`super::write_normalized`] compiled for AVX2, its blocks lowered by [`lowered`] inlined.
     ///
     /// # Safety
@@ -874,6 +1237,25 @@ mod avx2 {
         token: impl TokenSink,
     ) {
         super::write_normalized_in::<true>(t, text, ascii, plain, out, token);
+    }
+
+    /// [`lowered`] of the first 32 bytes of `block`: the bits of the others clear, their bytes
+    /// zero.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn lowered_first_half(block: &[u8; 64]) -> Lowered {
+        let (lo, _) = block.split_at(32);
+        // SAFETY: the half holds 32 bytes, which an unaligned load reads.
+        let a = unsafe { _mm256_loadu_si256(lo.as_ptr().cast()) };
+        let (space, word, lowered) = half(a);
+        let mut bytes = [0u8; 64 + super::TAIL];
+        let (to, _) = bytes.split_at_mut(32);
+        // SAFETY: `to` holds 32 bytes, which an unaligned store writes.
+        unsafe { _mm256_storeu_si256(to.as_mut_ptr().cast(), lowered) };
+        Lowered { space, word, bytes }
     }
 
     /// See [`super::lowered_block`].
@@ -893,9 +1275,8 @@ mod avx2 {
         };
         let (space_a, word_a, bytes_a) = half(a);
         let (space_b, word_b, bytes_b) = half(b);
-        let mut bytes = [0u8; super::PAD + 64];
-        let (_, to) = bytes.split_at_mut(super::PAD);
-        let (to_lo, to_hi) = to.split_at_mut(32);
+        let mut bytes = [0u8; 64 + super::TAIL];
+        let (to_lo, to_hi) = bytes.split_at_mut(32);
         // SAFETY: each half holds 32 bytes, which an unaligned store writes.
         unsafe {
             _mm256_storeu_si256(to_lo.as_mut_ptr().cast(), bytes_a);
@@ -909,12 +1290,33 @@ mod avx2 {
     }
 }
 
-/// The bytes of `rest` (the first 64) zero-padded to 64.
+/// The bytes of `rest` (the first 64) zero-padded to 64: copies of 16 bytes and a last one
+/// of 16 or 8 that ends where `rest` does (it may overlap the one before), or below 8 bytes one
+/// zero-padded word (a byte-by-byte copy was a `memset` and a `memcpy` call, which a text's
+/// last block paid).
 #[inline(always)]
 fn padded(rest: &[u8]) -> [u8; 64] {
     let mut block = [0u8; 64];
-    for (to, &from) in block.iter_mut().zip(rest) {
-        *to = from;
+    let n = rest.len().min(64);
+    fn copy<const W: usize>(block: &mut [u8; 64], rest: &[u8], at: usize) {
+        let to = block.get_mut(at..).and_then(|b| b.first_chunk_mut::<W>());
+        let from = rest.get(at..).and_then(|r| r.first_chunk::<W>());
+        if let (Some(to), Some(from)) = (to, from) {
+            *to = *from;
+        }
+    }
+    if n >= 16 {
+        let mut at = 0;
+        while at + 16 <= n {
+            copy::<16>(&mut block, rest, at);
+            at += 16;
+        }
+        copy::<16>(&mut block, rest, n - 16);
+    } else if n >= 8 {
+        copy::<8>(&mut block, rest, 0);
+        copy::<8>(&mut block, rest, n - 8);
+    } else if let Some(to) = block.first_chunk_mut::<8>() {
+        *to = ascii::load_short(rest).to_le_bytes();
     }
     block
 }
@@ -930,8 +1332,10 @@ fn plain_char(t: &Tables, c: char) -> bool {
 /// How many bytes from byte `i` of `text` (a character boundary; `block` holds its next 64
 /// bytes, zero-padded) [`Writer::ascii_block`] may take at once, and from how many bytes past
 /// `i` another run is worth looking for: past the first byte of the character that ends the
-/// run of ASCII bytes and [`plain_char`]s from `i` (read a character at a time), or, when no
-/// character in the block ends it, from the first byte not taken.
+/// run of ASCII bytes and characters a block may take ([`PlainChars::take`]) from `i` (read a
+/// character at a time), or, when no character in the block ends it, from the first byte not
+/// taken. A character taken as its lower case has the lower case's bytes written in its place
+/// in `block` (as many bytes).
 ///
 /// The run is its own NFKC but for its last character, which may compose with what follows
 /// it: that character is left out unless the text ends with the run, or an ASCII byte (which
@@ -943,7 +1347,7 @@ fn plain_run(
     plain: &mut PlainChars,
     text: &str,
     i: usize,
-    block: &[u8; 64],
+    block: &mut [u8; 64],
 ) -> (usize, usize) {
     let bytes = text.as_bytes();
     let len = bytes.len().saturating_sub(i).min(64);
@@ -953,16 +1357,23 @@ fn plain_run(
     let (mut stop, mut last, mut last_end) = (len, 0, 0);
     while high != 0 {
         let k = high.trailing_zeros() as usize;
-        match text.get(i + k..).and_then(|r| r.chars().next()) {
-            Some(c) if k + c.len_utf8() <= len && plain.get(t, c) => {
-                (last, last_end) = (k, k + c.len_utf8());
-                high &= !below(last_end);
+        let (c, take) = match text.get(i + k..).and_then(|r| r.chars().next()) {
+            Some(c) if k + c.len_utf8() <= len => (c, plain.take(t, c)),
+            _ => ('\0', Take::No),
+        };
+        if let Take::Lower(l) = take {
+            // As many bytes as `c`'s: the block holds its lower case in its place.
+            let mut utf8 = [0u8; 4];
+            let lowered = l.encode_utf8(&mut utf8).as_bytes();
+            if let Some(place) = block.get_mut(k..k + lowered.len()) {
+                place.copy_from_slice(lowered);
             }
-            _ => {
-                stop = k;
-                break;
-            }
+        } else if take == Take::No {
+            stop = k;
+            break;
         }
+        (last, last_end) = (k, k + c.len_utf8());
+        high &= !below(last_end);
     }
     let ends_text = i + len == bytes.len();
     let ascii_after = stop == 64 && bytes.get(i + 64).is_some_and(|&b| b < 0x80);
@@ -1056,11 +1467,11 @@ fn write_normalized_in<const AVX2: bool>(
     while i < bytes.len() {
         if stretch == NO && i >= next_block {
             let rest = bytes.get(i..).unwrap_or(&[]);
-            let block = match rest.first_chunk::<64>() {
+            let mut block = match rest.first_chunk::<64>() {
                 Some(block) => *block,
                 None => padded(rest),
             };
-            let (n, retry) = plain_run(t, plain, text, i, &block);
+            let (n, retry) = plain_run(t, plain, text, i, &mut block);
             next_block = i + retry;
             // A block costs about as much as eight characters read one at a time.
             if n >= 8 {
@@ -1079,7 +1490,8 @@ fn write_normalized_in<const AVX2: bool>(
         let unassigned = t.is_unassigned(c);
         if c.is_ascii() || unassigned || nfkc_inert(c) {
             if stretch != NO {
-                for n in text.get(stretch..i).unwrap_or("").nfkc() {
+                let nfkc = plain.stretches.nfkc(text.get(stretch..i).unwrap_or(""));
+                for n in nfkc.chars() {
                     w.char(t, n);
                 }
                 stretch = NO;
@@ -1098,7 +1510,8 @@ fn write_normalized_in<const AVX2: bool>(
         i += c.len_utf8();
     }
     if stretch != NO {
-        for n in text.get(stretch..).unwrap_or("").nfkc() {
+        let nfkc = plain.stretches.nfkc(text.get(stretch..).unwrap_or(""));
+        for n in nfkc.chars() {
             w.char(t, n);
         }
     } else if held != NO {
@@ -1224,6 +1637,17 @@ mod tests {
                     (want.space, want.word, want.bytes),
                     "{block:?}"
                 );
+                // The first half alone: its bits and bytes, nothing of the second.
+                // SAFETY: the processor has AVX2 (checked above).
+                let half = unsafe { avx2::lowered_first_half(block) };
+                let mut bytes = want.bytes;
+                bytes[32..].fill(0);
+                let low = u64::from(u32::MAX);
+                assert_eq!(
+                    (half.space, half.word, half.bytes),
+                    (want.space & low, want.word & low, bytes),
+                    "{block:?}"
+                );
             }
         }
     }
@@ -1316,17 +1740,58 @@ mod tests {
     }
 
     #[test]
+    fn cached_stretches_are_their_nfkc() {
+        // Stretches of 1 to 24 bytes from characters NFKC changes, composes or leaves alone
+        // (past the 16 bytes kept, of 16 bytes exactly, many colliding in the 256 slots), each
+        // looked up several times: always their NFKC.
+        let pieces = [
+            " ", "x", "\0", "②", "²", "Ⅻ", "ﬁ", "e\u{301}", "\u{301}", "\u{327}", "é", "Å", "ｶ",
+            "ﾞ", "日", "😀", "½",
+        ];
+        let mut next = crate::testing::lcg(41);
+        let mut cache = Stretches::default();
+        for _ in 0..40_000 {
+            let mut stretch = String::new();
+            for _ in 0..1 + next() % 6 {
+                stretch.push_str(pieces[next() % pieces.len()]);
+            }
+            let want: String = stretch.nfkc().collect();
+            assert_eq!(cache.nfkc(&stretch), want, "{stretch:?}");
+        }
+        assert_eq!(cache.nfkc(""), "");
+    }
+
+    #[test]
     fn the_plain_character_bits_are_the_definition() {
         // Every code point of the Basic Multilingual Plane (and some past it), in an order
         // that fills blocks from both ends, through one cache.
         let t = test_tables::install();
         let mut plain = PlainChars::default();
         plain.use_tables(t);
+        let mut lowered = 0;
         for cp in (0..0x10400u32).rev().step_by(5).chain(0..0x10400) {
             let Some(c) = char::from_u32(cp) else {
                 continue;
             };
-            assert_eq!(plain.get(t, c), plain_char(t, c), "U+{cp:04X}");
+            let want = if plain_char(t, c) {
+                Take::AsIs
+            } else {
+                match lowered_in_place(t, c) {
+                    Some(l) if cp < 0x10000 => Take::Lower(l),
+                    _ => Take::No,
+                }
+            };
+            assert_eq!(plain.take(t, c), want, "U+{cp:04X}");
+            lowered += usize::from(matches!(want, Take::Lower(_)));
+        }
+        // Latin, Greek, Cyrillic, Armenian... capitals, twice over.
+        assert!(lowered > 1000, "{lowered}");
+        for (c, l) in [('М', 'м'), ('É', 'é'), ('Ω', 'ω'), ('Ł', 'ł')] {
+            assert_eq!(lowered_in_place(t, c), Some(l));
+        }
+        // No: two characters, a different length, NFKC's, the capital sigma, ASCII.
+        for c in ['İ', 'ẞ', 'Ⅻ', 'Σ', 'A', 'K'] {
+            assert_eq!(lowered_in_place(t, c), None, "{c}");
         }
     }
 
@@ -1393,6 +1858,120 @@ mod tests {
                     }
                     let want = (bytes.contains(&b':'), bytes.is_ascii());
                     assert_eq!(colon_and_ascii(&bytes), want, "{bytes:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_scheme_colon_scan_is_the_byte_scan() {
+        // Texts of 0 to 110 bytes of colons, slashes and other bytes (runs of `://`, `:/`,
+        // `::`, a non-ASCII character), searched from every place: the AVX2 scan (windows of
+        // 34 bytes a step of 32 apart, the last one overlapping), the iterator and the byte
+        // scan agree.
+        let pieces: [&[u8]; 8] = [
+            b":",
+            b"/",
+            b"://",
+            b":/x",
+            b"a",
+            b"xyz ",
+            b"\xc3\xa9",
+            b"::",
+        ];
+        let mut next = crate::testing::lcg(53);
+        for round in 0..6_000 {
+            let mut bytes = Vec::new();
+            while bytes.len() < round % 111 {
+                bytes.extend_from_slice(pieces[next() % pieces.len()]);
+            }
+            bytes.truncate(round % 111);
+            let want: Vec<usize> = (0..bytes.len())
+                .filter(|&i| bytes[i] == b':' && bytes.get(i + 1..i + 3) == Some(b"//"))
+                .collect();
+            let found: Vec<usize> = scheme_colons(&bytes).collect();
+            assert_eq!(found, want, "{bytes:?}");
+            let found: Vec<usize> = scheme_colons_with(&bytes, false).collect();
+            assert_eq!(found, want, "{bytes:?}");
+            for from in 0..=bytes.len() + 1 {
+                let first = want.iter().copied().find(|&c| c >= from);
+                assert_eq!(next_scheme_colon_by_byte(&bytes, from), first);
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    // SAFETY: the processor has AVX2.
+                    let got = unsafe { avx2::next_scheme_colon(&bytes, from) };
+                    assert_eq!(got, first, "{bytes:?} {from}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_graphic_prefix_is_the_byte_count() {
+        // A byte of each kind (whitespace, a control byte, DEL, 0x21, 0x80 and up) at every
+        // place of texts of 0 to 70 bytes: the count is that of the bytes 0x21 to 0x7F before
+        // it, or less by the bytes past the last whole chunk of 16.
+        for len in 0..=70usize {
+            for at in 0..=len {
+                for b in [b' ', b'\n', 0x0b, 0x1f, 0x00, 0x7f, 0x21, 0x80, 0xc3, 0xff] {
+                    let mut bytes = vec![b'u'; len];
+                    if let Some(x) = bytes.get_mut(at) {
+                        *x = b;
+                    }
+                    let want = bytes
+                        .iter()
+                        .position(|&x| !(0x21..=0x7f).contains(&x))
+                        .unwrap_or(len);
+                    let got = graphic_prefix(&bytes);
+                    assert!(got <= want && (got == want || want - got < 16 || got == len & !15));
+                    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+                    assert_eq!(got, want.min(len & !15), "{bytes:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn padded_blocks_are_the_bytes_then_zeros() {
+        // Every length from 0 to 80 (the copies of 16, the last one of 16 or 8, the word).
+        let bytes: Vec<u8> = (1..=80u8).collect();
+        for n in 0..=80 {
+            let mut want = [0u8; 64];
+            for (to, &from) in want.iter_mut().zip(&bytes[..n]) {
+                *to = from;
+            }
+            assert_eq!(padded(&bytes[..n]), want, "{n}");
+        }
+    }
+
+    #[test]
+    fn the_sigma_scan_is_the_definition() {
+        // Each capital-sigma source, an emoji, a near miss (0xF0 0x9D of another character, a
+        // Greek letter) or none, at every character place of texts of 0 to 100 bytes (windows
+        // of 33 bytes a step of 32 apart: the edges 31/32/33, 63/64/65, 95/96/97), with
+        // another filler character before: the AVX2 scan, the byte scan and the definition
+        // (NFKC holds a capital sigma) agree.
+        let t = test_tables::install();
+        let mut things: Vec<&str> = SIGMA_SOURCES.to_vec();
+        things.extend(["😀", "\u{1D6BB}", "α", "Ω", "ϸ", "x"]);
+        for len in 0..=100usize {
+            for at in 0..=len {
+                for thing in &things {
+                    for filler in ["a", "é"] {
+                        let mut text = filler.repeat(at / filler.len());
+                        while text.len() < at {
+                            text.push('b');
+                        }
+                        text.push_str(thing);
+                        while text.len() < len {
+                            text.push('c');
+                        }
+                        let mut nfkc = String::new();
+                        push_nfkc(t, &text, &mut nfkc);
+                        let want = nfkc.contains('\u{03A3}');
+                        assert_eq!(sigma_by_lead_bytes(text.as_bytes()), want, "{text:?}");
+                        assert_eq!(may_hold_capital_sigma(&text), want, "{text:?}");
+                    }
                 }
             }
         }
@@ -1765,17 +2344,20 @@ mod tests {
 
     #[test]
     fn plain_characters_at_the_edges_of_a_block() {
-        // A character the block takes as its bytes (two, three and four bytes long) at every
-        // offset around the 64-byte edges, followed by one that ends the run (a combining mark
+        // A character the block takes as its bytes or its lower case's (two, three and four
+        // bytes long) at every offset around the 64-byte edges, followed by one that ends the
+        // run, or is taken too (a combining mark
         // that composes with it, a capital, a space that is not ASCII, a character NFKC
         // changes, an unassigned one), by ASCII, or by the end of the text.
         let t = test_tables::install();
         let (mut s, mut out) = (NormScratch::default(), String::new());
         let ascii = "ab ".repeat(50);
         let long_tail = "xyz".repeat(30);
-        for plain in ["é", "«", "日", "😀", "ё"] {
+        // Capitals the block takes as their lower case's bytes (two and three bytes), and a
+        // fullwidth capital it does not take (NFKC changes it).
+        for plain in ["é", "«", "日", "😀", "ё", "М", "É", "Ω", "Ⴀ", "Ａ"] {
             for after in [
-                "", "b", " ", "\u{301}", "É", "\u{a0}", "①", "\u{378}", "ж", "é",
+                "", "b", " ", "\u{301}", "É", "\u{a0}", "①", "\u{378}", "ж", "é", "İ", "Ж", "ẞ",
             ] {
                 for lead in 0..140 {
                     for tail in ["", "  cd", long_tail.as_str()] {

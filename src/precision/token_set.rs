@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::ascii::load_short;
 
 /// The multiplier of the hash (the high bits of a product mix every input bit).
-const K: u64 = 0x517c_c1b7_2722_0a95;
+pub(crate) const K: u64 = 0x517c_c1b7_2722_0a95;
 
 /// The key of the token `text[start..end]` of at most 8 bytes: its bytes as a zero-padded
 /// little-endian word. When 8 bytes end at `end`, one load and a shift.
@@ -52,6 +52,29 @@ pub fn id_of_key(key: u64, len: usize) -> u64 {
         key
     }
 }
+
+/// Per length `len` (0 to 8): the mask of a token's first `len` bytes in a little-endian word,
+/// and the tag [`id_of_key`] adds to its key, so that the [`short_id`] of the token whose bytes
+/// (and any after them) are the word `w` is `w & mask | tag`.
+pub const SHORT_ID_BITS: [(u64, u64); 9] = {
+    let mut bits = [(0u64, 0u64); 9];
+    let mut len = 0;
+    while len <= 8 {
+        let mask = if len == 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * len)) - 1
+        };
+        let tag = if len < 8 {
+            (0xF8 | len as u64) << 56
+        } else {
+            0
+        };
+        bits[len] = (mask, tag);
+        len += 1;
+    }
+    bits
+};
 
 /// The hash of a token longer than 8 bytes.
 #[inline]
@@ -444,6 +467,27 @@ mod tests {
                 assert_eq!(
                     short_key(text, start, end),
                     load_short(&text[start..end]),
+                    "{start} {end}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn masked_words_are_the_short_ids() {
+        // A token of 0 to 8 bytes at every place of a text, read as the 8 bytes from its
+        // start (the text's bytes after it, or zero padding) masked and tagged.
+        let text = b"0123456789abcdef\xc3\xa9ghij\0\0xyz";
+        let mut padded = text.to_vec();
+        padded.extend_from_slice(&[0; 8]);
+        for start in 0..text.len() {
+            for end in start..=(start + 8).min(text.len()) {
+                let len = end - start;
+                let word = u64::from_le_bytes(*padded[start..].first_chunk::<8>().unwrap());
+                let (mask, tag) = SHORT_ID_BITS[len];
+                assert_eq!(
+                    word & mask | tag,
+                    short_id(text, start, end),
                     "{start} {end}"
                 );
             }
