@@ -558,6 +558,42 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
         })
     }
 
+    /// Of the non-ASCII characters whose bytes are `high` in the block from `i`, the bytes of
+    /// the letters (copied to `written` as they are) and of those and the characters that are
+    /// not word characters. A character that ends past the block is neither (the block stops
+    /// there), nor is a digit nor `’`, which rewrites read.
+    #[inline(never)]
+    fn high_classes(&self, i: usize, high: u64, written: &mut [u8; 80]) -> (u64, u64) {
+        let (mut letters, mut soft) = (0u64, 0u64);
+        let mut rest = high;
+        while rest != 0 {
+            let k = rest.trailing_zeros() as usize;
+            let Some(c) = self.s.get(i + k..).and_then(|r| r.chars().next()) else {
+                break;
+            };
+            let n = c.len_utf8();
+            if k + n > 64 {
+                break;
+            }
+            let bits = ((1u64 << n) - 1) << k;
+            rest &= !bits;
+            match char_class(self.t, c) {
+                K::Letter => {
+                    letters |= bits;
+                    soft |= bits;
+                    if let (Some(to), Some(from)) =
+                        (written.get_mut(k..k + n), self.b.get(i + k..i + k + n))
+                    {
+                        to.copy_from_slice(from);
+                    }
+                }
+                K::Other => soft |= bits,
+                _ => {}
+            }
+        }
+        (letters, soft)
+    }
+
     /// [`Scan::block_words`] with `classify` giving a block's classes and its words' bytes.
     #[inline(always)]
     fn block_words_by(
@@ -595,7 +631,17 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
                 break;
             };
             let c = classify(head, lowered);
-            let (letters, digits) = (c.letter, c.digit);
+            let (mut letters, digits) = (c.letter, c.digit);
+            // The bytes of non-ASCII characters the block may take: letters (as letters, their
+            // bytes as they are) and characters that are not word characters (as separators).
+            // A text that is not ASCII was lowered first, and is never scanned `UNGLUE`.
+            let mut soft = 0;
+            let high = c.word & !c.underscore;
+            if !UNGLUE && high != 0 {
+                let (l, k) = self.high_classes(i, high, &mut written);
+                letters |= l;
+                soft = k;
+            }
             let after_letter = letters << 1;
             let after_digit = digits << 1;
             // The separators a dot that goes may be followed by: all but the word characters
@@ -609,7 +655,7 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
             let joined = decimal & !(decimal << 2) & !(decimal >> 2);
             // `_` is a byte of a word that nothing rewrites (it ends no word, and stands
             // between a letter and a digit, which it keeps apart).
-            let mut hard = (c.word & !c.underscore)
+            let mut hard = (high & !soft)
                 | (letters & after_digit)
                 | (digits & after_letter)
                 | (c.apostrophe & after_letter)
@@ -1644,6 +1690,27 @@ mod tests {
                 ] {
                     check(&text);
                 }
+            }
+        }
+    }
+
+    /// Non-ASCII letters, digits, marks and symbols in blocks (read there or left to the byte
+    /// scan), at every offset from a block's start and across its end.
+    #[test]
+    fn non_ascii_characters_at_every_offset_of_a_block() {
+        const PIECES: &[&str] = &[
+            "москва", "λα", "京", "😀", "✓", "٣", "x٣", "٣x", "d’s", "é’", "ß.", "ø,", "a1",
+            "ж1", "1ж", "ł.5", "ω'", "١٢,٣٤٥", "ΣΑΣ", "naïve", "½", "①", "the", "ТРИ", "ⅻ",
+        ];
+        for pad in 0..70 {
+            for (k, piece) in PIECES.iter().enumerate() {
+                let other = PIECES.get((k * 7 + pad) % PIECES.len()).unwrap_or(&"");
+                let text = format!(
+                    "{}{piece} {other}{piece}. {other} one {piece}{} {other}",
+                    "w".repeat(pad),
+                    " ab".repeat(pad % 23)
+                );
+                check(&text);
             }
         }
     }
