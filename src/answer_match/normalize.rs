@@ -45,6 +45,7 @@ use crate::answer_rules::year_glue_bytes;
 use crate::answer_words::{
     is_article, may_be_listed, may_be_listed_letters, may_be_listed_shape, number_word,
 };
+use crate::ascii::ascii_prefix_len;
 use crate::pyunicode::Tables;
 
 /// What a character of `L` is to the recipe.
@@ -1215,6 +1216,20 @@ impl Normalizer {
                     }
                     o += k;
                     i += k;
+                    if k == 8 && !unglue {
+                        // A long run: the rest of it at once.
+                        let more = ascii_prefix_len(bytes.get(i..).unwrap_or(&[]));
+                        if more >= 16 {
+                            room(l, o, more);
+                            if let (Some(dst), Some(src)) =
+                                (l.get_mut(o..o + more), bytes.get(i..i + more))
+                            {
+                                dst.copy_from_slice(src);
+                            }
+                            o += more;
+                            i += more;
+                        }
+                    }
                 } else {
                     // The last bytes of the text, one at a time.
                     if unglue
@@ -1699,8 +1714,31 @@ mod tests {
     #[test]
     fn non_ascii_characters_at_every_offset_of_a_block() {
         const PIECES: &[&str] = &[
-            "москва", "λα", "京", "😀", "✓", "٣", "x٣", "٣x", "d’s", "é’", "ß.", "ø,", "a1",
-            "ж1", "1ж", "ł.5", "ω'", "١٢,٣٤٥", "ΣΑΣ", "naïve", "½", "①", "the", "ТРИ", "ⅻ",
+            "москва",
+            "λα",
+            "京",
+            "😀",
+            "✓",
+            "٣",
+            "x٣",
+            "٣x",
+            "d’s",
+            "é’",
+            "ß.",
+            "ø,",
+            "a1",
+            "ж1",
+            "1ж",
+            "ł.5",
+            "ω'",
+            "١٢,٣٤٥",
+            "ΣΑΣ",
+            "naïve",
+            "½",
+            "①",
+            "the",
+            "ТРИ",
+            "ⅻ",
         ];
         for pad in 0..70 {
             for (k, piece) in PIECES.iter().enumerate() {
