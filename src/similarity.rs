@@ -1181,6 +1181,44 @@ mod tests {
     }
 
     #[test]
+    fn the_answer_index_finds_words_in_place() {
+        // Against the vocabulary's own lookup of the lower-cased word, on random words of a few
+        // letters (so that many share their first eight bytes), at every place in a text.
+        let mut next = crate::testing::lcg(5);
+        let (mut vocab, mut index) = (Vocab::default(), AnswerIndex::default());
+        let word = |next: &mut dyn FnMut() -> usize| -> String {
+            let len = 1 + next() % 12;
+            (0..len).map(|_| b"aAb_0Z"[next() % 6] as char).collect()
+        };
+        for round in 0..3_000 {
+            vocab.clear();
+            for _ in 0..next() % 40 {
+                vocab.intern(&word(&mut next).to_ascii_lowercase());
+            }
+            if round % 5 == 0 {
+                vocab.intern("\u{e9}t\u{e9}");
+                vocab.intern("abcdefgh\u{e9}");
+            }
+            index.fill(&vocab);
+            for _ in 0..20 {
+                let w = word(&mut next);
+                let pad = next() % 10;
+                let text = format!("{}{w}{}", "-".repeat(pad), "a".repeat(next() % 10));
+                let key = word_key(ascii::load(text.as_bytes(), pad), w.len());
+                let want = vocab.get(&w.to_ascii_lowercase());
+                if want != ABSENT {
+                    assert!(index.may_hold(key.wrapping_mul(STOPWORD_HASH)), "{w}");
+                }
+                assert_eq!(
+                    index.find(&vocab, text.as_bytes(), (pad, w.len()), key),
+                    want,
+                    "{w}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn ascii_words_are_split_and_flagged_as_python_does() {
         // ASCII texts of words, stopwords in any case, digits, `_` and separators: the words
         // kept against a plain split, lower-cased, with `is_stopword`.
