@@ -194,18 +194,6 @@ pub fn classify(block: &[u8; 64]) -> Block64 {
     }
 }
 
-/// [`classify`] of the bytes of `rest` (fewer than 64 are read), zero-padded: a zero byte is in
-/// no class but `space`'s complement, so the padding ends every run of `alnum`, `underscore`,
-/// `printable` and `high` bytes (and is not a space).
-#[inline]
-pub fn classify_padded(rest: &[u8]) -> Block64 {
-    let mut block = [0u8; 64];
-    for (to, &from) in block.iter_mut().zip(rest) {
-        *to = from;
-    }
-    classify(&block)
-}
-
 /// [`classify`] eight bytes at a time, without SIMD: the portable version, and the tests' check
 /// of the SSE2 one.
 #[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
