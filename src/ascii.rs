@@ -468,6 +468,25 @@ impl<F: FnMut(usize, usize, bool, u64)> WordRuns for EachRun<F> {
 /// [`for_each_word_run`] with the runs handed to `runs`, which may take a block's at once.
 #[inline(always)]
 pub fn walk_word_runs(bytes: &[u8], runs: &mut impl WordRuns) {
+    walk_word_runs_by(bytes, runs, word_run_bytes);
+}
+
+/// The bytes of a 64-byte block that word runs are made of (ASCII `\w` bytes and bytes of
+/// 0x80 or more), and those of 0x80 or more: one bit per byte ([`classify`]).
+#[inline(always)]
+pub fn word_run_bytes(block: &[u8; 64]) -> (u64, u64) {
+    let b = classify(block);
+    (b.alnum | b.underscore | b.high, b.high)
+}
+
+/// [`walk_word_runs`] with each block classified by `classify`, which gives what
+/// [`word_run_bytes`] gives (a caller compiled for other instructions brings its own).
+#[inline(always)]
+pub fn walk_word_runs_by(
+    bytes: &[u8],
+    runs: &mut impl WordRuns,
+    classify: impl Fn(&[u8; 64]) -> (u64, u64),
+) {
     let n = bytes.len();
     let mut base = 0;
     // Inside a run at the end of the last block: where it started, whether it held a high
@@ -477,13 +496,12 @@ pub fn walk_word_runs(bytes: &[u8], runs: &mut impl WordRuns) {
     while base < n {
         let rest = bytes.get(base..).unwrap_or(&[]);
         let chunk = chunk_or_padded(rest, &mut padded, 0);
-        let block = classify(chunk);
-        let inside = block.alnum | block.underscore | block.high;
+        let (inside, high) = classify(chunk);
         let mut edges = inside ^ ((inside << 1) | u64::from(open.is_some()));
-        if let Some((start, high, head)) = open {
+        if let Some((start, was_high, head)) = open {
             if edges == 0 {
                 // The whole block is inside the run.
-                open = Some((start, high || block.high != 0, head));
+                open = Some((start, was_high || high != 0, head));
                 base += 64;
                 continue;
             }
@@ -493,15 +511,15 @@ pub fn walk_word_runs(bytes: &[u8], runs: &mut impl WordRuns) {
             runs.run(
                 start,
                 base + end as usize,
-                high || block.high & before != 0,
+                was_high || high & before != 0,
                 head,
             );
         }
-        open = runs.block((bytes, base, chunk), edges, block.high, inside);
+        open = runs.block((bytes, base, chunk), edges, high, inside);
         base += 64;
     }
-    if let Some((start, high, head)) = open {
-        runs.run(start, n, high, head);
+    if let Some((start, was_high, head)) = open {
+        runs.run(start, n, was_high, head);
     }
 }
 

@@ -469,64 +469,16 @@ fn has_avx2() -> bool {
     }
 }
 
-/// The bytes of a 64-byte block that word runs are made of (ASCII `\w` bytes and bytes of
-/// 0x80 or more), and those of 0x80 or more: one bit per byte.
-#[inline(always)]
-fn classify_runs(block: &[u8; 64]) -> (u64, u64) {
-    let b = ascii::classify(block);
-    (b.alnum | b.underscore | b.high, b.high)
-}
-
-/// The word runs of `bytes` handed to `r` as [`ascii::walk_word_runs`] hands them, each block
-/// classified by `classify` (as [`classify_runs`] does): a block's runs go to
-/// [`ascii::WordRuns::block`], and a run that crosses blocks to [`Reading::run`].
-#[inline(always)]
-fn walk_runs(bytes: &[u8], r: &mut Reading<'_, '_>, classify: impl Fn(&[u8; 64]) -> (u64, u64)) {
-    use ascii::WordRuns;
-    let n = bytes.len();
-    let mut base = 0;
-    // The run open at the last block's end: its start, whether it holds a high byte so far,
-    // and its first 8 bytes.
-    let mut open: Option<(usize, bool, u64)> = None;
-    let mut padded = [0u8; 64];
-    while base < n {
-        let rest = bytes.get(base..).unwrap_or(&[]);
-        let chunk = ascii::chunk_or_padded(rest, &mut padded, 0);
-        let (inside, high) = classify(chunk);
-        let mut edges = inside ^ ((inside << 1) | u64::from(open.is_some()));
-        if let Some((start, was_high, head)) = open {
-            if edges == 0 {
-                open = Some((start, was_high || high != 0, head));
-                base += 64;
-                continue;
-            }
-            let end = edges.trailing_zeros();
-            edges &= edges - 1;
-            let before = !(u64::MAX << end);
-            r.run(
-                start,
-                base + end as usize,
-                was_high || high & before != 0,
-                head,
-            );
-        }
-        open = r.block((bytes, base, chunk), edges, high, inside);
-        base += 64;
-    }
-    if let Some((start, was_high, head)) = open {
-        r.run(start, n, was_high, head);
-    }
-}
-
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     //! The response scan with AVX2, BMI1 and BMI2: compiled for them whatever the build's
     //! target, and called only when the processor has them.
     use super::Reading;
+    use crate::ascii;
     use crate::ascii::avx2::{bits, equal, in_range};
     use std::arch::x86_64::*;
 
-    /// [`super::classify_runs`] 32 bytes at a time.
+    /// [`ascii::word_run_bytes`] 32 bytes at a time.
     #[inline]
     #[target_feature(enable = "avx2")]
     pub(super) fn classify_runs(block: &[u8; 64]) -> (u64, u64) {
@@ -546,14 +498,14 @@ mod avx2 {
         (inside, high)
     }
 
-    /// [`super::walk_runs`] with [`classify_runs`], the whole walk compiled for AVX2, BMI1
+    /// [`ascii::walk_word_runs`] with [`classify_runs`], the whole walk compiled for AVX2, BMI1
     /// and BMI2 (the block's word loop inlined).
     ///
     /// # Safety
     /// The processor must have AVX2, BMI1 and BMI2.
     #[target_feature(enable = "avx2,bmi1,bmi2")]
     pub(super) unsafe fn walk(bytes: &[u8], r: &mut Reading<'_, '_>) {
-        super::walk_runs(bytes, r, |block| classify_runs(block));
+        ascii::walk_word_runs_by(bytes, r, |block| classify_runs(block));
     }
 }
 
@@ -634,12 +586,12 @@ impl ResponseWords {
             // ([`has_avx2`]).
             unsafe { avx2::walk(text.as_bytes(), &mut r) };
         } else {
-            walk_runs(text.as_bytes(), &mut r, classify_runs);
+            ascii::walk_word_runs(text.as_bytes(), &mut r);
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
             let _ = avx2;
-            walk_runs(text.as_bytes(), &mut r, classify_runs);
+            ascii::walk_word_runs(text.as_bytes(), &mut r);
         }
         self.n_words = r.n_words;
         self.n_content = r.n_words - r.n_stop;
@@ -1296,7 +1248,7 @@ mod tests {
                 inside |= u64::from(b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80) << k;
                 high |= u64::from(b >= 0x80) << k;
             }
-            assert_eq!(classify_runs(&block), (inside, high), "{block:?}");
+            assert_eq!(ascii::word_run_bytes(&block), (inside, high), "{block:?}");
             #[cfg(target_arch = "x86_64")]
             if has_avx2() {
                 // SAFETY: the processor has AVX2.
