@@ -627,8 +627,11 @@ fn lcs_str<const W: usize>(pattern: &str, text: &str, m: usize, s: &mut RatioScr
                     unsafe { avx2::one_word_members(text.as_bytes(), table, &lut, low_bits(m)) }
                 } else {
                     let wide = |c: char| wide_mask(s, c)[0];
+                    let leads = lead_table(pattern);
                     // SAFETY: the processor has AVX2 and BMI1 (checked above).
-                    unsafe { avx2::one_word_members_wide(text, table, &lut, wide) }
+                    unsafe {
+                        avx2::one_word_members_wide(text, table, &lut, &leads, low_bits(m), wide)
+                    }
                 };
             }
         } else if bytes_only {
@@ -728,6 +731,18 @@ fn nibble_table(pattern: &str) -> [u8; 16] {
     lut
 }
 
+/// The first bytes of the pattern's characters that are not ASCII, by low nibble, as
+/// `avx2::pattern_leads` reads them: bit `h - 12` of entry `l` is byte `16 h + l` (0xC0 to
+/// 0xFF). A character of the text whose first byte is not among them is not in the pattern.
+#[cfg(target_arch = "x86_64")]
+fn lead_table(pattern: &str) -> [u8; 16] {
+    let mut lut = [0u8; 16];
+    for b in pattern.bytes().filter(|&b| b >= 0xC0) {
+        lut[usize::from(b & 15)] |= 1 << ((b >> 4) - 12);
+    }
+    lut
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     //! The one-word recurrence over the bytes of a text that the pattern holds, with AVX2 and
@@ -809,15 +824,25 @@ mod avx2 {
         v
     }
 
-    /// The first bytes of the characters of `block` that are not ASCII (0xC0 or more), one bit
-    /// per byte.
+    /// The first bytes of the characters of `block` that are not ASCII (0xC0 or more) and
+    /// that `leads` holds (bit `h - 12` of entry `l`: the byte `16 h + l`, as [`super::lead_table`]
+    /// writes it), one bit per byte.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn leads(block: &[u8; 64]) -> u64 {
+    fn pattern_leads(block: &[u8; 64], leads: __m256i) -> u64 {
+        let nibble = _mm256_set1_epi8(0x0f);
+        // High nibbles 12 to 15 (0xC0 to 0xFF) to their bit; the others to none.
+        let powers = _mm256_setr_epi8(
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+            2, 4, 8,
+        );
         let half = |v: __m256i| -> u64 {
-            // Signed, the bytes above 0xBF are -64..-1: those above -65 that are negative.
-            let lead = _mm256_and_si256(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-65)), v);
-            u64::from(_mm256_movemask_epi8(lead) as u32)
+            let low = _mm256_and_si256(v, nibble);
+            let high = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
+            let row = _mm256_shuffle_epi8(leads, low);
+            let bit = _mm256_shuffle_epi8(powers, high);
+            let absent = _mm256_cmpeq_epi8(_mm256_and_si256(row, bit), _mm256_setzero_si256());
+            u64::from(!(_mm256_movemask_epi8(absent) as u32))
         };
         block_bits(block, half)
     }
@@ -854,9 +879,11 @@ mod avx2 {
     }
 
     /// [`one_word_members`] over a text that is not ASCII, against a pattern that is not
-    /// either: the steps of the ASCII bytes the pattern holds and of every character that is
-    /// not ASCII (the others leave the state as it is), with `wide` the mask of such a
-    /// character (zero for one the pattern does not hold).
+    /// either: the steps of the ASCII bytes the pattern holds and of the characters that are
+    /// not ASCII whose first byte `leads` holds ([`super::lead_table`]: the others are not in
+    /// the pattern, and leave the state as it is), with `wide` the mask of such a character
+    /// (zero for one the pattern does not hold). As [`one_word_members`], it ends once the
+    /// state's `used` bits are all clear.
     ///
     /// # Safety
     /// The processor must have AVX2 and BMI1.
@@ -865,17 +892,24 @@ mod avx2 {
         text: &str,
         table: &[u64; 256],
         lut: &[u8; 16],
+        leads: &[u8; 16],
+        used: u64,
         wide: impl Fn(char) -> u64,
     ) -> u64 {
         // SAFETY: `lut` holds 16 bytes, which an unaligned load reads.
         let lut = _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(lut.as_ptr().cast()) });
+        // SAFETY: as above, `leads` holds 16 bytes.
+        let leads = _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(leads.as_ptr().cast()) });
         let mut v = u64::MAX;
         let mut chunks = text.as_bytes().chunks_exact(64);
         let mut base = 0;
         for chunk in &mut chunks {
             if let Some(block) = chunk.first_chunk::<64>() {
-                let bits = members(block, lut) | leads(block);
+                let bits = members(block, lut) | pattern_leads(block, leads);
                 v = steps_wide(v, text, base, block, bits, table, &wide);
+                if v & used == 0 {
+                    return v;
+                }
             }
             base += 64;
         }
@@ -886,7 +920,7 @@ mod avx2 {
                 *to = from;
             }
             let valid = (1u64 << rest.len()) - 1; // fewer than 64
-            let bits = (members(&block, lut) | leads(&block)) & valid;
+            let bits = (members(&block, lut) | pattern_leads(&block, leads)) & valid;
             v = steps_wide(v, text, base, &block, bits, table, &wide);
         }
         v
@@ -1462,6 +1496,51 @@ mod tests {
             } else {
                 b
             };
+            let (ac, bc): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+            let want = (ac.len() + bc.len(), lcs_dp(&ac, &bc));
+            assert_eq!(indel_counts(&a, &b, &mut s), Some(want), "{a:?} {b:?}");
+            assert_eq!(indel_counts(&b, &a, &mut s), Some(want), "{a:?} {b:?}");
+        }
+    }
+
+    #[test]
+    fn wide_texts_read_by_their_lead_bytes_give_the_same_counts() {
+        // Patterns that are not ASCII against longer texts that are not either, with
+        // characters of every UTF-8 length, some sharing a first byte with a character of the
+        // pattern and some not ('é' and 'ö' share 0xC3, 'ж' and 'Ж' 0xD0, '😀' and '😁' 0xF0;
+        // 'ق', '日', 'ñ' share none with the pattern), and texts that hold the whole pattern
+        // early (the loop then ends at that block) or late: the dynamic programme's counts.
+        let mut next = crate::testing::lcg(71);
+        let mut s = RatioScratch::default();
+        let pattern_chars = ['a', 'b', ' ', 'é', 'ж', '😀', '中'];
+        let text_chars = [
+            'a', 'b', 'x', ' ', 'é', 'ö', 'ж', 'Ж', '😀', '😁', '中', 'ق', '日', 'ñ', '0',
+        ];
+        for round in 0..3_000 {
+            let m = 1 + next() % 64;
+            let mut a: String = (0..m)
+                .map(|_| pattern_chars[next() % pattern_chars.len()])
+                .collect();
+            if a.is_ascii() {
+                a.push('中');
+            }
+            let n = m + 64 + next() % 400;
+            let mut b: String = (0..n)
+                .map(|_| text_chars[next() % text_chars.len()])
+                .collect();
+            match round % 3 {
+                // The pattern whole, then more text: the state is done in an early block.
+                0 => b.insert_str(0, &a),
+                // The pattern's characters spread over the text, at a block's edge or not.
+                1 => {
+                    let at = b
+                        .char_indices()
+                        .nth(next() % 70)
+                        .map_or(b.len(), |(i, _)| i);
+                    b.insert_str(at, &a);
+                }
+                _ => {}
+            }
             let (ac, bc): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
             let want = (ac.len() + bc.len(), lcs_dp(&ac, &bc));
             assert_eq!(indel_counts(&a, &b, &mut s), Some(want), "{a:?} {b:?}");
