@@ -428,7 +428,7 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
         .count()
 }
 
-/// The common suffix of `a` and `b` in bytes.
+/// The common suffix of `a` and `b` in bytes, eight at a time from their ends.
 #[inline]
 fn common_suffix(a: &[u8], b: &[u8]) -> usize {
     a.iter()
@@ -455,6 +455,10 @@ const WIDE_SLOTS: usize = 512;
 /// zero, which leaves the state as it is), else decoded a character at a time.
 fn indel_counts(a: &str, b: &str, s: &mut RatioScratch) -> Option<(usize, usize)> {
     let (ab, bb) = (a.as_bytes(), b.as_bytes());
+    // Each text's ASCII test once: the pieces of an ASCII text are ASCII, their characters
+    // their bytes (of the others, each piece is counted, and tested, as needed).
+    let (a_ascii, b_ascii) = (a.is_ascii(), b.is_ascii());
+    let count = |text: &str, ascii: bool| if ascii { text.len() } else { char_count(text) };
     let mut prefix = common_prefix(ab, bb);
     while prefix > 0 && !(a.is_char_boundary(prefix) && b.is_char_boundary(prefix)) {
         prefix -= 1;
@@ -469,22 +473,23 @@ fn indel_counts(a: &str, b: &str, s: &mut RatioScratch) -> Option<(usize, usize)
     }
     let a_mid = a_rest.get(..a_rest.len() - suffix)?;
     let b_mid = b_rest.get(..b_rest.len() - suffix)?;
-    let (na, nb) = (char_count(a_mid), char_count(b_mid));
-    let (pattern, text, m, n) = if na <= nb {
-        (a_mid, b_mid, na, nb)
+    let (na, nb) = (count(a_mid, a_ascii), count(b_mid, b_ascii));
+    let (pattern, text, m, n, ascii) = if na <= nb {
+        (a_mid, b_mid, na, nb, (a_ascii, b_ascii))
     } else {
-        (b_mid, a_mid, nb, na)
+        (b_mid, a_mid, nb, na, (b_ascii, a_ascii))
     };
     if m > 256 || (m.div_ceil(64) * n) as u64 > MYERS_FIRST {
         return None;
     }
-    let same = char_count(a.get(..prefix)?) + char_count(a_rest.get(a_rest.len() - suffix..)?);
+    let same =
+        count(a.get(..prefix)?, a_ascii) + count(a_rest.get(a_rest.len() - suffix..)?, a_ascii);
     let middle = match m.div_ceil(64) {
         0 => 0,
-        1 => lcs_str::<1>(pattern, text, m, s),
-        2 => lcs_str::<2>(pattern, text, m, s),
-        3 => lcs_str::<3>(pattern, text, m, s),
-        _ => lcs_str::<4>(pattern, text, m, s),
+        1 => lcs_str::<1>(pattern, text, m, ascii, s),
+        2 => lcs_str::<2>(pattern, text, m, ascii, s),
+        3 => lcs_str::<3>(pattern, text, m, ascii, s),
+        _ => lcs_str::<4>(pattern, text, m, ascii, s),
     };
     Some((2 * same + na + nb, same + middle))
 }
@@ -559,8 +564,15 @@ fn step<const W: usize>(state: &mut [u64; W], masks: &[u64; W]) {
     }
 }
 
-/// The LCS of `pattern` (`m` characters, at most `64 W`) and `text` (see [`indel_counts`]).
-fn lcs_str<const W: usize>(pattern: &str, text: &str, m: usize, s: &mut RatioScratch) -> usize {
+/// The LCS of `pattern` (`m` characters, at most `64 W`) and `text` (see [`indel_counts`]);
+/// `ascii` says whether each is known to be ASCII (`false`: it is tested here).
+fn lcs_str<const W: usize>(
+    pattern: &str,
+    text: &str,
+    m: usize,
+    ascii: (bool, bool),
+    s: &mut RatioScratch,
+) -> usize {
     // The tables are zero between calls: only the entries set here are cleared afterwards.
     // One word: a mask per byte (`byte_masks`); more: a row of four words per byte
     // (`byte_rows`), of which the first `W` are used.
@@ -570,7 +582,7 @@ fn lcs_str<const W: usize>(pattern: &str, text: &str, m: usize, s: &mut RatioScr
         s.byte_rows.clear();
         s.byte_rows.resize(256, [0; 4]);
     }
-    let wide = !pattern.is_ascii();
+    let wide = !(ascii.0 || pattern.is_ascii());
     if wide && s.wide_keys.len() != WIDE_SLOTS {
         s.wide_keys.clear();
         s.wide_keys.resize(WIDE_SLOTS, 0);
@@ -604,7 +616,7 @@ fn lcs_str<const W: usize>(pattern: &str, text: &str, m: usize, s: &mut RatioScr
         }
     };
     let mut state = [u64::MAX; W];
-    let bytes_only = !wide || text.is_ascii();
+    let bytes_only = !wide || ascii.1 || text.is_ascii();
     if let (Some(table), 1) = (s.byte_masks.first_chunk::<256>(), W) {
         // One word: the loop over bytes unrolled by eight.
         let mut v = u64::MAX;
@@ -1545,6 +1557,35 @@ mod tests {
             let want = (ac.len() + bc.len(), lcs_dp(&ac, &bc));
             assert_eq!(indel_counts(&a, &b, &mut s), Some(want), "{a:?} {b:?}");
             assert_eq!(indel_counts(&b, &a, &mut s), Some(want), "{a:?} {b:?}");
+        }
+    }
+
+    #[test]
+    fn common_ends_by_words_are_the_common_ends_by_bytes() {
+        // Texts of 0 to 40 bytes over a small alphabet, the second often the first with an
+        // edit near either end (or none): the byte-at-a-time counts.
+        let mut next = crate::testing::lcg(17);
+        for _ in 0..20_000 {
+            let a: Vec<u8> = (0..next() % 41).map(|_| b"ab"[next() % 2]).collect();
+            let mut b = a.clone();
+            match next() % 4 {
+                0 if !b.is_empty() => {
+                    let k = next() % b.len();
+                    b[k] ^= 1;
+                }
+                1 => b.insert(0, b'x'),
+                2 => b.truncate(b.len().saturating_sub(next() % 10)),
+                _ => b = (0..next() % 41).map(|_| b"ab"[next() % 2]).collect(),
+            }
+            let suffix = a
+                .iter()
+                .rev()
+                .zip(b.iter().rev())
+                .take_while(|(x, y)| x == y)
+                .count();
+            let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+            assert_eq!(common_suffix(&a, &b), suffix, "{a:?} {b:?}");
+            assert_eq!(common_prefix(&a, &b), prefix, "{a:?} {b:?}");
         }
     }
 
