@@ -428,7 +428,7 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
         .count()
 }
 
-/// The common suffix of `a` and `b` in bytes.
+/// The common suffix of `a` and `b` in bytes, eight at a time from their ends.
 #[inline]
 fn common_suffix(a: &[u8], b: &[u8]) -> usize {
     a.iter()
@@ -455,6 +455,10 @@ const WIDE_SLOTS: usize = 512;
 /// zero, which leaves the state as it is), else decoded a character at a time.
 fn indel_counts(a: &str, b: &str, s: &mut RatioScratch) -> Option<(usize, usize)> {
     let (ab, bb) = (a.as_bytes(), b.as_bytes());
+    // Each text's ASCII test once: the pieces of an ASCII text are ASCII, their characters
+    // their bytes (of the others, each piece is counted, and tested, as needed).
+    let (a_ascii, b_ascii) = (a.is_ascii(), b.is_ascii());
+    let count = |text: &str, ascii: bool| if ascii { text.len() } else { char_count(text) };
     let mut prefix = common_prefix(ab, bb);
     while prefix > 0 && !(a.is_char_boundary(prefix) && b.is_char_boundary(prefix)) {
         prefix -= 1;
@@ -469,22 +473,23 @@ fn indel_counts(a: &str, b: &str, s: &mut RatioScratch) -> Option<(usize, usize)
     }
     let a_mid = a_rest.get(..a_rest.len() - suffix)?;
     let b_mid = b_rest.get(..b_rest.len() - suffix)?;
-    let (na, nb) = (char_count(a_mid), char_count(b_mid));
-    let (pattern, text, m, n) = if na <= nb {
-        (a_mid, b_mid, na, nb)
+    let (na, nb) = (count(a_mid, a_ascii), count(b_mid, b_ascii));
+    let (pattern, text, m, n, ascii) = if na <= nb {
+        (a_mid, b_mid, na, nb, (a_ascii, b_ascii))
     } else {
-        (b_mid, a_mid, nb, na)
+        (b_mid, a_mid, nb, na, (b_ascii, a_ascii))
     };
     if m > 256 || (m.div_ceil(64) * n) as u64 > MYERS_FIRST {
         return None;
     }
-    let same = char_count(a.get(..prefix)?) + char_count(a_rest.get(a_rest.len() - suffix..)?);
+    let same =
+        count(a.get(..prefix)?, a_ascii) + count(a_rest.get(a_rest.len() - suffix..)?, a_ascii);
     let middle = match m.div_ceil(64) {
         0 => 0,
-        1 => lcs_str::<1>(pattern, text, m, s),
-        2 => lcs_str::<2>(pattern, text, m, s),
-        3 => lcs_str::<3>(pattern, text, m, s),
-        _ => lcs_str::<4>(pattern, text, m, s),
+        1 => lcs_str::<1>(pattern, text, m, ascii, s),
+        2 => lcs_str::<2>(pattern, text, m, ascii, s),
+        3 => lcs_str::<3>(pattern, text, m, ascii, s),
+        _ => lcs_str::<4>(pattern, text, m, ascii, s),
     };
     Some((2 * same + na + nb, same + middle))
 }
@@ -559,8 +564,15 @@ fn step<const W: usize>(state: &mut [u64; W], masks: &[u64; W]) {
     }
 }
 
-/// The LCS of `pattern` (`m` characters, at most `64 W`) and `text` (see [`indel_counts`]).
-fn lcs_str<const W: usize>(pattern: &str, text: &str, m: usize, s: &mut RatioScratch) -> usize {
+/// The LCS of `pattern` (`m` characters, at most `64 W`) and `text` (see [`indel_counts`]);
+/// `ascii` says whether each is known to be ASCII (`false`: it is tested here).
+fn lcs_str<const W: usize>(
+    pattern: &str,
+    text: &str,
+    m: usize,
+    ascii: (bool, bool),
+    s: &mut RatioScratch,
+) -> usize {
     // The tables are zero between calls: only the entries set here are cleared afterwards.
     // One word: a mask per byte (`byte_masks`); more: a row of four words per byte
     // (`byte_rows`), of which the first `W` are used.
@@ -570,7 +582,7 @@ fn lcs_str<const W: usize>(pattern: &str, text: &str, m: usize, s: &mut RatioScr
         s.byte_rows.clear();
         s.byte_rows.resize(256, [0; 4]);
     }
-    let wide = !pattern.is_ascii();
+    let wide = !(ascii.0 || pattern.is_ascii());
     if wide && s.wide_keys.len() != WIDE_SLOTS {
         s.wide_keys.clear();
         s.wide_keys.resize(WIDE_SLOTS, 0);
@@ -604,7 +616,7 @@ fn lcs_str<const W: usize>(pattern: &str, text: &str, m: usize, s: &mut RatioScr
         }
     };
     let mut state = [u64::MAX; W];
-    let bytes_only = !wide || text.is_ascii();
+    let bytes_only = !wide || ascii.1 || text.is_ascii();
     if let (Some(table), 1) = (s.byte_masks.first_chunk::<256>(), W) {
         // One word: the loop over bytes unrolled by eight.
         let mut v = u64::MAX;
@@ -627,8 +639,11 @@ fn lcs_str<const W: usize>(pattern: &str, text: &str, m: usize, s: &mut RatioScr
                     unsafe { avx2::one_word_members(text.as_bytes(), table, &lut, low_bits(m)) }
                 } else {
                     let wide = |c: char| wide_mask(s, c)[0];
+                    let leads = lead_table(pattern);
                     // SAFETY: the processor has AVX2 and BMI1 (checked above).
-                    unsafe { avx2::one_word_members_wide(text, table, &lut, wide) }
+                    unsafe {
+                        avx2::one_word_members_wide(text, table, &lut, &leads, low_bits(m), wide)
+                    }
                 };
             }
         } else if bytes_only {
@@ -728,6 +743,18 @@ fn nibble_table(pattern: &str) -> [u8; 16] {
     lut
 }
 
+/// The first bytes of the pattern's characters that are not ASCII, by low nibble, as
+/// `avx2::pattern_leads` reads them: bit `h - 12` of entry `l` is byte `16 h + l` (0xC0 to
+/// 0xFF). A character of the text whose first byte is not among them is not in the pattern.
+#[cfg(target_arch = "x86_64")]
+fn lead_table(pattern: &str) -> [u8; 16] {
+    let mut lut = [0u8; 16];
+    for b in pattern.bytes().filter(|&b| b >= 0xC0) {
+        lut[usize::from(b & 15)] |= 1 << ((b >> 4) - 12);
+    }
+    lut
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     //! The one-word recurrence over the bytes of a text that the pattern holds, with AVX2 and
@@ -809,15 +836,25 @@ mod avx2 {
         v
     }
 
-    /// The first bytes of the characters of `block` that are not ASCII (0xC0 or more), one bit
-    /// per byte.
+    /// The first bytes of the characters of `block` that are not ASCII (0xC0 or more) and
+    /// that `leads` holds (bit `h - 12` of entry `l`: the byte `16 h + l`, as [`super::lead_table`]
+    /// writes it), one bit per byte.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn leads(block: &[u8; 64]) -> u64 {
+    fn pattern_leads(block: &[u8; 64], leads: __m256i) -> u64 {
+        let nibble = _mm256_set1_epi8(0x0f);
+        // High nibbles 12 to 15 (0xC0 to 0xFF) to their bit; the others to none.
+        let powers = _mm256_setr_epi8(
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+            2, 4, 8,
+        );
         let half = |v: __m256i| -> u64 {
-            // Signed, the bytes above 0xBF are -64..-1: those above -65 that are negative.
-            let lead = _mm256_and_si256(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-65)), v);
-            u64::from(_mm256_movemask_epi8(lead) as u32)
+            let low = _mm256_and_si256(v, nibble);
+            let high = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
+            let row = _mm256_shuffle_epi8(leads, low);
+            let bit = _mm256_shuffle_epi8(powers, high);
+            let absent = _mm256_cmpeq_epi8(_mm256_and_si256(row, bit), _mm256_setzero_si256());
+            u64::from(!(_mm256_movemask_epi8(absent) as u32))
         };
         block_bits(block, half)
     }
@@ -854,9 +891,11 @@ mod avx2 {
     }
 
     /// [`one_word_members`] over a text that is not ASCII, against a pattern that is not
-    /// either: the steps of the ASCII bytes the pattern holds and of every character that is
-    /// not ASCII (the others leave the state as it is), with `wide` the mask of such a
-    /// character (zero for one the pattern does not hold).
+    /// either: the steps of the ASCII bytes the pattern holds and of the characters that are
+    /// not ASCII whose first byte `leads` holds ([`super::lead_table`]: the others are not in
+    /// the pattern, and leave the state as it is), with `wide` the mask of such a character
+    /// (zero for one the pattern does not hold). As [`one_word_members`], it ends once the
+    /// state's `used` bits are all clear.
     ///
     /// # Safety
     /// The processor must have AVX2 and BMI1.
@@ -865,17 +904,24 @@ mod avx2 {
         text: &str,
         table: &[u64; 256],
         lut: &[u8; 16],
+        leads: &[u8; 16],
+        used: u64,
         wide: impl Fn(char) -> u64,
     ) -> u64 {
         // SAFETY: `lut` holds 16 bytes, which an unaligned load reads.
         let lut = _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(lut.as_ptr().cast()) });
+        // SAFETY: as above, `leads` holds 16 bytes.
+        let leads = _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(leads.as_ptr().cast()) });
         let mut v = u64::MAX;
         let mut chunks = text.as_bytes().chunks_exact(64);
         let mut base = 0;
         for chunk in &mut chunks {
             if let Some(block) = chunk.first_chunk::<64>() {
-                let bits = members(block, lut) | leads(block);
+                let bits = members(block, lut) | pattern_leads(block, leads);
                 v = steps_wide(v, text, base, block, bits, table, &wide);
+                if v & used == 0 {
+                    return v;
+                }
             }
             base += 64;
         }
@@ -886,7 +932,7 @@ mod avx2 {
                 *to = from;
             }
             let valid = (1u64 << rest.len()) - 1; // fewer than 64
-            let bits = (members(&block, lut) | leads(&block)) & valid;
+            let bits = (members(&block, lut) | pattern_leads(&block, leads)) & valid;
             v = steps_wide(v, text, base, &block, bits, table, &wide);
         }
         v
@@ -1466,6 +1512,80 @@ mod tests {
             let want = (ac.len() + bc.len(), lcs_dp(&ac, &bc));
             assert_eq!(indel_counts(&a, &b, &mut s), Some(want), "{a:?} {b:?}");
             assert_eq!(indel_counts(&b, &a, &mut s), Some(want), "{a:?} {b:?}");
+        }
+    }
+
+    #[test]
+    fn wide_texts_read_by_their_lead_bytes_give_the_same_counts() {
+        // Patterns that are not ASCII against longer texts that are not either, with
+        // characters of every UTF-8 length, some sharing a first byte with a character of the
+        // pattern and some not ('é' and 'ö' share 0xC3, 'ж' and 'Ж' 0xD0, '😀' and '😁' 0xF0;
+        // 'ق', '日', 'ñ' share none with the pattern), and texts that hold the whole pattern
+        // early (the loop then ends at that block) or late: the dynamic programme's counts.
+        let mut next = crate::testing::lcg(71);
+        let mut s = RatioScratch::default();
+        let pattern_chars = ['a', 'b', ' ', 'é', 'ж', '😀', '中'];
+        let text_chars = [
+            'a', 'b', 'x', ' ', 'é', 'ö', 'ж', 'Ж', '😀', '😁', '中', 'ق', '日', 'ñ', '0',
+        ];
+        for round in 0..3_000 {
+            let m = 1 + next() % 64;
+            let mut a: String = (0..m)
+                .map(|_| pattern_chars[next() % pattern_chars.len()])
+                .collect();
+            if a.is_ascii() {
+                a.push('中');
+            }
+            let n = m + 64 + next() % 400;
+            let mut b: String = (0..n)
+                .map(|_| text_chars[next() % text_chars.len()])
+                .collect();
+            match round % 3 {
+                // The pattern whole, then more text: the state is done in an early block.
+                0 => b.insert_str(0, &a),
+                // The pattern's characters spread over the text, at a block's edge or not.
+                1 => {
+                    let at = b
+                        .char_indices()
+                        .nth(next() % 70)
+                        .map_or(b.len(), |(i, _)| i);
+                    b.insert_str(at, &a);
+                }
+                _ => {}
+            }
+            let (ac, bc): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+            let want = (ac.len() + bc.len(), lcs_dp(&ac, &bc));
+            assert_eq!(indel_counts(&a, &b, &mut s), Some(want), "{a:?} {b:?}");
+            assert_eq!(indel_counts(&b, &a, &mut s), Some(want), "{a:?} {b:?}");
+        }
+    }
+
+    #[test]
+    fn common_ends_by_words_are_the_common_ends_by_bytes() {
+        // Texts of 0 to 40 bytes over a small alphabet, the second often the first with an
+        // edit near either end (or none): the byte-at-a-time counts.
+        let mut next = crate::testing::lcg(17);
+        for _ in 0..20_000 {
+            let a: Vec<u8> = (0..next() % 41).map(|_| b"ab"[next() % 2]).collect();
+            let mut b = a.clone();
+            match next() % 4 {
+                0 if !b.is_empty() => {
+                    let k = next() % b.len();
+                    b[k] ^= 1;
+                }
+                1 => b.insert(0, b'x'),
+                2 => b.truncate(b.len().saturating_sub(next() % 10)),
+                _ => b = (0..next() % 41).map(|_| b"ab"[next() % 2]).collect(),
+            }
+            let suffix = a
+                .iter()
+                .rev()
+                .zip(b.iter().rev())
+                .take_while(|(x, y)| x == y)
+                .count();
+            let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+            assert_eq!(common_suffix(&a, &b), suffix, "{a:?} {b:?}");
+            assert_eq!(common_prefix(&a, &b), prefix, "{a:?} {b:?}");
         }
     }
 

@@ -369,7 +369,7 @@ fn digit_block<const ASCII: bool>(b: &[u8], from: usize) -> u64 {
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     for (k, &x) in block.iter().enumerate() {
-        bits |= u64::from(x.wrapping_sub(b'0') < 10 || (!ASCII && x >= DIGIT_LEAD)) << k;
+        bits |= u64::from(x.wrapping_sub(b'0') < 10 || (!ASCII && may_lead_digit(x))) << k;
     }
     bits
 }
@@ -390,7 +390,7 @@ fn next_digit_or_non_ascii(b: &[u8], from: usize) -> Option<usize> {
     }
     let rest = b.get(i..)?;
     rest.iter()
-        .position(|&x| x.wrapping_sub(b'0') < 10 || x >= DIGIT_LEAD)
+        .position(|&x| x.wrapping_sub(b'0') < 10 || may_lead_digit(x))
         .map(|k| i + k)
 }
 
@@ -400,6 +400,22 @@ fn next_digit_or_non_ascii(b: &[u8], from: usize) -> Option<usize> {
 /// the scan passes over it (Latin, Greek, Cyrillic, Hebrew: most text that is not ASCII);
 /// checked against the interpreter's tables in the tests.
 const DIGIT_LEAD: u8 = 0xD9;
+
+/// The first bytes from [`DIGIT_LEAD`] on that begin no decimal digit, in two ranges:
+/// 0xE2..=0xE9 (U+2000..U+9FFF: punctuation, symbols such as `①` and `✓`, the CJK ideographs)
+/// and 0xEB..=0xEE (U+B000..U+EFFF: Hangul syllables, private use); checked against the
+/// interpreter's tables in the tests. The scan passes over their characters too.
+const NO_DIGIT_LEADS: [(u8, u8); 2] = [(0xE2, 0xE9), (0xEB, 0xEE)];
+
+/// Whether the byte `x` (0x80 or more) may begin a decimal digit: [`DIGIT_LEAD`] or more, and
+/// not in [`NO_DIGIT_LEADS`].
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
+#[inline(always)]
+const fn may_lead_digit(x: u8) -> bool {
+    x >= DIGIT_LEAD
+        && !(x >= NO_DIGIT_LEADS[0].0 && x <= NO_DIGIT_LEADS[0].1)
+        && !(x >= NO_DIGIT_LEADS[1].0 && x <= NO_DIGIT_LEADS[1].1)
+}
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2 {
@@ -421,8 +437,8 @@ mod sse2 {
         bits(in_range(load(chunk), b'0', b'9')) as u32
     }
 
-    /// One bit per byte of `chunk` (byte `k`'s is bit `k`) that is an ASCII digit or
-    /// [`super::DIGIT_LEAD`] or more.
+    /// One bit per byte of `chunk` (byte `k`'s is bit `k`) that is an ASCII digit or may
+    /// begin a digit that is not ASCII ([`super::may_lead_digit`]).
     #[inline(always)]
     pub(super) fn digit_or_high(chunk: &[u8; 16]) -> u32 {
         let v = load(chunk);
@@ -435,6 +451,13 @@ mod sse2 {
                 v,
             )
         };
+        // The two ranges of first bytes that begin no digit (`in_range` compares signed
+        // bytes: both ranges lie within the negative ones, so no ASCII byte is in them).
+        let [(lo0, hi0), (lo1, hi1)] = super::NO_DIGIT_LEADS;
+        // SAFETY: as above.
+        let none = unsafe { _mm_or_si128(in_range(v, lo0, hi0), in_range(v, lo1, hi1)) };
+        // SAFETY: as above.
+        let lead = unsafe { _mm_andnot_si128(none, lead) };
         // SAFETY: as above.
         bits(unsafe { _mm_or_si128(in_range(v, b'0', b'9'), lead) }) as u32
     }
@@ -841,12 +864,46 @@ mod tests {
     }
 
     #[test]
+    fn no_digit_begins_with_the_leads_passed_over() {
+        // Every character of three bytes whose first byte is in `NO_DIGIT_LEADS`
+        // (U+2000..U+9FFF, U+B000..U+EFFF) against the tables (the test tables know only some
+        // digit blocks: `tests/test_precision_digit_leads.py` checks every first byte of a
+        // `\d` against the interpreter), and the digits just outside the ranges (U+0966
+        // DEVANAGARI DIGIT ZERO, 0xE0; U+FF10 FULLWIDTH DIGIT ZERO, 0xEF) and the first bytes
+        // that begin one (0xE1: U+1040 MYANMAR DIGIT ZERO; 0xEA: U+A620 VAI DIGIT ZERO).
+        let t = test_tables::install();
+        let mut seen = 0;
+        for cp in 0x800..0x10000u32 {
+            let Some(c) = char::from_u32(cp) else {
+                continue;
+            };
+            let lead = c.to_string().as_bytes()[0];
+            if !may_lead_digit(lead) {
+                assert_eq!(t.digit_value(c), None, "{cp:#x}");
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, 0x8000 + 0x4000 - 0x800); // less the surrogates
+        for (c, lead) in [('\u{966}', 0xE0), ('\u{FF10}', 0xEF)] {
+            assert!(t.digit_value(c).is_some());
+            assert_eq!(c.to_string().as_bytes()[0], lead);
+        }
+        for lead in [0xD9, 0xDB, 0xDF, 0xE0, 0xE1, 0xEA, 0xEF, 0xF0] {
+            assert!(may_lead_digit(lead), "{lead:#x}");
+        }
+        for lead in [0xE2, 0xE9, 0xEB, 0xEE] {
+            assert!(!may_lead_digit(lead), "{lead:#x}");
+        }
+    }
+
+    #[test]
     fn the_next_digit_is_the_first_from_every_position() {
         // Texts of letters, punctuation and the bytes at the digits' edges, with a digit or a
         // byte of 0x80 or more (below `DIGIT_LEAD` or not) here and there (or nowhere): from
         // every start, the first digit or byte of `DIGIT_LEAD` or more.
         let bytes = [
-            b'a', b' ', b'/', b'0', b'9', b':', 0x7f, 0x80, 0xd8, 0xd9, 0xff,
+            b'a', b' ', b'/', b'0', b'9', b':', 0x7f, 0x80, 0xd8, 0xd9, 0xe1, 0xe2, 0xe4, 0xe9,
+            0xea, 0xeb, 0xee, 0xef, 0xff,
         ];
         let mut next = crate::testing::lcg(31);
         for _ in 0..3_000 {
@@ -864,7 +921,13 @@ mod tests {
             for from in 0..=len + 1 {
                 let want = text
                     .get(from..)
-                    .and_then(|r| r.iter().position(|&x| x.is_ascii_digit() || x >= 0xd9))
+                    .and_then(|r| {
+                        r.iter().position(|&x| {
+                            x.is_ascii_digit()
+                                || (x >= 0xd9 && !(0xe2..=0xe9).contains(&x))
+                                    && !(0xeb..=0xee).contains(&x)
+                        })
+                    })
                     .map(|k| from + k);
                 assert_eq!(
                     next_digit_or_non_ascii(&text, from),
@@ -936,7 +999,8 @@ mod tests {
         // held): block edges at 63/64/65 and 127/128/129 included.
         let mut next = crate::testing::lcg(31);
         let bytes = [
-            b'a', b' ', b'0', b'9', b'/', b':', 0x80, 0xc3, 0xd8, 0xd9, 0xff, 0,
+            b'a', b' ', b'0', b'9', b'/', b':', 0x80, 0xc3, 0xd8, 0xd9, 0xe2, 0xe9, 0xea, 0xeb,
+            0xee, 0xef, 0xff, 0,
         ];
         for round in 0..3_000 {
             let len = match round % 4 {
