@@ -2077,6 +2077,110 @@ mod tests {
         assert!(removed > 5_000, "{removed}");
     }
 
+    /// The members of Python's `\s` (`str.isspace()`), for a class of the expressions below.
+    const PY_SPACES: &str = r"\t\n\x0B\x0C\r\x1C-\x20\x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}";
+
+    /// The clean-up as the definition writes it, run by a regular-expression engine:
+    /// `re.sub(r"https?://\S+", "", re.sub(r"\[([^\]]+)\]\(\s*https?://[^)]+\s*\)", r"\1", text))`.
+    fn cleaned_by_regex(text: &str) -> String {
+        use regex_automata::meta::Regex;
+        static PATTERNS: OnceLock<(Regex, Regex)> = OnceLock::new();
+        let (link, url) = PATTERNS.get_or_init(|| {
+            let link = format!(r"\[([^\]]+)\]\([{PY_SPACES}]*https?://[^)]+[{PY_SPACES}]*\)");
+            let url = format!(r"https?://[^{PY_SPACES}]+");
+            (Regex::new(&link).unwrap(), Regex::new(&url).unwrap())
+        });
+        let mut linked = String::new();
+        let mut copied = 0;
+        for caps in link.captures_iter(text) {
+            let (whole, label) = (caps.get_match().unwrap(), caps.get_group(1).unwrap());
+            linked.push_str(&text[copied..whole.start()]);
+            linked.push_str(&text[label.range()]);
+            copied = whole.end();
+        }
+        linked.push_str(&text[copied..]);
+        let mut out = String::new();
+        let mut copied = 0;
+        for m in url.find_iter(&linked) {
+            out.push_str(&linked[copied..m.start()]);
+            copied = m.end();
+        }
+        out.push_str(&linked[copied..]);
+        out
+    }
+
+    #[test]
+    fn the_clean_up_is_the_regular_expressions() {
+        // Random texts of links (labels holding URLs or scheme pieces, links side by side,
+        // whitespace before the URL, empty labels and bodies), bare URLs (running into links,
+        // ending at whitespace that is not ASCII), scheme pieces and brackets, after a filler
+        // of 0 to 66 bytes so that all of it falls at every place of a 64-byte block: the
+        // clean-up against the same patterns run by regex-automata, with Python's `\s`.
+        let pieces = [
+            "[",
+            "]",
+            "(",
+            ")",
+            "](",
+            "[a]",
+            "[lbl](http://x.y/z)",
+            "[ab]( https://q )",
+            "[a b](\u{3000}http://q/r)",
+            "[http://in.label](https://u)",
+            "[x](https://a)[y](http://b)",
+            "[](http://e)",
+            "[ttp](http://z)",
+            "[h](http://z)",
+            "[s://](http://z)",
+            "[p:](http://z)",
+            "[q](https://)",
+            "[q](http://x",
+            "http://",
+            "https://",
+            "http",
+            "https",
+            "h",
+            "ttp",
+            "s",
+            ":",
+            "//",
+            "/",
+            "://",
+            " ",
+            "\t",
+            "\n",
+            "\x01",
+            "\x1c",
+            "\u{85}",
+            "\u{a0}",
+            "\u{3000}",
+            "é",
+            "日本",
+            "a",
+            "xyz",
+            "abcdefghijklmnopqrstuvwxyz0123456789",
+            "See [label text](https://example.org/a/b) for details. ",
+            "Source: https://en.wikipedia.org/wiki/Page_1\n",
+            "http://x.org/page[lbl](https://y)",
+            "https://q.r/é日本",
+        ];
+        let mut next = crate::testing::lcg(71);
+        let mut s = NormScratch::default();
+        let mut changed = 0;
+        for round in 0..40_000 {
+            let mut text = "x".repeat(round % 67);
+            for _ in 0..next() % 16 {
+                text.push_str(pieces[next() % pieces.len()]);
+            }
+            let want = cleaned_by_regex(&text);
+            let NormScratch { cleaned, nfkc, .. } = &mut s;
+            let got = without_links(&text, cleaned, nfkc);
+            assert_eq!(got, want, "{text:?}");
+            changed += usize::from(got != text);
+        }
+        assert!(changed > 20_000, "{changed}");
+    }
+
     #[test]
     fn a_url_runs_to_the_first_python_whitespace() {
         // From every character boundary of texts of URL bytes, ASCII and other whitespace
