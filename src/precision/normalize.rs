@@ -1031,26 +1031,68 @@ fn colon_and_ascii(bytes: &[u8]) -> (bool, bool) {
         let mut blocks = bytes.chunks_exact(64);
         // SAFETY: the processor has AVX2, which is all the function needs.
         let (colon, high) = unsafe { avx2::colon_and_high(&mut blocks) };
-        let (colon_rest, ascii_rest) = colon_and_ascii_by_16(blocks.remainder());
+        let (colon_rest, ascii_rest) = colon_and_ascii_by_16(blocks.remainder(), bytes);
         return (colon || colon_rest, !high && ascii_rest);
     }
-    colon_and_ascii_by_16(bytes)
+    colon_and_ascii_by_16(bytes, bytes)
 }
 
-/// [`colon_and_ascii`] 16 bytes at a time with SSE2 on x86_64, else with the standard library.
+/// [`colon_and_ascii`] of `bytes` (the end of `text`) 16 bytes at a time with SSE2 on x86_64,
+/// the last fewer than 16 as the text's last 16 (bytes read again answer the same), or in a
+/// text of fewer than 16 as two words ([`colon_and_high_short`]), where a loop over the bytes
+/// cost a branch each; else with the standard library.
 #[inline]
-fn colon_and_ascii_by_16(bytes: &[u8]) -> (bool, bool) {
+fn colon_and_ascii_by_16(bytes: &[u8], text: &[u8]) -> (bool, bool) {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
         let mut chunks = bytes.chunks_exact(16);
         let (colon, high) = sse2::colon_and_high(&mut chunks);
         let rest = chunks.remainder();
-        (colon || rest.contains(&b':'), !high && rest.is_ascii())
+        let (colon_rest, high_rest) = if rest.is_empty() {
+            (false, false)
+        } else if let Some(last) = text.len().checked_sub(16).and_then(|at| text.get(at..)) {
+            sse2::colon_and_high(&mut last.chunks_exact(16))
+        } else {
+            colon_and_high_short(rest)
+        };
+        (colon || colon_rest, !(high || high_rest))
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     {
+        let _ = text;
         (bytes.contains(&b':'), bytes.is_ascii())
     }
+}
+
+/// Whether `bytes` (fewer than 16) holds a colon, and a byte of 0x80 or more: from two words
+/// that cover them (of 8 bytes, overlapping, from 8 bytes on; of 4 from 4; else the bytes
+/// zero-padded), a colon found as a zero byte of the word with every byte's colon bits
+/// flipped.
+#[inline(always)]
+fn colon_and_high_short(bytes: &[u8]) -> (bool, bool) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const COLONS: u64 = ONES * b':' as u64;
+    let n = bytes.len();
+    let word = |at: usize| bytes.get(at..).map_or(0, ascii::load_short);
+    let word4 = |at: usize| {
+        bytes
+            .get(at..)
+            .and_then(|r| r.first_chunk::<4>())
+            .map_or(0, |w| u64::from(u32::from_le_bytes(*w)))
+    };
+    let (a, b) = if n >= 8 {
+        (word(0), word(n - 8))
+    } else if n >= 4 {
+        (word4(0), word4(n - 4))
+    } else {
+        (word(0), 0)
+    };
+    // Zero bytes (the padding) are not colons; a word has a zero byte exactly when this is not 0.
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH != 0;
+    (
+        has_zero(a ^ COLONS) || has_zero(b ^ COLONS),
+        (a | b) & HIGH != 0,
+    )
 }
 
 /// How many of the first bytes of `bytes` are ASCII and neither whitespace nor a control byte
@@ -2350,6 +2392,22 @@ mod tests {
                     assert_eq!(colon_and_ascii(&bytes), want, "{bytes:?}");
                 }
             }
+        }
+        // Texts of fewer than 16 random bytes weighted to the colon's neighbours (and their
+        // high-bit twins, and zero bytes): the two-word check against the definition.
+        let near = [0u8, 0x01, 0x39, b':', 0x3b, 0xba, 0x80, 0xff, b'a'];
+        let mut next = crate::testing::lcg(83);
+        for round in 0..50_000 {
+            let bytes: Vec<u8> = (0..round % 16)
+                .map(|_| match next() % 3 {
+                    0 => (next() % 256) as u8,
+                    _ => near[next() % near.len()],
+                })
+                .collect();
+            let want = (bytes.contains(&b':'), !bytes.is_ascii());
+            assert_eq!(colon_and_high_short(&bytes), want, "{bytes:?}");
+            let want = (want.0, !want.1);
+            assert_eq!(colon_and_ascii(&bytes), want, "{bytes:?}");
         }
     }
 
