@@ -21,6 +21,7 @@ use crate::pyunicode::{is_py_space, Tables, CHANGES_WHEN_LOWERED, UNASSIGNED};
 pub struct NormScratch {
     cleaned: String,
     nfkc: String,
+    links: LinkScratch,
     plain: PlainChars,
 }
 
@@ -588,11 +589,35 @@ impl<F: FnMut(&[u8], usize, usize)> TokenSink for F {
 }
 
 /// The text after the link and URL clean-up, which runs only on a text holding "http".
-fn without_links<'a>(text: &'a str, cleaned: &'a mut String, nfkc: &'a mut String) -> &'a str {
+///
+/// One pass over the text ([`LinkScratch::plan`]) finds the links and URLs, and the ranges of
+/// the text that are kept are copied into `cleaned`; the rare text whose link replacement
+/// could make or break a `https?://` across a replaced link's edge goes the way of the
+/// definition instead: the links replaced into `nfkc`, then the URLs removed into `cleaned`.
+fn without_links<'a>(
+    text: &'a str,
+    cleaned: &'a mut String,
+    nfkc: &'a mut String,
+    links: &mut LinkScratch,
+) -> &'a str {
     // Both patterns hold `https?://`; a text without it has neither.
     if !has_scheme(text) {
         return text;
     }
+    match links.plan(text) {
+        Plan::Same => text,
+        Plan::Kept => {
+            cleaned.clear();
+            links.push_kept(text, cleaned);
+            cleaned
+        }
+        Plan::ByDefinition => by_definition(text, cleaned, nfkc),
+    }
+}
+
+/// [`without_links`] the way the definition reads: the links replaced (into `nfkc`), then the
+/// URLs removed from the result (into `cleaned`).
+fn by_definition<'a>(text: &'a str, cleaned: &'a mut String, nfkc: &'a mut String) -> &'a str {
     nfkc.clear();
     let linked: &str = if replace_links(text, nfkc) {
         nfkc
@@ -604,6 +629,349 @@ fn without_links<'a>(text: &'a str, cleaned: &'a mut String, nfkc: &'a mut Strin
         cleaned
     } else {
         linked
+    }
+}
+
+/// What [`LinkScratch::plan`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Plan {
+    /// No link and no URL: the text is its own result.
+    Same,
+    /// The result is the ranges [`LinkScratch::push_kept`] writes.
+    Kept,
+    /// The text takes [`by_definition`].
+    ByDefinition,
+}
+
+/// The one pass of the link and URL clean-up, and its reusable buffers.
+///
+/// `re.sub(URL, "", re.sub(LINK, r"\1", text))` keeps ranges of `text`: the link replacement
+/// leaves pieces of it (the text between links, and each link's label), and the URL removal
+/// then drops ranges of their concatenation. A `https?://` of the concatenation lies inside
+/// one piece unless it straddles two pieces' edge, which [`LinkScratch::plan`] checks (and
+/// leaves to [`by_definition`]): so the URLs are found from the text's own colons, and the
+/// ranges kept are the pieces less the URLs, in the text's order.
+#[derive(Default)]
+struct LinkScratch {
+    /// The pieces of the text the link replacement keeps, in order, none empty.
+    pieces: Vec<(usize, usize)>,
+    /// The ranges of the text the URL removal drops, in order: each starts in a piece and ends
+    /// in the same one or a later one (or at the last one's end).
+    cuts: Vec<(usize, usize)>,
+}
+
+/// Whether the bytes `before` and `after`, side by side, may be two bytes of `https?://`
+/// (`ht`, `tt`, `tp`, `ps`, `p:`, `s:`, `:/`, `//`).
+#[inline(always)]
+fn may_join_scheme(before: u8, after: u8) -> bool {
+    SCHEME_BYTES[usize::from(before)] & SCHEME_BYTES[usize::from(after)] << 1 & 2 != 0
+}
+
+/// Per byte: bit 1 when it is a byte of `https?://` that another follows in it (`htps:/`),
+/// bit 0 when it is one that follows another (`tps:/`).
+static SCHEME_BYTES: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut k = 0;
+    while k < 6 {
+        table[b"htps:/"[k] as usize] |= 2;
+        k += 1;
+    }
+    let mut k = 0;
+    while k < 5 {
+        table[b"tps:/"[k] as usize] |= 1;
+        k += 1;
+    }
+    table
+};
+
+/// Whether `b` may end a URL: a byte of 0x20 or below (Python's ASCII whitespace among them), or
+/// of 0x80 or more (a character that may be whitespace).
+#[inline(always)]
+fn url_stop(b: u8) -> bool {
+    b <= 0x20 || b >= 0x80
+}
+
+/// The first byte `b` of `bytes` at or after `from`: with AVX2 when `AVX2` (only code compiled
+/// for it passes `true`, see [`lowered_block`]), 32 places at a time and inlined, else `memchr`.
+#[inline(always)]
+fn find_byte<const AVX2: bool>(bytes: &[u8], from: usize, b: u8) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 {
+        // SAFETY: `AVX2` is true only in code compiled for AVX2, which runs only where the
+        // processor has it.
+        return unsafe { avx2::find_byte(bytes, from, b) };
+    }
+    memchr(b, bytes.get(from..)?).map(|k| from + k)
+}
+
+/// The first colon of `bytes` at or after `from` that two slashes follow: with AVX2 when
+/// `AVX2` (see [`find_byte`]), from the colons a slash follows, found 32 places at a time
+/// (a colon of `Source:` costs nothing), else from the colons `memchr` finds.
+#[inline(always)]
+fn find_scheme_colon<const AVX2: bool>(bytes: &[u8], mut from: usize) -> Option<usize> {
+    loop {
+        #[cfg(target_arch = "x86_64")]
+        let colon = if AVX2 {
+            // SAFETY: as in `find_byte`.
+            unsafe { avx2::find_colon_slash(bytes, from) }?
+        } else {
+            find_byte::<false>(bytes, from, b':')?
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let colon = find_byte::<false>(bytes, from, b':')?;
+        if bytes.get(colon + 1..colon + 3) == Some(b"//") {
+            return Some(colon);
+        }
+        from = colon + 1;
+    }
+}
+
+/// The first byte of `bytes` at or after `from` that may end a URL ([`url_stop`]), as
+/// [`find_byte`].
+#[inline(always)]
+fn find_url_stop<const AVX2: bool>(bytes: &[u8], from: usize) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 {
+        // SAFETY: as in `find_byte`.
+        return unsafe { avx2::find_url_stop(bytes, from) };
+    }
+    let rest = bytes.get(from..)?;
+    rest.iter().position(|&b| url_stop(b)).map(|k| from + k)
+}
+
+impl LinkScratch {
+    /// Finds the links and the URLs of `text` (which holds `https?://`): with AVX2 where the
+    /// processor has it ([`avx2::plan`]).
+    fn plan(&mut self, text: &str) -> Plan {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2, which is all the function needs.
+            return unsafe { avx2::plan(self, text) };
+        }
+        self.plan_in::<false>(text)
+    }
+
+    /// [`LinkScratch::plan`], its scans with AVX2 when `AVX2` (see [`find_byte`]).
+    #[inline(always)]
+    fn plan_in<const AVX2: bool>(&mut self, text: &str) -> Plan {
+        let bytes = text.as_bytes();
+        if self.find_links::<AVX2>(text) {
+            return Plan::ByDefinition;
+        }
+        self.find_urls::<AVX2>(text);
+        if self.cuts.is_empty() && self.pieces == [(0, bytes.len())] {
+            Plan::Same
+        } else {
+            Plan::Kept
+        }
+    }
+
+    /// The pieces of `text` that `re.sub(r"\[([^\]]+)\]\(\s*https?://[^)]+\s*\)", r"\1", text)`
+    /// keeps; the answer is whether two pieces side by side may join into a `https?://`
+    /// ([`may_join_scheme`]).
+    ///
+    /// The pattern is tried at each `[` from the end of the last link on. Its label runs to the
+    /// first `]` after it, and all that follows depends on that `]` alone: so when it fails,
+    /// it fails at every `[` before that `]` too, and the next try is at the first `[` after it.
+    #[inline(always)]
+    fn find_links<const AVX2: bool>(&mut self, text: &str) -> bool {
+        let bytes = text.as_bytes();
+        let pieces = &mut self.pieces;
+        pieces.clear();
+        // The last byte of the last piece (none: 0, which joins nothing).
+        let (mut last, mut joined) = (0u8, false);
+        let mut push = |start: usize, end: usize| {
+            if let (Some(&first), Some(&end_byte)) =
+                (bytes.get(start), bytes.get(end.wrapping_sub(1)))
+            {
+                if start < end {
+                    joined |= may_join_scheme(last, first);
+                    last = end_byte;
+                    pieces.push((start, end));
+                }
+            }
+        };
+        // `gap`: where the text after the last link starts; `from`: where the next try starts.
+        let (mut gap, mut from) = (0, 0);
+        while let Some(open) = find_byte::<AVX2>(bytes, from, b'[') {
+            let Some(close) = find_byte::<AVX2>(bytes, open + 1, b']') else {
+                break; // no `]` after it: no later `[` can match either
+            };
+            from = close + 1;
+            if close == open + 1 || bytes.get(close + 1) != Some(&b'(') {
+                continue;
+            }
+            let mut k = close + 2;
+            loop {
+                match bytes.get(k) {
+                    Some(&b) if b < 0x80 && ascii_class(b) != SPACE => break,
+                    Some(_) => match space_at(text, k) {
+                        Some(w) => k += w,
+                        None => break,
+                    },
+                    None => break,
+                }
+            }
+            let Some(url) = scheme_end(bytes, k) else {
+                continue;
+            };
+            // `[^)]+` runs to the first ')' and is not empty; `\s*` then matches nothing.
+            let Some(paren) = find_byte::<AVX2>(bytes, url, b')') else {
+                continue;
+            };
+            if paren == url {
+                continue;
+            }
+            push(gap, open);
+            push(open + 1, close);
+            (gap, from) = (paren + 1, paren + 1);
+        }
+        push(gap, bytes.len());
+        joined
+    }
+
+    /// The URLs `re.sub(r"https?://\S+", "", ...)` removes from the pieces joined (none of
+    /// whose `https?://` straddles two pieces), into `cuts`.
+    ///
+    /// Each `https?://` of a piece has its own colon, which two slashes follow in the piece;
+    /// its body runs to the first Python whitespace, from piece to piece.
+    #[inline(always)]
+    fn find_urls<const AVX2: bool>(&mut self, text: &str) {
+        let bytes = text.as_bytes();
+        let (pieces, cuts) = (&self.pieces, &mut self.cuts);
+        cuts.clear();
+        // `k`: the piece at or after the last colon; `at`: where the next colon is looked for;
+        // `from`: where the last URL removed ends (no other starts before it).
+        let (mut k, mut at, mut from) = (0, 0, 0);
+        while let Some(colon) = find_scheme_colon::<AVX2>(bytes, at) {
+            while pieces.get(k).is_some_and(|&(_, end)| end <= colon) {
+                k += 1;
+            }
+            let Some(&(start, end)) = pieces.get(k) else {
+                break;
+            };
+            if colon < start {
+                at = start; // in a link the replacement drops
+                continue;
+            }
+            at = colon + 1;
+            let Some(scheme) = scheme_start(bytes, colon).filter(|&s| s >= start.max(from)) else {
+                continue;
+            };
+            if colon + 3 > end {
+                continue; // its slashes are not the piece's
+            }
+            let (stop, held) = url_end::<AVX2>(text, pieces, k, colon + 3);
+            if !held {
+                continue;
+            }
+            cuts.push((scheme, stop));
+            (at, from) = (stop, stop);
+        }
+    }
+
+    /// Appends the ranges of `text` kept (the pieces less the cuts) to `out`.
+    fn push_kept(&self, text: &str, out: &mut String) {
+        // Room for the whole text and a block more, for the copies of fixed size.
+        out.reserve(text.len() + 64);
+        // SAFETY: only whole ranges of `text` are appended, each from a character boundary to
+        // another (the ends of the pieces and cuts), so `out` stays UTF-8; checked again in
+        // debug builds.
+        let bytes = unsafe { out.as_mut_vec() };
+        let mut cuts = self.cuts.iter().peekable();
+        for &(start, end) in &self.pieces {
+            let mut at = start;
+            while at < end {
+                while cuts.next_if(|&&(_, stop)| stop <= at).is_some() {}
+                match cuts.peek() {
+                    Some(&&(cut, stop)) if cut < end => {
+                        push_range(bytes, text.as_bytes(), at, cut);
+                        at = stop.max(at);
+                    }
+                    _ => {
+                        push_range(bytes, text.as_bytes(), at, end);
+                        at = end;
+                    }
+                }
+            }
+        }
+        debug_assert!(std::str::from_utf8(out.as_bytes()).is_ok());
+    }
+}
+
+/// Appends `text[start..end]` to `out` (nothing when `end <= start`): a range of at most 64
+/// bytes as a copy of 64 when the text has 64 from its start and `out` room for them (of
+/// which only the range's bytes are kept; a copy of the range's length was a call), else as
+/// a slice.
+#[inline(always)]
+fn push_range(out: &mut Vec<u8>, text: &[u8], start: usize, end: usize) {
+    let Some(n) = end.checked_sub(start).filter(|&n| n > 0) else {
+        return;
+    };
+    let len = out.len();
+    let from = text.get(start..).and_then(|r| r.first_chunk::<64>());
+    let to = out
+        .spare_capacity_mut()
+        .get_mut(..64)
+        .and_then(|s| s.first_chunk_mut::<64>());
+    match (from, to) {
+        (Some(from), Some(to)) if n <= 64 => {
+            // SAFETY: both hold 64 bytes, `to` in `out`'s spare capacity, which `from`
+            // (borrowed from the text) does not overlap; a copy of fixed size is a few vector
+            // moves.
+            unsafe {
+                std::ptr::copy_nonoverlapping(from.as_ptr(), to.as_mut_ptr().cast::<u8>(), 64)
+            };
+            // SAFETY: the 64 bytes after `len` were just written, and `n` is at most 64.
+            unsafe { out.set_len(len + n) };
+        }
+        _ => out.extend_from_slice(text.get(start..end).unwrap_or(&[])),
+    }
+}
+
+/// Where a URL body from byte `body` of piece `k` ends in the pieces joined: at its first
+/// Python whitespace (its place in the text), else at the last piece's end; and whether the
+/// body holds a character.
+#[inline(always)]
+fn url_end<const AVX2: bool>(
+    text: &str,
+    pieces: &[(usize, usize)],
+    mut k: usize,
+    body: usize,
+) -> (usize, bool) {
+    let bytes = text.as_bytes();
+    let (mut at, mut held) = (body, false);
+    let mut end = pieces.get(k).map_or(body, |&(_, end)| end);
+    loop {
+        match find_url_stop::<AVX2>(bytes, at).filter(|&stop| stop < end) {
+            Some(stop) => {
+                let width = match bytes.get(stop) {
+                    Some(&b) if b < 0x80 => {
+                        if ascii_class(b) == SPACE {
+                            return (stop, held || stop > at);
+                        }
+                        1
+                    }
+                    _ => match space_at(text, stop) {
+                        Some(_) => return (stop, held || stop > at),
+                        None => text
+                            .get(stop..)
+                            .and_then(|r| r.chars().next())
+                            .map_or(1, char::len_utf8),
+                    },
+                };
+                held = true;
+                at = stop + width;
+            }
+            None => {
+                held |= end > at;
+                k += 1;
+                match pieces.get(k) {
+                    Some(&(start, next_end)) => (at, end) = (start, next_end),
+                    None => return (end, held),
+                }
+            }
+        }
     }
 }
 
@@ -626,10 +994,11 @@ pub fn normalize_tokens(
     let NormScratch {
         cleaned,
         nfkc,
+        links,
         plain,
     } = s;
     let source = if colon {
-        without_links(text, cleaned, nfkc)
+        without_links(text, cleaned, nfkc, links)
     } else {
         text
     };
@@ -662,26 +1031,68 @@ fn colon_and_ascii(bytes: &[u8]) -> (bool, bool) {
         let mut blocks = bytes.chunks_exact(64);
         // SAFETY: the processor has AVX2, which is all the function needs.
         let (colon, high) = unsafe { avx2::colon_and_high(&mut blocks) };
-        let (colon_rest, ascii_rest) = colon_and_ascii_by_16(blocks.remainder());
+        let (colon_rest, ascii_rest) = colon_and_ascii_by_16(blocks.remainder(), bytes);
         return (colon || colon_rest, !high && ascii_rest);
     }
-    colon_and_ascii_by_16(bytes)
+    colon_and_ascii_by_16(bytes, bytes)
 }
 
-/// [`colon_and_ascii`] 16 bytes at a time with SSE2 on x86_64, else with the standard library.
+/// [`colon_and_ascii`] of `bytes` (the end of `text`) 16 bytes at a time with SSE2 on x86_64,
+/// the last fewer than 16 as the text's last 16 (bytes read again answer the same), or in a
+/// text of fewer than 16 as two words ([`colon_and_high_short`]), where a loop over the bytes
+/// cost a branch each; else with the standard library.
 #[inline]
-fn colon_and_ascii_by_16(bytes: &[u8]) -> (bool, bool) {
+fn colon_and_ascii_by_16(bytes: &[u8], text: &[u8]) -> (bool, bool) {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
         let mut chunks = bytes.chunks_exact(16);
         let (colon, high) = sse2::colon_and_high(&mut chunks);
         let rest = chunks.remainder();
-        (colon || rest.contains(&b':'), !high && rest.is_ascii())
+        let (colon_rest, high_rest) = if rest.is_empty() {
+            (false, false)
+        } else if let Some(last) = text.len().checked_sub(16).and_then(|at| text.get(at..)) {
+            sse2::colon_and_high(&mut last.chunks_exact(16))
+        } else {
+            colon_and_high_short(rest)
+        };
+        (colon || colon_rest, !(high || high_rest))
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     {
+        let _ = text;
         (bytes.contains(&b':'), bytes.is_ascii())
     }
+}
+
+/// Whether `bytes` (fewer than 16) holds a colon, and a byte of 0x80 or more: from two words
+/// that cover them (of 8 bytes, overlapping, from 8 bytes on; of 4 from 4; else the bytes
+/// zero-padded), a colon found as a zero byte of the word with every byte's colon bits
+/// flipped.
+#[inline(always)]
+fn colon_and_high_short(bytes: &[u8]) -> (bool, bool) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const COLONS: u64 = ONES * b':' as u64;
+    let n = bytes.len();
+    let word = |at: usize| bytes.get(at..).map_or(0, ascii::load_short);
+    let word4 = |at: usize| {
+        bytes
+            .get(at..)
+            .and_then(|r| r.first_chunk::<4>())
+            .map_or(0, |w| u64::from(u32::from_le_bytes(*w)))
+    };
+    let (a, b) = if n >= 8 {
+        (word(0), word(n - 8))
+    } else if n >= 4 {
+        (word4(0), word4(n - 4))
+    } else {
+        (word(0), 0)
+    };
+    // Zero bytes (the padding) are not colons; a word has a zero byte exactly when this is not 0.
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH != 0;
+    (
+        has_zero(a ^ COLONS) || has_zero(b ^ COLONS),
+        (a | b) & HIGH != 0,
+    )
 }
 
 /// How many of the first bytes of `bytes` are ASCII and neither whitespace nor a control byte
@@ -1221,6 +1632,127 @@ mod avx2 {
             }
             at = (at + 32).min(last);
         }
+    }
+
+    /// [`super::LinkScratch::plan`] compiled for AVX2, its scans inlined.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn plan(links: &mut super::LinkScratch, text: &str) -> super::Plan {
+        links.plan_in::<true>(text)
+    }
+
+    /// The first place at or after `from` where `hit` (the bits of 32 bytes) sets a bit: 32
+    /// places at a time, the last window ending at the text's end (its places before `from`
+    /// left out); a text of fewer than 32 bytes a byte at a time by `by_byte`.
+    #[inline(always)]
+    fn find_with(
+        bytes: &[u8],
+        from: usize,
+        hit: impl Fn(__m256i) -> u32,
+        by_byte: impl Fn(u8) -> bool,
+    ) -> Option<usize> {
+        let Some(last) = bytes.len().checked_sub(32) else {
+            let rest = bytes.get(from..)?;
+            return rest.iter().position(|&b| by_byte(b)).map(|k| from + k);
+        };
+        let mut at = from;
+        while at < last {
+            let window = bytes.get(at..at + 32)?;
+            // SAFETY: `window` holds 32 bytes, which an unaligned load reads.
+            let mask = hit(unsafe { _mm256_loadu_si256(window.as_ptr().cast()) });
+            if mask != 0 {
+                return Some(at + mask.trailing_zeros() as usize);
+            }
+            at += 32;
+        }
+        if at >= bytes.len() {
+            return None;
+        }
+        let window = bytes.get(last..)?;
+        // SAFETY: `window` holds the text's last 32 bytes, which an unaligned load reads.
+        let mask = hit(unsafe { _mm256_loadu_si256(window.as_ptr().cast()) }) >> (at - last);
+        (mask != 0).then(|| at + mask.trailing_zeros() as usize)
+    }
+
+    /// [`super::find_byte`] with AVX2.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn find_byte(bytes: &[u8], from: usize, b: u8) -> Option<usize> {
+        let want = _mm256_set1_epi8(b as i8);
+        find_with(
+            bytes,
+            from,
+            |v| _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, want)) as u32,
+            |x| x == b,
+        )
+    }
+
+    /// The first colon of `bytes` at or after `from` that a slash follows, found 32 places at a
+    /// time from two loads a byte apart (the last window ends a byte before the text's end,
+    /// its places before `from` left out; its last place, the text's last byte, is followed by
+    /// nothing); a text of fewer than 33 bytes a byte at a time.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn find_colon_slash(bytes: &[u8], from: usize) -> Option<usize> {
+        let Some(last) = bytes.len().checked_sub(33) else {
+            let rest = bytes.get(from..)?;
+            return rest
+                .windows(2)
+                .position(|pair| pair == b":/")
+                .map(|k| from + k);
+        };
+        let (colon, slash) = (_mm256_set1_epi8(b':' as i8), _mm256_set1_epi8(b'/' as i8));
+        let hit = |at: usize| -> Option<u32> {
+            let window = bytes.get(at..at + 33)?;
+            let (_, next) = window.split_at(1);
+            // SAFETY: `window` holds 33 bytes, so each load reads 32 bytes inside it.
+            let (a, b) = unsafe {
+                (
+                    _mm256_loadu_si256(window.as_ptr().cast()),
+                    _mm256_loadu_si256(next.as_ptr().cast()),
+                )
+            };
+            let both = _mm256_and_si256(_mm256_cmpeq_epi8(a, colon), _mm256_cmpeq_epi8(b, slash));
+            Some(_mm256_movemask_epi8(both) as u32)
+        };
+        let mut at = from;
+        while at < last {
+            let mask = hit(at)?;
+            if mask != 0 {
+                return Some(at + mask.trailing_zeros() as usize);
+            }
+            at += 32;
+        }
+        if at >= last + 32 {
+            return None; // the text's last byte, or past it
+        }
+        let mask = hit(last)? >> (at - last);
+        (mask != 0).then(|| at + mask.trailing_zeros() as usize)
+    }
+
+    /// [`super::find_url_stop`] with AVX2.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn find_url_stop(bytes: &[u8], from: usize) -> Option<usize> {
+        // Signed: bytes of 0x80 or more are negative, below 0x21 as those up to 0x20.
+        let graphic = _mm256_set1_epi8(0x21);
+        find_with(
+            bytes,
+            from,
+            |v| _mm256_movemask_epi8(_mm256_cmpgt_epi8(graphic, v)) as u32,
+            super::url_stop,
+        )
     }
 
     /// [`super::write_normalized`] compiled for AVX2, its blocks lowered by [`lowered`] inlined.
@@ -1861,6 +2393,22 @@ mod tests {
                 }
             }
         }
+        // Texts of fewer than 16 random bytes weighted to the colon's neighbours (and their
+        // high-bit twins, and zero bytes): the two-word check against the definition.
+        let near = [0u8, 0x01, 0x39, b':', 0x3b, 0xba, 0x80, 0xff, b'a'];
+        let mut next = crate::testing::lcg(83);
+        for round in 0..50_000 {
+            let bytes: Vec<u8> = (0..round % 16)
+                .map(|_| match next() % 3 {
+                    0 => (next() % 256) as u8,
+                    _ => near[next() % near.len()],
+                })
+                .collect();
+            let want = (bytes.contains(&b':'), !bytes.is_ascii());
+            assert_eq!(colon_and_high_short(&bytes), want, "{bytes:?}");
+            let want = (want.0, !want.1);
+            assert_eq!(colon_and_ascii(&bytes), want, "{bytes:?}");
+        }
     }
 
     #[test]
@@ -2066,8 +2614,13 @@ mod tests {
                 assert_eq!(source, want, "{source:?}");
             }
             let mut s = NormScratch::default();
-            let NormScratch { cleaned, nfkc, .. } = &mut s;
-            assert_eq!(without_links(&text, cleaned, nfkc), want, "{text:?}");
+            let NormScratch {
+                cleaned,
+                nfkc,
+                links,
+                ..
+            } = &mut s;
+            assert_eq!(without_links(&text, cleaned, nfkc, links), want, "{text:?}");
             assert_eq!(
                 has_scheme(&text),
                 text.contains("http://") || text.contains("https://"),
@@ -2075,6 +2628,212 @@ mod tests {
             );
         }
         assert!(removed > 5_000, "{removed}");
+    }
+
+    /// The members of Python's `\s` (`str.isspace()`), for a class of the expressions below.
+    const PY_SPACES: &str = r"\t\n\x0B\x0C\r\x1C-\x20\x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}";
+
+    /// The clean-up as the definition writes it, run by a regular-expression engine:
+    /// `re.sub(r"https?://\S+", "", re.sub(r"\[([^\]]+)\]\(\s*https?://[^)]+\s*\)", r"\1", text))`.
+    fn cleaned_by_regex(text: &str) -> String {
+        use regex_automata::meta::Regex;
+        static PATTERNS: OnceLock<(Regex, Regex)> = OnceLock::new();
+        let (link, url) = PATTERNS.get_or_init(|| {
+            let link = format!(r"\[([^\]]+)\]\([{PY_SPACES}]*https?://[^)]+[{PY_SPACES}]*\)");
+            let url = format!(r"https?://[^{PY_SPACES}]+");
+            (Regex::new(&link).unwrap(), Regex::new(&url).unwrap())
+        });
+        let mut linked = String::new();
+        let mut copied = 0;
+        for caps in link.captures_iter(text) {
+            let (whole, label) = (caps.get_match().unwrap(), caps.get_group(1).unwrap());
+            linked.push_str(&text[copied..whole.start()]);
+            linked.push_str(&text[label.range()]);
+            copied = whole.end();
+        }
+        linked.push_str(&text[copied..]);
+        let mut out = String::new();
+        let mut copied = 0;
+        for m in url.find_iter(&linked) {
+            out.push_str(&linked[copied..m.start()]);
+            copied = m.end();
+        }
+        out.push_str(&linked[copied..]);
+        out
+    }
+
+    #[test]
+    fn the_one_pass_clean_up_is_the_definition() {
+        // Random texts of links (labels holding URLs or scheme pieces, links side by side,
+        // whitespace before the URL), bare URLs (running into links, ending at whitespace that
+        // is not ASCII), scheme pieces and brackets, with long fillers so that all of it falls
+        // at every place of the 64-byte blocks: the one pass, and the way of the definition,
+        // against the regular expressions.
+        let pieces = [
+            "[",
+            "]",
+            "(",
+            ")",
+            "](",
+            "[a]",
+            "[lbl](http://x.y/z)",
+            "[ab]( https://q )",
+            "[a b](\u{3000}http://q/r)",
+            "[http://in.label](https://u)",
+            "[x](https://a)[y](http://b)",
+            "[](http://e)",
+            "[ttp](http://z)",
+            "[h](http://z)",
+            "[s://](http://z)",
+            "[p:](http://z)",
+            "[q](https://)",
+            "[q](http://x",
+            "http://",
+            "https://",
+            "http",
+            "https",
+            "h",
+            "ttp",
+            "s",
+            ":",
+            "//",
+            "/",
+            "://",
+            " ",
+            "\t",
+            "\n",
+            "\x01",
+            "\x1c",
+            "\u{85}",
+            "\u{a0}",
+            "\u{3000}",
+            "é",
+            "日本",
+            "a",
+            "xyz",
+            "abcdefghijklmnopqrstuvwxyz0123456789",
+            "See [label text](https://example.org/a/b) for details. ",
+            "Source: https://en.wikipedia.org/wiki/Page_1\n",
+            "http://x.org/page[lbl](https://y)",
+            "https://q.r/é日本",
+        ];
+        let mut next = crate::testing::lcg(71);
+        let mut s = NormScratch::default();
+        let mut plans = [0usize; 3];
+        for round in 0..40_000 {
+            let mut text = "x".repeat(round % 67);
+            for _ in 0..next() % 16 {
+                text.push_str(pieces[next() % pieces.len()]);
+            }
+            let want = cleaned_by_regex(&text);
+            let NormScratch {
+                cleaned,
+                nfkc,
+                links,
+                ..
+            } = &mut s;
+            assert_eq!(by_definition(&text, cleaned, nfkc), want, "{text:?}");
+            assert_eq!(without_links(&text, cleaned, nfkc, links), want, "{text:?}");
+            if has_scheme(&text) {
+                let plan = links.plan(&text);
+                plans[plan as usize] += 1;
+                if plan == Plan::Same {
+                    assert_eq!(text, want);
+                }
+            }
+        }
+        // Every way is taken, the one pass most.
+        assert!(plans[Plan::Kept as usize] > 10_000, "{plans:?}");
+        assert!(plans[Plan::ByDefinition as usize] > 300, "{plans:?}");
+        assert!(plans[Plan::Same as usize] > 300, "{plans:?}");
+    }
+
+    #[test]
+    fn the_scans_are_the_definition() {
+        // Random bytes weighted to the ones looked for, texts of 0 to 100 bytes (every length
+        // around 32, where the last window starts to overlap): the AVX2 scans and the portable
+        // ones against a search a byte at a time, from every place.
+        let edges = [
+            b'[', b']', b')', b':', b'/', 0, 0x09, 0x20, 0x21, 0x7f, 0x80, 0xc3, 0xff, b'a',
+        ];
+        let mut next = crate::testing::lcg(73);
+        for round in 0..6_000 {
+            let len: usize = round % 101;
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| match next() % 8 {
+                    0 => (next() % 256) as u8,
+                    1..=5 => b'x',
+                    _ => edges[next() % edges.len()],
+                })
+                .collect();
+            for from in 0..=len + 1 {
+                let first = |hit: &dyn Fn(usize) -> bool| (from..len).find(|&i| hit(i));
+                for b in [b'[', b']', b')', b':'] {
+                    let want = first(&|i| bytes[i] == b);
+                    assert_eq!(find_byte::<false>(&bytes, from, b), want);
+                    #[cfg(target_arch = "x86_64")]
+                    if std::arch::is_x86_feature_detected!("avx2") {
+                        // SAFETY: the processor has AVX2.
+                        let got = unsafe { avx2::find_byte(&bytes, from, b) };
+                        assert_eq!(got, want, "{bytes:?} {from} {b}");
+                    }
+                }
+                let want = first(&|i| bytes[i] == b':' && bytes.get(i + 1..i + 3) == Some(b"//"));
+                assert_eq!(find_scheme_colon::<false>(&bytes, from), want);
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    assert_eq!(find_scheme_colon::<true>(&bytes, from), want);
+                    let slash = first(&|i| bytes[i] == b':' && bytes.get(i + 1) == Some(&b'/'));
+                    // SAFETY: the processor has AVX2.
+                    let got = unsafe { avx2::find_colon_slash(&bytes, from) };
+                    assert_eq!(got, slash, "{bytes:?} {from}");
+                }
+                let want = first(&|i| bytes[i] <= 0x20 || bytes[i] >= 0x80);
+                assert_eq!(find_url_stop::<false>(&bytes, from), want);
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    // SAFETY: the processor has AVX2.
+                    let got = unsafe { avx2::find_url_stop(&bytes, from) };
+                    assert_eq!(got, want, "{bytes:?} {from}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_portable_plan_is_the_avx2_plan() {
+        // Texts of links, URLs and fillers of every length around the 32-byte windows: the same
+        // plan, pieces and cuts either way.
+        let pieces = [
+            "[a](http://b) ",
+            "[lbl](https://x.y/z)",
+            "http://q.r ",
+            "https://s/t",
+            "[",
+            "]",
+            ")",
+            ":",
+            "://",
+            " ",
+            "\u{a0}",
+            "é",
+            "abcdefghij",
+        ];
+        let mut next = crate::testing::lcg(79);
+        let (mut avx2, mut portable) = (LinkScratch::default(), LinkScratch::default());
+        for round in 0..20_000 {
+            let mut text = "x".repeat(round % 70);
+            for _ in 0..next() % 12 {
+                text.push_str(pieces[next() % pieces.len()]);
+            }
+            let want = portable.plan_in::<false>(&text);
+            if want == Plan::ByDefinition {
+                continue;
+            }
+            assert_eq!(avx2.plan(&text), want, "{text:?}");
+            assert_eq!(avx2.pieces, portable.pieces, "{text:?}");
+            assert_eq!(avx2.cuts, portable.cuts, "{text:?}");
+        }
     }
 
     #[test]
@@ -2252,7 +3011,7 @@ mod tests {
     /// The normalisation and tokens of `text` by [`normalize_by_char`], the reference.
     fn by_char(t: &Tables, text: &str) -> (String, Vec<String>) {
         let mut s = NormScratch::default();
-        let source = without_links(text, &mut s.cleaned, &mut s.nfkc).to_string();
+        let source = by_definition(text, &mut s.cleaned, &mut s.nfkc).to_string();
         let (mut out, mut tokens) = (String::new(), Vec::new());
         normalize_by_char(t, &source, &mut String::new(), &mut out, |o, a, b| {
             tokens.push(o[a..b].to_string())
