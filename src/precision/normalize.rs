@@ -5,7 +5,7 @@
 //! the interpreter does not assign are inert for Python's NFKC, so the text is normalised segment
 //! by segment between them.
 
-use memchr::{memchr, memchr_iter};
+use memchr::memchr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
@@ -281,9 +281,9 @@ fn has_scheme(text: &str) -> bool {
 }
 
 /// The places of the colons of `bytes` that two slashes follow (every colon of `https?://`
-/// among them), in order: with AVX2 where the processor has it, 32 places at a time
-/// ([`avx2::next_scheme_colon`]; a text's other colons, as in `Source:` or `12:30`, cost
-/// nothing), else the colons found by `memchr` and checked one by one.
+/// among them), in order, found by [`find_scheme_colon`]: with AVX2 where the processor has
+/// it, from the colons a slash follows, 32 places at a time (a text's other colons, as in
+/// `Source:` or `12:30`, cost nothing), else from the colons `memchr` finds.
 fn scheme_colons(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
     #[cfg(target_arch = "x86_64")]
     let avx2 = std::arch::is_x86_feature_detected!("avx2");
@@ -294,28 +294,17 @@ fn scheme_colons(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
 
 /// [`scheme_colons`], with AVX2 when `avx2` (which only a processor that has it may ask for).
 fn scheme_colons_with(bytes: &[u8], avx2: bool) -> impl Iterator<Item = usize> + '_ {
-    let mut colons = memchr_iter(b':', bytes);
     let mut from = 0;
     std::iter::from_fn(move || {
-        #[cfg(target_arch = "x86_64")]
-        if avx2 {
-            // SAFETY: `avx2` says the processor has AVX2, which is all the function needs.
-            let colon = unsafe { avx2::next_scheme_colon(bytes, from) }?;
-            from = colon + 1;
-            return Some(colon);
-        }
-        let _ = (avx2, &mut from);
-        colons.find(|&colon| bytes.get(colon + 1..colon + 3) == Some(b"//"))
+        // `avx2` says the processor has AVX2, as `find_scheme_colon::<true>` requires.
+        let colon = if avx2 {
+            find_scheme_colon::<true>(bytes, from)
+        } else {
+            find_scheme_colon::<false>(bytes, from)
+        }?;
+        from = colon + 1;
+        Some(colon)
     })
-}
-
-/// The first colon of `bytes` at or after byte `from` that two slashes follow, a byte at a
-/// time: the reference of [`avx2::next_scheme_colon`], and its end of a text.
-fn next_scheme_colon_by_byte(bytes: &[u8], from: usize) -> Option<usize> {
-    let rest = bytes.get(from..)?;
-    memchr_iter(b':', rest)
-        .map(|k| from + k)
-        .find(|&colon| bytes.get(colon + 1..colon + 3) == Some(b"//"))
 }
 
 /// `re.sub(r"\[([^\]]+)\]\(\s*https?://[^)]+\s*\)", r"\1", text)`, appended to `out`,
@@ -691,14 +680,14 @@ fn url_stop(b: u8) -> bool {
     b <= 0x20 || b >= 0x80
 }
 
-/// The first byte `b` of `bytes` at or after `from`: with AVX2 when `AVX2` (only code compiled
-/// for it passes `true`, see [`lowered_block`]), 32 places at a time and inlined, else `memchr`.
+/// The first byte `b` of `bytes` at or after `from`: with AVX2 when `AVX2` (passed `true` only
+/// where the processor has it: by code compiled for AVX2, see [`lowered_block`], or after a
+/// run-time check), 32 places at a time and inlined, else `memchr`.
 #[inline(always)]
 fn find_byte<const AVX2: bool>(bytes: &[u8], from: usize, b: u8) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     if AVX2 {
-        // SAFETY: `AVX2` is true only in code compiled for AVX2, which runs only where the
-        // processor has it.
+        // SAFETY: `AVX2` is true only where the processor has AVX2 (see above).
         return unsafe { avx2::find_byte(bytes, from, b) };
     }
     memchr(b, bytes.get(from..)?).map(|k| from + k)
@@ -1588,52 +1577,6 @@ mod avx2 {
         false
     }
 
-    /// [`super::next_scheme_colon_by_byte`]: the first colon at or after byte `from` that two
-    /// slashes follow, found 32 places at a time from three loads a byte apart (the last
-    /// window ends at the text's end, its places before `from` left out); a text of fewer
-    /// than 34 bytes from `from` a byte at a time.
-    ///
-    /// # Safety
-    /// The processor must have AVX2.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn next_scheme_colon(bytes: &[u8], from: usize) -> Option<usize> {
-        if bytes.len() < from.saturating_add(34) {
-            return super::next_scheme_colon_by_byte(bytes, from);
-        }
-        let (colon, slash) = (_mm256_set1_epi8(b':' as i8), _mm256_set1_epi8(b'/' as i8));
-        let last = bytes.len() - 34;
-        let mut at = from;
-        loop {
-            let window = bytes.get(at..at + 34)?;
-            let (_, one) = window.split_at(1);
-            let (_, two) = window.split_at(2);
-            // SAFETY: `window` holds 34 bytes, so each load reads 32 bytes inside it.
-            let (a, b, c) = unsafe {
-                (
-                    _mm256_loadu_si256(window.as_ptr().cast()),
-                    _mm256_loadu_si256(one.as_ptr().cast()),
-                    _mm256_loadu_si256(two.as_ptr().cast()),
-                )
-            };
-            let found = _mm256_and_si256(
-                _mm256_cmpeq_epi8(a, colon),
-                _mm256_and_si256(_mm256_cmpeq_epi8(b, slash), _mm256_cmpeq_epi8(c, slash)),
-            );
-            let mut mask = _mm256_movemask_epi8(found) as u32;
-            if at < from {
-                mask &= u32::MAX << (from - at);
-            }
-            if mask != 0 {
-                return Some(at + mask.trailing_zeros() as usize);
-            }
-            if at == last {
-                // The places of the text's last two bytes: no two slashes follow them.
-                return None;
-            }
-            at = (at + 32).min(last);
-        }
-    }
-
     /// [`super::LinkScratch::plan`] compiled for AVX2, its scans inlined.
     ///
     /// # Safety
@@ -2443,11 +2386,11 @@ mod tests {
             assert_eq!(found, want, "{bytes:?}");
             for from in 0..=bytes.len() + 1 {
                 let first = want.iter().copied().find(|&c| c >= from);
-                assert_eq!(next_scheme_colon_by_byte(&bytes, from), first);
+                assert_eq!(find_scheme_colon::<false>(&bytes, from), first);
                 #[cfg(target_arch = "x86_64")]
                 if std::arch::is_x86_feature_detected!("avx2") {
-                    // SAFETY: the processor has AVX2.
-                    let got = unsafe { avx2::next_scheme_colon(&bytes, from) };
+                    // The processor has AVX2, as `find_scheme_colon::<true>` requires.
+                    let got = find_scheme_colon::<true>(&bytes, from);
                     assert_eq!(got, first, "{bytes:?} {from}");
                 }
             }
