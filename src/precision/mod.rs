@@ -18,7 +18,7 @@ use crate::pyunicode::{py_is_blank, Tables};
 use char_ratio::RatioScratch;
 use normalize::NormScratch;
 use numbers::MatchScratch;
-use token_set::{long_hash, short_id, StopWords, TokenSet};
+use token_set::{Pending, StopWords, TokenSet};
 
 /// A component that may carry a weight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,6 +157,8 @@ pub struct Scratch {
     /// The token sets, as spans of `a_norm` and `e_norm`.
     a_set: TokenSet,
     e_set: TokenSet,
+    /// The tokens of the text being normalised, before they go into its set.
+    pending: Pending,
     digits: String,
     a_num: Vec<f64>,
     e_num: Vec<f64>,
@@ -221,50 +223,30 @@ impl Default for Powers {
     }
 }
 
-/// `x.powf(p)` for `x` in [0, 1], without the call where the answer is known: IEEE 754's
-/// `pow(1, p)` is 1 for every `p`, and `pow(0, p)` is 0 for `p > 0` (a zero whose sign, the
-/// only difference it could make, is lost when the weighted term is added to a sum that
-/// starts at +0); other values from `powers`.
+/// `x.powf(p)` for `x` in [0, 1], from `powers`. The values 0 and 1 (about half of the
+/// components) are found there too, once computed: IEEE 754's `pow(1, p)` is 1 and
+/// `pow(0, p)` is 0 for `p > 0`, and a test for them was a branch that followed the data.
 #[inline]
 fn power(x: f64, p: f64, powers: &mut Powers) -> f64 {
-    if x == 1.0 || (x == 0.0 && p > 0.0) {
-        x
-    } else {
-        powers.pow(x, p)
-    }
+    powers.pow(x, p)
 }
 
-/// Add the token `text[start..end]` of a normalised text to its token set, unless it is a
-/// stopword. The set holds the short stopwords ([`TokenSet::keep_stopwords`]), so a short
-/// token takes one look-up.
-#[inline(always)]
-fn add_token(text: &[u8], start: usize, end: usize, set: &mut TokenSet, stopwords: &StopWords) {
-    if end.saturating_sub(start) <= 8 {
-        set.insert_short(short_id(text, start, end), start, end);
-    } else if let Some(token) = text.get(start..end) {
-        let hash = long_hash(token);
-        if !stopwords.contains_long(token, hash) {
-            set.insert_long(text, start, end, hash);
-        }
-    }
+/// Collects the tokens of a text as the normaliser writes them (its body inlined where the
+/// writer finds a token: a closure's was one call per token); the token set takes them
+/// afterwards ([`TokenSet::add_pending`]).
+struct Collect<'a> {
+    pending: &'a mut Pending,
 }
 
-/// Adds the tokens of a text to its token set, its body inlined where the normaliser finds a
-/// token (a closure's was one call per token).
-struct AddTokens<'a> {
-    set: &'a mut TokenSet,
-    stopwords: &'a StopWords,
-}
-
-impl normalize::TokenSink for AddTokens<'_> {
+impl normalize::TokenSink for Collect<'_> {
     #[inline(always)]
     fn token(&mut self, out: &[u8], start: usize, end: usize) {
-        add_token(out, start, end, self.set, self.stopwords);
+        self.pending.push(out, start, end);
     }
 
     #[inline(always)]
-    fn short_token(&mut self, _: &[u8], id: u64, start: usize, end: usize) {
-        self.set.insert_short(id, start, end);
+    fn short_token(&mut self, _: &[u8], id: u64, start: usize, _end: usize) {
+        self.pending.push_short(id, start);
     }
 }
 
@@ -316,20 +298,26 @@ pub fn score_pair(
     s.e_set.clear();
     s.a_set.keep_stopwords(stopwords);
     s.e_set.keep_stopwords(stopwords);
-    let a_tokens = AddTokens {
-        set: &mut s.a_set,
-        stopwords,
+    s.pending.clear();
+    let a_tokens = Collect {
+        pending: &mut s.pending,
     };
     let a_ascii = normalize::normalize_tokens(t, actual, &mut s.norm, &mut s.a_norm, a_tokens);
-    let e_tokens = AddTokens {
-        set: &mut s.e_set,
-        stopwords,
+    s.a_set
+        .add_pending(s.a_norm.as_bytes(), &s.pending, stopwords);
+    s.pending.clear();
+    let e_tokens = Collect {
+        pending: &mut s.pending,
     };
     let e_ascii = normalize::normalize_tokens(t, expected, &mut s.norm, &mut s.e_norm, e_tokens);
-    // The intersection, looked up from the (usually smaller) reference side.
-    let inter = s
-        .a_set
-        .count_shared(s.a_norm.as_bytes(), &s.e_set, s.e_norm.as_bytes());
+    // The intersection, counted as the reference's tokens are added.
+    let inter = s.e_set.add_pending_shared(
+        s.e_norm.as_bytes(),
+        &s.pending,
+        stopwords,
+        &s.a_set,
+        s.a_norm.as_bytes(),
+    );
     let (a_n, e_n) = (s.a_set.len(), s.e_set.len());
     let contains = if a_n == 0 && e_n == 0 {
         1.0

@@ -86,7 +86,15 @@ pub fn long_hash(token: &[u8]) -> u64 {
     }
     let rest = chunks.remainder();
     if !rest.is_empty() {
-        h = (h.rotate_left(5) ^ load_short(rest)).wrapping_mul(K);
+        // The token's last 8 bytes (over the end of its last whole chunk) in one load when it
+        // has 8, where the bytes of the rest were read one at a time.
+        let word = token
+            .len()
+            .checked_sub(8)
+            .and_then(|from| token.get(from..))
+            .and_then(|w| w.first_chunk::<8>())
+            .map_or_else(|| load_short(rest), |w| u64::from_le_bytes(*w));
+        h = (h.rotate_left(5) ^ word).wrapping_mul(K);
     }
     h
 }
@@ -100,38 +108,96 @@ const NO_ID: u64 = u64::MAX;
 /// An empty slot of the long tokens' table.
 const EMPTY: u32 = u32::MAX;
 
-/// One distinct token: its id (a short token) or hash (a long one), span, and slot in its
-/// table.
-#[derive(Clone, Copy)]
-struct Entry {
+/// The length in bytes of the token of at most 8 bytes whose [`short_id`] is `id`: the
+/// length its top byte tags (0xF8 to 0xFF), or 8 (a byte of UTF-8 there, below 0xF8).
+#[inline(always)]
+fn short_len(id: u64) -> usize {
+    let top = (id >> 56) as usize;
+    if top >= 0xF8 {
+        top & 7
+    } else {
+        8
+    }
+}
+
+/// A distinct token of at most 8 bytes: its [`short_id`], where it starts, and its slot in
+/// the short tokens' table.
+#[derive(Clone, Copy, Default)]
+struct Short {
     id: u64,
+    start: usize,
+    slot: usize,
+}
+
+/// A distinct token longer than 8 bytes: its [`long_hash`], span, and slot in the long
+/// tokens' table.
+#[derive(Clone, Copy)]
+struct Long {
+    hash: u64,
     start: usize,
     end: usize,
     slot: usize,
 }
 
-impl Entry {
+/// The tokens of a text as the normaliser finds them (duplicates and stopwords included), to
+/// be added to a [`TokenSet`] once the text is written ([`TokenSet::add_pending`]): the
+/// writer only appends, and the set's look-ups run in a loop of their own.
+#[derive(Default)]
+pub struct Pending {
+    /// The tokens of at most 8 bytes: their [`short_id`] and start.
+    short: Vec<(u64, usize)>,
+    /// The longer tokens' spans.
+    long: Vec<(usize, usize)>,
+}
+
+impl Pending {
+    pub fn clear(&mut self) {
+        self.short.clear();
+        self.long.clear();
+    }
+
+    /// The token of at most 8 bytes whose [`short_id`] is `id`, starting at `start`.
     #[inline(always)]
-    fn is_short(&self) -> bool {
-        self.end.saturating_sub(self.start) <= 8
+    pub fn push_short(&mut self, id: u64, start: usize) {
+        self.short.push((id, start));
+    }
+
+    /// The token `text[start..end]`.
+    #[inline(always)]
+    pub fn push(&mut self, text: &[u8], start: usize, end: usize) {
+        if end.saturating_sub(start) <= 8 {
+            self.push_short(short_id(text, start, end), start);
+        } else {
+            self.long.push((start, end));
+        }
     }
 }
 
 /// The distinct tokens of one text as spans of it, in two open-addressing tables: the short
-/// tokens' ids, and the indexes of the long tokens' entries. It allocates nothing once grown
-/// and clears in the number of tokens it holds.
+/// tokens' ids, and the indexes of the long tokens. It allocates nothing once grown and clears
+/// in the number of tokens it holds.
+///
+/// A short token is added without a branch on whether it is held (which follows the text, and
+/// was mispredicted about one time in three): its home slot is read, and unless it holds
+/// another token (rare: the table is at most a sixteenth full) its id is written there and its
+/// entry after the last, the count going up by one when the slot was empty.
 #[derive(Default)]
 pub struct TokenSet {
-    /// In the order first added.
-    entries: Vec<Entry>,
+    /// The short tokens held, in the order first added: the first `short_count` entries. There
+    /// is always at least one more, which an insertion writes before it knows whether its token
+    /// is new.
+    shorts: Vec<Short>,
+    short_count: usize,
+    /// An insertion needs no room while `short_count` is below it ([`TokenSet::grow_short`]).
+    short_limit: usize,
     /// A power-of-two number of slots, each [`NO_ID`] or the id of a short token held.
     short: Vec<u64>,
-    short_count: usize,
     /// 64 minus the number of bits of a slot index: the home slot of a hash is its high bits.
     short_shift: u32,
-    /// A power-of-two number of slots, each [`EMPTY`] or an index of `entries`.
+    /// The long tokens held, in the order first added.
+    longs: Vec<Long>,
+    /// A power-of-two number of slots, each [`EMPTY`] or an index of `longs`.
     long: Vec<u32>,
-    long_count: usize,
     long_shift: u32,
     /// The ids of the short stopwords, held in `short` for good but not tokens of the set
     /// ([`TokenSet::keep_stopwords`]): a token of at most 8 bytes is looked up once, and found
@@ -141,26 +207,63 @@ pub struct TokenSet {
     resident_of: u64,
 }
 
+/// A set with no tokens and no slots, the `other` of [`TokenSet::add_pending`].
+static NO_SET: TokenSet = TokenSet {
+    shorts: Vec::new(),
+    short_count: 0,
+    short_limit: 0,
+    short: Vec::new(),
+    short_shift: 0,
+    longs: Vec::new(),
+    long: Vec::new(),
+    long_shift: 0,
+    resident: Vec::new(),
+    resident_of: 0,
+};
+
 /// The home slot of `hash` in a table of `64 - shift` bits.
 #[inline(always)]
 fn home(hash: u64, shift: u32) -> usize {
     (hash >> shift) as usize
 }
 
+/// [`TokenSet::find_short`] in the table `table` of `64 - shift` bits (a power of two; no
+/// slot when it is empty).
+///
+/// The home slot is read and compared once: unless it holds another token (about one time in
+/// sixteen), that is the answer, with no branch on whether `id` is held. The slots are masked
+/// to the table's length, which spares their bounds checks.
+#[inline(always)]
+fn find_in(table: &[u64], shift: u32, id: u64) -> (usize, u64) {
+    let mask = table.len().wrapping_sub(1);
+    let mut slot = home(id.wrapping_mul(K), shift) & mask;
+    let Some(&first) = table.get(slot) else {
+        return (slot, NO_ID);
+    };
+    let mut held = first;
+    // Another token there: `held` is neither `id` nor all ones (the sum of the two tests'
+    // bits is the one branch). The table always has an empty slot, so the search ends.
+    while u8::from(held != id) + u8::from(held != NO_ID) == 2 {
+        slot = (slot + 1) & mask;
+        held = table.get(slot).copied().unwrap_or(NO_ID);
+    }
+    (slot, held)
+}
+
 impl TokenSet {
     pub fn clear(&mut self) {
-        for e in &self.entries {
-            if e.is_short() {
-                if let Some(s) = self.short.get_mut(e.slot) {
-                    *s = NO_ID;
-                }
-            } else if let Some(s) = self.long.get_mut(e.slot) {
+        for e in self.shorts.iter().take(self.short_count) {
+            if let Some(s) = self.short.get_mut(e.slot) {
+                *s = NO_ID;
+            }
+        }
+        for e in &self.longs {
+            if let Some(s) = self.long.get_mut(e.slot) {
                 *s = EMPTY;
             }
         }
-        self.entries.clear();
         self.short_count = 0;
-        self.long_count = 0;
+        self.longs.clear();
     }
 
     /// Hold the short stopwords of `stop` in the short tokens' table from now on (instead of
@@ -169,17 +272,23 @@ impl TokenSet {
     /// no tokens of the set (nor counted, listed, or found by [`TokenSet::count_shared`] from
     /// a set without them: a token of such a set is no stopword, and ids are equal only for
     /// equal tokens); [`TokenSet::clear`] keeps them.
+    #[inline(always)]
     pub fn keep_stopwords(&mut self, stop: &StopWords) {
-        if self.resident_of == stop.generation {
-            return;
+        if self.resident_of != stop.generation {
+            self.hold_stopwords(stop);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn hold_stopwords(&mut self, stop: &StopWords) {
         self.clear();
         self.resident.clear();
         self.resident.extend(
             stop.set
-                .entries
+                .shorts
                 .iter()
-                .filter(|e| e.is_short())
+                .take(stop.set.short_count)
                 .map(|e| e.id),
         );
         self.resident_of = stop.generation;
@@ -192,68 +301,263 @@ impl TokenSet {
     /// The number of distinct tokens.
     #[inline]
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.short_count + self.longs.len()
     }
 
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len() == 0
     }
 
-    /// The distinct tokens, in the order first added; `text` is the text they were added from.
+    /// The distinct tokens, the short ones (at most 8 bytes) first, each kind in the order
+    /// first added; `text` is the text they were added from.
     pub fn tokens<'t>(&'t self, text: &'t str) -> impl Iterator<Item = &'t str> + 't {
-        self.entries
+        let shorts = self
+            .shorts
             .iter()
-            .map(|e| text.get(e.start..e.end).unwrap_or(""))
+            .take(self.short_count)
+            .map(|e| (e.start, e.start.saturating_add(short_len(e.id))));
+        let longs = self.longs.iter().map(|e| (e.start, e.end));
+        shorts
+            .chain(longs)
+            .map(|(start, end)| text.get(start..end).unwrap_or(""))
     }
 
-    /// The slot of the short token `id` (its [`short_id`]), and whether it is held. Before the
-    /// first insertion the slot is past the empty table.
+    /// The slot of the short token `id` (its [`short_id`]) and what it holds: `id` if it is
+    /// held, else [`NO_ID`] (the empty slot where it would go). Outside a table with no slots
+    /// (before the first insertion), whose answer is [`NO_ID`] and a slot past its end.
+    ///
+    /// The home slot is read and compared once: unless it holds another token, that is the
+    /// answer, with no branch on whether `id` is held.
     #[inline(always)]
-    fn find_short(&self, id: u64) -> (usize, bool) {
-        let mask = self.short.len().wrapping_sub(1);
-        let mut i = home(id.wrapping_mul(K), self.short_shift);
-        loop {
-            match self.short.get(i) {
-                Some(&x) if x == id => return (i, true),
-                Some(&x) if x != NO_ID => i = (i + 1) & mask,
-                _ => return (i, false),
-            }
-        }
+    fn find_short(&self, id: u64) -> (usize, u64) {
+        find_in(&self.short, self.short_shift, id)
     }
 
-    /// Whether the short token `id` (its [`short_id`]) is held.
+    /// Whether the short token `id` (its [`short_id`]) is held (a short stopword
+    /// [`TokenSet::keep_stopwords`] holds is found too).
     #[inline(always)]
     pub fn contains_short(&self, id: u64) -> bool {
-        self.find_short(id).1
+        self.find_short(id).1 == id
     }
 
     /// Add the token `text[start..end]` of at most 8 bytes (its [`short_id`] `id`) unless it is
     /// held.
     #[inline(always)]
     pub fn insert_short(&mut self, id: u64, start: usize, end: usize) {
-        // Looked up first: most tokens are held already or stopwords, and need no room. The
-        // table always has an empty slot (at most a sixteenth of it is taken, so that a look-up
-        // seldom probes past its home slot: each probe was a branch mispredicted about one time
-        // in three), or no slot at all before the first insertion, so the search ends.
-        let (mut slot, found) = self.find_short(id);
-        if found {
-            return;
+        debug_assert_eq!(end.checked_sub(start), Some(short_len(id)));
+        self.add_short(id, start);
+    }
+
+    /// [`TokenSet::insert_short`], saying whether the token was added (not held, no stopword
+    /// held).
+    #[inline(always)]
+    pub fn add_short(&mut self, id: u64, start: usize) -> bool {
+        if self.short_count >= self.short_limit {
+            self.grow_short();
         }
-        if (self.short_count + self.resident.len() + 1) * SPARSE > self.short.len() {
-            self.resize_short((self.short.len() * 2).max(64));
-            slot = self.find_short(id).0;
+        let count = self.short_count;
+        let (slot, held) = self.find_short(id);
+        let new = held != id;
+        self.put_short(count, Short { id, start, slot });
+        self.short_count = count + usize::from(new);
+        new
+    }
+
+    /// Write the short token `e` into its slot (over itself if it is held there) and as the
+    /// entry `count`, past those held (there is room for both).
+    #[inline(always)]
+    fn put_short(&mut self, count: usize, e: Short) {
+        if let Some(s) = self.short.get_mut(e.slot) {
+            *s = e.id;
         }
-        if let Some(s) = self.short.get_mut(slot) {
-            *s = id;
-            self.short_count += 1;
-            self.entries.push(Entry {
-                id,
-                start,
-                end,
-                slot,
-            });
+        if let Some(to) = self.shorts.get_mut(count) {
+            *to = e;
         }
+    }
+
+    /// Add the tokens `pending` holds (spans of `text`, which holds the text of the tokens
+    /// added before), leaving out the stopwords: the short ones that
+    /// [`TokenSet::keep_stopwords`] holds, and the long ones of `stop`.
+    pub fn add_pending(&mut self, text: &[u8], pending: &Pending, stop: &StopWords) {
+        self.add_pending_counting::<false>(text, pending, stop, None);
+    }
+
+    /// [`TokenSet::add_pending`], counting the tokens added that `other` holds (spans of
+    /// `other_text`; it keeps the same stopwords): with a set that was empty, the size of the
+    /// intersection, as [`TokenSet::count_shared`] counts it.
+    pub fn add_pending_shared(
+        &mut self,
+        text: &[u8],
+        pending: &Pending,
+        stop: &StopWords,
+        other: &TokenSet,
+        other_text: &[u8],
+    ) -> usize {
+        self.add_pending_counting::<true>(text, pending, stop, Some((other, other_text)))
+    }
+
+    /// [`TokenSet::add_pending`], counting with `SHARED` the tokens added that `other` holds.
+    ///
+    /// The short tokens go in runs that fit the room the set has, each with no branch on
+    /// whether it is held (which follows the text: that branch was mispredicted about one time
+    /// in three): its home slot is read; the id is written there again, or into the empty
+    /// slot, and its entry after the last, the count going up by one when the slot was empty.
+    /// A token whose home slot holds another (about one time in sixteen: the table is at most
+    /// a sixteenth full) is set aside, the slot left as it is, and added after the run by a
+    /// search past its home slot. Likewise the reference's look-up in `other`.
+    #[inline(always)]
+    fn add_pending_counting<const SHARED: bool>(
+        &mut self,
+        text: &[u8],
+        pending: &Pending,
+        stop: &StopWords,
+        other: Option<(&TokenSet, &[u8])>,
+    ) -> usize {
+        // `other` with `SHARED` only (a set without slots stands for none).
+        let (other, other_text) = match other {
+            Some((set, text)) if SHARED => (set, text),
+            _ => (&NO_SET, &[][..]),
+        };
+        let mut shared = 0usize;
+        let mut rest = pending.short.as_slice();
+        let (other_table, other_shift) = (other.short.as_slice(), other.short_shift);
+        while !rest.is_empty() {
+            if self.short_count >= self.short_limit {
+                self.grow_short();
+            }
+            let room = self.short_limit.saturating_sub(self.short_count).max(1);
+            let (now, later) = rest.split_at(room.min(rest.len()));
+            rest = later;
+            let first = self.short_count;
+            if self.shorts.len() < first + 2 * now.len() {
+                // A power of two, as its indexes are masked; room for the run's new tokens
+                // after those held and for those set aside at its end.
+                let len = (first + 2 * now.len()).next_power_of_two();
+                self.shorts.resize(len, Short::default());
+            }
+            let shift = self.short_shift;
+            let (table, shorts) = (self.short.as_mut_slice(), self.shorts.as_mut_slice());
+            if table.is_empty() || shorts.is_empty() || (SHARED && other_table.is_empty()) {
+                // Not reached (`grow_short` gave them room; `other` keeps the stopwords).
+                for &(id, start) in now {
+                    let new = self.add_short(id, start);
+                    shared += usize::from(SHARED && new && other.contains_short(id));
+                }
+                continue;
+            }
+            // Powers of two: the slots and entries are masked indexes (no bounds checks).
+            let (mask, last) = (table.len() - 1, shorts.len() - 1);
+            let other_mask = other_table.len().wrapping_sub(1);
+            let (mut count, mut set_aside, mut unsure) = (first, 0usize, 0usize);
+            for &(id, start) in now {
+                let slot = home(id.wrapping_mul(K), shift) & mask;
+                let held = table[slot];
+                let same = held == id;
+                let taken = !same & (held != NO_ID);
+                let new = !same & !taken;
+                table[slot] = if taken { held } else { id };
+                // The entry after the last, or one set aside from the end.
+                let at = if taken { last - set_aside } else { count };
+                shorts[at & last] = Short { id, start, slot };
+                count += usize::from(new);
+                set_aside += usize::from(taken);
+                if SHARED {
+                    // A short stopword is held in both tables: never new here.
+                    let held = other_table[home(id.wrapping_mul(K), other_shift) & other_mask];
+                    let found = held == id;
+                    shared += usize::from(new & found);
+                    unsure += usize::from(new & !found & (held != NO_ID));
+                }
+            }
+            self.short_count = count;
+            if set_aside > 0 {
+                shared += self.add_set_aside::<SHARED>(set_aside, other);
+            }
+            if SHARED && unsure > 0 {
+                shared += self.count_unsure(first, count, other);
+            }
+        }
+        for &(start, end) in &pending.long {
+            let Some(token) = text.get(start..end) else {
+                continue;
+            };
+            let hash = long_hash(token);
+            if !stop.contains_long(token, hash)
+                && self.add_long(text, start, end, hash)
+                && SHARED
+                && other.contains_long(other_text, token, hash)
+            {
+                shared += 1;
+            }
+        }
+        shared
+    }
+
+    /// After a run of [`TokenSet::add_pending_counting`]: add the `set_aside` tokens at the end
+    /// of `shorts` (their home slot held another token) by a search past the home slot; with
+    /// `SHARED`, the number of those added that `other` holds.
+    #[cold]
+    #[inline(never)]
+    fn add_set_aside<const SHARED: bool>(&mut self, set_aside: usize, other: &TokenSet) -> usize {
+        let mut shared = 0;
+        let last = self.shorts.len().wrapping_sub(1);
+        for k in 0..set_aside {
+            // Above the entries held even once these are added (the run's tokens are at most
+            // half of the entries past those held before it).
+            let Some(&e) = self.shorts.get(last.wrapping_sub(k)) else {
+                continue;
+            };
+            let new = self.add_short(e.id, e.start);
+            shared += usize::from(SHARED && new && other.contains_short(e.id));
+        }
+        shared
+    }
+
+    /// After a run of [`TokenSet::add_pending_counting`] with `SHARED`: how many of the
+    /// entries `first..count` it added, whose home slot in `other` held another token, `other`
+    /// holds.
+    #[cold]
+    #[inline(never)]
+    fn count_unsure(&self, first: usize, count: usize, other: &TokenSet) -> usize {
+        let mask = other.short.len().wrapping_sub(1);
+        let entries = self.shorts.get(first..count).unwrap_or(&[]);
+        entries
+            .iter()
+            .filter(|e| {
+                let slot = home(e.id.wrapping_mul(K), other.short_shift) & mask;
+                other
+                    .short
+                    .get(slot)
+                    .is_some_and(|&x| x != e.id && x != NO_ID)
+                    && other.contains_short(e.id)
+            })
+            .count()
+    }
+
+    /// Make room for one more short token: the table at most a sixteenth full once it is in
+    /// (each probe past the home slot was a branch mispredicted about one time in three), and
+    /// an entry past it.
+    #[cold]
+    #[inline(never)]
+    fn grow_short(&mut self) {
+        let need = SPARSE * (self.short_count + self.resident.len() + 1);
+        if need > self.short.len() {
+            self.resize_short(need.next_power_of_two().max(64));
+        }
+        if self.short_count >= self.shorts.len() {
+            // A power of two, as `add_pending` masks its indexes.
+            let len = (2 * self.shorts.len()).max(64).next_power_of_two();
+            self.shorts.resize(len, Short::default());
+        }
+        self.set_short_limit();
+    }
+
+    /// The count of short tokens below which an insertion has room: the table stays at most
+    /// a sixteenth full with one more token and stopwords in it, and an entry is past it.
+    fn set_short_limit(&mut self) {
+        let by_table = (self.short.len() / SPARSE).saturating_sub(self.resident.len());
+        self.short_limit = by_table.min(self.shorts.len());
     }
 
     /// Rehash the short tokens into `size` slots (a power of two, more than they are).
@@ -271,7 +575,7 @@ impl TokenSet {
                 *s = id;
             }
         }
-        for e in self.entries.iter_mut().filter(|e| e.is_short()) {
+        for e in self.shorts.iter_mut().take(self.short_count) {
             let mut i = home(e.id.wrapping_mul(K), self.short_shift);
             while self.short.get(i).is_some_and(|&x| x != NO_ID) {
                 i = (i + 1) & mask;
@@ -281,6 +585,7 @@ impl TokenSet {
                 e.slot = i;
             }
         }
+        self.set_short_limit();
     }
 
     /// The slot of the long token `token` (its [`long_hash`] `hash`; spans of `held` are the
@@ -290,18 +595,21 @@ impl TokenSet {
         let mask = self.long.len().wrapping_sub(1);
         let mut i = home(hash, self.long_shift);
         loop {
-            let Some(e) = self
-                .long
-                .get(i)
-                .and_then(|&id| self.entries.get(id as usize))
-            else {
+            let Some(e) = self.long.get(i).and_then(|&id| self.longs.get(id as usize)) else {
                 return (i, false);
             };
-            if e.id == hash && held.get(e.start..e.end) == Some(token) {
+            if e.hash == hash && held.get(e.start..e.end) == Some(token) {
                 return (i, true);
             }
             i = (i + 1) & mask;
         }
+    }
+
+    /// Whether the long token `token` (its [`long_hash`] `hash`) is held; `text` is the text
+    /// the tokens held were added from.
+    #[inline]
+    pub fn contains_long(&self, text: &[u8], token: &[u8], hash: u64) -> bool {
+        !self.longs.is_empty() && self.find_long(text, hash, token).1
     }
 
     /// Add the token `text[start..end]` longer than 8 bytes (its [`long_hash`] `hash`) unless it
@@ -309,27 +617,34 @@ impl TokenSet {
     /// since).
     #[inline]
     pub fn insert_long(&mut self, text: &[u8], start: usize, end: usize, hash: u64) {
-        if (self.long_count + 1) * 4 > self.long.len() {
+        self.add_long(text, start, end, hash);
+    }
+
+    /// [`TokenSet::insert_long`], saying whether the token was added (not held).
+    #[inline]
+    pub fn add_long(&mut self, text: &[u8], start: usize, end: usize, hash: u64) -> bool {
+        if (self.longs.len() + 1) * 4 > self.long.len() {
             self.resize_long((self.long.len() * 2).max(64));
         }
         let Some(token) = text.get(start..end) else {
-            return;
+            return false;
         };
         let (slot, found) = self.find_long(text, hash, token);
         if found {
-            return;
+            return false;
         }
-        let id = self.entries.len() as u32;
+        let id = self.longs.len() as u32;
         if let Some(s) = self.long.get_mut(slot) {
             *s = id;
-            self.long_count += 1;
-            self.entries.push(Entry {
-                id: hash,
+            self.longs.push(Long {
+                hash,
                 start,
                 end,
                 slot,
             });
+            return true;
         }
+        false
     }
 
     /// Rehash the long tokens into `size` slots (a power of two, more than they are).
@@ -338,11 +653,8 @@ impl TokenSet {
         self.long.clear();
         self.long.resize(size, EMPTY);
         let mask = size - 1;
-        for (id, e) in self.entries.iter_mut().enumerate() {
-            if e.is_short() {
-                continue;
-            }
-            let mut i = home(e.id, self.long_shift);
+        for (id, e) in self.longs.iter_mut().enumerate() {
+            let mut i = home(e.hash, self.long_shift);
             while self.long.get(i).is_some_and(|&s| s != EMPTY) {
                 i = (i + 1) & mask;
             }
@@ -368,19 +680,22 @@ impl TokenSet {
         if self.is_empty() {
             return 0;
         }
-        other
-            .entries
+        let shorts = other
+            .shorts
+            .iter()
+            .take(other.short_count)
+            .map(|e| usize::from(self.contains_short(e.id)))
+            .sum::<usize>();
+        let longs = other
+            .longs
             .iter()
             .filter(|e| {
-                if e.is_short() {
-                    self.find_short(e.id).1
-                } else {
-                    other_text
-                        .get(e.start..e.end)
-                        .is_some_and(|token| self.find_long(text, e.id, token).1)
-                }
+                other_text
+                    .get(e.start..e.end)
+                    .is_some_and(|token| self.contains_long(text, token, e.hash))
             })
-            .count()
+            .count();
+        shorts + longs
     }
 }
 
@@ -389,7 +704,10 @@ impl TokenSet {
 pub struct StopWords {
     /// The distinct words, concatenated; the entries are spans of it.
     arena: Vec<u8>,
-    set: TokenSet,
+    /// The distinct words' spans of `arena`, in the order first given.
+    words: Vec<(usize, usize)>,
+    /// Boxed: the options that hold the stopwords stay small.
+    set: Box<TokenSet>,
     /// One bit per byte length of the words (63: 63 and longer): most long tokens are told
     /// apart by their length alone.
     lengths: u64,
@@ -418,6 +736,8 @@ impl StopWords {
             s.set.insert(&s.arena, start, end);
             if s.set.len() == before {
                 s.arena.truncate(start); // held already
+            } else {
+                s.words.push((start, end));
             }
             s.lengths |= length_bit(end - start);
         }
@@ -425,14 +745,14 @@ impl StopWords {
         // first slot.
         let sparse = |n: usize| (16 * n).next_power_of_two().max(64);
         s.set.resize_short(sparse(s.set.short_count));
-        s.set.resize_long(sparse(s.set.long_count));
+        s.set.resize_long(sparse(s.set.longs.len()));
         s
     }
 
     /// The distinct stopwords, in the order first given.
     pub fn tokens(&self) -> impl Iterator<Item = &str> + '_ {
-        self.set.entries.iter().map(|e| {
-            std::str::from_utf8(self.arena.get(e.start..e.end).unwrap_or(&[])).unwrap_or("")
+        self.words.iter().map(|&(start, end)| {
+            std::str::from_utf8(self.arena.get(start..end).unwrap_or(&[])).unwrap_or("")
         })
     }
 
@@ -609,6 +929,141 @@ mod tests {
             assert_eq!(other.len(), distinct.len());
             assert_eq!(set.count_shared(&text, &other, words), shared);
             assert_eq!(other.count_shared(words, &set, &text), shared);
+        }
+    }
+
+    /// Short ids (from `alphabet`) whose home slots in a table of 64 slots (the size of a
+    /// fresh set's first table) coincide: `n` of them.
+    fn same_home(n: usize) -> Vec<Vec<u8>> {
+        let mut by_home: std::collections::HashMap<usize, Vec<Vec<u8>>> = Default::default();
+        for a in b'a'..=b'z' {
+            for b in b'a'..=b'z' {
+                let word = vec![a, b];
+                let id = short_id(&word, 0, 2);
+                let slot = home(id.wrapping_mul(K), 64 - 6);
+                let group = by_home.entry(slot).or_default();
+                group.push(word);
+                if group.len() == n {
+                    return group.clone();
+                }
+            }
+        }
+        unreachable!()
+    }
+
+    /// A text of `words` separated by spaces, and its tokens as the normaliser hands them over.
+    fn pending_of(words: &[&[u8]]) -> (Vec<u8>, Pending) {
+        let mut text = Vec::new();
+        let mut pending = Pending::default();
+        for w in words {
+            let start = text.len();
+            text.extend_from_slice(w);
+            pending.push(&text, start, text.len());
+            text.push(b' ');
+        }
+        (text, pending)
+    }
+
+    #[test]
+    fn pending_tokens_whose_home_slot_is_taken_are_added_after_the_run() {
+        // Three tokens with the same home slot, repeated: the second and third are set aside
+        // in the run (their home slot holds the first) and added after it, once each.
+        let group = same_home(3);
+        let (x, y, z) = (&group[0][..], &group[1][..], &group[2][..]);
+        let stop = StopWords::new(Vec::<&str>::new());
+        let (text, pending) = pending_of(&[x, y, x, z, y, z, x]);
+        let mut set = TokenSet::default();
+        set.keep_stopwords(&stop);
+        set.add_pending(&text, &pending, &stop);
+        assert_eq!(set.len(), 3);
+        let mut held: Vec<&str> = set.tokens(std::str::from_utf8(&text).unwrap()).collect();
+        held.sort_unstable();
+        let mut want: Vec<&str> = group
+            .iter()
+            .map(|w| std::str::from_utf8(w).unwrap())
+            .collect();
+        want.sort_unstable();
+        assert_eq!(held, want);
+        // The reference side: `y` and `z` are new there; in the response's table their home
+        // slot holds `x`, so whether it holds them is looked up past it.
+        type Case<'a> = (&'a [&'a [u8]], &'a [&'a [u8]], usize);
+        let cases: [Case; 5] = [
+            (&[x], &[y, z, y], 0),
+            (&[x, z], &[y, z, y], 1),
+            (&[y, x, z], &[y, z, y], 2),
+            (&[x, y], &[y], 1),
+            (&[x, z], &[y], 0),
+        ];
+        for (response, reference, shared) in cases {
+            let (a_text, a_pending) = pending_of(response);
+            let mut a = TokenSet::default();
+            a.keep_stopwords(&stop);
+            a.add_pending(&a_text, &a_pending, &stop);
+            let (e_text, e_pending) = pending_of(reference);
+            let mut e = TokenSet::default();
+            e.keep_stopwords(&stop);
+            let counted = e.add_pending_shared(&e_text, &e_pending, &stop, &a, &a_text);
+            assert_eq!(counted, shared);
+            assert_eq!(e.len(), reference.len().min(2));
+            assert_eq!(a.count_shared(&a_text, &e, &e_text), shared);
+        }
+    }
+
+    #[test]
+    fn pending_tokens_make_the_sets_and_intersections_of_a_naive_set() {
+        // Texts of short words (many sharing home slots in the small first tables), long words
+        // and stopwords, added through `Pending` in runs across the table's growth: the sets
+        // hold the distinct words that are no stopwords, and the reference side counts the
+        // intersection as a naive set does.
+        use std::collections::HashSet;
+        let stop = StopWords::new(["the", "of", "a", "a-long-stopword"]);
+        let long = ["a-long-stopword", "nine-char", "ten-chars!", "日本語の文章"];
+        let mut next = crate::testing::lcg(23);
+        let mut a = TokenSet::default();
+        let mut e = TokenSet::default();
+        let word = |next: &mut dyn FnMut() -> usize| -> Vec<u8> {
+            match next() % 10 {
+                0 => b"the".to_vec(),
+                1 => b"of".to_vec(),
+                2 => long[next() % long.len()].as_bytes().to_vec(),
+                3 => format!("w{}", next() % 3000).into_bytes(),
+                4 => "é".repeat(1 + next() % 4).into_bytes(),
+                _ => {
+                    let len = 1 + next() % 8;
+                    (0..len).map(|_| b'a' + (next() % 4) as u8).collect()
+                }
+            }
+        };
+        for _ in 0..400 {
+            let a_words: Vec<Vec<u8>> = (0..next() % 700).map(|_| word(&mut next)).collect();
+            let e_words: Vec<Vec<u8>> = (0..next() % 40).map(|_| word(&mut next)).collect();
+            let a_refs: Vec<&[u8]> = a_words.iter().map(|x| x.as_slice()).collect();
+            let e_refs: Vec<&[u8]> = e_words.iter().map(|x| x.as_slice()).collect();
+            let (a_text, a_pending) = pending_of(&a_refs);
+            let (e_text, e_pending) = pending_of(&e_refs);
+            a.clear();
+            a.keep_stopwords(&stop);
+            a.add_pending(&a_text, &a_pending, &stop);
+            e.clear();
+            e.keep_stopwords(&stop);
+            let counted = e.add_pending_shared(&e_text, &e_pending, &stop, &a, &a_text);
+            let naive = |words: &[Vec<u8>]| -> HashSet<Vec<u8>> {
+                words
+                    .iter()
+                    .filter(|w| !stop.contains(w))
+                    .cloned()
+                    .collect()
+            };
+            let (a_naive, e_naive) = (naive(&a_words), naive(&e_words));
+            assert_eq!(a.len(), a_naive.len());
+            assert_eq!(e.len(), e_naive.len());
+            let held: HashSet<Vec<u8>> = a
+                .tokens(std::str::from_utf8(&a_text).unwrap())
+                .map(|t| t.as_bytes().to_vec())
+                .collect();
+            assert_eq!(held, a_naive);
+            assert_eq!(counted, a_naive.intersection(&e_naive).count());
+            assert_eq!(a.count_shared(&a_text, &e, &e_text), counted);
         }
     }
 
