@@ -1698,11 +1698,23 @@ mod avx2 {
         )
     }
 
-    /// [`super::write_normalized`] compiled for AVX2, its blocks lowered by [`lowered`] inlined.
+    /// Whether the processor has what [`write_normalized`] is compiled for.
+    #[inline]
+    pub(super) fn writer_features() -> bool {
+        std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("bmi2")
+            && std::arch::is_x86_feature_detected!("popcnt")
+            && std::arch::is_x86_feature_detected!("lzcnt")
+    }
+
+    /// [`super::write_normalized`] compiled for AVX2, its blocks lowered by [`lowered`] inlined,
+    /// and for the bit instructions every processor with AVX2 has beside it (BMI1, BMI2,
+    /// POPCNT, LZCNT: a token's place from a mask is one instruction or two).
     ///
     /// # Safety
-    /// The processor must have AVX2.
-    #[target_feature(enable = "avx2")]
+    /// The processor must have AVX2, BMI1, BMI2, POPCNT and LZCNT ([`writer_features`]).
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
     pub(super) unsafe fn write_normalized(
         t: &Tables,
         text: &str,
@@ -1883,8 +1895,8 @@ fn write_normalized(
     token: impl TokenSink,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor has AVX2, which is all the function needs.
+    if avx2::writer_features() {
+        // SAFETY: the processor has the features the function needs.
         unsafe { avx2::write_normalized(t, text, ascii, plain, out, token) };
         return;
     }
@@ -2145,7 +2157,8 @@ mod tests {
         plain.use_tables(t);
         if AVX2 {
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: the callers check that the processor has AVX2.
+            // SAFETY: the callers check that the processor has what it needs
+            // (`avx2::writer_features`).
             unsafe {
                 avx2::write_normalized(t, text, text.is_ascii(), plain, &mut out, sink)
             };
@@ -2163,7 +2176,7 @@ mod tests {
         // the same tokens, with the same ids, with AVX2 as with SSE2.
         #[cfg(target_arch = "x86_64")]
         {
-            if !std::arch::is_x86_feature_detected!("avx2") {
+            if !avx2::writer_features() {
                 return;
             }
             let t = test_tables::install();
