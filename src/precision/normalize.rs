@@ -1473,23 +1473,57 @@ mod avx2 {
     use crate::pyunicode::Tables;
     use std::arch::x86_64::*;
 
-    /// The whitespace bits, token bits and lowered bytes of 32 bytes.
+    /// Per low nibble of a byte (both 16-byte lanes alike), the classes of [`half`] that hold
+    /// some byte with that low nibble; per high nibble, the classes that hold only bytes with
+    /// that high nibble: a byte is in a class when both of its nibbles' entries have the class's
+    /// bit. Bits 0 to 2: the whitespace bytes 0x09-0x0D, 0x1C-0x1F and 0x20; bits 3 to 7: the
+    /// punctuation 0x21-0x2F, 0x3A-0x3F, 0x5B-0x5F, 0x7B-0x7E, and 0x40 and 0x60.
+    const LOW_NIBBLE_CLASSES: [u8; 16] = [
+        0x84, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x09, 0x19, 0x79, 0x7B, 0x7B, 0x7A,
+        0x3A,
+    ];
+    /// See [`LOW_NIBBLE_CLASSES`]; bytes of 0x80 or more are in none.
+    const HIGH_NIBBLE_CLASSES: [u8; 16] = [
+        0x01, 0x02, 0x0C, 0x10, 0x80, 0x20, 0x80, 0x40, 0, 0, 0, 0, 0, 0, 0, 0,
+    ];
+    /// The bits of [`LOW_NIBBLE_CLASSES`] whose classes are whitespace.
+    const SPACE_CLASSES: i8 = 0x07;
+
+    /// A table of 16 bytes in both lanes, for `_mm256_shuffle_epi8`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn nibble_table(table: &[u8; 16]) -> __m256i {
+        // SAFETY: `table` holds 16 bytes, which an unaligned load reads.
+        let lane = unsafe { _mm_loadu_si128(table.as_ptr().cast()) };
+        _mm256_broadcastsi128_si256(lane)
+    }
+
+    /// The whitespace bits, token bits and lowered bytes of 32 bytes: the whitespace and
+    /// punctuation found by two table look-ups on the bytes' nibbles (about half the
+    /// instructions of a range test per class).
     #[inline]
     #[target_feature(enable = "avx2")]
     fn half(v: __m256i) -> (u64, u64, __m256i) {
         let twenty = _mm256_set1_epi8(0x20);
-        let space = _mm256_or_si256(in_range(v, 0x09, 0x0d), in_range(v, 0x1c, 0x20));
-        let alnum = _mm256_or_si256(
-            in_range(v, b'0', b'9'),
-            in_range(_mm256_or_si256(v, twenty), b'a', b'z'),
+        let nibble = _mm256_set1_epi8(0x0f);
+        let low = _mm256_and_si256(v, nibble);
+        let high = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
+        let classes = _mm256_and_si256(
+            _mm256_shuffle_epi8(nibble_table(&LOW_NIBBLE_CLASSES), low),
+            _mm256_shuffle_epi8(nibble_table(&HIGH_NIBBLE_CLASSES), high),
         );
-        // Whitespace or printable punctuation: the bytes that are not token bytes.
-        let split = _mm256_or_si256(space, _mm256_andnot_si256(alnum, in_range(v, b'!', b'~')));
+        let zero = _mm256_setzero_si256();
+        // Neither whitespace nor punctuation: the token bytes.
+        let token = _mm256_cmpeq_epi8(classes, zero);
+        let not_space = _mm256_cmpeq_epi8(
+            _mm256_and_si256(classes, _mm256_set1_epi8(SPACE_CLASSES)),
+            zero,
+        );
         let upper = in_range(v, b'A', b'Z');
         let lowered = _mm256_or_si256(v, _mm256_and_si256(upper, twenty));
-        let bytes = _mm256_blendv_epi8(lowered, twenty, space);
+        let bytes = _mm256_blendv_epi8(twenty, lowered, not_space);
         let bits = |m: __m256i| u64::from(_mm256_movemask_epi8(m) as u32);
-        (bits(space), !bits(split) & 0xffff_ffff, bytes)
+        (!bits(not_space) & 0xffff_ffff, bits(token), bytes)
     }
 
     /// Whether the chunks of 64 bytes hold a colon, and a byte of 0x80 or more.
@@ -2273,7 +2307,11 @@ mod tests {
                 }
                 let mut block = [after[cp as usize % 4]; 64];
                 block[k..k + bytes.len()].copy_from_slice(bytes);
-                assert_eq!(lead_char(&block, k), Some((c, bytes.len())), "U+{cp:04X} at {k}");
+                assert_eq!(
+                    lead_char(&block, k),
+                    Some((c, bytes.len())),
+                    "U+{cp:04X} at {k}"
+                );
             }
         }
         // Bytes that start no such character.
