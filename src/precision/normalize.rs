@@ -1269,7 +1269,17 @@ impl<F: TokenSink> Writer<'_, F> {
     fn char(&mut self, t: &Tables, c: char) {
         if c.is_ascii() {
             self.ascii(c.to_ascii_lowercase() as u8);
-        } else if t.flags(c) & CHANGES_WHEN_LOWERED == 0 {
+        } else {
+            self.wide_char(t, c);
+        }
+    }
+
+    /// [`Writer::char`] of a character that is not ASCII: a call of its own, so that the
+    /// character loop of [`write_normalized`] does not prepare its UTF-8 for every character
+    /// it reads (the compiler did so where this was inlined).
+    #[inline(never)]
+    fn wide_char(&mut self, t: &Tables, c: char) {
+        if t.flags(c) & CHANGES_WHEN_LOWERED == 0 {
             // Its own lower case (what `lower_char_each` would hand over), written here.
             self.lowered(c);
         } else {
@@ -1472,6 +1482,7 @@ mod avx2 {
     use crate::ascii::avx2::in_range;
     use crate::pyunicode::Tables;
     use std::arch::x86_64::*;
+    use std::sync::atomic::{AtomicU8, Ordering};
 
     /// Per low nibble of a byte (both 16-byte lanes alike), the classes of [`half`] that hold
     /// some byte with that low nibble; per high nibble, the classes that hold only bytes with
@@ -1732,14 +1743,31 @@ mod avx2 {
         )
     }
 
-    /// Whether the processor has what [`write_normalized`] is compiled for.
-    #[inline]
+    /// [`writer_features`] once checked: 0 not yet, 1 no, 2 yes.
+    static WRITER_FEATURES: AtomicU8 = AtomicU8::new(0);
+
+    /// Whether the processor has what [`write_normalized`] is compiled for: checked once, then
+    /// one load (the five checks cost about 30 instructions and 9 branches a text).
+    #[inline(always)]
     pub(super) fn writer_features() -> bool {
-        std::arch::is_x86_feature_detected!("avx2")
+        match WRITER_FEATURES.load(Ordering::Relaxed) {
+            2 => true,
+            1 => false,
+            _ => check_writer_features(),
+        }
+    }
+
+    /// See [`writer_features`].
+    #[cold]
+    #[inline(never)]
+    fn check_writer_features() -> bool {
+        let yes = std::arch::is_x86_feature_detected!("avx2")
             && std::arch::is_x86_feature_detected!("bmi1")
             && std::arch::is_x86_feature_detected!("bmi2")
             && std::arch::is_x86_feature_detected!("popcnt")
-            && std::arch::is_x86_feature_detected!("lzcnt")
+            && std::arch::is_x86_feature_detected!("lzcnt");
+        WRITER_FEATURES.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
+        yes
     }
 
     /// [`super::write_normalized`] compiled for AVX2, its blocks lowered by [`lowered`] inlined,
