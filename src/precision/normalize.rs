@@ -1878,34 +1878,6 @@ fn plain_char(t: &Tables, c: char) -> bool {
     t.flags(c) & (UNASSIGNED | CHANGES_WHEN_LOWERED) == 0 && !is_py_space(c) && nfkc_inert(c)
 }
 
-/// The character whose UTF-8 starts at byte `k` of `block` (its first byte, of 0xC0 or more),
-/// with its length: read from the 4 bytes from `k` (fewer past byte 60, zero-padded) whatever
-/// its length, where decoding it a byte at a time took a branch per length (mispredicted
-/// where lengths mix, as in `Zürich ✓ 😀`). `None` for a byte that starts no character of
-/// two bytes or more.
-#[inline(always)]
-fn lead_char(block: &[u8; 64], k: usize) -> Option<(char, usize)> {
-    let lead = *block.get(k)?;
-    let width = lead.leading_ones() as usize;
-    if !(2..=4).contains(&width) {
-        return None;
-    }
-    let word = match block.get(k..k + 4).and_then(|w| w.first_chunk::<4>()) {
-        Some(w) => u32::from_le_bytes(*w),
-        None => block
-            .get(k..)
-            .unwrap_or(&[])
-            .iter()
-            .rev()
-            .fold(0, |w, &b| w << 8 | u32::from(b)),
-    };
-    let tail = |j: u32| (word >> (8 * j)) & 0x3F;
-    // The payload bits of 4 bytes, of which those of the bytes past the character shifted out.
-    let bits = (u32::from(lead) & (0x7F >> width)) << 18 | tail(1) << 12 | tail(2) << 6 | tail(3);
-    let c = char::from_u32(bits >> (24 - 6 * width as u32))?;
-    Some((c, width))
-}
-
 /// How many bytes from byte `i` of `text` (a character boundary; `block` holds its next 64
 /// bytes, zero-padded) [`Writer::ascii_block`] may take at once, and from how many bytes past
 /// `i` another run is worth looking for: past the first byte of the character that ends the
@@ -1934,9 +1906,9 @@ fn plain_run(
     let (mut stop, mut last, mut last_end) = (len, 0, 0);
     while high != 0 {
         let k = high.trailing_zeros() as usize;
-        let (width, take) = match lead_char(block, k) {
-            Some((c, width)) if k + width <= len => (width, plain.take(t, c)),
-            _ => (0, Take::No),
+        let (c, take) = match text.get(i + k..).and_then(|r| r.chars().next()) {
+            Some(c) if k + c.len_utf8() <= len => (c, plain.take(t, c)),
+            _ => ('\0', Take::No),
         };
         if let Take::Lower(l) = take {
             // As many bytes as `c`'s: the block holds its lower case in its place.
@@ -1949,7 +1921,7 @@ fn plain_run(
             stop = k;
             break;
         }
-        (last, last_end) = (k, k + width);
+        (last, last_end) = (k, k + c.len_utf8());
         high &= !below(last_end);
     }
     let ends_text = i + len == bytes.len();
@@ -2314,38 +2286,6 @@ mod tests {
                     "{text:?}"
                 );
             }
-        }
-    }
-
-    #[test]
-    fn a_character_read_from_its_first_byte_is_the_character() {
-        // Every character of two bytes or more, at the first places of a block and its last
-        // (the load of 4 bytes from the place, or of the fewer left), followed by bytes of
-        // every kind (which must not count): its code point and length, as `str` decodes it.
-        let after: [u8; 4] = [0xFF, 0x80, b'a', 0xBF];
-        for cp in 0x80..=char::MAX as u32 {
-            let Some(c) = char::from_u32(cp) else {
-                continue;
-            };
-            let mut utf8 = [0u8; 4];
-            let bytes = c.encode_utf8(&mut utf8).as_bytes();
-            for k in [0, 1, 3, 57, 58, 59, 60, 61, 62] {
-                if k + bytes.len() > 64 {
-                    continue;
-                }
-                let mut block = [after[cp as usize % 4]; 64];
-                block[k..k + bytes.len()].copy_from_slice(bytes);
-                assert_eq!(
-                    lead_char(&block, k),
-                    Some((c, bytes.len())),
-                    "U+{cp:04X} at {k}"
-                );
-            }
-        }
-        // Bytes that start no such character.
-        for b in (0u8..0xC0).chain([0xF8, 0xFC, 0xFE, 0xFF]) {
-            let block = [b; 64];
-            assert_eq!(lead_char(&block, 5), None, "{b:#x}");
         }
     }
 
