@@ -1962,6 +1962,20 @@ fn write_normalized(
         unsafe { avx2::write_normalized(t, text, ascii, plain, out, token) };
         return;
     }
+    write_normalized_portable(t, text, ascii, plain, out, token);
+}
+
+/// [`write_normalized`] without AVX2: a function of its own, so that the dispatch above does
+/// not set up this body's stack frame on every call (about 25 instructions a text).
+#[inline(never)]
+fn write_normalized_portable(
+    t: &Tables,
+    text: &str,
+    ascii: bool,
+    plain: &mut PlainChars,
+    out: &mut Vec<u8>,
+    token: impl TokenSink,
+) {
     write_normalized_in::<false>(t, text, ascii, plain, out, token);
 }
 
