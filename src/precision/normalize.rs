@@ -1269,7 +1269,17 @@ impl<F: TokenSink> Writer<'_, F> {
     fn char(&mut self, t: &Tables, c: char) {
         if c.is_ascii() {
             self.ascii(c.to_ascii_lowercase() as u8);
-        } else if t.flags(c) & CHANGES_WHEN_LOWERED == 0 {
+        } else {
+            self.wide_char(t, c);
+        }
+    }
+
+    /// [`Writer::char`] of a character that is not ASCII: a call of its own, so that the
+    /// character loop of [`write_normalized`] does not prepare its UTF-8 for every character
+    /// it reads (the compiler did so where this was inlined).
+    #[inline(never)]
+    fn wide_char(&mut self, t: &Tables, c: char) {
+        if t.flags(c) & CHANGES_WHEN_LOWERED == 0 {
             // Its own lower case (what `lower_char_each` would hand over), written here.
             self.lowered(c);
         } else {
@@ -1472,24 +1482,59 @@ mod avx2 {
     use crate::ascii::avx2::in_range;
     use crate::pyunicode::Tables;
     use std::arch::x86_64::*;
+    use std::sync::atomic::{AtomicU8, Ordering};
 
-    /// The whitespace bits, token bits and lowered bytes of 32 bytes.
+    /// Per low nibble of a byte (both 16-byte lanes alike), the classes of [`half`] that hold
+    /// some byte with that low nibble; per high nibble, the classes that hold only bytes with
+    /// that high nibble: a byte is in a class when both of its nibbles' entries have the class's
+    /// bit. Bits 0 to 2: the whitespace bytes 0x09-0x0D, 0x1C-0x1F and 0x20; bits 3 to 7: the
+    /// punctuation 0x21-0x2F, 0x3A-0x3F, 0x5B-0x5F, 0x7B-0x7E, and 0x40 and 0x60.
+    const LOW_NIBBLE_CLASSES: [u8; 16] = [
+        0x84, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x09, 0x19, 0x79, 0x7B, 0x7B, 0x7A,
+        0x3A,
+    ];
+    /// See [`LOW_NIBBLE_CLASSES`]; bytes of 0x80 or more are in none.
+    const HIGH_NIBBLE_CLASSES: [u8; 16] = [
+        0x01, 0x02, 0x0C, 0x10, 0x80, 0x20, 0x80, 0x40, 0, 0, 0, 0, 0, 0, 0, 0,
+    ];
+    /// The bits of [`LOW_NIBBLE_CLASSES`] whose classes are whitespace.
+    const SPACE_CLASSES: i8 = 0x07;
+
+    /// A table of 16 bytes in both lanes, for `_mm256_shuffle_epi8`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn nibble_table(table: &[u8; 16]) -> __m256i {
+        // SAFETY: `table` holds 16 bytes, which an unaligned load reads.
+        let lane = unsafe { _mm_loadu_si128(table.as_ptr().cast()) };
+        _mm256_broadcastsi128_si256(lane)
+    }
+
+    /// The whitespace bits, token bits and lowered bytes of 32 bytes: the whitespace and
+    /// punctuation found by two table look-ups on the bytes' nibbles (about half the
+    /// instructions of a range test per class).
     #[inline]
     #[target_feature(enable = "avx2")]
     fn half(v: __m256i) -> (u64, u64, __m256i) {
         let twenty = _mm256_set1_epi8(0x20);
-        let space = _mm256_or_si256(in_range(v, 0x09, 0x0d), in_range(v, 0x1c, 0x20));
-        let alnum = _mm256_or_si256(
-            in_range(v, b'0', b'9'),
-            in_range(_mm256_or_si256(v, twenty), b'a', b'z'),
+        let nibble = _mm256_set1_epi8(0x0f);
+        let low = _mm256_and_si256(v, nibble);
+        let high = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
+        let classes = _mm256_and_si256(
+            _mm256_shuffle_epi8(nibble_table(&LOW_NIBBLE_CLASSES), low),
+            _mm256_shuffle_epi8(nibble_table(&HIGH_NIBBLE_CLASSES), high),
         );
-        // Whitespace or printable punctuation: the bytes that are not token bytes.
-        let split = _mm256_or_si256(space, _mm256_andnot_si256(alnum, in_range(v, b'!', b'~')));
+        let zero = _mm256_setzero_si256();
+        // Neither whitespace nor punctuation: the token bytes.
+        let token = _mm256_cmpeq_epi8(classes, zero);
+        let not_space = _mm256_cmpeq_epi8(
+            _mm256_and_si256(classes, _mm256_set1_epi8(SPACE_CLASSES)),
+            zero,
+        );
         let upper = in_range(v, b'A', b'Z');
         let lowered = _mm256_or_si256(v, _mm256_and_si256(upper, twenty));
-        let bytes = _mm256_blendv_epi8(lowered, twenty, space);
+        let bytes = _mm256_blendv_epi8(twenty, lowered, not_space);
         let bits = |m: __m256i| u64::from(_mm256_movemask_epi8(m) as u32);
-        (bits(space), !bits(split) & 0xffff_ffff, bytes)
+        (!bits(not_space) & 0xffff_ffff, bits(token), bytes)
     }
 
     /// Whether the chunks of 64 bytes hold a colon, and a byte of 0x80 or more.
@@ -1698,11 +1743,40 @@ mod avx2 {
         )
     }
 
-    /// [`super::write_normalized`] compiled for AVX2, its blocks lowered by [`lowered`] inlined.
+    /// [`writer_features`] once checked: 0 not yet, 1 no, 2 yes.
+    static WRITER_FEATURES: AtomicU8 = AtomicU8::new(0);
+
+    /// Whether the processor has what [`write_normalized`] is compiled for: checked once, then
+    /// one load (the five checks cost about 30 instructions and 9 branches a text).
+    #[inline(always)]
+    pub(super) fn writer_features() -> bool {
+        match WRITER_FEATURES.load(Ordering::Relaxed) {
+            2 => true,
+            1 => false,
+            _ => check_writer_features(),
+        }
+    }
+
+    /// See [`writer_features`].
+    #[cold]
+    #[inline(never)]
+    fn check_writer_features() -> bool {
+        let yes = std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("bmi2")
+            && std::arch::is_x86_feature_detected!("popcnt")
+            && std::arch::is_x86_feature_detected!("lzcnt");
+        WRITER_FEATURES.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
+        yes
+    }
+
+    /// [`super::write_normalized`] compiled for AVX2, its blocks lowered by [`lowered`] inlined,
+    /// and for the bit instructions every processor with AVX2 has beside it (BMI1, BMI2,
+    /// POPCNT, LZCNT: a token's place from a mask is one instruction or two).
     ///
     /// # Safety
-    /// The processor must have AVX2.
-    #[target_feature(enable = "avx2")]
+    /// The processor must have AVX2, BMI1, BMI2, POPCNT and LZCNT ([`writer_features`]).
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
     pub(super) unsafe fn write_normalized(
         t: &Tables,
         text: &str,
@@ -1883,11 +1957,25 @@ fn write_normalized(
     token: impl TokenSink,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor has AVX2, which is all the function needs.
+    if avx2::writer_features() {
+        // SAFETY: the processor has the features the function needs.
         unsafe { avx2::write_normalized(t, text, ascii, plain, out, token) };
         return;
     }
+    write_normalized_portable(t, text, ascii, plain, out, token);
+}
+
+/// [`write_normalized`] without AVX2: a function of its own, so that the dispatch above does
+/// not set up this body's stack frame on every call (about 25 instructions a text).
+#[inline(never)]
+fn write_normalized_portable(
+    t: &Tables,
+    text: &str,
+    ascii: bool,
+    plain: &mut PlainChars,
+    out: &mut Vec<u8>,
+    token: impl TokenSink,
+) {
     write_normalized_in::<false>(t, text, ascii, plain, out, token);
 }
 
@@ -2145,7 +2233,8 @@ mod tests {
         plain.use_tables(t);
         if AVX2 {
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: the callers check that the processor has AVX2.
+            // SAFETY: the callers check that the processor has what it needs
+            // (`avx2::writer_features`).
             unsafe {
                 avx2::write_normalized(t, text, text.is_ascii(), plain, &mut out, sink)
             };
@@ -2163,7 +2252,7 @@ mod tests {
         // the same tokens, with the same ids, with AVX2 as with SSE2.
         #[cfg(target_arch = "x86_64")]
         {
-            if !std::arch::is_x86_feature_detected!("avx2") {
+            if !avx2::writer_features() {
                 return;
             }
             let t = test_tables::install();
