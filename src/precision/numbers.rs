@@ -23,6 +23,44 @@ pub fn numbers_with(t: &Tables, text: &str, ascii: bool, digits: &mut String, ou
     }
 }
 
+/// Whether [`numbers_with`] would find a number in `text`: whether it holds a decimal digit
+/// (`\d`), each of which matches. A block of 64 bytes at a time, as [`scan`], stopping at the
+/// first ASCII digit; a byte that may begin a digit that is not ASCII is decoded. Where only the
+/// count of a text's numbers matters (none or some), this reads it without reading them.
+pub fn has_number(t: &Tables, text: &str, ascii: bool) -> bool {
+    if ascii {
+        any_digit::<true>(t, text)
+    } else {
+        any_digit::<false>(t, text)
+    }
+}
+
+/// [`has_number`], for an ASCII text (`ASCII`) or any.
+#[inline(always)]
+fn any_digit<const ASCII: bool>(t: &Tables, text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut base = 0;
+    while base < b.len() {
+        let (digit, mut lead) = if b.len() < 64 {
+            block_classes::<ASCII>(padded_short_text(b).block())
+        } else {
+            long_text_bits::<ASCII>(b, base)
+        };
+        if digit != 0 {
+            return true;
+        }
+        while lead != 0 {
+            let p = base + lead.trailing_zeros() as usize;
+            if char_at(text, p).is_some_and(|c| t.digit_value(c).is_some()) {
+                return true;
+            }
+            lead &= lead - 1;
+        }
+        base += 64;
+    }
+    false
+}
+
 /// [`numbers_with`], a block of 64 bytes at a time: the starts of the block's runs of ASCII
 /// digits (`digits & !(digits << 1)`) and, unless `ASCII` (the text is ASCII), its bytes that
 /// may begin a digit that is not ASCII, taken in text order from one mask ([`read_block`]).
@@ -1199,6 +1237,56 @@ mod tests {
             numbers_reference(t, &text, &mut Vec::new(), &mut String::new(), &mut want);
             let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&got), bits(&want), "{text:?}: {got:?} {want:?}");
+        }
+    }
+
+    #[test]
+    fn has_number_is_whether_the_scan_finds_one() {
+        // Texts of 0 to 200 bytes, few digits or none, ASCII ones or others, at every place
+        // around the blocks' edges.
+        let t = test_tables::install();
+        const PIECES: &[&str] = &[
+            "x",
+            " ",
+            "ab",
+            "-",
+            ".",
+            "é",
+            "م",
+            "😀",
+            "①",
+            "中",
+            "ﬁ",
+            "1",
+            "٣",
+            "５",
+            "\u{7c5}",
+            "\u{1d7ce}",
+        ];
+        let mut next = crate::testing::lcg(11);
+        let mut text = String::new();
+        for round in 0..20_000 {
+            text.clear();
+            let len = next() % 200;
+            while text.len() < len {
+                // Mostly no digit: one piece in 40 may be one.
+                let piece = if round % 2 == 0 || next().is_multiple_of(40) {
+                    PIECES[next() % PIECES.len()]
+                } else {
+                    PIECES[next() % 11]
+                };
+                text.push_str(piece);
+            }
+            let mut want = Vec::new();
+            numbers_reference(t, &text, &mut Vec::new(), &mut String::new(), &mut want);
+            assert_eq!(has_number(t, &text, false), !want.is_empty(), "{text:?}");
+            if text.is_ascii() {
+                assert_eq!(has_number(t, &text, true), !want.is_empty(), "{text:?}");
+            }
+        }
+        for text in ["", "1", "x", "٣", "م", "x1", "\u{1d7ce}", "😀"] {
+            let want = !nums(text).is_empty();
+            assert_eq!(has_number(t, text, text.is_ascii()), want, "{text:?}");
         }
     }
 
