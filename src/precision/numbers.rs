@@ -16,10 +16,16 @@ pub fn numbers(t: &Tables, text: &str, digits: &mut String, out: &mut Vec<f64>) 
 /// [`numbers`], where `ascii` says whether `text` is ASCII (the scan then looks for ASCII
 /// digits only; `false` is right for any text).
 pub fn numbers_with(t: &Tables, text: &str, ascii: bool, digits: &mut String, out: &mut Vec<f64>) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2 (checked just above).
+        unsafe { avx2::numbers_with(t, text, ascii, digits, out) };
+        return;
+    }
     if ascii {
-        scan::<true>(t, text, digits, out);
+        scan::<true, Portable>(t, text, digits, out);
     } else {
-        scan::<false>(t, text, digits, out);
+        scan::<false, Portable>(t, text, digits, out);
     }
 }
 
@@ -28,23 +34,28 @@ pub fn numbers_with(t: &Tables, text: &str, ascii: bool, digits: &mut String, ou
 /// first ASCII digit; a byte that may begin a digit that is not ASCII is decoded. Where only the
 /// count of a text's numbers matters (none or some), this reads it without reading them.
 pub fn has_number(t: &Tables, text: &str, ascii: bool) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2 (checked just above).
+        return unsafe { avx2::has_number(t, text, ascii) };
+    }
     if ascii {
-        any_digit::<true>(t, text)
+        any_digit::<true, Portable>(t, text)
     } else {
-        any_digit::<false>(t, text)
+        any_digit::<false, Portable>(t, text)
     }
 }
 
 /// [`has_number`], for an ASCII text (`ASCII`) or any.
 #[inline(always)]
-fn any_digit<const ASCII: bool>(t: &Tables, text: &str) -> bool {
+fn any_digit<const ASCII: bool, C: Classes>(t: &Tables, text: &str) -> bool {
     let b = text.as_bytes();
     let mut base = 0;
     while base < b.len() {
         let (digit, mut lead) = if b.len() < 64 {
-            block_classes::<ASCII>(padded_short_text(b).block())
+            C::block::<ASCII>(padded_short_text(b).block())
         } else {
-            long_text_bits::<ASCII>(b, base)
+            long_text_bits::<ASCII, C>(b, base)
         };
         if digit != 0 {
             return true;
@@ -67,22 +78,47 @@ fn any_digit<const ASCII: bool>(t: &Tables, text: &str) -> bool {
 /// A text shorter than 64 bytes is one block, read from a zero-padded copy
 /// ([`padded_short_text`]); a longer one in place, its last block overlapping the one before.
 #[inline(always)]
-fn scan<const ASCII: bool>(t: &Tables, text: &str, digits: &mut String, out: &mut Vec<f64>) {
+fn scan<const ASCII: bool, C: Classes>(
+    t: &Tables,
+    text: &str,
+    digits: &mut String,
+    out: &mut Vec<f64>,
+) {
     let b = text.as_bytes();
     // `text[..i]` is done: no match starts before `i`.
     let mut i = 0;
     if b.len() < 64 {
         if !b.is_empty() {
             let padded = padded_short_text(b);
-            let masks = block_classes::<ASCII>(padded.block());
-            read_block::<ASCII>(t, text, 0, masks, &mut i, digits, out, |p| padded.around(p));
+            let masks = C::block::<ASCII>(padded.block());
+            read_block::<ASCII>(
+                t,
+                text,
+                0,
+                masks,
+                &mut i,
+                digits,
+                out,
+                #[inline(always)]
+                |p| padded.around(p),
+            );
         }
         return;
     }
     let mut base = 0;
     while base < b.len() {
-        let masks = long_text_bits::<ASCII>(b, base);
-        read_block::<ASCII>(t, text, base, masks, &mut i, digits, out, |p| around(b, p));
+        let masks = long_text_bits::<ASCII, C>(b, base);
+        read_block::<ASCII>(
+            t,
+            text,
+            base,
+            masks,
+            &mut i,
+            digits,
+            out,
+            #[inline(always)]
+            |p| around(b, p),
+        );
         base = (base + 64).max(i);
     }
 }
@@ -494,16 +530,16 @@ fn fast_path(literal: &[u8]) -> Option<f64> {
 /// bytes that may begin a digit that is not ASCII ([`may_lead_digit`]). At the text's end the
 /// last 64 bytes are read and their masks shifted.
 #[inline(always)]
-fn long_text_bits<const ASCII: bool>(b: &[u8], base: usize) -> (u64, u64) {
+fn long_text_bits<const ASCII: bool, C: Classes>(b: &[u8], base: usize) -> (u64, u64) {
     let rest = b.get(base..).unwrap_or(&[]);
     if let Some(block) = rest.first_chunk::<64>() {
-        return block_classes::<ASCII>(block);
+        return C::block::<ASCII>(block);
     }
     let Some(last) = b.last_chunk::<64>() else {
         return (0, 0);
     };
     // The block at `base` runs past the end by `64 - rest.len()` bytes (1 to 64).
-    let (digit, lead) = block_classes::<ASCII>(last);
+    let (digit, lead) = C::block::<ASCII>(last);
     let past = 64 - rest.len() as u32;
     (
         digit.checked_shr(past).unwrap_or(0),
@@ -511,18 +547,28 @@ fn long_text_bits<const ASCII: bool>(b: &[u8], base: usize) -> (u64, u64) {
     )
 }
 
-/// [`long_text_bits`] of a whole block.
-#[inline(always)]
-fn block_classes<const ASCII: bool>(block: &[u8; 64]) -> (u64, u64) {
-    let (mut digit, mut lead) = (0u64, 0u64);
-    for (k, chunk) in block.chunks_exact(16).enumerate() {
-        if let Some(chunk) = chunk.first_chunk::<16>() {
-            let (d, l) = chunk_classes::<ASCII>(chunk);
-            digit |= d << (16 * k);
-            lead |= l << (16 * k);
+/// How the masks of a block of 64 bytes ([`long_text_bits`]) are computed: [`Portable`], or
+/// with AVX2 where the processor has it ([`avx2`]).
+trait Classes {
+    fn block<const ASCII: bool>(block: &[u8; 64]) -> (u64, u64);
+}
+
+/// SSE2 on x86_64 (16 bytes at a time), else byte by byte.
+struct Portable;
+
+impl Classes for Portable {
+    #[inline(always)]
+    fn block<const ASCII: bool>(block: &[u8; 64]) -> (u64, u64) {
+        let (mut digit, mut lead) = (0u64, 0u64);
+        for (k, chunk) in block.chunks_exact(16).enumerate() {
+            if let Some(chunk) = chunk.first_chunk::<16>() {
+                let (d, l) = chunk_classes::<ASCII>(chunk);
+                digit |= d << (16 * k);
+                lead |= l << (16 * k);
+            }
         }
+        (digit, lead)
     }
-    (digit, lead)
 }
 
 /// [`long_text_bits`] of 16 bytes: with SSE2 on x86_64, else byte by byte.
@@ -600,6 +646,93 @@ mod sse2 {
         let none = unsafe { _mm_or_si128(in_range(v, lo0, hi0), in_range(v, lo1, hi1)) };
         // SAFETY: as above.
         (digit, bits(unsafe { _mm_andnot_si128(none, lead) }))
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    //! The scans compiled for AVX2, their blocks classified 32 bytes at a time: reached only
+    //! through the run-time checks of [`super::numbers_with`] and [`super::has_number`].
+    use crate::ascii::avx2::{bits, in_range};
+    use crate::pyunicode::Tables;
+    use std::arch::x86_64::*;
+
+    /// [`super::Classes`] by AVX2; only used by the functions below, compiled for AVX2.
+    pub(super) struct Avx2;
+
+    impl super::Classes for Avx2 {
+        #[inline(always)]
+        fn block<const ASCII: bool>(block: &[u8; 64]) -> (u64, u64) {
+            // SAFETY: `Avx2` is only used within this module's functions, which are compiled
+            // for AVX2 and only called when the processor has it (and by the tests, after the
+            // same check).
+            unsafe { classes::<ASCII>(block) }
+        }
+    }
+
+    /// [`super::numbers_with`] with AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn numbers_with(
+        t: &Tables,
+        text: &str,
+        ascii: bool,
+        digits: &mut String,
+        out: &mut Vec<f64>,
+    ) {
+        if ascii {
+            super::scan::<true, Avx2>(t, text, digits, out);
+        } else {
+            super::scan::<false, Avx2>(t, text, digits, out);
+        }
+    }
+
+    /// [`super::has_number`] with AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn has_number(t: &Tables, text: &str, ascii: bool) -> bool {
+        if ascii {
+            super::any_digit::<true, Avx2>(t, text)
+        } else {
+            super::any_digit::<false, Avx2>(t, text)
+        }
+    }
+
+    /// The ASCII digits of `block` and, unless `ASCII`, its bytes that may begin a digit that
+    /// is not ASCII ([`super::may_lead_digit`]), byte `k`'s as bit `k` of each.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn classes<const ASCII: bool>(block: &[u8; 64]) -> (u64, u64) {
+        let (lo, hi) = block.split_at(32);
+        // SAFETY: each half holds 32 bytes, which an unaligned load reads.
+        let (lo, hi) = unsafe {
+            (
+                _mm256_loadu_si256(lo.as_ptr().cast()),
+                _mm256_loadu_si256(hi.as_ptr().cast()),
+            )
+        };
+        let (lo_digit, lo_lead) = half::<ASCII>(lo);
+        let (hi_digit, hi_lead) = half::<ASCII>(hi);
+        (lo_digit | hi_digit << 32, lo_lead | hi_lead << 32)
+    }
+
+    /// [`classes`] of 32 bytes, as the SSE2 module's for 16.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn half<const ASCII: bool>(v: __m256i) -> (u64, u64) {
+        let digit = bits(in_range(v, b'0', b'9'));
+        if ASCII {
+            return (digit, 0);
+        }
+        // The sign bit of the bytes above `DIGIT_LEAD - 1` as signed bytes (all but the bytes
+        // of 0x80 up to it) that are negative (0x80 or more).
+        let lead = _mm256_and_si256(
+            _mm256_cmpgt_epi8(v, _mm256_set1_epi8((super::DIGIT_LEAD - 1) as i8)),
+            v,
+        );
+        // The two ranges of first bytes that begin no digit (`in_range` compares signed
+        // bytes: both ranges lie within the negative ones, so no ASCII byte is in them).
+        let [(lo0, hi0), (lo1, hi1)] = super::NO_DIGIT_LEADS;
+        let none = _mm256_or_si256(in_range(v, lo0, hi0), in_range(v, lo1, hi1));
+        (digit, bits(_mm256_andnot_si256(none, lead)))
     }
 }
 
@@ -897,6 +1030,26 @@ mod tests {
         out
     }
 
+    /// [`numbers_with`] of `text`, checked against the portable scan's (for an ASCII text, with
+    /// `ascii` true and false): bit for bit the same.
+    fn numbers_checked(t: &Tables, text: &str) -> Vec<f64> {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let mut got = Vec::new();
+        numbers_with(t, text, text.is_ascii(), &mut String::new(), &mut got);
+        let mut portable = Vec::new();
+        scan::<false, Portable>(t, text, &mut String::new(), &mut portable);
+        assert_eq!(bits(&got), bits(&portable), "{text:?}");
+        if text.is_ascii() {
+            portable.clear();
+            scan::<true, Portable>(t, text, &mut String::new(), &mut portable);
+            assert_eq!(bits(&got), bits(&portable), "{text:?}");
+        }
+        let has = !got.is_empty();
+        assert_eq!(any_digit::<false, Portable>(t, text), has, "{text:?}");
+        assert_eq!(has_number(t, text, text.is_ascii()), has, "{text:?}");
+        got
+    }
+
     // The scan as it was, one regular-expression attempt at every character: the reference
     // of the jumping scan.
     /// The numbers of `text` as `re.findall(r"[-+]?\d*\.?\d+(?:[eE][-+]?\d+)?", text)` with
@@ -1039,10 +1192,24 @@ mod tests {
     /// The masks the scan reads for the block at `base`: of the text in place from 64 bytes
     /// on, else of its padded copy, shifted.
     fn block_bits<const ASCII: bool>(text: &[u8], base: usize) -> (u64, u64) {
-        if text.len() >= 64 {
-            return long_text_bits::<ASCII>(text, base);
+        let portable = block_bits_by::<ASCII, Portable>(text, base);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            assert_eq!(
+                block_bits_by::<ASCII, avx2::Avx2>(text, base),
+                portable,
+                "{text:?} {base}"
+            );
         }
-        let (digit, lead) = block_classes::<ASCII>(padded_short_text(text).block());
+        portable
+    }
+
+    /// [`block_bits`] by the classes of `C`.
+    fn block_bits_by<const ASCII: bool, C: Classes>(text: &[u8], base: usize) -> (u64, u64) {
+        if text.len() >= 64 {
+            return long_text_bits::<ASCII, C>(text, base);
+        }
+        let (digit, lead) = C::block::<ASCII>(padded_short_text(text).block());
         (digit >> base, lead >> base)
     }
 
@@ -1138,8 +1305,9 @@ mod tests {
             for _ in 0..next() % 14 {
                 text.push_str(PIECES[next() % PIECES.len()]);
             }
-            let (mut got, mut want) = (Vec::new(), Vec::new());
-            numbers_with(t, &text, text.is_ascii(), &mut String::new(), &mut got);
+            let (got, mut want);
+            want = Vec::new();
+            got = numbers_checked(t, &text);
             numbers_reference(t, &text, &mut Vec::new(), &mut String::new(), &mut want);
             let same = got.len() == want.len()
                 && got
@@ -1204,8 +1372,9 @@ mod tests {
                         for _ in 0..after {
                             text.push_str(filler);
                         }
-                        let (mut got, mut want) = (Vec::new(), Vec::new());
-                        numbers_with(t, &text, text.is_ascii(), &mut String::new(), &mut got);
+                        let (got, mut want);
+                        want = Vec::new();
+                        got = numbers_checked(t, &text);
                         numbers_reference(t, &text, &mut Vec::new(), &mut String::new(), &mut want);
                         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                         assert_eq!(bits(&got), bits(&want), "{text:?}: {got:?} {want:?}");
@@ -1232,8 +1401,9 @@ mod tests {
             while text.len() < len {
                 text.push_str(PIECES[next() % PIECES.len()]);
             }
-            let (mut got, mut want) = (Vec::new(), Vec::new());
-            numbers_with(t, &text, text.is_ascii(), &mut String::new(), &mut got);
+            let (got, mut want);
+            want = Vec::new();
+            got = numbers_checked(t, &text);
             numbers_reference(t, &text, &mut Vec::new(), &mut String::new(), &mut want);
             let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&got), bits(&want), "{text:?}: {got:?} {want:?}");
