@@ -159,6 +159,22 @@ fn read_block<const ASCII: bool>(
                 next &= next - 1;
                 continue;
             }
+            // A dot and a second run after this one: a decimal number, read at once when both
+            // runs are short and within the block.
+            let f = k + len + 1;
+            if word.checked_shr(8 * len as u32).unwrap_or(0) as u8 == b'.' && f < 64 {
+                let fraction = (!(digit >> f)).trailing_zeros() as usize;
+                if f + fraction < 64 {
+                    if let Some(value) =
+                        short_decimal(before, word, len, around(base + f).1, fraction)
+                    {
+                        out.push(value);
+                        *i = base + f + fraction;
+                        next &= u64::MAX.checked_shl((f + fraction) as u32).unwrap_or(0);
+                        continue;
+                    }
+                }
+            }
         }
         *i = general(t, text, p, *i, digits, out);
         match i.checked_sub(base).filter(|&done| done < 64) {
@@ -203,6 +219,38 @@ fn short_run(before: u16, word: u64, len: usize) -> Option<f64> {
     // 10^0 without a dot.
     let value = m / EXACT_POWERS.get(len * usize::from(dot))?;
     // `value` is not negative: setting its sign bit negates it, `-0.0` included.
+    Some(f64::from_bits(value.to_bits() | u64::from(negative) << 63))
+}
+
+/// The value of the match that is a run of `len` ASCII digits, a dot and a run of `fraction`
+/// digits (`word` and `fraction_word` the 8 bytes from each run's first, `before` the two bytes
+/// before the first, as for [`short_run`]), when that is a whole match: the first run not
+/// after a dot (it would be the fraction of a match that began there), each run of one to
+/// seven digits, the second followed by a byte that ends a match (any but a digit, `e`, `E`,
+/// or a byte of 0x80 or more: a dot ends this one). Else `None`. The fourteen digits at most
+/// make an integer below 2^53, exact as a `f64`, divided by the power of ten of the fraction's
+/// length: one correctly rounded division (Clinger's fast path).
+#[inline(always)]
+fn short_decimal(
+    before: u16,
+    word: u64,
+    len: usize,
+    fraction_word: u64,
+    fraction: usize,
+) -> Option<f64> {
+    let after = fraction_word.checked_shr(8 * fraction as u32).unwrap_or(0) as u8;
+    if len > 7
+        || fraction == 0
+        || fraction > 7
+        || before >> 8 == u16::from(b'.')
+        || !(ENDS_A_RUN[usize::from(after)] || after == b'.')
+    {
+        return None;
+    }
+    let scale = EXACT_POWERS.get(fraction)?;
+    let whole = swar(word, len) * (*scale as u64) + swar(fraction_word, fraction);
+    let value = whole as f64 / scale;
+    let negative = before >> 8 == u16::from(b'-');
     Some(f64::from_bits(value.to_bits() | u64::from(negative) << 63))
 }
 
