@@ -16,106 +16,397 @@ pub fn numbers(t: &Tables, text: &str, digits: &mut String, out: &mut Vec<f64>) 
 /// [`numbers`], where `ascii` says whether `text` is ASCII (the scan then looks for ASCII
 /// digits only; `false` is right for any text).
 pub fn numbers_with(t: &Tables, text: &str, ascii: bool, digits: &mut String, out: &mut Vec<f64>) {
-    let b = text.as_bytes();
-    let mut scan = Scan::new(ascii);
-    // `text[..i]` is done: no match starts before `i`.
-    let mut i = 0;
-    while i < b.len() {
-        // The next decimal digit at or after `i`.
-        let Some(p) = scan.next(b, i) else {
-            break;
-        };
-        if b.get(p).is_some_and(|&x| x >= 0x80) {
-            let Some(c) = text.get(p..).and_then(|r| r.chars().next()) else {
-                break;
-            };
-            if t.digit_value(c).is_none() {
-                i = p + c.len_utf8();
-                continue;
-            }
-        }
-        // A sign and a dot, a sign or a dot may start the match just before the digit (no
-        // digit lies between `i` and `p`, so nothing else can).
-        // The byte before the digit first (most often neither a sign nor a dot), then the one
-        // before it; neither before `i`.
-        let start = match p.checked_sub(1).filter(|&s| s >= i).and_then(|s| b.get(s)) {
-            Some(b'.') if p - 1 > i && matches!(b.get(p - 2), Some(b'+' | b'-')) => p - 2,
-            Some(b'+' | b'-' | b'.') => p - 1,
-            _ => p,
-        };
-        if let Some((end, value)) = short_ascii_match(b, start, p) {
-            out.push(value);
-            i = end;
-            continue;
-        }
-        if let Some((end, value)) = ascii_match(text, start) {
-            out.push(value);
-            i = end;
-            continue;
-        }
-        let Some((start, end)) = match_at(t, text, start).map(|end| (start, end)) else {
-            // The digit itself always matches; this is not reached.
-            i = p + 1;
-            continue;
-        };
-        let found = text.get(start..end).unwrap_or("");
-        let value = if found.is_ascii() {
-            parse_ascii(found)
-        } else {
-            // Other scripts' digits read as their decimal values, as `float()` reads them.
-            digits.clear();
-            for ch in found.chars() {
-                match t.digit_value(ch) {
-                    Some(d) => digits.push((b'0' + d) as char),
-                    None => digits.push(ch),
-                }
-            }
-            parse_ascii(digits)
-        };
-        out.push(value);
-        i = end;
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2 (checked just above).
+        unsafe { avx2::numbers_with(t, text, ascii, digits, out) };
+        return;
+    }
+    if ascii {
+        scan::<true, Portable>(t, text, digits, out);
+    } else {
+        scan::<false, Portable>(t, text, digits, out);
     }
 }
 
-/// The match starting at byte `s` whose first digit is byte `p` (`s` is `p`, or a sign or a dot
-/// just before it, or a sign and a dot) and its value, when it is the common short case: at
-/// most seven ASCII digits from `p`, followed by a byte that neither continues the match nor
-/// may (not a dot, `e`, `E`, nor a byte of a character that is not ASCII, which may be another
-/// digit), or by the end. Else `None`, and [`ascii_match`] reads it.
-///
-/// The digits make an integer below 10^7, exact as a `f64`; after a dot it is divided by the
-/// power of ten of its length, one correctly rounded division as in [`ascii_match`] (Clinger's
-/// fast path); a minus sign negates it.
-#[inline(always)]
-fn short_ascii_match(b: &[u8], s: usize, p: usize) -> Option<(usize, f64)> {
-    let mut mantissa = 0u64;
-    let mut j = p;
-    while let Some(d) = b.get(j).map(|x| x.wrapping_sub(b'0')).filter(|&d| d < 10) {
-        if j - p == 7 {
-            return None;
-        }
-        mantissa = mantissa * 10 + u64::from(d);
-        j += 1;
+/// Whether [`numbers_with`] would find a number in `text`: whether it holds a decimal digit
+/// (`\d`), each of which matches. A block of 64 bytes at a time, as [`scan`], stopping at the
+/// first ASCII digit; a byte that may begin a digit that is not ASCII is decoded. Where only the
+/// count of a text's numbers matters (none or some), this reads it without reading them.
+pub fn has_number(t: &Tables, text: &str, ascii: bool) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2 (checked just above).
+        return unsafe { avx2::has_number(t, text, ascii) };
     }
-    if b.get(j)
-        .is_some_and(|&x| x >= 0x80 || matches!(x, b'.' | b'e' | b'E'))
+    if ascii {
+        any_digit::<true, Portable>(t, text)
+    } else {
+        any_digit::<false, Portable>(t, text)
+    }
+}
+
+/// [`has_number`], for an ASCII text (`ASCII`) or any.
+#[inline(always)]
+fn any_digit<const ASCII: bool, C: Classes>(t: &Tables, text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut base = 0;
+    while base < b.len() {
+        let (digit, mut lead) = if b.len() < 64 {
+            C::block::<ASCII>(padded_short_text(b).block())
+        } else {
+            long_text_bits::<ASCII, C>(b, base)
+        };
+        if digit != 0 {
+            return true;
+        }
+        while lead != 0 {
+            let p = base + lead.trailing_zeros() as usize;
+            if char_at(text, p).is_some_and(|c| t.digit_value(c).is_some()) {
+                return true;
+            }
+            lead &= lead - 1;
+        }
+        base += 64;
+    }
+    false
+}
+
+/// [`numbers_with`], a block of 64 bytes at a time: the starts of the block's runs of ASCII
+/// digits (`digits & !(digits << 1)`) and, unless `ASCII` (the text is ASCII), its bytes that
+/// may begin a digit that is not ASCII, taken in text order from one mask ([`read_block`]).
+/// A text shorter than 64 bytes is one block, read from a zero-padded copy
+/// ([`padded_short_text`]); a longer one in place, its last block overlapping the one before.
+#[inline(always)]
+fn scan<const ASCII: bool, C: Classes>(
+    t: &Tables,
+    text: &str,
+    digits: &mut String,
+    out: &mut Vec<f64>,
+) {
+    let b = text.as_bytes();
+    // `text[..i]` is done: no match starts before `i`.
+    let mut i = 0;
+    if b.len() < 64 {
+        if !b.is_empty() {
+            let padded = padded_short_text(b);
+            let masks = C::block::<ASCII>(padded.block());
+            read_block::<ASCII>(
+                t,
+                text,
+                0,
+                masks,
+                &mut i,
+                digits,
+                out,
+                #[inline(always)]
+                |p| padded.around(p),
+            );
+        }
+        return;
+    }
+    let mut base = 0;
+    while base < b.len() {
+        let masks = long_text_bits::<ASCII, C>(b, base);
+        read_block::<ASCII>(
+            t,
+            text,
+            base,
+            masks,
+            &mut i,
+            digits,
+            out,
+            #[inline(always)]
+            |p| around(b, p),
+        );
+        base = (base + 64).max(i);
+    }
+}
+
+/// The matches that start in the block of 64 bytes at `base` (where the scan is at `i`, at or
+/// before `base`), whose ASCII digits and leads of other digits are `masks`; `around(p)` gives
+/// the two bytes before byte `p` and the eight from it ([`short_run`]). Moves `i` past them;
+/// past the block's end when [`general`] read a match that goes on there.
+///
+/// Every match ends at a digit whose next character is no digit, so a run is read by one match
+/// from its start: either alone ([`short_run`], without a branch on its length or on the bytes
+/// beside it), or by [`general`] together with what follows (a fraction, an exponent, digits
+/// of other scripts, the rest of a run cut by the block's edge), which returns past it: the
+/// starts it read are dropped from the mask.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn read_block<const ASCII: bool>(
+    t: &Tables,
+    text: &str,
+    base: usize,
+    (digit, lead): (u64, u64),
+    i: &mut usize,
+    digits: &mut String,
+    out: &mut Vec<f64>,
+    around: impl Fn(usize) -> (u16, u64),
+) {
+    let mut next = (digit & !(digit << 1)) | lead;
+    while next != 0 {
+        let k = next.trailing_zeros() as usize;
+        let p = base + k;
+        if ASCII || lead & (1 << k) == 0 {
+            // The run's length within the block.
+            let len = (!(digit >> k)).trailing_zeros() as usize;
+            let (before, word) = around(p);
+            if let Some(value) = short_run(before, word, len) {
+                out.push(value);
+                *i = p + len;
+                next &= next - 1;
+                continue;
+            }
+            // A dot and a second run after this one: a decimal number, read at once when both
+            // runs are short and within the block.
+            let f = k + len + 1;
+            if word.checked_shr(8 * len as u32).unwrap_or(0) as u8 == b'.' && f < 64 {
+                let fraction = (!(digit >> f)).trailing_zeros() as usize;
+                if f + fraction < 64 {
+                    if let Some(value) =
+                        short_decimal(before, word, len, around(base + f).1, fraction)
+                    {
+                        out.push(value);
+                        *i = base + f + fraction;
+                        next &= u64::MAX.checked_shl((f + fraction) as u32).unwrap_or(0);
+                        continue;
+                    }
+                }
+            }
+        }
+        *i = general(t, text, p, *i, digits, out);
+        match i.checked_sub(base).filter(|&done| done < 64) {
+            Some(done) => next &= u64::MAX << done,
+            None => return,
+        }
+    }
+}
+
+/// Bytes that may follow a run of digits that is a whole match alone: not a digit (the run
+/// would go on past the block's edge), a dot, `e`, `E`, nor a byte of 0x80 or more (perhaps
+/// another digit). `0` stands for the text's end.
+static ENDS_A_RUN: [bool; 256] = {
+    let mut ends = [false; 256];
+    let mut x = 0;
+    while x < 0x80 {
+        ends[x] = !matches!(x as u8, b'0'..=b'9' | b'.' | b'e' | b'E');
+        x += 1;
+    }
+    ends
+};
+
+/// The value of the match that is the run of `len` ASCII digits starting `word` (the 8 bytes
+/// from the run's first, zero past the text's end), `before` the two bytes before it (zero
+/// before the text's start), when that run alone is a whole match: at most seven digits,
+/// followed by a byte of [`ENDS_A_RUN`]. Else `None`, and [`general`] reads it.
+///
+/// The byte before the run is no digit; a sign there, a dot, or a sign and a dot, start the
+/// match (no earlier match reached them: it would have ended at a digit, and its run would
+/// have been read with it). The digits make an integer below 10^7, exact as a `f64` ([`swar`]);
+/// after a dot it is divided by the power of ten of its length, one correctly rounded division
+/// as `float()` reads it (Clinger's fast path); a minus sign negates it.
+#[inline(always)]
+fn short_run(before: u16, word: u64, len: usize) -> Option<f64> {
+    let after = word.checked_shr(8 * len as u32).unwrap_or(0) as u8;
+    if len > 7 || !ENDS_A_RUN[usize::from(after)] {
+        return None;
+    }
+    let m = swar(word, len) as f64;
+    let dot = before >> 8 == u16::from(b'.');
+    let negative = before >> 8 == u16::from(b'-') || before == u16::from_le_bytes(*b"-.");
+    // 10^0 without a dot.
+    let value = m / EXACT_POWERS.get(len * usize::from(dot))?;
+    // `value` is not negative: setting its sign bit negates it, `-0.0` included.
+    Some(f64::from_bits(value.to_bits() | u64::from(negative) << 63))
+}
+
+/// The value of the match that is a run of `len` ASCII digits, a dot and a run of `fraction`
+/// digits (`word` and `fraction_word` the 8 bytes from each run's first, `before` the two bytes
+/// before the first, as for [`short_run`]), when that is a whole match: the first run not
+/// after a dot (it would be the fraction of a match that began there), each run of one to
+/// seven digits, the second followed by a byte that ends a match (any but a digit, `e`, `E`,
+/// or a byte of 0x80 or more: a dot ends this one). Else `None`. The fourteen digits at most
+/// make an integer below 2^53, exact as a `f64`, divided by the power of ten of the fraction's
+/// length: one correctly rounded division (Clinger's fast path).
+#[inline(always)]
+fn short_decimal(
+    before: u16,
+    word: u64,
+    len: usize,
+    fraction_word: u64,
+    fraction: usize,
+) -> Option<f64> {
+    let after = fraction_word.checked_shr(8 * fraction as u32).unwrap_or(0) as u8;
+    if len > 7
+        || fraction == 0
+        || fraction > 7
+        || before >> 8 == u16::from(b'.')
+        || !(ENDS_A_RUN[usize::from(after)] || after == b'.')
     {
         return None;
     }
-    let m = mantissa as f64;
-    let value = if b.get(p.wrapping_sub(1)) == Some(&b'.') && s < p {
-        m / EXACT_POWERS.get(j - p)?
-    } else {
-        m
+    let scale = EXACT_POWERS.get(fraction)?;
+    let whole = swar(word, len) * (*scale as u64) + swar(fraction_word, fraction);
+    let value = whole as f64 / scale;
+    let negative = before >> 8 == u16::from(b'-');
+    Some(f64::from_bits(value.to_bits() | u64::from(negative) << 63))
+}
+
+/// The two bytes of `b` before `p` and the eight from `p` (`p` less than `b.len()`, which is 8
+/// or more), as little-endian numbers, zero outside `b`: one load of ten bytes but at the
+/// text's edges ([`around_edge`]).
+#[inline(always)]
+fn around(b: &[u8], p: usize) -> (u16, u64) {
+    match p
+        .checked_sub(2)
+        .and_then(|s| b.get(s..))
+        .and_then(|rest| rest.first_chunk::<10>())
+    {
+        Some(&[x, y, ref word @ ..]) => (u16::from_le_bytes([x, y]), u64::from_le_bytes(*word)),
+        None => around_edge(b, p),
+    }
+}
+
+/// [`around`] at the text's first two bytes or last eight.
+#[inline(never)]
+fn around_edge(b: &[u8], p: usize) -> (u16, u64) {
+    let byte = |j: usize| j.checked_sub(2).and_then(|j| b.get(j)).map_or(0, |&x| x);
+    (
+        u16::from_le_bytes([byte(p), byte(p + 1)]),
+        u64::from_le_bytes(std::array::from_fn(|k| byte(p + 2 + k))),
+    )
+}
+
+/// A text shorter than 64 bytes at byte 8 of 80 zero bytes: a whole block to classify, with
+/// the bytes around each of its runs ([`short_run`]) in reach. Copied by chunks of 16 bytes
+/// (the last overlapping the one before) or, below 16 bytes, two overlapping loads of 8, 4 or
+/// 1 bytes, without `memcpy` (whose branches on a length known only at run time mispredict).
+struct PaddedShort([u8; 80]);
+
+impl PaddedShort {
+    fn block(&self) -> &[u8; 64] {
+        self.0
+            .get(8..)
+            .and_then(|rest| rest.first_chunk::<64>())
+            .unwrap_or(&[0; 64])
+    }
+
+    /// [`around`] of byte `p` of the text (`p` below 64).
+    #[inline(always)]
+    fn around(&self, p: usize) -> (u16, u64) {
+        let before = self
+            .0
+            .get(p + 6..)
+            .and_then(|rest| rest.first_chunk::<2>())
+            .map_or(0, |x| u16::from_le_bytes(*x));
+        let word = self
+            .0
+            .get(p + 8..)
+            .and_then(|rest| rest.first_chunk::<8>())
+            .map_or(0, |x| u64::from_le_bytes(*x));
+        (before, word)
+    }
+}
+
+/// [`PaddedShort`] of `b` (1 to 63 bytes).
+#[inline(always)]
+fn padded_short_text(b: &[u8]) -> PaddedShort {
+    let n = b.len();
+    let mut padded = [0u8; 80];
+    let mut put = |at: usize, bytes: &[u8]| {
+        if let Some(to) = padded.get_mut(8 + at..8 + at + bytes.len()) {
+            to.copy_from_slice(bytes);
+        }
     };
-    Some((
-        j,
-        if b.get(s) == Some(&b'-') {
-            -value
-        } else {
-            value
-        },
-    ))
+    if n >= 16 {
+        for k in 0..4 {
+            let at = (16 * k).min(n - 16);
+            if let Some(chunk) = b.get(at..).and_then(|rest| rest.first_chunk::<16>()) {
+                put(at, chunk);
+            }
+        }
+    } else if let (Some(first), Some(last)) = (b.first_chunk::<8>(), b.last_chunk::<8>()) {
+        put(0, first);
+        put(n - 8, last);
+    } else if let (Some(first), Some(last)) = (b.first_chunk::<4>(), b.last_chunk::<4>()) {
+        put(0, first);
+        put(n - 4, last);
+    } else {
+        // 1 to 3 bytes: the first, the middle and the last (some the same).
+        for at in [0, n / 2, n - 1] {
+            put(at, b.get(at..=at).unwrap_or(&[]));
+        }
+    }
+    PaddedShort(padded)
+}
+
+/// The integer that the first `len` bytes of `word` (1 to 8 ASCII digits, the first the most
+/// significant) write: the digits moved to the word's top bytes (zeros before them), then
+/// neighbouring digits, pairs and quadruples combined, each step one multiplication for all.
+#[inline(always)]
+fn swar(word: u64, len: usize) -> u64 {
+    // (A shift by 64 - 8 * len, taken modulo 64 as the machine does.)
+    let v = word.wrapping_shl(64u32.wrapping_sub(8 * len as u32)) & 0x0F0F_0F0F_0F0F_0F0F;
+    let v = (v.wrapping_mul(10) + (v >> 8)) & 0x00FF_00FF_00FF_00FF;
+    let v = (v.wrapping_mul(100) + (v >> 16)) & 0x0000_FFFF_0000_FFFF;
+    (v.wrapping_mul(10_000) + (v >> 32)) & 0xFFFF_FFFF
+}
+
+/// The match at byte `p` (the first ASCII digit or byte that may begin a digit at or after
+/// `i`, where the scan is), read character by character: pushes its number to `out` if there
+/// is one there, and returns where the scan goes on.
+#[inline(never)]
+fn general(
+    t: &Tables,
+    text: &str,
+    p: usize,
+    i: usize,
+    digits: &mut String,
+    out: &mut Vec<f64>,
+) -> usize {
+    let b = text.as_bytes();
+    if b.get(p).is_some_and(|&x| x >= 0x80) {
+        let Some(c) = char_at(text, p) else {
+            // `p` always begins a character; not reached.
+            return b.len();
+        };
+        if t.digit_value(c).is_none() {
+            return p + c.len_utf8();
+        }
+    }
+    // A sign and a dot, a sign or a dot may start the match just before the digit (no digit
+    // lies between `i` and `p`, so nothing else can); neither before `i`.
+    let start = match p.checked_sub(1).filter(|&s| s >= i).and_then(|s| b.get(s)) {
+        Some(b'.') if p - 1 > i && matches!(b.get(p - 2), Some(b'+' | b'-')) => p - 2,
+        Some(b'+' | b'-' | b'.') => p - 1,
+        _ => p,
+    };
+    if let Some((end, value)) = ascii_match(text, start) {
+        out.push(value);
+        return end;
+    }
+    let Some(end) = match_at(t, text, start) else {
+        // The digit itself always matches; not reached.
+        return p + 1;
+    };
+    let found = text.get(start..end).unwrap_or("");
+    let value = if found.is_ascii() {
+        parse_ascii(found)
+    } else {
+        // Other scripts' digits read as their decimal values, as `float()` reads them.
+        digits.clear();
+        for ch in found.chars() {
+            match t.digit_value(ch) {
+                Some(d) => digits.push((b'0' + d) as char),
+                None => digits.push(ch),
+            }
+        }
+        parse_ascii(digits)
+    };
+    out.push(value);
+    end
 }
 
 /// The match starting at byte `s` and its value, when the match is ASCII and so is every byte
@@ -282,116 +573,68 @@ fn fast_path(literal: &[u8]) -> Option<f64> {
     Some(if negative { -value } else { value })
 }
 
-/// The bytes of a text that are ASCII digits or may begin a digit that is not ASCII
-/// ([`DIGIT_LEAD`] or more), one block of 64 bytes at a time:
-/// the block's bits are kept between look-ups, so that each block is classified once however
-/// many numbers it holds.
-struct Scan {
-    /// Where the block held starts (before the first look-up, [`Scan::NONE`]: any text's
-    /// position is then more than 64 bytes before it, and the block starting there is read).
-    base: usize,
-    /// Bit `k`: byte `base + k` is an ASCII digit or [`DIGIT_LEAD`] or more (none past the
-    /// text's end).
-    bits: u64,
-    /// The text is ASCII: the bits are those of its ASCII digits.
-    ascii: bool,
-}
-
-impl Scan {
-    /// Past the end of every text (no slice holds `isize::MAX` bytes).
-    const NONE: usize = isize::MAX as usize;
-
-    fn new(ascii: bool) -> Scan {
-        Scan {
-            base: Scan::NONE,
-            bits: 0,
-            ascii,
-        }
-    }
-
-    /// [`next_digit_or_non_ascii`] of `b` from `from`.
-    #[inline(always)]
-    fn next(&mut self, b: &[u8], mut from: usize) -> Option<usize> {
-        loop {
-            let offset = from.wrapping_sub(self.base);
-            if offset >= 64 {
-                // Before or past the block held (`from` below `base` wraps to a large offset):
-                // the block starting at `from`.
-                if from >= b.len() {
-                    return None;
-                }
-                self.base = from;
-                self.bits = if self.ascii {
-                    digit_block::<true>(b, from)
-                } else {
-                    digit_block::<false>(b, from)
-                };
-                continue;
-            }
-            let rest = self.bits & (u64::MAX << offset);
-            if rest != 0 {
-                return Some(self.base + rest.trailing_zeros() as usize);
-            }
-            from = self.base + 64;
-        }
-    }
-}
-
-/// One bit per byte of `b[from..from + 64]` (byte `from + k`'s is bit `k`) that is an ASCII
-/// digit or, unless `ASCII` (`b` is ASCII), [`DIGIT_LEAD`] or more; none past the end of `b`.
+/// Two masks of the 64 bytes of `b` (64 bytes or more) from `base` (byte `base + k`'s is bit
+/// `k`; none past the text's end): its ASCII digits, and unless `ASCII` (`b` is ASCII) its
+/// bytes that may begin a digit that is not ASCII ([`may_lead_digit`]). At the text's end the
+/// last 64 bytes are read and their masks shifted.
 #[inline(always)]
-fn digit_block<const ASCII: bool>(b: &[u8], from: usize) -> u64 {
-    let rest = b.get(from..).unwrap_or(&[]);
-    let padded;
-    let block = match rest.first_chunk::<64>() {
-        Some(block) => block,
-        None => {
-            // Zero bytes are neither digits nor above 0x7f.
-            let mut copy = [0u8; 64];
-            for (to, &x) in copy.iter_mut().zip(rest) {
-                *to = x;
-            }
-            padded = copy;
-            &padded
-        }
+fn long_text_bits<const ASCII: bool, C: Classes>(b: &[u8], base: usize) -> (u64, u64) {
+    let rest = b.get(base..).unwrap_or(&[]);
+    if let Some(block) = rest.first_chunk::<64>() {
+        return C::block::<ASCII>(block);
+    }
+    let Some(last) = b.last_chunk::<64>() else {
+        return (0, 0);
     };
-    let mut bits = 0u64;
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    for (k, chunk) in block.chunks_exact(16).enumerate() {
-        if let Some(chunk) = chunk.first_chunk::<16>() {
-            let found = if ASCII {
-                sse2::digits(chunk)
-            } else {
-                sse2::digit_or_high(chunk)
-            };
-            bits |= u64::from(found) << (16 * k);
+    // The block at `base` runs past the end by `64 - rest.len()` bytes (1 to 64).
+    let (digit, lead) = C::block::<ASCII>(last);
+    let past = 64 - rest.len() as u32;
+    (
+        digit.checked_shr(past).unwrap_or(0),
+        lead.checked_shr(past).unwrap_or(0),
+    )
+}
+
+/// How the masks of a block of 64 bytes ([`long_text_bits`]) are computed: [`Portable`], or
+/// with AVX2 where the processor has it ([`avx2`]).
+trait Classes {
+    fn block<const ASCII: bool>(block: &[u8; 64]) -> (u64, u64);
+}
+
+/// SSE2 on x86_64 (16 bytes at a time), else byte by byte.
+struct Portable;
+
+impl Classes for Portable {
+    #[inline(always)]
+    fn block<const ASCII: bool>(block: &[u8; 64]) -> (u64, u64) {
+        let (mut digit, mut lead) = (0u64, 0u64);
+        for (k, chunk) in block.chunks_exact(16).enumerate() {
+            if let Some(chunk) = chunk.first_chunk::<16>() {
+                let (d, l) = chunk_classes::<ASCII>(chunk);
+                digit |= d << (16 * k);
+                lead |= l << (16 * k);
+            }
         }
+        (digit, lead)
+    }
+}
+
+/// [`long_text_bits`] of 16 bytes: with SSE2 on x86_64, else byte by byte.
+#[inline(always)]
+fn chunk_classes<const ASCII: bool>(chunk: &[u8; 16]) -> (u64, u64) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        sse2::classes::<ASCII>(chunk)
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-    for (k, &x) in block.iter().enumerate() {
-        bits |= u64::from(x.wrapping_sub(b'0') < 10 || (!ASCII && may_lead_digit(x))) << k;
-    }
-    bits
-}
-
-/// The first byte at or after `from` that is an ASCII digit or [`DIGIT_LEAD`] or more: sixteen
-/// bytes are tested at once with SSE2 on x86_64, then one at a time. The scan before [`Scan`],
-/// its reference in the tests.
-#[cfg(test)]
-fn next_digit_or_non_ascii(b: &[u8], from: usize) -> Option<usize> {
-    let mut i = from;
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    while let Some(chunk) = b.get(i..).and_then(|r| r.first_chunk::<16>()) {
-        let found = sse2::digit_or_high(chunk);
-        if found != 0 {
-            return Some(i + found.trailing_zeros() as usize);
+    {
+        let (mut digit, mut lead) = (0u64, 0u64);
+        for (k, &x) in chunk.iter().enumerate() {
+            digit |= u64::from(x.is_ascii_digit()) << k;
+            lead |= u64::from(!ASCII && may_lead_digit(x)) << k;
         }
-        i += 16;
+        (digit, lead)
     }
-    let rest = b.get(i..)?;
-    rest.iter()
-        .position(|&x| x.wrapping_sub(b'0') < 10 || may_lead_digit(x))
-        .map(|k| i + k)
 }
 
 /// The least first byte of a character that is not ASCII and is a decimal digit (`\d`): 0xD9,
@@ -424,24 +667,17 @@ mod sse2 {
     use crate::ascii::sse2::{bits, in_range};
     use std::arch::x86_64::*;
 
+    /// The ASCII digits of `chunk` and, unless `ASCII`, its bytes that may begin a digit that
+    /// is not ASCII ([`super::may_lead_digit`]), byte `k`'s as bit `k` of each.
     #[inline(always)]
-    fn load(chunk: &[u8; 16]) -> __m128i {
+    pub(super) fn classes<const ASCII: bool>(chunk: &[u8; 16]) -> (u64, u64) {
         // SAFETY: SSE2 is enabled for the build (the module's `cfg`); the load reads the 16
         // bytes of `chunk`, unaligned.
-        unsafe { _mm_loadu_si128(chunk.as_ptr().cast()) }
-    }
-
-    /// One bit per byte of `chunk` (byte `k`'s is bit `k`) that is an ASCII digit.
-    #[inline(always)]
-    pub(super) fn digits(chunk: &[u8; 16]) -> u32 {
-        bits(in_range(load(chunk), b'0', b'9')) as u32
-    }
-
-    /// One bit per byte of `chunk` (byte `k`'s is bit `k`) that is an ASCII digit or may
-    /// begin a digit that is not ASCII ([`super::may_lead_digit`]).
-    #[inline(always)]
-    pub(super) fn digit_or_high(chunk: &[u8; 16]) -> u32 {
-        let v = load(chunk);
+        let v = unsafe { _mm_loadu_si128(chunk.as_ptr().cast()) };
+        let digit = bits(in_range(v, b'0', b'9'));
+        if ASCII {
+            return (digit, 0);
+        }
         // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
         let lead = unsafe {
             // The sign bit of the bytes above `DIGIT_LEAD - 1` as signed bytes (all but the
@@ -457,9 +693,94 @@ mod sse2 {
         // SAFETY: as above.
         let none = unsafe { _mm_or_si128(in_range(v, lo0, hi0), in_range(v, lo1, hi1)) };
         // SAFETY: as above.
-        let lead = unsafe { _mm_andnot_si128(none, lead) };
-        // SAFETY: as above.
-        bits(unsafe { _mm_or_si128(in_range(v, b'0', b'9'), lead) }) as u32
+        (digit, bits(unsafe { _mm_andnot_si128(none, lead) }))
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    //! The scans compiled for AVX2, their blocks classified 32 bytes at a time: reached only
+    //! through the run-time checks of [`super::numbers_with`] and [`super::has_number`].
+    use crate::ascii::avx2::{bits, in_range};
+    use crate::pyunicode::Tables;
+    use std::arch::x86_64::*;
+
+    /// [`super::Classes`] by AVX2; only used by the functions below, compiled for AVX2.
+    pub(super) struct Avx2;
+
+    impl super::Classes for Avx2 {
+        #[inline(always)]
+        fn block<const ASCII: bool>(block: &[u8; 64]) -> (u64, u64) {
+            // SAFETY: `Avx2` is only used within this module's functions, which are compiled
+            // for AVX2 and only called when the processor has it (and by the tests, after the
+            // same check).
+            unsafe { classes::<ASCII>(block) }
+        }
+    }
+
+    /// [`super::numbers_with`] with AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn numbers_with(
+        t: &Tables,
+        text: &str,
+        ascii: bool,
+        digits: &mut String,
+        out: &mut Vec<f64>,
+    ) {
+        if ascii {
+            super::scan::<true, Avx2>(t, text, digits, out);
+        } else {
+            super::scan::<false, Avx2>(t, text, digits, out);
+        }
+    }
+
+    /// [`super::has_number`] with AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn has_number(t: &Tables, text: &str, ascii: bool) -> bool {
+        if ascii {
+            super::any_digit::<true, Avx2>(t, text)
+        } else {
+            super::any_digit::<false, Avx2>(t, text)
+        }
+    }
+
+    /// The ASCII digits of `block` and, unless `ASCII`, its bytes that may begin a digit that
+    /// is not ASCII ([`super::may_lead_digit`]), byte `k`'s as bit `k` of each.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn classes<const ASCII: bool>(block: &[u8; 64]) -> (u64, u64) {
+        let (lo, hi) = block.split_at(32);
+        // SAFETY: each half holds 32 bytes, which an unaligned load reads.
+        let (lo, hi) = unsafe {
+            (
+                _mm256_loadu_si256(lo.as_ptr().cast()),
+                _mm256_loadu_si256(hi.as_ptr().cast()),
+            )
+        };
+        let (lo_digit, lo_lead) = half::<ASCII>(lo);
+        let (hi_digit, hi_lead) = half::<ASCII>(hi);
+        (lo_digit | hi_digit << 32, lo_lead | hi_lead << 32)
+    }
+
+    /// [`classes`] of 32 bytes, as the SSE2 module's for 16.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn half<const ASCII: bool>(v: __m256i) -> (u64, u64) {
+        let digit = bits(in_range(v, b'0', b'9'));
+        if ASCII {
+            return (digit, 0);
+        }
+        // The sign bit of the bytes above `DIGIT_LEAD - 1` as signed bytes (all but the bytes
+        // of 0x80 up to it) that are negative (0x80 or more).
+        let lead = _mm256_and_si256(
+            _mm256_cmpgt_epi8(v, _mm256_set1_epi8((super::DIGIT_LEAD - 1) as i8)),
+            v,
+        );
+        // The two ranges of first bytes that begin no digit (`in_range` compares signed
+        // bytes: both ranges lie within the negative ones, so no ASCII byte is in them).
+        let [(lo0, hi0), (lo1, hi1)] = super::NO_DIGIT_LEADS;
+        let none = _mm256_or_si256(in_range(v, lo0, hi0), in_range(v, lo1, hi1));
+        (digit, bits(_mm256_andnot_si256(none, lead)))
     }
 }
 
@@ -757,6 +1078,26 @@ mod tests {
         out
     }
 
+    /// [`numbers_with`] of `text`, checked against the portable scan's (for an ASCII text, with
+    /// `ascii` true and false): bit for bit the same.
+    fn numbers_checked(t: &Tables, text: &str) -> Vec<f64> {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let mut got = Vec::new();
+        numbers_with(t, text, text.is_ascii(), &mut String::new(), &mut got);
+        let mut portable = Vec::new();
+        scan::<false, Portable>(t, text, &mut String::new(), &mut portable);
+        assert_eq!(bits(&got), bits(&portable), "{text:?}");
+        if text.is_ascii() {
+            portable.clear();
+            scan::<true, Portable>(t, text, &mut String::new(), &mut portable);
+            assert_eq!(bits(&got), bits(&portable), "{text:?}");
+        }
+        let has = !got.is_empty();
+        assert_eq!(any_digit::<false, Portable>(t, text), has, "{text:?}");
+        assert_eq!(has_number(t, text, text.is_ascii()), has, "{text:?}");
+        got
+    }
+
     // The scan as it was, one regular-expression attempt at every character: the reference
     // of the jumping scan.
     /// The numbers of `text` as `re.findall(r"[-+]?\d*\.?\d+(?:[eE][-+]?\d+)?", text)` with
@@ -896,18 +1237,46 @@ mod tests {
         }
     }
 
+    /// The masks the scan reads for the block at `base`: of the text in place from 64 bytes
+    /// on, else of its padded copy, shifted.
+    fn block_bits<const ASCII: bool>(text: &[u8], base: usize) -> (u64, u64) {
+        let portable = block_bits_by::<ASCII, Portable>(text, base);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            assert_eq!(
+                block_bits_by::<ASCII, avx2::Avx2>(text, base),
+                portable,
+                "{text:?} {base}"
+            );
+        }
+        portable
+    }
+
+    /// [`block_bits`] by the classes of `C`.
+    fn block_bits_by<const ASCII: bool, C: Classes>(text: &[u8], base: usize) -> (u64, u64) {
+        if text.len() >= 64 {
+            return long_text_bits::<ASCII, C>(text, base);
+        }
+        let (digit, lead) = C::block::<ASCII>(padded_short_text(text).block());
+        (digit >> base, lead >> base)
+    }
+
     #[test]
-    fn the_next_digit_is_the_first_from_every_position() {
-        // Texts of letters, punctuation and the bytes at the digits' edges, with a digit or a
-        // byte of 0x80 or more (below `DIGIT_LEAD` or not) here and there (or nowhere): from
-        // every start, the first digit or byte of `DIGIT_LEAD` or more.
+    fn block_bits_are_the_bytes_classes_from_every_base() {
+        // Texts of letters, punctuation and the bytes at the classes' edges, with a digit or a
+        // byte of 0x80 or more (below `DIGIT_LEAD` or not) here and there (or nowhere), of 0 to
+        // 200 bytes (63/64/65 and 127/128/129 included): the masks of every block from every
+        // base, against each byte's class.
         let bytes = [
             b'a', b' ', b'/', b'0', b'9', b':', 0x7f, 0x80, 0xd8, 0xd9, 0xe1, 0xe2, 0xe4, 0xe9,
-            0xea, 0xeb, 0xee, 0xef, 0xff,
+            0xea, 0xeb, 0xee, 0xef, 0xff, 0,
         ];
         let mut next = crate::testing::lcg(31);
-        for _ in 0..3_000 {
-            let len = next() % 100;
+        for round in 0..2_000 {
+            let len = match round % 4 {
+                0 => [1, 7, 8, 15, 16, 17, 63, 64, 65, 127, 128, 129][next() % 12],
+                _ => next() % 200,
+            };
             let sparse = next().is_multiple_of(4);
             let text: Vec<u8> = (0..len)
                 .map(|_| {
@@ -918,22 +1287,26 @@ mod tests {
                     }
                 })
                 .collect();
-            for from in 0..=len + 1 {
-                let want = text
-                    .get(from..)
-                    .and_then(|r| {
-                        r.iter().position(|&x| {
-                            x.is_ascii_digit()
-                                || (x >= 0xd9 && !(0xe2..=0xe9).contains(&x))
-                                    && !(0xeb..=0xee).contains(&x)
-                        })
-                    })
-                    .map(|k| from + k);
+            for base in 0..len {
+                let (mut digit, mut lead) = (0u64, 0u64);
+                for (k, &x) in text.iter().skip(base).take(64).enumerate() {
+                    digit |= u64::from(x.is_ascii_digit()) << k;
+                    let high =
+                        x >= 0xd9 && !(0xe2..=0xe9).contains(&x) && !(0xeb..=0xee).contains(&x);
+                    lead |= u64::from(high) << k;
+                }
                 assert_eq!(
-                    next_digit_or_non_ascii(&text, from),
-                    want,
-                    "{text:?} {from}"
+                    block_bits::<false>(&text, base),
+                    (digit, lead),
+                    "{text:?} {base}"
                 );
+                if text.is_ascii() {
+                    assert_eq!(
+                        block_bits::<true>(&text, base),
+                        (digit, 0),
+                        "{text:?} {base}"
+                    );
+                }
             }
         }
     }
@@ -980,8 +1353,9 @@ mod tests {
             for _ in 0..next() % 14 {
                 text.push_str(PIECES[next() % PIECES.len()]);
             }
-            let (mut got, mut want) = (Vec::new(), Vec::new());
-            numbers_with(t, &text, text.is_ascii(), &mut String::new(), &mut got);
+            let (got, mut want);
+            want = Vec::new();
+            got = numbers_checked(t, &text);
             numbers_reference(t, &text, &mut Vec::new(), &mut String::new(), &mut want);
             let same = got.len() == want.len()
                 && got
@@ -993,109 +1367,190 @@ mod tests {
     }
 
     #[test]
-    fn the_block_scan_finds_what_the_byte_scan_finds() {
-        // Texts of 0 to 200 bytes (digits, letters, non-ASCII bytes, few or many), looked up
-        // from every position in order and from random ones (before, inside and past the block
-        // held): block edges at 63/64/65 and 127/128/129 included.
-        let mut next = crate::testing::lcg(31);
-        let bytes = [
-            b'a', b' ', b'0', b'9', b'/', b':', 0x80, 0xc3, 0xd8, 0xd9, 0xe2, 0xe9, 0xea, 0xeb,
-            0xee, 0xef, 0xff, 0,
+    fn runs_at_block_edges_read_as_the_reference() {
+        // A number (a run of 1 to 10 digits, with a sign, a dot, a fraction or an exponent, or
+        // digits of other scripts beside ASCII ones) placed so that it starts, or its run ends,
+        // at every place around the blocks' edges (bytes 62 to 66 and 126 to 130) and the
+        // text's start and end, with filler of ASCII or not before and after it.
+        let t = test_tables::install();
+        let numbers = [
+            "7",
+            "12",
+            "1234567",
+            "12345678",
+            "123456789",
+            "1234567890",
+            "-5",
+            "+5",
+            ".5",
+            "-.25",
+            "+.5",
+            "1.5",
+            "12.75",
+            "3e5",
+            "2E-3",
+            "1e",
+            "5.",
+            "5.x",
+            "٣",
+            "1٣",
+            "٣1",
+            "12٣4",
+            "1.٣",
+            "-٣",
+            "５5",
+            "2024-01-15",
+            "1-2",
+            "1.5.3",
+            "0",
+            "-0",
+            "00012",
         ];
-        for round in 0..3_000 {
-            let len = match round % 4 {
-                0 => [63, 64, 65, 127, 128, 129][next() % 6],
-                _ => next() % 200,
-            };
-            let sparse = round % 3 == 0;
-            let b: Vec<u8> = (0..len)
-                .map(|_| {
-                    if sparse && !next().is_multiple_of(8) {
-                        b'x'
-                    } else {
-                        bytes[next() % bytes.len()]
+        let fillers = ["x", " ", "é", "م", "-", ".", "ab", "😀"];
+        let mut text = String::new();
+        for number in numbers {
+            for filler in fillers {
+                for before in (0..8).chain(56..72).chain(120..136) {
+                    for after in [0, 1, 2, 40, 70] {
+                        text.clear();
+                        while text.len() < before {
+                            text.push_str(filler);
+                        }
+                        text.push_str(number);
+                        for _ in 0..after {
+                            text.push_str(filler);
+                        }
+                        let (got, mut want);
+                        want = Vec::new();
+                        got = numbers_checked(t, &text);
+                        numbers_reference(t, &text, &mut Vec::new(), &mut String::new(), &mut want);
+                        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                        assert_eq!(bits(&got), bits(&want), "{text:?}: {got:?} {want:?}");
                     }
-                })
-                .collect();
-            let mut scan = Scan::new(false);
-            for from in 0..=len + 1 {
-                assert_eq!(
-                    scan.next(&b, from),
-                    next_digit_or_non_ascii(&b, from),
-                    "{b:?} {from}"
-                );
-            }
-            if b.is_ascii() {
-                let mut scan = Scan::new(true);
-                for from in 0..=len + 1 {
-                    assert_eq!(
-                        scan.next(&b, from),
-                        next_digit_or_non_ascii(&b, from),
-                        "{b:?} {from}"
-                    );
                 }
-            }
-            let mut scan = Scan::new(false);
-            for _ in 0..50 {
-                let from = next() % (len + 2);
-                assert_eq!(
-                    scan.next(&b, from),
-                    next_digit_or_non_ascii(&b, from),
-                    "{b:?} {from}"
-                );
             }
         }
     }
 
     #[test]
-    fn short_matches_read_as_the_reference() {
-        // Runs of 1 to 17 digits (the short path takes up to seven) after each prefix that may
-        // start a match, before each byte that may continue one (or a non-ASCII digit), at the
-        // text's end or not, after an earlier match or not.
+    fn dense_texts_read_as_the_reference() {
+        // Texts of 0 to 300 bytes made mostly of digits, signs, dots and exponents, ASCII or
+        // not: many runs in each block, runs across every edge.
         let t = test_tables::install();
-        let prefixes = [
-            "", "x", " ", "+", "-", ".", "-.", "+.", "1.", "5-", "..", "é", "٣", "0", "00.", "-0",
+        const PIECES: &[&str] = &[
+            "1", "23", "456", "7890123", "12345678", "-", "+", ".", "e", "E", " ", "x", "٣", "５",
+            "é", "\u{7c5}", "😀",
         ];
-        let suffixes = [
-            "",
-            " ",
-            ".",
-            ".5",
-            ". ",
-            "e3",
-            "E-2",
-            "e",
-            "é",
-            "٣",
+        let mut next = crate::testing::lcg(7);
+        let mut text = String::new();
+        for _ in 0..5_000 {
+            text.clear();
+            let len = next() % 300;
+            while text.len() < len {
+                text.push_str(PIECES[next() % PIECES.len()]);
+            }
+            let (got, mut want);
+            want = Vec::new();
+            got = numbers_checked(t, &text);
+            numbers_reference(t, &text, &mut Vec::new(), &mut String::new(), &mut want);
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&want), "{text:?}: {got:?} {want:?}");
+        }
+    }
+
+    #[test]
+    fn has_number_is_whether_the_scan_finds_one() {
+        // Texts of 0 to 200 bytes, few digits or none, ASCII ones or others, at every place
+        // around the blocks' edges.
+        let t = test_tables::install();
+        const PIECES: &[&str] = &[
             "x",
-            ",",
-            "-1",
-            "+",
+            " ",
+            "ab",
+            "-",
+            ".",
+            "é",
+            "م",
+            "😀",
+            "①",
+            "中",
+            "ﬁ",
             "1",
-            ".25",
-            ".0",
-            ".05e1",
-            ".5é",
-            ".5.5",
-            ".é",
-            ".٣",
-            ".x",
-            "..5",
-            ".1234567890123",
-            ".12345678901234567",
+            "٣",
+            "５",
+            "\u{7c5}",
+            "\u{1d7ce}",
         ];
-        for prefix in prefixes {
-            for len in 1..=17 {
-                let digits: String = "10203040506070809".chars().take(len).collect();
-                for suffix in suffixes {
-                    for tail in ["", " 7"] {
-                        let text = format!("{prefix}{digits}{suffix}{tail}");
-                        let (mut got, mut want) = (Vec::new(), Vec::new());
-                        numbers_with(t, &text, text.is_ascii(), &mut String::new(), &mut got);
-                        numbers_reference(t, &text, &mut Vec::new(), &mut String::new(), &mut want);
-                        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                        assert_eq!(bits(&got), bits(&want), "{text:?}: {got:?} {want:?}");
-                    }
+        let mut next = crate::testing::lcg(11);
+        let mut text = String::new();
+        for round in 0..20_000 {
+            text.clear();
+            let len = next() % 200;
+            while text.len() < len {
+                // Mostly no digit: one piece in 40 may be one.
+                let piece = if round % 2 == 0 || next().is_multiple_of(40) {
+                    PIECES[next() % PIECES.len()]
+                } else {
+                    PIECES[next() % 11]
+                };
+                text.push_str(piece);
+            }
+            let mut want = Vec::new();
+            numbers_reference(t, &text, &mut Vec::new(), &mut String::new(), &mut want);
+            assert_eq!(has_number(t, &text, false), !want.is_empty(), "{text:?}");
+            if text.is_ascii() {
+                assert_eq!(has_number(t, &text, true), !want.is_empty(), "{text:?}");
+            }
+        }
+        for text in ["", "1", "x", "٣", "م", "x1", "\u{1d7ce}", "😀"] {
+            let want = !nums(text).is_empty();
+            assert_eq!(has_number(t, text, text.is_ascii()), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn swar_reads_every_short_run() {
+        // Every length, every digit at every place, and the bytes after the run ignored.
+        let mut next = crate::testing::lcg(3);
+        for _ in 0..20_000 {
+            let len = 1 + next() % 8;
+            let mut word = [b'x'; 8];
+            let mut want = 0u64;
+            for (k, byte) in word.iter_mut().enumerate() {
+                if k < len {
+                    let d = (next() % 10) as u8;
+                    *byte = b'0' + d;
+                    want = want * 10 + u64::from(d);
+                } else {
+                    *byte = [b'x', b'.', b' ', 0xff, b'9', 0][next() % 6];
+                }
+            }
+            assert_eq!(swar(u64::from_le_bytes(word), len), want, "{word:?} {len}");
+        }
+        assert_eq!(swar(u64::from_le_bytes(*b"99999999"), 8), 99_999_999);
+        assert_eq!(swar(u64::from_le_bytes(*b"00000001"), 8), 1);
+    }
+
+    #[test]
+    fn the_bytes_around_a_run_are_padded_at_the_edges() {
+        // From every position of texts of 1 to 80 bytes: the two bytes before (zero before the
+        // start) and the eight from it (zero past the end), in place and from the padded copy.
+        let whole: Vec<u8> = (0..80u8).map(|x| b'!' + x).collect();
+        for n in 1..=80 {
+            let text = &whole[..n];
+            for p in 0..n {
+                let byte = |j: usize| j.checked_sub(2).and_then(|j| text.get(j)).map_or(0, |&x| x);
+                let before = u16::from_le_bytes([byte(p), byte(p + 1)]);
+                let word = u64::from_le_bytes(std::array::from_fn(|k| byte(p + 2 + k)));
+                if n >= 8 {
+                    assert_eq!(around(text, p), (before, word), "{n} {p}");
+                }
+                if n < 64 {
+                    let padded = padded_short_text(text);
+                    assert_eq!(padded.around(p), (before, word), "{n} {p}");
+                    let mut block = [0u8; 64];
+                    block[..n].copy_from_slice(text);
+                    assert_eq!(padded.block(), &block, "{n}");
                 }
             }
         }
