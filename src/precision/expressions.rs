@@ -396,7 +396,7 @@ fn answer_precision_diagnostics(
             (PrecisionPath::Scored, Some(c)) => {
                 // The scratch holds the last pair scored: score the best one again.
                 let resp = inp.response.get(row);
-                let again = precision::score_pair(
+                let again = precision::score_pair_for_details(
                     t,
                     o,
                     resp,

@@ -148,7 +148,8 @@ pub struct Scored {
     pub components: Option<Components>,
 }
 
-/// Reusable buffers for a batch; after [`score_pair`] scores a row they hold its details.
+/// Reusable buffers for a batch; after [`score_pair_for_details`] scores a row they hold its
+/// details.
 #[derive(Default)]
 pub struct Scratch {
     norm: NormScratch,
@@ -160,8 +161,12 @@ pub struct Scratch {
     /// The tokens of the text being normalised, before they go into its set.
     pending: Pending,
     digits: String,
+    /// The response's numbers; [`score_pair`] leaves them unread (empty) when the reference has
+    /// none, unless `all_numbers`.
     a_num: Vec<f64>,
     e_num: Vec<f64>,
+    /// Whether `a_num` is read whatever the reference holds ([`score_pair_for_details`]).
+    all_numbers: bool,
     matcher: MatchScratch,
     chosen: Vec<Option<usize>>,
     error: Vec<f64>,
@@ -248,6 +253,23 @@ impl normalize::TokenSink for Collect<'_> {
     fn short_token(&mut self, _: &[u8], id: u64, start: usize, _end: usize) {
         self.pending.push_short(id, start);
     }
+}
+
+/// [`score_pair`], the response's numbers read in full whatever the reference holds, for
+/// [`details`], which lists them.
+pub fn score_pair_for_details(
+    t: &Tables,
+    o: &Options,
+    response: Option<&str>,
+    reference: Option<&str>,
+    tol_abs: Option<f64>,
+    tol_rel: Option<f64>,
+    s: &mut Scratch,
+) -> Scored {
+    s.all_numbers = true;
+    let scored = score_pair(t, o, response, reference, tol_abs, tol_rel, s);
+    s.all_numbers = false;
+    scored
 }
 
 /// Score one pair, guards included.
@@ -350,8 +372,15 @@ pub fn score_pair(
     };
     s.a_num.clear();
     s.e_num.clear();
-    numbers::numbers_with(t, actual, a_ascii, &mut s.digits, &mut s.a_num);
     numbers::numbers_with(t, expected, e_ascii, &mut s.digits, &mut s.e_num);
+    // A reference with no number makes the numeric agreement whether the response has none:
+    // the response's numbers are then not read, only looked for, up to the first digit.
+    let a_has_number = if s.e_num.is_empty() && !s.all_numbers {
+        numbers::has_number(t, actual, a_ascii)
+    } else {
+        numbers::numbers_with(t, actual, a_ascii, &mut s.digits, &mut s.a_num);
+        !s.a_num.is_empty()
+    };
     numbers::greedy_match(
         &s.a_num,
         &s.e_num,
@@ -370,7 +399,7 @@ pub fn score_pair(
         s.within.push(ok);
     }
     let numeric = if s.e_num.is_empty() {
-        f64::from(u8::from(s.a_num.is_empty()))
+        f64::from(u8::from(!a_has_number))
     } else {
         matched as f64 / s.e_num.len() as f64
     };
@@ -455,7 +484,7 @@ fn push_terms(t: &Tables, label: &str, terms: &[&str], out: &mut String) {
 /// One numeric mismatch: (expected, actual, rel_err).
 pub type Mismatch = (Option<f64>, Option<f64>, Option<f64>);
 
-/// The details of the pair [`score_pair`] scored last (its `Scored` must be `scored`):
+/// The details of the pair [`score_pair_for_details`] scored last (its `Scored` must be `scored`):
 /// the missing and extra terms (sorted), the numeric mismatches and the reason text.
 #[allow(clippy::too_many_arguments)]
 pub fn details<'s>(
@@ -627,7 +656,7 @@ mod tests {
         let mut s = Scratch::default();
         let mut o = options(true);
         o.zero_missing = false;
-        let r = score_pair(
+        let r = score_pair_for_details(
             t,
             &o,
             Some("Paris has 2 million people"),
@@ -646,5 +675,53 @@ mod tests {
              'has', 'people']"
         );
         assert_eq!(mm.len(), 1);
+    }
+    #[test]
+    fn the_details_list_the_numbers_score_pair_only_looks_for() {
+        // With no number in the reference, score_pair only asks whether the response has one;
+        // score_pair_for_details reads them all for the details, and both score alike.
+        let t = test_tables::install();
+        let mut s = Scratch::default();
+        let o = options(true);
+        let cases: [(&str, &str, f64, &[f64]); 4] = [
+            ("Paris has 2 million, 3.5 too", "Paris", 0.0, &[2.0, 3.5]),
+            ("no digits here", "Paris", 1.0, &[]),
+            ("\u{663} apples", "apples", 0.0, &[3.0]),
+            ("about 7 of them", "7", 1.0, &[]),
+        ];
+        for (response, reference, numeric, listed) in cases {
+            let score = |s: &mut Scratch, full: bool| {
+                let f = if full {
+                    score_pair_for_details
+                } else {
+                    score_pair
+                };
+                f(
+                    t,
+                    &o,
+                    Some(response),
+                    Some(reference),
+                    Some(0.0),
+                    Some(0.0),
+                    s,
+                )
+            };
+            let fast = score(&mut s, false);
+            let full = score(&mut s, true);
+            assert_eq!(fast, full, "{response:?}");
+            let c = full.components.unwrap();
+            assert_eq!(c.numeric, numeric, "{response:?}");
+            let (mut m, mut e, mut mm, mut reason) = (vec![], vec![], vec![], String::new());
+            details(t, &o, &c, &s, &mut m, &mut e, &mut mm, &mut reason);
+            let extra: Vec<f64> = mm.iter().filter_map(|&(_, a, _)| a).collect();
+            assert_eq!(extra, listed, "{response:?}");
+            // The reason names the numeric agreement when either text has a number.
+            let numbers_in_reference = reference.chars().any(|c| c.is_ascii_digit());
+            assert_eq!(
+                reason.contains("numeric agreement"),
+                numbers_in_reference || !listed.is_empty(),
+                "{response:?}"
+            );
+        }
     }
 }
