@@ -1098,6 +1098,20 @@ mod tests {
         got
     }
 
+    /// Checks that the numbers of `text` ([`numbers_checked`]) are those of
+    /// [`numbers_reference`], bit for bit.
+    fn assert_reads_as_reference(t: &Tables, text: &str) {
+        let got = numbers_checked(t, text);
+        let mut want = Vec::new();
+        numbers_reference(t, text, &mut Vec::new(), &mut String::new(), &mut want);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(
+            bits(&got),
+            bits(&want),
+            "{text:?}: {got:?} against {want:?}"
+        );
+    }
+
     // The scan as it was, one regular-expression attempt at every character: the reference
     // of the jumping scan.
     /// The numbers of `text` as `re.findall(r"[-+]?\d*\.?\d+(?:[eE][-+]?\d+)?", text)` with
@@ -1353,16 +1367,7 @@ mod tests {
             for _ in 0..next() % 14 {
                 text.push_str(PIECES[next() % PIECES.len()]);
             }
-            let (got, mut want);
-            want = Vec::new();
-            got = numbers_checked(t, &text);
-            numbers_reference(t, &text, &mut Vec::new(), &mut String::new(), &mut want);
-            let same = got.len() == want.len()
-                && got
-                    .iter()
-                    .zip(&want)
-                    .all(|(a, b)| a.to_bits() == b.to_bits());
-            assert!(same, "{text:?}: {got:?} against {want:?}");
+            assert_reads_as_reference(t, &text);
         }
     }
 
@@ -1420,12 +1425,7 @@ mod tests {
                         for _ in 0..after {
                             text.push_str(filler);
                         }
-                        let (got, mut want);
-                        want = Vec::new();
-                        got = numbers_checked(t, &text);
-                        numbers_reference(t, &text, &mut Vec::new(), &mut String::new(), &mut want);
-                        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                        assert_eq!(bits(&got), bits(&want), "{text:?}: {got:?} {want:?}");
+                        assert_reads_as_reference(t, &text);
                     }
                 }
             }
@@ -1449,12 +1449,7 @@ mod tests {
             while text.len() < len {
                 text.push_str(PIECES[next() % PIECES.len()]);
             }
-            let (got, mut want);
-            want = Vec::new();
-            got = numbers_checked(t, &text);
-            numbers_reference(t, &text, &mut Vec::new(), &mut String::new(), &mut want);
-            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&got), bits(&want), "{text:?}: {got:?} {want:?}");
+            assert_reads_as_reference(t, &text);
         }
     }
 
