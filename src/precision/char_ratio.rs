@@ -1506,18 +1506,13 @@ mod tests {
                 .map(|_| pattern_chars[next() % (pattern_chars.len() - usize::from(ascii))])
                 .collect();
             let n = m + 64 + next() % 340;
-            let b: String = (0..n)
-                .map(|_| text_chars[next() % text_chars.len()])
-                .collect();
+            let b = drawn(&mut next, &text_chars, n);
             let b = if round % 3 == 0 {
                 b.chars().filter(char::is_ascii).collect()
             } else {
                 b
             };
-            let (ac, bc): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-            let want = (ac.len() + bc.len(), lcs_dp(&ac, &bc));
-            assert_eq!(indel_counts(&a, &b, &mut s), Some(want), "{a:?} {b:?}");
-            assert_eq!(indel_counts(&b, &a, &mut s), Some(want), "{a:?} {b:?}");
+            assert_counts_both_ways(&a, &b, &mut s);
         }
     }
 
@@ -1536,16 +1531,12 @@ mod tests {
         ];
         for round in 0..3_000 {
             let m = 1 + next() % 64;
-            let mut a: String = (0..m)
-                .map(|_| pattern_chars[next() % pattern_chars.len()])
-                .collect();
+            let mut a = drawn(&mut next, &pattern_chars, m);
             if a.is_ascii() {
                 a.push('中');
             }
             let n = m + 64 + next() % 400;
-            let mut b: String = (0..n)
-                .map(|_| text_chars[next() % text_chars.len()])
-                .collect();
+            let mut b = drawn(&mut next, &text_chars, n);
             match round % 3 {
                 // The pattern whole, then more text: the state is done in an early block.
                 0 => b.insert_str(0, &a),
@@ -1559,10 +1550,7 @@ mod tests {
                 }
                 _ => {}
             }
-            let (ac, bc): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-            let want = (ac.len() + bc.len(), lcs_dp(&ac, &bc));
-            assert_eq!(indel_counts(&a, &b, &mut s), Some(want), "{a:?} {b:?}");
-            assert_eq!(indel_counts(&b, &a, &mut s), Some(want), "{a:?} {b:?}");
+            assert_counts_both_ways(&a, &b, &mut s);
         }
     }
 
@@ -1636,6 +1624,20 @@ mod tests {
         assert_eq!(sequence_matcher("diet", "tide", &mut s, None), Some(0.5));
         assert_eq!(sequence_matcher("", "", &mut s, None), Some(1.0));
         assert_eq!(sequence_matcher("abc", "", &mut s, None), Some(0.0));
+    }
+
+    /// `n` characters drawn from `chars` by `next`.
+    fn drawn(next: &mut impl FnMut() -> usize, chars: &[char], n: usize) -> String {
+        (0..n).map(|_| chars[next() % chars.len()]).collect()
+    }
+
+    /// Checks [`indel_counts`] of `a` against `b`, and of `b` against `a`, with the dynamic
+    /// programme's counts (the lengths' sum in characters, the longest common subsequence).
+    fn assert_counts_both_ways(a: &str, b: &str, s: &mut RatioScratch) {
+        let (ac, bc): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+        let want = (ac.len() + bc.len(), lcs_dp(&ac, &bc));
+        assert_eq!(indel_counts(a, b, s), Some(want), "{a:?} {b:?}");
+        assert_eq!(indel_counts(b, a, s), Some(want), "{a:?} {b:?}");
     }
 
     fn random_text(seed: &mut u64, len: usize, alphabet: &[char]) -> String {
