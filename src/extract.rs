@@ -65,8 +65,15 @@ pub fn answer_colon(text: &str) -> Option<char> {
     let bytes = text.as_bytes();
     // The start of the line of the first hit found, and the last letter found on that line.
     let mut found: Option<(usize, char)> = None;
+    // The start of the line holding the latest hit, and how far the text was searched for it.
+    // Hits come in order, so each byte is searched for a newline once: a scan back from every
+    // hit to its line's start would be quadratic on one long line of `Answer:`s.
+    let (mut line, mut searched) = (0, 0);
     for at in memchr::memmem::find_iter(bytes, NEEDLE) {
-        let line = memchr::memrchr(b'\n', bytes.get(..at)?).map_or(0, |i| i + 1);
+        if let Some(newline) = memchr::memrchr(b'\n', bytes.get(searched..at)?) {
+            line = searched + newline + 1;
+        }
+        searched = at;
         if let Some((first_line, _)) = found {
             if line != first_line {
                 break;
@@ -361,6 +368,57 @@ mod tests {
         assert_eq!(answer_colon("Answer:\n\n C"), Some('C'));
         assert_eq!(answer_colon("Answer: x\nanswer:\x1cD"), Some('D'));
         assert_eq!(answer_colon("nswer: A"), None);
+    }
+
+    /// The rule as first written: a scan back from every hit to its line's start (quadratic).
+    fn answer_colon_scanning_back(text: &str) -> Option<char> {
+        let bytes = text.as_bytes();
+        let mut found: Option<(usize, char)> = None;
+        for at in memchr::memmem::find_iter(bytes, b"nswer:") {
+            let line = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+            if found.is_some_and(|(first_line, _)| line != first_line) {
+                break;
+            }
+            if at == 0 || !matches!(bytes[at - 1], b'a' | b'A') {
+                continue;
+            }
+            if let Some(c) = letter_after(text, at + 6) {
+                found = Some((line, c));
+            }
+        }
+        found.map(|(_, c)| c)
+    }
+
+    #[test]
+    fn answer_colon_agrees_with_the_scan_back_from_each_hit() {
+        // Every sequence of up to five pieces: hits with and without a letter, newlines between
+        // and inside them, and text that is neither.
+        let pieces = [
+            "Answer: A",
+            "answer: B",
+            "Answer:",
+            "nswer: C",
+            "\n",
+            "answer:\n D",
+            " x ",
+            "Answer:z",
+        ];
+        let mut texts = vec![String::new()];
+        for _ in 0..5 {
+            let longer: Vec<String> = texts
+                .iter()
+                .flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}")))
+                .collect();
+            texts.extend(longer);
+            texts.dedup();
+        }
+        for text in &texts {
+            assert_eq!(
+                answer_colon(text),
+                answer_colon_scanning_back(text),
+                "{text:?}"
+            );
+        }
     }
 
     #[test]
