@@ -78,18 +78,33 @@ def _beta_fraction(a: float, b: float, x: float) -> float:
     return h
 
 
-def _incomplete_beta(a: float, b: float, x: float) -> float:
-    """Return the regularised incomplete beta function ``I_x(a, b)``."""
+def _log_gamma_ratio(a: float, b: float) -> float:
+    """Return ``log Γ(a + b) - log Γ(a)`` without the cancellation of two large log-gammas."""
+    if a < 20.0:
+        return math.lgamma(a + b) - math.lgamma(a)
+    n, m = a - 1.0, a + b - 1.0  # Γ(a) = n!, Γ(a + b) = m!
+    return (
+        _stirling_error(m)
+        - _stirling_error(n)
+        + (n + 0.5) * math.log1p(b / n)
+        + b * math.log(m)
+        - b
+    )
+
+
+def _incomplete_beta(a: float, b: float, x: float, y: float) -> float:
+    """Return the regularised incomplete beta function ``I_x(a, b)``, given ``y = 1 - x`` too."""
     if x <= 0.0:
         return 0.0
-    if x >= 1.0:
+    if y <= 0.0:
         return 1.0
-    log_front = (
-        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    )
+    large, small = (a, b) if a >= b else (b, a)
+    log_x = math.log1p(-y) if y < 0.5 else math.log(x)
+    log_y = math.log1p(-x) if x < 0.5 else math.log(y)
+    log_front = _log_gamma_ratio(large, small) - math.lgamma(small) + a * log_x + b * log_y
     if x < (a + 1.0) / (a + b + 2.0):
         return math.exp(log_front) * _beta_fraction(a, b, x) / a
-    return 1.0 - math.exp(log_front) * _beta_fraction(b, a, 1.0 - x) / b
+    return 1.0 - math.exp(log_front) * _beta_fraction(b, a, y) / b
 
 
 def t_two_sided_p(t: float, df: float) -> float:
@@ -105,7 +120,8 @@ def t_two_sided_p(t: float, df: float) -> float:
         return math.nan
     if math.isinf(t):
         return 0.0
-    return min(1.0, _incomplete_beta(df / 2.0, 0.5, df / (df + t * t)))
+    t2 = t * t
+    return min(1.0, _incomplete_beta(df / 2.0, 0.5, df / (df + t2), t2 / (df + t2)))
 
 
 def t_quantile(probability: float, df: float) -> float:

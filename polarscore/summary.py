@@ -770,18 +770,73 @@ def _clustered_se(
     correction: bool = True,
 ) -> float | None:
     """Clustered SE from each cluster's sum and size (``weights`` copies of each); None if G < 2."""
-    clusters = float(weights.sum())
-    if clusters < 2 or not math.isfinite(mean):
+    if float(weights.sum()) < 2 or not math.isfinite(mean):
         return None
     import numpy as np  # imported on demand: scoring never needs it
 
-    total = float(weights @ sizes)
+    se = float(
+        clustered_standard_errors(
+            sums[np.newaxis, :], sizes, np.array([mean]), weights=weights, correction=correction
+        )[0]
+    )
+    return se if math.isfinite(se) else None
+
+
+def clustered_standard_errors(
+    sums: np.ndarray[Any, Any],
+    sizes: np.ndarray[Any, Any],
+    means: np.ndarray[Any, Any],
+    *,
+    weights: np.ndarray[Any, Any] | None = None,
+    correction: bool = True,
+) -> np.ndarray[Any, Any]:
+    """Clustered standard errors of many samples at once, from their cluster sums.
+
+    The kernel of :func:`clustered_standard_error`, vectorised over samples that share their
+    clusters' sizes (a simulation, or resamples): one row of ``sums`` per sample.
+
+    Parameters
+    ----------
+    sums
+        ``(samples, clusters)``: each cluster's sum of scores in each sample.
+    sizes
+        ``(clusters,)``: each cluster's number of rows.
+    means
+        ``(samples,)``: each sample's mean (``sums.sum(1) / sizes.sum()``, given so that an
+        exactly rounded mean can be passed).
+    weights
+        ``(clusters,)``: how many clusters each column stands for (default: one each).
+    correction
+        Multiply the variance by ``G / (G - 1)`` (see :func:`clustered_standard_error`).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(samples,)`` standard errors (NaN with fewer than two clusters).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from polarscore.summary import clustered_standard_errors
+    >>> sums = np.array([[2.0, 0.0], [1.0, 1.0]])
+    >>> clustered_standard_errors(sums, np.array([2.0, 2.0]), sums.sum(axis=1) / 4).tolist()
+    [0.5, 0.0]
+    """
+    import numpy as np  # imported on demand: scoring never needs it
+
+    sums = np.asarray(sums, dtype=np.float64)
+    sizes = np.asarray(sizes, dtype=np.float64)
+    w = np.ones(sizes.size) if weights is None else np.asarray(weights, dtype=np.float64)
+    clusters = float(w.sum())
+    if clusters < 2:
+        return np.full(sums.shape[0], np.nan)
     with np.errstate(over="ignore", invalid="ignore"):  # scores near the float range
-        deviations = sums - mean * sizes
-        variance = float(weights @ (deviations * deviations))
+        deviations = sums - np.asarray(means, dtype=np.float64)[:, np.newaxis] * sizes
+        variance = (deviations * deviations) @ w
     if correction:
-        variance *= clusters / (clusters - 1.0)
-    return math.sqrt(variance) / total if math.isfinite(variance) else None
+        variance = variance * (clusters / (clusters - 1.0))
+    result: np.ndarray[Any, Any] = np.sqrt(variance) / float(w @ sizes)
+    return result
 
 
 def cluster_bootstrap_interval(
@@ -1043,6 +1098,7 @@ __all__ = [
     "bootstrap_mean_interval",
     "cluster_bootstrap_interval",
     "clustered_standard_error",
+    "clustered_standard_errors",
     "summarize",
     "wilson_interval",
 ]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import math
-from fractions import Fraction
 import re
+from fractions import Fraction
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -15,9 +15,9 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import polarscore as ps
+from polarscore.comparison import holm
 from polarscore.reporting import build_report_data
 from polarscore.reporting._aggregate import SWEEP
-from polarscore.comparison import holm
 from polarscore.reporting._stats import Confusion, mcnemar_p_value
 from polarscore.reporting._text import cell, esc
 from tests.cli_process import run_cli
