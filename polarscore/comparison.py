@@ -650,36 +650,55 @@ def compare(
         raise invalid_parameter(_FUNCTION, "baseline", f"one of the groups {groups}", baseline)
     if cluster_columns:
         _check_cluster_constant(keyed, pair_columns, cluster_columns[0])
-    keys = [_GROUP, *pair_columns]
-    order = pl.col("epoch") if "epoch" in schema else pl.int_range(pl.len())
-    tables = [
-        _cells(
-            keyed,
-            keys,
-            pl.col(score).cast(pl.Float64).fill_nan(None),
-            reducer=reducer,
-            threshold=threshold,
-            order=order.cast(pl.Int64),
-        )
-        for score in score_columns
-    ]
-    if cluster_columns:
-        questions = keyed.group_by(pair_columns).agg(
-            pl.col(cluster_columns[0]).first().alias(_CLUSTER)
-        )
-        tables = [t.join(questions, on=pair_columns, how="left") for t in tables]
+    order = (pl.col("epoch") if "epoch" in schema else pl.int_range(pl.len())).cast(pl.Int64)
+    values = {score: pl.col(score).cast(pl.Float64).fill_nan(None) for score in score_columns}
+    cluster_value = [pl.col(c).first().alias(_CLUSTER) for c in cluster_columns]
+    if reducer is None:
+        # One streaming aggregation per question: every group's score of every score column,
+        # and every group's row count (a repeated question is an error).
+        tables = [
+            keyed.group_by(pair_columns).agg(
+                *[
+                    values[score].filter(pl.col(_GROUP) == group).first().alias(f"{i}:{j}")
+                    for i, score in enumerate(score_columns)
+                    for j, group in enumerate(groups)
+                ],
+                *[(pl.col(_GROUP) == g).sum().alias(f"{_ROWS}:{g}") for g in groups],
+                *cluster_value,
+            )
+        ]
+    else:
+        tables = [
+            _wide(
+                reduce_epochs(
+                    keyed,
+                    [_GROUP, *pair_columns],
+                    values[score],
+                    reducer=reducer,
+                    threshold=threshold,
+                    order=order,
+                ),
+                pair_columns,
+                groups,
+                prefix=f"{i}:",
+            )
+            for i, score in enumerate(score_columns)
+        ]
+        if cluster_columns:
+            questions = keyed.group_by(pair_columns).agg(*cluster_value)
+            tables = [t.join(questions, on=pair_columns, how="left") for t in tables]
     collected = pl.collect_all(tables, engine="streaming")
+    if reducer is None:
+        _check_unique(collected[0], pair_columns, groups, by_text)
     rows: list[dict[str, Any]] = []
-    for score, cells in zip(score_columns, collected, strict=True):
-        if reducer is None:
-            _check_unique(cells, pair_columns, by_text)
+    for i, score in enumerate(score_columns):
+        wide = collected[0] if reducer is None else collected[i]
         rows += _compare_score(
             score,
-            cells,
-            pair_columns,
+            {g: wide[f"{i}:{j}"] for j, g in enumerate(groups)},
+            wide[_CLUSTER] if cluster_columns else None,
             groups,
             baseline=baseline,
-            clustered=bool(cluster_columns),
             confidence=confidence,
             power=power,
         )
@@ -739,40 +758,38 @@ def _compare_columns(
     return score_columns, by_columns, pair_columns, cluster_columns
 
 
-def _cells(
-    keyed: pl.LazyFrame,
-    keys: list[str],
-    value: pl.Expr,
-    *,
-    reducer: tuple[str, int] | None,
-    threshold: float,
-    order: pl.Expr,
+def _wide(
+    cells: pl.LazyFrame, pair_columns: Sequence[str], groups: Sequence[str], *, prefix: str
 ) -> pl.LazyFrame:
-    """One score per group and question: reduced, or the question's row with its row count."""
-    if reducer is not None:
-        return reduce_epochs(keyed, keys, value, reducer=reducer, threshold=threshold, order=order)
-    return (
-        keyed.select(*keys, value.alias(_VALUE))
-        .filter(pl.col(_VALUE).is_not_null())
-        .group_by(keys)
-        .agg(pl.col(_VALUE).first(), pl.len().alias(_ROWS))
+    """One row per question, one column per group (``prefix`` + its index) of its score."""
+    return cells.group_by(list(pair_columns)).agg(
+        pl.col(_VALUE).filter(pl.col(_GROUP) == group).first().alias(f"{prefix}{j}")
+        for j, group in enumerate(groups)
     )
 
 
-def _check_unique(cells: pl.DataFrame, pair_columns: Sequence[str], by_text: str) -> None:
-    """Raise when a group answered a question more than once."""
-    repeated = cells.filter(pl.col(_ROWS) > 1)
-    if repeated.height == 0:
+def _check_unique(
+    wide: pl.DataFrame, pair_columns: Sequence[str], groups: Sequence[str], by_text: str
+) -> None:
+    """Raise when a group has more than one row of a question."""
+    counts = [f"{_ROWS}:{g}" for g in groups]
+    repeated = wide.select(pl.sum_horizontal((pl.col(c) > 1).cast(pl.Int64) for c in counts))
+    total = int(repeated.to_series().sum())
+    if total == 0:
         return
-    first = repeated.sort([_GROUP, *pair_columns]).row(0, named=True)
+    group, column = next(
+        (g, c)
+        for g, c in zip(groups, counts, strict=True)
+        if wide[c].max() > 1  # type: ignore[operator]
+    )
+    first = wide.filter(pl.col(column) > 1).sort(list(pair_columns)).row(0, named=True)
     key = ", ".join(repr(first[c]) for c in pair_columns)
     columns = ", ".join(repr(c) for c in pair_columns)
     raise ColumnValueError(
-        f"The pair_on column {columns} repeats {repeated.height:,} key"
-        f"{'s' if repeated.height != 1 else ''} within a group of {by_text} (group "
-        f"{first[_GROUP]!r} has {key} {first[_ROWS]} times): each group must answer a question "
-        "once to be paired.\nHint: reduce the repeats (epochs) with epoch_reducer='mean' "
-        "(--epoch-reducer), or pair on more columns."
+        f"The pair_on column {columns} repeats {total:,} key{'s' if total != 1 else ''} within "
+        f"a group of {by_text} (group {group!r} has {key} {first[column]} times): each group "
+        "must answer a question once to be paired.\nHint: reduce the repeats (epochs) with "
+        "epoch_reducer='mean' (--epoch-reducer), or pair on more columns."
     )
 
 
@@ -794,40 +811,34 @@ def _check_cluster_constant(keyed: pl.LazyFrame, pair_columns: Sequence[str], cl
 
 def _compare_score(
     score: str,
-    cells: pl.DataFrame,
-    pair_columns: Sequence[str],
+    columns: dict[str, pl.Series],
+    cluster: pl.Series | None,
     groups: Sequence[str],
     *,
     baseline: str | None,
-    clustered: bool,
     confidence: float,
     power: float,
 ) -> list[dict[str, Any]]:
-    """Every pair of groups for one score column, from its (group, question) cells."""
+    """Every pair of groups for one score column, from each group's score per question.
+
+    The questions are put in an order that depends only on the values (cluster, then scores),
+    not on the engine's row order, so every floating-point sum is the same bits each run.
+    """
     import numpy as np  # imported on demand: scoring never needs it
 
-    index = [*pair_columns, _CLUSTER] if clustered else list(pair_columns)
-    wide = (
-        cells.select(*index, _GROUP, _VALUE)
-        .pivot(on=_GROUP, index=index, values=_VALUE)
-        .sort(list(pair_columns), nulls_last=True)
-    )
-    codes = (
-        wide.select(pl.col(_CLUSTER).rank("dense")).to_series().to_numpy() if clustered else None
-    )
-    columns = {
-        g: wide[g].to_numpy().astype(np.float64)
-        if g in wide.columns
-        else np.full(wide.height, np.nan)
-        for g in groups
-    }
+    arrays = {g: columns[g].cast(pl.Float64).to_numpy() for g in groups}
+    codes = None if cluster is None else cluster.rank("dense").to_numpy().astype(np.int64)
+    keys = [np.nan_to_num(arrays[g], nan=-np.inf) for g in reversed(groups)]
+    order = np.lexsort(keys if codes is None else [*keys, codes])
+    arrays = {g: a[order] for g, a in arrays.items()}
+    codes = None if codes is None else codes[order]
     if baseline is not None:
         pairs = [(g, baseline) for g in groups if g != baseline]
     else:
         pairs = [(g, h) for i, g in enumerate(groups) for h in groups[i + 1 :]]
     out: list[dict[str, Any]] = []
     for first, second in pairs:
-        a, b = columns[first], columns[second]
+        a, b = arrays[first], arrays[second]
         both = ~np.isnan(a) & ~np.isnan(b)
         if not both.any():
             continue
