@@ -897,10 +897,13 @@ def cluster_bootstrap_interval(
     probabilities = counts / clusters
     block = max(1, _BOOTSTRAP_BLOCK // max(1, sums.size))
     means = np.empty(n_bootstrap, dtype=np.float64)
+    equal_sizes = bool(sizes.size and (sizes == sizes[0]).all())
     for start in range(0, n_bootstrap, block):
         size = min(block, n_bootstrap - start)
         draws = rng.multinomial(clusters, probabilities, size=size)
-        means[start : start + size] = (draws @ sums) / (draws @ sizes)
+        # Clusters of one size (rows, or equal epochs): every resample has the same row count.
+        rows = clusters * sizes[0] if equal_sizes else draws @ sizes
+        means[start : start + size] = (draws @ sums) / rows
     alpha = (1.0 - confidence) / 2.0
     low, high = np.quantile(means, [alpha, 1.0 - alpha])
     return float(low), float(high)
