@@ -702,7 +702,7 @@ def compare(
             confidence=confidence,
             power=power,
         )
-    return pl.DataFrame(rows, schema=COLUMNS, orient="row")
+    return pl.from_dicts(rows, schema=COLUMNS)
 
 
 def _compare_columns(
