@@ -491,3 +491,28 @@ def test_cli_compare_and_fail_if_worse(tmp_path: Path) -> None:
     done = run_cli("compare", str(path), "--pair-on", "passage")
     assert done.returncode == 3
     assert "repeats" in done.stderr
+
+
+def test_cli_compare_reduces_epochs_and_says_so(tmp_path: Path) -> None:
+    frame = _two_models(9)
+    epochs = pl.concat([frame.with_columns(epoch=pl.lit(e, dtype=pl.Int64)) for e in (1, 2)])
+    path = tmp_path / "epochs.parquet"
+    epochs.write_parquet(path)
+    done = run_cli("compare", str(path), "--json")
+    rows = json.loads(done.stdout)
+    assert rows[0]["difference"] == ps.compare(frame).row(0, named=True)["difference"]
+    done = run_cli("compare", str(path))
+    assert "note: the log has more than one epoch per sample" in done.stdout
+
+
+def test_report_paired_section_is_compare() -> None:
+    from polarscore.reporting import build_report_data
+
+    frame = _two_models(10, graded=True)
+    data = build_report_data(frame, scores="answer_correctness", pair_on="sample_id", sample=0)
+    (pair,) = data.paired
+    row = ps.compare(frame).row(0, named=True)
+    assert (pair.first, pair.second) == (row["first"], row["second"])
+    assert (pair.mean_difference, pair.se, pair.low, pair.high, pair.mdd) == pytest.approx(
+        (row["difference"], row["se"], row["low"], row["high"], row["mdd"]), rel=1e-12
+    )
