@@ -11,10 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 from polarscore import namespace as _namespace  # noqa: F401  (registers pl.Expr.score)
 from polarscore._defaults import DEFAULT_THRESHOLD
+from polarscore.comparison import compare, sample_size
 from polarscore.exceptions import (
     ColumnCollisionError,
     ColumnNotFoundError,
     ColumnTypeError,
+    ColumnValueError,
     InvalidParameterError,
     PolarscoreError,
 )
@@ -101,6 +103,7 @@ __all__ = [
     "ColumnCollisionError",
     "ColumnNotFoundError",
     "ColumnTypeError",
+    "ColumnValueError",
     "InvalidParameterError",
     "PolarscoreError",
     "ScorerSpec",
@@ -114,6 +117,7 @@ __all__ = [
     "answer_precision_diagnostics",
     "available_scorers",
     "choice_match",
+    "compare",
     "contains",
     "contains_details",
     "default_scorers",
@@ -146,6 +150,7 @@ __all__ = [
     "report",
     "response_similarity",
     "response_similarity_details",
+    "sample_size",
     "scan_log",
     "score_frame",
     "scoring_record",

@@ -46,6 +46,10 @@ class ColumnTypeError(PolarscoreError):
     """A column has a data type that the scorer cannot use."""
 
 
+class ColumnValueError(PolarscoreError):
+    """A column's values cannot be used as asked: nulls in a cluster column, repeated keys."""
+
+
 class ColumnCollisionError(PolarscoreError):
     """An output column would overwrite a column that is already in the frame."""
 
@@ -76,6 +80,7 @@ __all__ = [
     "ColumnCollisionError",
     "ColumnNotFoundError",
     "ColumnTypeError",
+    "ColumnValueError",
     "InputFileError",
     "InvalidParameterError",
     "OutputFileError",

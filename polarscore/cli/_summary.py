@@ -27,7 +27,7 @@ from polarscore.provenance import (
     recorded_thresholds,
 )
 from polarscore.registry import available_scorers, get_scorer
-from polarscore.summary import _default_scores, summarize
+from polarscore.summary import AUTO_CLUSTER, _cluster_columns, _default_scores, summarize
 
 
 def _json_value(value: Any) -> Any:
@@ -205,10 +205,13 @@ def _summary(args: argparse.Namespace) -> int:
     by = args.by if args.by is not None else ["model"] if "model" in schema else []
     records = _records(files)
     thresholds = _summary_thresholds(args, scores, records)
+    cluster, note = _summary_cluster(args, frame, schema, by)
     table = summarize(
         frame,
         scores,
         by=by or None,
+        cluster=cluster,
+        epoch_reducer=args.epoch_reducer,
         threshold=thresholds,
         expected_behavior=args.expected_behavior,
         confidence=args.confidence,
@@ -227,6 +230,8 @@ def _summary(args: argparse.Namespace) -> int:
         if len(files) > 1:
             print(f"{file}:")
         print("\n".join(_describe_record(record)))
+    if note:
+        print(note)
     with pl.Config(
         tbl_hide_dataframe_shape=True,
         tbl_hide_column_data_types=True,
@@ -236,6 +241,30 @@ def _summary(args: argparse.Namespace) -> int:
     ):
         print(_readable(table, by=by, confidence=args.confidence))
     return EXIT_OK
+
+
+def _summary_cluster(
+    args: argparse.Namespace, frame: pl.LazyFrame, schema: pl.Schema, by: Sequence[str]
+) -> tuple[list[str] | None, str | None]:
+    """Return the cluster columns of ``summary`` and the line that says how errors are computed."""
+    named = args.cluster or []
+    if [c.lower() for c in named] == ["none"]:
+        return None, None
+    for column in named:
+        if column not in schema:
+            raise _words.missing_column("--cluster", column, schema)
+    if named:
+        columns = list(named)
+        how = "as --cluster says"
+    else:
+        columns = _cluster_columns(frame, schema, AUTO_CLUSTER, by_columns=by, function="summary")
+        how = "the log has more than one epoch per sample (--cluster none to count rows apart)"
+    if not columns:
+        return None, None
+    reduced = (
+        f"; each cluster reduced to one score by {args.epoch_reducer}" if args.epoch_reducer else ""
+    )
+    return columns, (f"errors clustered by {', '.join(columns)}: {how}{reduced}")
 
 
 def _fixed(values: pl.Series) -> list[str]:
@@ -254,7 +283,10 @@ def _readable(table: pl.DataFrame, *, by: Sequence[str], confidence: float) -> p
 
     columns: dict[str, Any] = {c: table[c] for c in (*by, "score", "rows", "scored")}
     columns["inconclusive"] = table["inconclusive"]
+    if table["clusters"].null_count() < table.height:
+        columns["clusters"] = table["clusters"]
     columns["mean"] = _fixed(table["mean"])
+    columns["se"] = _fixed(table["mean_se"])
     columns[f"mean {level} CI"] = interval("mean_low", "mean_high")
     columns["threshold"] = table["threshold"]
     columns["pass rate"] = _fixed(table["pass_rate"])
