@@ -56,7 +56,58 @@ fn u64_at(bytes: &[u8], at: usize) -> u64 {
 /// after the directory, data before the first entry, extra fields (so no entry of zip64
 /// sizes), names that are not ASCII or flagged UTF-8, or anything `zipfile` would reject (which
 /// it then does). The zip64 end record of an archive of more than 65,535 entries is read.
-pub fn read_directory(archive: &[u8]) -> Option<Vec<(String, Entry)>> {
+///
+/// `Err` names two entries whose data overlap (see [`overlap`]).
+pub fn read_directory(archive: &[u8]) -> Result<Option<Vec<(String, Entry)>>, String> {
+    let Some(entries) = plain_directory(archive) else {
+        return Ok(None);
+    };
+    match overlap(archive, &entries) {
+        Some(problem) => Err(problem),
+        None => Ok(Some(entries)),
+    }
+}
+
+/// Which entries' data overlap each other, if any: the check Info-ZIP's `unzip` makes against
+/// David Fifield's overlapped-entry bombs (many directory records sharing one compressed
+/// kernel). An entry spans its local header, name, extra field and compressed data; an entry
+/// whose local header is missing is left to the read that fails on it.
+pub fn overlap(archive: &[u8], entries: &[(String, Entry)]) -> Option<String> {
+    let mut spans: Vec<(u64, u64, usize)> = Vec::with_capacity(entries.len());
+    for (index, (_, entry)) in entries.iter().enumerate() {
+        let Ok(start) = usize::try_from(entry.header_offset) else {
+            continue;
+        };
+        let Some(header) = archive.get(start..start.saturating_add(LOCAL_HEADER)) else {
+            continue;
+        };
+        if &header[..4] != LOCAL_SIGNATURE {
+            continue;
+        }
+        let name = u64::from(u16::from_le_bytes([header[26], header[27]]));
+        let extra = u64::from(u16::from_le_bytes([header[28], header[29]]));
+        let end = entry
+            .header_offset
+            .saturating_add(LOCAL_HEADER as u64 + name + extra)
+            .saturating_add(entry.compress_size);
+        spans.push((entry.header_offset, end, index));
+    }
+    // Written in order of offset, as every zip writer does: sorting is then one pass.
+    if !spans.is_sorted() {
+        spans.sort_unstable();
+    }
+    spans.windows(2).find_map(|pair| {
+        let ((_, end, first), (start, _, second)) = (pair[0], pair[1]);
+        (start < end).then(|| {
+            format!(
+                "the data of its entries '{}' and '{}' overlap",
+                entries[first].0, entries[second].0
+            )
+        })
+    })
+}
+
+fn plain_directory(archive: &[u8]) -> Option<Vec<(String, Entry)>> {
     let end_at = archive.len().checked_sub(END_RECORD)?;
     let end = &archive[end_at..];
     if &end[..4] != END_SIGNATURE || u16_at(end, 20) != 0 {
