@@ -291,9 +291,7 @@ def read_log(
     from polarscore.logs._errors import collect_log
 
     return collect_log(
-        scan_log(
-            source, promptfoo_reference=promptfoo_reference, max_entry_bytes=max_entry_bytes
-        )
+        scan_log(source, promptfoo_reference=promptfoo_reference, max_entry_bytes=max_entry_bytes)
     )
 
 

@@ -21,10 +21,12 @@ share a name are refused when the archive is opened.
 
 from __future__ import annotations
 
+import itertools
 import mmap
 import struct
 import zipfile
 import zlib
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -78,8 +80,8 @@ class ZipLog:
                 raise self._refused(problem)
         self.entries: dict[str, Record] = {r.filename: r for r in records}
         if len(self.entries) != len(records):
-            seen: set[str] = set()
-            twice = next(r.filename for r in records if r.filename in seen or seen.add(r.filename))
+            counts = Counter(r.filename for r in records)
+            twice = next(name for name, count in counts.items() if count > 1)
             raise self._refused(f"its directory lists the entry {twice!r} twice")
 
     def _refused(self, problem: str) -> InputFileError:
@@ -242,7 +244,7 @@ class ZipLog:
                 reader = self._zstd_reader(raw)
                 while total <= self.max_entry_bytes and (chunk := reader.read(_COUNT_CHUNK)):
                     total += len(chunk)
-        except Exception:  # noqa: BLE001 - a stream corrupt further on: what was counted
+        except Exception:
             pass
         if total > self.max_entry_bytes:
             return f"more than {self.max_entry_bytes:,} bytes"
@@ -288,7 +290,7 @@ def _overlap(mapped: mmap.mmap, records: Sequence[Record]) -> str | None:
         end = start + _LOCAL_HEADER.size + name_length + extra_length + record.compress_size
         spans.append((start, end, record.filename))
     spans.sort()
-    for (_, end, first), (start, _, second) in zip(spans, spans[1:], strict=False):
+    for (_, end, first), (start, _, second) in itertools.pairwise(spans):
         if start < end:
             return f"the data of its entries {first!r} and {second!r} overlap"
     return None
