@@ -290,6 +290,46 @@ mod tests {
     }
 
     #[test]
+    fn overlapping_entries_are_found() {
+        let data = b"{\"id\": 1}".repeat(10);
+        let (mut bytes, first) = archive(&data, STORED, &data);
+        // A second entry written right after the first: no overlap.
+        let second = Entry {
+            header_offset: bytes.len() as u64,
+            ..first
+        };
+        let copy = bytes[first.header_offset as usize..].to_vec();
+        bytes.extend_from_slice(&copy);
+        let named = |entries: &[Entry]| -> Vec<(String, Entry)> {
+            entries
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (format!("e{i}"), *e))
+                .collect()
+        };
+        assert_eq!(overlap(&bytes, &named(&[first, second])), None);
+        assert_eq!(overlap(&bytes, &named(&[second, first])), None);
+        // Two records sharing one local header and kernel (Fifield's bomb).
+        let found = overlap(&bytes, &named(&[first, second, first]));
+        assert_eq!(
+            found.as_deref(),
+            Some("the data of its entries 'e0' and 'e2' overlap")
+        );
+        // An entry whose data runs one byte into the next one's header.
+        let long = Entry {
+            compress_size: first.compress_size + 1,
+            ..first
+        };
+        assert!(overlap(&bytes, &named(&[long, second])).is_some());
+        // A record pointing at no local header is left to the read that fails on it.
+        let nowhere = Entry {
+            header_offset: 1,
+            ..first
+        };
+        assert_eq!(overlap(&bytes, &named(&[first, nowhere])), None);
+    }
+
+    #[test]
     fn every_method_reads_back() {
         let data = b"{\"id\": 1, \"input\": \"what is 2 + 2?\"}".repeat(20);
         let packed = [
