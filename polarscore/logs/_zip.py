@@ -208,7 +208,13 @@ class ZipLog:
                 f"inflates to {actual}, more than the {info.file_size:,} bytes its directory "
                 "declares (a crafted or corrupt archive); refused",
             )
-        if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
+        if len(data) < info.file_size:
+            raise self._fail(
+                info,
+                f"inflates to {len(data):,} bytes, fewer than the {info.file_size:,} bytes its "
+                "directory declares (it is corrupt or truncated)",
+            )
+        if zlib.crc32(data) != info.CRC:
             raise self._fail(info, "does not match its recorded size and CRC-32 (it is corrupt)")
         return data
 
@@ -244,7 +250,7 @@ class ZipLog:
                 reader = self._zstd_reader(raw)
                 while total <= self.max_entry_bytes and (chunk := reader.read(_COUNT_CHUNK)):
                     total += len(chunk)
-        except Exception:
+        except Exception:  # a stream corrupt further on: the size is what inflated before it
             pass
         if total > self.max_entry_bytes:
             return f"more than {self.max_entry_bytes:,} bytes"
@@ -274,7 +280,7 @@ class ZipLog:
 
 
 def _overlap(mapped: mmap.mmap, records: Sequence[Record]) -> str | None:
-    """Say which entries' data overlap (each other or the directory), or None when none do.
+    """Say which entries' data overlap, or None when none do (:mod:`zipfile`'s directories).
 
     An entry spans its local header, name, extra field and compressed data; the spans, in order
     of offset, must not overlap (the check Info-ZIP's ``unzip`` makes against overlapped-entry
