@@ -433,3 +433,18 @@ def test_the_hostile_suite_runs_with_the_address_space_it_claims() -> None:
     )
     assert run.returncode == 0, run.stderr
     assert os.path.exists(LOGS / "inspect" / "log_streaming.eval")
+
+
+def test_the_python_api_takes_the_limit(tmp_path: Path) -> None:
+    import polarscore as ps
+    from polarscore.exceptions import InputFileError, InvalidParameterError
+
+    text = sample_text(1, metadata={"pad": " " * 5000})
+    log = write(tmp_path / "api.eval", eval_log([entry("samples/1_epoch_1.json", text, DEFLATED)]))
+    with pytest.raises(InputFileError, match=r"over the limit of 1,000 bytes.*max_entry_bytes="):
+        ps.read_log(log, max_entry_bytes=1_000)
+    assert ps.read_log(log, max_entry_bytes=len(text)).height == 1
+    assert ps.scan_log(log, max_entry_bytes=None).collect().height == 1
+    for bad in (0, -1, 1.5, "1"):
+        with pytest.raises(InvalidParameterError, match="'max_entry_bytes' parameter of scan_log"):
+            ps.scan_log(log, max_entry_bytes=bad)  # type: ignore[arg-type]
