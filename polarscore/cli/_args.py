@@ -136,8 +136,23 @@ def _add_score_parser(sub: Any) -> None:
         "of the test's assertions of a type; repeatable, the first found is used (default: "
         "var:expected, then assert:equals, similar, levenshtein, rouge-n, bleu, factuality)",
     )
+    score.add_argument(
+        "--max-entry-bytes",
+        type=_entry_bytes,
+        default=None,
+        metavar="N",
+        help="the most bytes one entry of an inspect-ai .eval archive may inflate to; an entry "
+        "declaring more is refused (default: 268435456, 256 MiB; 0: no limit)",
+    )
     score.add_argument("--overwrite", action="store_true", help="replace an existing output")
     score.add_argument("-q", "--quiet", action="store_true", help="no progress bar or messages")
+
+
+def _entry_bytes(text: str) -> int:
+    """``--max-entry-bytes``: a count of bytes, 0 or more."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"must be a whole number of bytes, got {text!r}")
+    return int(text)
 
 
 def _add_interval_arguments(parser: argparse.ArgumentParser, *, seed_help: str) -> None:

@@ -281,8 +281,15 @@ def _scan(
 ) -> tuple[pl.LazyFrame, dict[Path, pl.Schema]]:
     """Scan the inputs (tables and framework logs) into one frame; return it and each schema."""
     reference = getattr(args, "promptfoo_reference", None)
-    schemas = {file: _inputs.read_schema(file, promptfoo_reference=reference) for file in files}
-    return _inputs.scan_inputs(files, schemas, promptfoo_reference=reference), schemas
+    limit = getattr(args, "max_entry_bytes", None)
+    schemas = {
+        file: _inputs.read_schema(file, promptfoo_reference=reference, max_entry_bytes=limit)
+        for file in files
+    }
+    frame = _inputs.scan_inputs(
+        files, schemas, promptfoo_reference=reference, max_entry_bytes=limit
+    )
+    return frame, schemas
 
 
 def _score(
