@@ -528,11 +528,19 @@ pub fn final_choice(text: &str, options: Option<&[Option<&str>]>) -> Choice {
         .iter()
         .rposition(|&c| c == b'\n')
         .map_or(0, |k| k + 1);
-    let last_line = text[line..end]
-        .trim_matches(|c: char| c.is_whitespace() || matches!(c, '*' | '.' | '(' | ')'));
-    if last_line.len() == 1 {
-        let paren = text[line..end].contains('(');
-        if let Some((letter, _)) = letter_at(last_line.as_bytes(), 0, paren, count) {
+    let mark = |c: &u8| c.is_ascii_whitespace() || matches!(c, b'*' | b'.' | b'(' | b')');
+    let last_line = &b[line..end];
+    let from = last_line
+        .iter()
+        .position(|c| !mark(c))
+        .unwrap_or(last_line.len());
+    let to = last_line
+        .iter()
+        .rposition(|c| !mark(c))
+        .map_or(from, |k| k + 1);
+    if to == from + 1 {
+        let paren = last_line.contains(&b'(');
+        if let Some((letter, _)) = letter_at(&last_line[from..to], 0, paren, count) {
             // `F. True ...\nG` is a list of the options cut short, not an answer.
             let prev_end = b[..line]
                 .iter()
