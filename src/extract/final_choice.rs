@@ -336,6 +336,15 @@ pub fn final_choice(text: &str, options: Option<&[Option<&str>]>) -> Choice {
     let mut line_start = true;
     let mut i = 0;
     while i < n {
+        // Most bytes start no rule: a letter inside a word, or a byte no trigger begins with.
+        if !line_start {
+            while i < n && skips(b, i) {
+                i += 1;
+            }
+            if i == n {
+                break;
+            }
+        }
         let c = b[i];
         if line_start && statement.is_some() {
             let mut j = i;
@@ -590,6 +599,25 @@ pub fn final_choice(text: &str, options: Option<&[Option<&str>]>) -> Choice {
         }
     }
     none(None, NoChoice::NoLetter)
+}
+
+/// The bytes a rule of the main loop starts at (letters only at a word's start).
+const STARTS: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut k = 0;
+    let starts = b"\naAicCoO\\*";
+    while k < starts.len() {
+        t[starts[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
+/// Whether byte `i` starts no rule of the main loop (and is no newline).
+#[inline]
+fn skips(b: &[u8], i: usize) -> bool {
+    let c = b[i];
+    !STARTS[usize::from(c)] || (c.is_ascii_alphabetic() && i > 0 && is_word_byte(b[i - 1]))
 }
 
 /// Take `hit`, read at byte `at`, as the last statement, unless it lies inside the last one
