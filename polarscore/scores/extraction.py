@@ -204,7 +204,9 @@ def final_number(response: IntoExpr) -> pl.Expr:
     4. ``answer_is``: ``The (final) answer is N`` (also ``would be``, ``=``; the first number of
        that sentence, within 80 bytes: "The answer is 6 packages").
     5. ``answer_line``: ``A: N`` at a line's start, or ``Answer: N``.
-    6. ``last_number``: the last number of the text (the last result).
+    6. ``last_number``: the last result: the last sentence holding a number, read outside
+       parentheses: its first number after its last ``=``, else its first number ("It is 208
+       feet (16 x 13)." is 208, "So 24 / 8 = 3 people." is 3).
 
     After a statement (forms 1 to 5), a line starting ``Question:`` or ``Q:`` ends the response
     (the model writing the next few-shot question). Numbers: ``1,234`` and ``1{,}234`` are one
@@ -264,7 +266,8 @@ def final_number_details(response: IntoExpr) -> pl.Expr:
     --------
     >>> import polars as pl
     >>> import polarscore as ps
-    >>> df = pl.DataFrame({"response": ["#### 18", "A: 7", "I got 3, then 4", "none"]})
+    >>> texts = ["#### 18", "A: 7", "I got 3. Then 3 + 1 = 4 (1 more)", "none"]
+    >>> df = pl.DataFrame({"response": texts})
     >>> details = df.select(ps.final_number_details("response")).unnest("final_number_details")
     >>> for row in details.rows():
     ...     print(row)

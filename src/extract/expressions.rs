@@ -273,11 +273,14 @@ fn final_choice_details(inputs: &[Series], context: CallerContext) -> PolarsResu
     Ok(out.into_series())
 }
 
+/// A row's final number and its form, or `None` when its text holds no number.
+type FinalNumber = Option<(String, final_number::NumberForm)>;
+
 /// Per row: the canonical final number and its form (`None` for a null response).
 fn final_number_rows(
     inputs: &[Series],
     context: &CallerContext,
-) -> PolarsResult<Vec<Option<Option<(String, final_number::NumberForm)>>>> {
+) -> PolarsResult<Vec<Option<FinalNumber>>> {
     let text = Texts::new(&inputs[0], "response")?;
     Ok(map_row_ranges(text.len(), !context.parallel(), |rows| {
         rows.map(|row| text.get(row).map(final_number::final_number_text))

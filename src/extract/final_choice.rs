@@ -251,7 +251,7 @@ fn second_letter(b: &[u8], at: usize, first: u8, options: usize) -> bool {
     let standing = b
         .get(end)
         .is_none_or(|&c| matches!(c, b')' | b'*' | b'.' | b',' | b' ' | b'\n' | b'\r' | b';'));
-    standing && second != first && !(second == b'I' && !wrapped)
+    standing && second != first && (second != b'I' || wrapped)
 }
 
 /// The verbs that join a statement's words to its answer.
