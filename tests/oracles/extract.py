@@ -92,17 +92,34 @@ def _as_float(text: str | None) -> float | None:
         return None
 
 
+def _gold_letter(gold: str) -> str | None:
+    """The letter a gold answer names: one ASCII letter, maybe with ``(``, ``)``, ``.`` around."""
+    for candidate in (gold, gold.strip("(). ")):
+        if len(candidate.encode()) == 1 and candidate.isascii() and candidate.isalpha():
+            return candidate.upper()
+    return None
+
+
 def choice_match(
     response: str | None, reference: str | None, rules: str = "mmlu_pro"
 ) -> float | None:
-    """1.0 when the extracted letter is the stripped gold, 0.0 otherwise; None without gold."""
+    """1.0 when the extracted letter is the gold letter, 0.0 otherwise; None without gold.
+
+    The gold is stripped; one ASCII letter (maybe as ``(B)`` or ``B.``) compares
+    case-insensitively, any other gold never matches (without the options' texts).
+    """
     gold = None if reference is None else reference.strip()
     if not gold:
         return None
-    letter = (
-        None if response is None else (mmlu_pro if rules == "mmlu_pro" else answer_is)(response)
-    )
-    return float(letter == gold)
+    if response is None:
+        letter = None
+    elif rules == "final":
+        from tests.oracles.final_answers import final_choice
+
+        letter = final_choice(response)[0]
+    else:
+        letter = (mmlu_pro if rules == "mmlu_pro" else answer_is)(response)
+    return float(letter is not None and letter == _gold_letter(gold))
 
 
 def numeric_match(
