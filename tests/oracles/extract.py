@@ -101,12 +101,16 @@ def _gold_letter(gold: str) -> str | None:
 
 
 def choice_match(
-    response: str | None, reference: str | None, rules: str = "mmlu_pro"
+    response: str | None,
+    reference: str | None,
+    rules: str = "mmlu_pro",
+    choices: list[str | None] | None = None,
 ) -> float | None:
     """1.0 when the extracted letter is the gold letter, 0.0 otherwise; None without gold.
 
     The gold is stripped; one ASCII letter (maybe as ``(B)`` or ``B.``) compares
-    case-insensitively, any other gold never matches (without the options' texts).
+    case-insensitively; with ``choices``, any other gold matches the chosen option's text
+    (stripped, ASCII case-insensitively), and without them never.
     """
     gold = None if reference is None else reference.strip()
     if not gold:
@@ -116,10 +120,17 @@ def choice_match(
     elif rules == "final":
         from tests.oracles.final_answers import final_choice
 
-        letter = final_choice(response)[0]
+        letter = final_choice(response, choices)[0]
     else:
         letter = (mmlu_pro if rules == "mmlu_pro" else answer_is)(response)
-    return float(letter is not None and letter == _gold_letter(gold))
+    if letter is None:
+        return 0.0
+    if _gold_letter(gold) is not None or choices is None:
+        return float(letter == _gold_letter(gold))
+    index = ord(letter) - ord("A")
+    own = choices[index] if index < len(choices) else None
+    # bytes.lower() folds ASCII only, as the kernel does.
+    return float(own is not None and own.strip().encode().lower() == gold.encode().lower())
 
 
 def numeric_match(
