@@ -194,16 +194,17 @@ _SCHEMA = "must be a valid JSON schema"
 OPTION_CASES: dict[str, Mapping[str, OptionCases]] = {
     "choice_match": {
         "rules": OptionCases(
-            valid=("mmlu_pro", "answer_is"),
+            valid=("mmlu_pro", "answer_is", "final"),
             invalid=("MMLU", "", None, 1),
-            messages=(_one_of("mmlu_pro", "answer_is"),),
+            messages=(_one_of("mmlu_pro", "answer_is", "final"),),
         ),
+        "choices": OptionCases(valid=(None,), invalid=(42, 1.5), messages=(_COLUMN,)),
     },
     "numeric_match": {
         "method": OptionCases(
-            valid=("strict", "flexible", "answer_line"),
+            valid=("strict", "flexible", "answer_line", "final"),
             invalid=("last", "Strict", "", None, 1),
-            messages=(_one_of("strict", "flexible", "answer_line"),),
+            messages=(_one_of("strict", "flexible", "answer_line", "final"),),
         ),
         "numeric_tolerance_abs": _TOLERANCE,
         "numeric_tolerance_rel": _TOLERANCE,
@@ -431,7 +432,7 @@ COMPANIONS: dict[str, tuple[Callable[..., pl.Expr], ...]] = {
     "answer_match": (ps.answer_match_details,),
     "answer_precision": (ps.answer_precision_components, ps.answer_precision_diagnostics),
     "response_similarity": (ps.response_similarity_details,),
-    "choice_match": (ps.extract_choice,),
+    "choice_match": (ps.extract_choice, ps.final_choice, ps.final_choice_details),
     "numeric_match": (ps.extract_number,),
     **{name: (getattr(ps, f"{name}_details"),) for name in oracle_checks.ORACLES},
 }
