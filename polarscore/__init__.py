@@ -50,6 +50,7 @@ from polarscore.scores.checks import (
     starts_with,
     starts_with_details,
 )
+from polarscore.scores.correct import TASK_KINDS, correct, correct_details
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
 from polarscore.scores.extraction import (
     choice_match,
@@ -98,6 +99,7 @@ __all__ = [
     "LOG_FORMATS",
     "LOG_SCHEMA",
     "PROVENANCE_KEY",
+    "TASK_KINDS",
     "ColumnCollisionError",
     "ColumnNotFoundError",
     "ColumnTypeError",
@@ -116,6 +118,8 @@ __all__ = [
     "choice_match",
     "contains",
     "contains_details",
+    "correct",
+    "correct_details",
     "default_scorers",
     "detect_log_format",
     "ends_with",

@@ -90,8 +90,13 @@ def record_for_requests(
     inputs: Mapping[str, int | None] | None = None,
     question_id: str | None = None,
     scored_at: datetime | None = None,
+    task_kinds: list[dict[str, str | None]] | None = None,
 ) -> dict[str, Any]:
-    """Build the record for already resolved scorer requests (the command line's path)."""
+    """Build the record for already resolved scorer requests (the command line's path).
+
+    ``task_kinds`` lists each input's task kind (``{path, kind, source}``) when ``correct``
+    ran; the record holds it under ``task_kinds``.
+    """
     from polarscore import __version__
 
     if question_id is not None and not isinstance(question_id, str):
@@ -106,6 +111,7 @@ def record_for_requests(
         "references": references,
         "question_id": question_id,
         "inputs": [{"path": path, "rows": rows} for path, rows in (inputs or {}).items()],
+        **({"task_kinds": task_kinds} if task_kinds is not None else {}),
     }
 
 

@@ -66,16 +66,34 @@ def scan_one(path: Path, *, promptfoo_reference: str | Sequence[str] | None = No
 
 
 def _scan(path: Path, kind: str, promptfoo_reference: str | Sequence[str] | None) -> pl.LazyFrame:
-    from polarscore.logs import _helm, _inspect, _lighteval, _lm_eval, _openai_evals, _promptfoo
+    """Scan the log with its format's reader, and add its task kind (:mod:`._task_kind`)."""
+    from polarscore.logs._task_kind import with_task_kind
 
+    reader: object = None
     if kind == "inspect_eval":
-        return _inspect.EvalArchive(path).scan()
-    if kind == "inspect_json":
-        return _inspect.read_json_log(path).lazy()
-    if kind == "lm_eval":
+        from polarscore.logs import _inspect
+
+        reader = _inspect.EvalArchive(path)
+        frame = reader.scan()
+    elif kind == "lm_eval":
+        from polarscore.logs import _lm_eval
+
         with open(path, "rb") as handle:
             first = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-        return _lm_eval.SamplesLog(path, array=first == b"[").scan()
+        reader = _lm_eval.SamplesLog(path, array=first == b"[")
+        frame = reader.scan()
+    else:
+        frame = _scan_reader(path, kind, promptfoo_reference)
+    return with_task_kind(frame, path, kind, reader)
+
+
+def _scan_reader(
+    path: Path, kind: str, promptfoo_reference: str | Sequence[str] | None
+) -> pl.LazyFrame:
+    from polarscore.logs import _helm, _inspect, _lighteval, _openai_evals, _promptfoo
+
+    if kind == "inspect_json":
+        return _inspect.read_json_log(path).lazy()
     if kind == "helm":
         folder = path if path.is_dir() else path.parent
         return _helm.read_run(folder).lazy()
