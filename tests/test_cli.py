@@ -354,7 +354,7 @@ def test_existing_output_needs_overwrite(tmp_path: Path) -> None:
         (
             ["log.parquet", "--response", "reply"],
             cli.EXIT_DATA,
-            "The --response column 'reply' is not in the input. Its columns: 'id', 'answer'",
+            "The --response column 'reply' is not in the input. Available columns: 'id', 'answer'",
         ),
         (
             ["log.parquet", "--response", "id"],
@@ -497,7 +497,7 @@ def test_summary_options_and_errors(tmp_path: Path) -> None:
     )
     missing = run_cli("summary", path, "--by", "team")
     assert missing.returncode == cli.EXIT_DATA
-    assert "--by column 'team' is not in the input. Its columns: 'answer_correctness', 'kind'" in (
+    assert "--by column 'team' is not in the input. Available columns: 'answer_correctness', 'kind'" in (
         missing.stderr
     )
     assert "parameter" not in missing.stderr

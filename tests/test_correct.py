@@ -423,3 +423,24 @@ def test_summary_and_report_say_why_correct_and_the_framework_disagree(
     html = page.read_text()
     assert "Why they disagree" in html
     assert "framework read no `ANSWER:` line" in html
+
+
+def test_a_missing_column_reads_the_same_from_python_and_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    frame = pl.DataFrame({"id": ["1"], "answer": ["Paris"], "reference": ["Paris"]})
+    source = tmp_path / "log.parquet"
+    frame.write_parquet(source)
+    with pytest.raises(ps.ColumnNotFoundError) as error:
+        ps.score_frame(frame, response="reply")
+    python = str(error.value).splitlines()[0]
+    assert (
+        cli.main(["score", str(source), "-o", str(tmp_path / "o.parquet"), "--response", "reply"])
+        == 3
+    )
+    command = capsys.readouterr().err.strip().splitlines()[0]
+    assert (
+        python
+        == "The response column 'reply' is not in the input. Available columns: 'id', 'answer', 'reference'."
+    )
+    assert command.endswith(python.replace("The response column", "The --response column"))
