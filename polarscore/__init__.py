@@ -56,6 +56,10 @@ from polarscore.scores.extraction import (
     choice_match,
     extract_choice,
     extract_number,
+    final_choice,
+    final_choice_details,
+    final_number,
+    final_number_details,
     numeric_match,
 )
 from polarscore.scores.match import answer_match, answer_match_details
@@ -128,6 +132,10 @@ __all__ = [
     "exact_match_details",
     "extract_choice",
     "extract_number",
+    "final_choice",
+    "final_choice_details",
+    "final_number",
+    "final_number_details",
     "format_check",
     "format_check_details",
     "get_scorer",

@@ -500,9 +500,31 @@ class ScoreNamespace:
         """See :func:`polarscore.extract_choice`."""
         return _extraction.extract_choice(self._expr, rules=rules)
 
-    def choice_match(self, reference: IntoExpr, *, rules: ChoiceRules = "mmlu_pro") -> pl.Expr:
+    def choice_match(
+        self,
+        reference: IntoExpr,
+        *,
+        rules: ChoiceRules = "mmlu_pro",
+        choices: IntoExpr | None = None,
+    ) -> pl.Expr:
         """See :func:`polarscore.choice_match`."""
-        return _extraction.choice_match(self._expr, reference, rules=rules)
+        return _extraction.choice_match(self._expr, reference, rules=rules, choices=choices)
+
+    def final_choice(self, *, choices: IntoExpr | None = None) -> pl.Expr:
+        """See :func:`polarscore.final_choice`."""
+        return _extraction.final_choice(self._expr, choices=choices)
+
+    def final_choice_details(self, *, choices: IntoExpr | None = None) -> pl.Expr:
+        """See :func:`polarscore.final_choice_details`."""
+        return _extraction.final_choice_details(self._expr, choices=choices)
+
+    def final_number(self) -> pl.Expr:
+        """See :func:`polarscore.final_number`."""
+        return _extraction.final_number(self._expr)
+
+    def final_number_details(self) -> pl.Expr:
+        """See :func:`polarscore.final_number_details`."""
+        return _extraction.final_number_details(self._expr)
 
     def repair_mojibake(self) -> pl.Expr:
         """See :func:`polarscore.repair_mojibake`."""
