@@ -240,6 +240,7 @@ _EXTRACTION: tuple[ScorerSpec, ...] = (
         family="extraction",
         identity=False,  # a response is not its own gold letter
         null_rule="reference null, empty or only Python whitespace",
+        reference_kind="string_or_list",
         default=False,
     ),
     ScorerSpec(
@@ -248,6 +249,7 @@ _EXTRACTION: tuple[ScorerSpec, ...] = (
         family="extraction",
         identity=False,  # the gold's first `#### n` against the response's last number
         null_rule="the reference holds no number (its `#### n` line, or the whole stripped text)",
+        reference_kind="string_or_list",
         default=False,
     ),
 )

@@ -497,8 +497,9 @@ def test_summary_options_and_errors(tmp_path: Path) -> None:
     )
     missing = run_cli("summary", path, "--by", "team")
     assert missing.returncode == cli.EXIT_DATA
-    assert "--by column 'team' is not in the input. Available columns: 'answer_correctness', 'kind'" in (
-        missing.stderr
+    assert (
+        "--by column 'team' is not in the input. Available columns: 'answer_correctness', 'kind'"
+        in missing.stderr
     )
     assert "parameter" not in missing.stderr
     bad = run_cli("summary", path, "--confidence", "2")

@@ -439,8 +439,8 @@ def test_a_missing_column_reads_the_same_from_python_and_the_command_line(
         == 3
     )
     command = capsys.readouterr().err.strip().splitlines()[0]
-    assert (
-        python
-        == "The response column 'reply' is not in the input. Available columns: 'id', 'answer', 'reference'."
+    assert python == (
+        "The response column 'reply' is not in the input. "
+        "Available columns: 'id', 'answer', 'reference'."
     )
     assert command.endswith(python.replace("The response column", "The --response column"))

@@ -45,6 +45,23 @@ def framework_correct(framework: str) -> pl.Expr:
     return pl.col(framework).cast(pl.Float64).fill_nan(None) >= FRAMEWORK_CORRECT
 
 
+#: How a final letter or number was written, by the extractors' form names.
+_FORM_WORDS = {
+    "answer_colon": "an `ANSWER: X` line",
+    "answer_is": '"the answer is ..."',
+    "boxed": "\\boxed{...}",
+    "bold": "bold **...**",
+    "parenthesized": "(X)",
+    "leading_letter": "a leading letter",
+    "bare_letter": "a bare letter",
+    "option_text": "the option's text",
+    "json_answer": 'an "answer" field',
+    "hash_line": "a `#### n` line",
+    "answer_line": "a final answer line",
+    "last_number": "the last number",
+}
+
+
 def reason_class(details: pl.Expr, passes: pl.Expr) -> pl.Expr:
     """Return why a row's ``correct`` and the framework's verdict differ, in words.
 
@@ -53,35 +70,47 @@ def reason_class(details: pl.Expr, passes: pl.Expr) -> pl.Expr:
     read (or missed) against the answer the response finally commits to.
     """
     rule = details.struct.field("rule")
-    form = details.struct.field("form").fill_null("no form")
+    raw_form = details.struct.field("form")
+    form = raw_form.replace_strict(_FORM_WORDS, default=raw_form).fill_null("no form")
+    reason = details.struct.field("reason").fill_null("")
     extracted = details.struct.field("extracted")
     choice, number = rule == "final_choice", rule == "final_number"
     text = rule == "answer_match"
     return (
-        pl.when(choice & passes)
-        .then(
-            pl.format("framework read no `ANSWER:` line (the final letter is written as {})", form)
-        )
+        pl.when(choice & passes & (raw_form == "answer_colon"))
+        .then(pl.lit("framework read another letter than the final `ANSWER:` line"))
+        .when(choice & passes)
+        .then(pl.format("framework read no `ANSWER:` line (the final letter is in {})", form))
         .when(choice & extracted.is_null())
-        .then(pl.lit("the response commits to no single final letter; the framework credited one"))
+        .then(
+            pl.format(
+                "the response commits to no single letter ({}); the framework credited one", reason
+            )
+        )
         .when(choice)
-        .then(pl.lit("the response finally commits to another letter than the framework read"))
-        .when(number & passes & form.str.contains("(?i)box"))
+        .then(pl.lit("the response's final letter is not the gold; the framework read another"))
+        .when(number & passes & (raw_form == "boxed"))
         .then(pl.lit("framework read a number other than the final boxed answer"))
         .when(number & passes)
-        .then(
-            pl.format("framework read a number other than the final answer (written as {})", form)
-        )
+        .then(pl.format("framework read a number other than the final answer (in {})", form))
         .when(number & extracted.is_null())
-        .then(pl.lit("the response commits to no final number; the framework credited one"))
+        .then(
+            pl.format("the response commits to no number ({}); the framework credited one", reason)
+        )
         .when(number)
-        .then(pl.lit("the response's final number is not the gold; the framework read another"))
+        .then(
+            pl.format(
+                "the final answer (in {}) is not the gold; the framework read another number", form
+            )
+        )
         .when(text & passes)
         .then(
-            pl.format("answer_match accepted the answer ({}); the framework's match did not", form)
+            pl.format(
+                "answer_match accepted the answer ({}); the framework's match did not", raw_form
+            )
         )
         .when(text)
-        .then(pl.format("the framework accepted the answer; answer_match did not ({})", form))
+        .then(pl.format("the framework accepted the answer; answer_match did not ({})", raw_form))
         .otherwise(pl.lit("no rule applied"))
     )
 

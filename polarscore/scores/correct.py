@@ -25,18 +25,8 @@ from polarscore._typing import IntoExpr
 from polarscore._utils import parse_text_expr
 from polarscore._validation import invalid_parameter
 from polarscore.logs._task_kind import TASK_KINDS, infer_kind
+from polarscore.scores.extraction import final_choice_details, final_number_details
 from polarscore.scores.match import answer_match, answer_match_details
-
-try:  # the final-answer extractors (another branch); a stand-in until it is merged
-    from polarscore.scores.extraction import (  # type: ignore[attr-defined]
-        final_choice_details,
-        final_number_details,
-    )
-except ImportError:  # pragma: no cover
-    from polarscore.scores._final_shim import (
-        final_choice_details,
-        final_number_details,
-    )
 
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 #: A gold answer that is a bare option letter: ``B``, ``(B)``, ``B.``, ``b``.
