@@ -444,3 +444,22 @@ def test_a_missing_column_reads_the_same_from_python_and_the_command_line(
         "Available columns: 'id', 'answer', 'reference'."
     )
     assert command.endswith(python.replace("The response column", "The --response column"))
+
+
+@pytest.mark.parametrize("scorer", ["choice_match", "numeric_match", "choice_match:rules=final"])
+@pytest.mark.parametrize("name", sorted(LOG_KINDS))
+def test_extraction_scorers_run_on_every_log_with_no_flag(
+    name: str, scorer: str, tmp_path: Path
+) -> None:
+    target = tmp_path / "out.parquet"
+    args = ["score", str(LOGS / name), "-o", str(target), "-q", "--scorer", scorer]
+    assert cli.main(args) == 0
+    column = scorer.split(":")[0]
+    scored = pl.read_parquet(target)
+    log = ps.read_log(LOGS / name)
+    expected = log.select(
+        getattr(ps, column)(
+            "response", "references", **dict([o.split("=") for o in scorer.split(":")[1:]])
+        )
+    )
+    assert scored[column].to_list() == expected[column].to_list()
