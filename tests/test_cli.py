@@ -292,7 +292,8 @@ def test_every_default_scorer_by_default(tmp_path: Path) -> None:
     LOG.write_parquet(source)
     result = run_cli("score", source, "-o", target, "--response", "answer", "--reference", "gold")
     assert result.returncode == 0, result.stderr
-    assert pl.read_parquet(target).columns == [*LOG.columns, *ps.default_scorers()]
+    # correct, a default scorer, writes the task kind it graded by (told from the golds)
+    assert pl.read_parquet(target).columns == [*LOG.columns, "task_kind", *ps.default_scorers()]
 
 
 def test_checks_with_options(tmp_path: Path) -> None:

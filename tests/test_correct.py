@@ -463,3 +463,19 @@ def test_extraction_scorers_run_on_every_log_with_no_flag(
         )
     )
     assert scored[column].to_list() == expected[column].to_list()
+
+
+def test_a_plain_tables_output_holds_the_kind_told_from_its_golds(tmp_path: Path) -> None:
+    source, target = tmp_path / "gsm8k.parquet", tmp_path / "out.parquet"
+    pl.read_parquet(DATA / "report_gsm8k.parquet").write_parquet(source)
+    args = ["score", str(source), "-o", str(target), "-q", "--references", "references"]
+    assert cli.main(args) == 0
+    scored = pl.read_parquet(target)
+    assert scored["task_kind"].unique().to_list() == ["numeric"]
+    record = ps.read_provenance(target)
+    assert record is not None
+    assert record["task_kinds"][0]["kind"] == "numeric"
+    assert "gold answers" in record["task_kinds"][0]["source"]
+    override = tmp_path / "over.parquet"
+    assert cli.main([*args[:3], str(override), *args[4:], "--task-kind", "short_answer"]) == 0
+    assert pl.read_parquet(override)["task_kind"].unique().to_list() == ["short_answer"]

@@ -295,6 +295,10 @@ def _score_to_file(args: argparse.Namespace) -> int:
     )
     if task_kind is None and found is not None and found.source == "given":
         found = None  # the logs' own kinds, one for all: the record names each log's
+    if found is not None and "task_kind" not in args.drop:
+        # The kind correct applied is a column of the output: given, or told from a table's
+        # golds (it replaces a log's own column when --task-kind overrides it).
+        frame = frame.with_columns(pl.lit(found.kind, dtype=pl.String).alias("task_kind"))
     scored = _score(
         frame,
         args,
@@ -372,6 +376,7 @@ def _score(
             scorers=list(selection),
             thresholds=thresholds,
             prefix=prefix,
+            task_kind=getattr(args, "task_kind", None),
         ),
         scorer_options=True,
     )
@@ -439,6 +444,7 @@ def _print_mode_summary(args: argparse.Namespace) -> int:
             raise InvalidParameterError(
                 f"{flag} shapes the written file and applies only with -o OUTPUT."
             )
+    _check_task_kind(args)
     selection = _selection(args, printing=True)
     thresholds = _parse_thresholds(args.threshold)
     _check_thresholds(thresholds, selection)
