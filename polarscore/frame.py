@@ -557,7 +557,7 @@ def with_correct_options(
                 choices = options.get("choices")
                 found = table_kind(
                     frame,
-                    pl.concat_list(pl.col(gold)).list.first(),
+                    pl.concat_list(pl.col(gold)),
                     choices if isinstance(choices, pl.Expr) else None,
                 )
                 options["task_kind"] = found.kind if found.kind is not None else "none"

@@ -3,8 +3,9 @@
 ``polarscore score -o OUT.parquet`` stores one JSON value under the key ``"polarscore"`` of the
 file's key-value metadata: the polarscore version, when the log was scored (UTC), each scorer with
 its output column, every option (defaults included) and its pass threshold, the response and
-reference columns, the question-id column when one is named, and the input files with their row
-counts. :func:`read_provenance` reads it back (``polarscore summary``
+reference columns, the question-id column when one is named, the input files with their row
+counts, and when ``correct`` ran each input's task kind and its source (``task_kinds``).
+:func:`read_provenance` reads it back (``polarscore summary``
 shows it and uses its thresholds); :func:`scoring_record` builds the same record for a frame
 scored from Python, to pass to ``write_parquet`` / ``sink_parquet`` as ``metadata``.
 """

@@ -168,7 +168,8 @@ def test_infer_kind_row_by_row() -> None:
             "choices": [None, None, None, None, None, None, None, ["w", "x"], None],
         }
     )
-    got = df.select(infer_kind(pl.col("gold"), pl.col("choices")))["task_kind"].to_list()
+    golds = pl.concat_list("gold")
+    got = df.select(infer_kind(golds, pl.col("choices")))["task_kind"].to_list()
     assert got == [
         "multiple_choice",
         "short_answer",  # a lower-case letter alone is not read as an option letter

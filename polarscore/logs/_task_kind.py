@@ -499,13 +499,14 @@ _LETTER = r"^\s*\(?[A-Z]\)?\.?\s*$"
 _NUMBER = r"^\s*(?:####\s*)?[-+]?\$?\s*(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?\s*%?\s*$"
 
 
-def infer_kind(gold: pl.Expr, choices: pl.Expr | None = None) -> pl.Expr:
-    """Return each row's kind, told from its gold answer (and options), as a ``String`` expression.
+def infer_kind(golds: pl.Expr, choices: pl.Expr | None = None) -> pl.Expr:
+    """Return each row's kind, told from its gold answers (and options), as a ``String`` expression.
 
-    A bare capital letter as the gold (``B``, ``(B)``) is ``multiple_choice``, as is a gold that
-    is one of the row's options (``choices``, a list of text); a gold that is a number
-    (``18``, ``-3.5``, ``1,207``, ``$5``, ``#### 18``) is ``numeric``; any other gold is
-    ``short_answer``; a null or blank gold has no kind.
+    ``golds`` is a ``List(String)`` of the row's acceptable answers; its blank items are left
+    aside. When every gold is a bare capital letter (``B``, ``(B)``) or one of the row's options
+    (``choices``, a list of text), the row is ``multiple_choice``; when every gold is a number
+    (``18``, ``-3.5``, ``1,207``, ``$5``, ``#### 18``), ``numeric``; else ``short_answer``; a row
+    without a gold has no kind. The order of the golds does not matter.
 
     Examples
     --------
@@ -513,25 +514,32 @@ def infer_kind(gold: pl.Expr, choices: pl.Expr | None = None) -> pl.Expr:
     >>> from polarscore.logs._task_kind import infer_kind
     >>> df = pl.DataFrame(
     ...     {
-    ...         "gold": ["B", "1,207", "Paris", "y", None],
+    ...         "golds": [["B"], ["1,207", "1207"], ["Paris", "1"], ["y"], [None, " "]],
     ...         "choices": [None, None, None, ["x", "y"], None],
     ...     }
     ... )
-    >>> df.select(infer_kind(pl.col("gold"), pl.col("choices")))["task_kind"].to_list()
+    >>> df.select(infer_kind(pl.col("golds"), pl.col("choices")))["task_kind"].to_list()
     ['multiple_choice', 'numeric', 'short_answer', 'multiple_choice', None]
     """
-    text = gold.cast(pl.String)
-    option: pl.Expr = pl.lit(value=False)
+    texts = golds.list.eval(
+        pl.element().cast(pl.String).str.strip_chars().filter(pl.element().str.strip_chars() != "")
+    )
+    count = texts.list.len().fill_null(0)
+    letters = texts.list.eval(pl.element().str.contains(_LETTER).cast(pl.UInt32)).list.sum()
+    numbers = texts.list.eval(
+        (pl.element().str.contains(_NUMBER) & pl.element().str.contains(r"\d")).cast(pl.UInt32)
+    ).list.sum()
+    choice: pl.Expr = letters == count
     if choices is not None:
-        stripped = text.str.strip_chars()
-        option = choices.list.eval(pl.element().str.strip_chars()).list.contains(stripped)
-        option = option.fill_null(value=False)
+        options = choices.list.eval(pl.element().str.strip_chars()).list.unique()
+        stated = texts.list.unique().list.set_intersection(options).list.len()
+        choice = choice | (stated.fill_null(0) == texts.list.unique().list.len())
     return (
-        pl.when(text.is_null() | (text.str.strip_chars() == ""))
+        pl.when(count == 0)
         .then(pl.lit(None, dtype=pl.String))
-        .when(text.str.contains(_LETTER) | option)
+        .when(choice)
         .then(pl.lit("multiple_choice"))
-        .when(text.str.contains(_NUMBER) & text.str.contains(r"\d"))
+        .when(numbers == count)
         .then(pl.lit("numeric"))
         .otherwise(pl.lit("short_answer"))
         .alias(TASK_KIND_COLUMN)
@@ -544,7 +552,7 @@ _TABLE_AGREEMENT = 0.9
 
 
 def table_kind(
-    frame: pl.DataFrame | pl.LazyFrame, gold: pl.Expr, choices: pl.Expr | None
+    frame: pl.DataFrame | pl.LazyFrame, golds: pl.Expr, choices: pl.Expr | None
 ) -> TaskKind:
     """Return the kind of a plain table (no framework metadata), told from its gold answers.
 
@@ -558,14 +566,14 @@ def table_kind(
     >>> import polars as pl
     >>> from polarscore.logs._task_kind import table_kind
     >>> df = pl.DataFrame({"gold": ["18", "1,207", "-3"], "other": ["Paris", "1996", "Lyon"]})
-    >>> table_kind(df, pl.col("gold"), None)
+    >>> table_kind(df, pl.concat_list("gold"), None)
     TaskKind(kind='numeric', source='the gold answers of the table (3 of 3 rows read: numbers)')
-    >>> table_kind(df, pl.col("other"), None).kind
+    >>> table_kind(df, pl.concat_list("other"), None).kind
     'short_answer'
     """
     kinds = (
         frame.lazy()
-        .select(infer_kind(gold, choices))
+        .select(infer_kind(golds, choices))
         .drop_nulls()
         .head(TABLE_SAMPLE_ROWS)
         .collect()

@@ -22,10 +22,20 @@ from collections.abc import Sequence
 import polars as pl
 
 from polarscore._typing import IntoExpr
-from polarscore._utils import parse_text_expr
+from polarscore._utils import (
+    check_same_length,
+    parse_text_expr,
+    parse_text_list_expr,
+    parse_text_or_list_expr,
+)
 from polarscore._validation import invalid_parameter
 from polarscore.logs._task_kind import TASK_KINDS, infer_kind
-from polarscore.scores.extraction import final_choice_details, final_number_details
+from polarscore.scores.extraction import (
+    final_choice,
+    final_choice_details,
+    final_number,
+    final_number_details,
+)
 from polarscore.scores.match import answer_match, answer_match_details
 
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -43,7 +53,7 @@ def _kind(
 ) -> str | pl.Expr:
     """Return a literal kind (checked), or the per-row kind expression (told from the gold)."""
     if task_kind is None:
-        return infer_kind(references.list.first(), choices)
+        return infer_kind(references, choices)
     if isinstance(task_kind, pl.Series):
         return pl.lit(task_kind)
     if isinstance(task_kind, pl.Expr):
@@ -60,15 +70,8 @@ def _kind(
 
 def _as_list(references: IntoExpr, function: str) -> pl.Expr:
     """Return the references as a list of text, one text column read as a list of one."""
-    if isinstance(references, str):
-        references = pl.col(references)
-    elif isinstance(references, pl.Series):
-        references = pl.lit(references)
-    elif not isinstance(references, pl.Expr):
-        raise invalid_parameter(
-            function, "references", "a column name, expression or Series", references
-        )
-    return pl.concat_list(references)
+    refs = parse_text_or_list_expr(references, function=function, parameter="references")
+    return pl.concat_list(refs)
 
 
 def _norm(text: pl.Expr) -> pl.Expr:
@@ -97,43 +100,54 @@ def _gold_letter(gold: pl.Expr, choices: pl.Expr | None) -> pl.Expr:
 def _choice_parts(
     response: pl.Expr, references: pl.Expr, choices: pl.Expr | None
 ) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
-    """Return ``(score, chosen, gold, details)`` of the multiple-choice rule."""
-    details = (
-        final_choice_details(response)
-        if choices is None
-        else final_choice_details(response, choices=choices)
-    )
-    chosen = details.struct.field("choice")
-    if choices is not None:
+    """Return ``(score, chosen, gold, details)`` of the multiple-choice rule.
+
+    The score reads :func:`final_choice` (``details`` is only read by :func:`correct_details`).
+    """
+    if choices is None:
+        chosen, details = final_choice(response), final_choice_details(response)
+    else:
+        chosen = final_choice(response, choices=choices)
+        details = final_choice_details(response, choices=choices)
         # An answer that is exactly one option's text (lm-evaluation-harness' and HELM's
         # multiple-choice answers) is that option.
         chosen = pl.coalesce(chosen, _letter(_option_index(choices, response)))
+    # Any gold counts: a bare letter, or (with the options) an option's text.
+    letters = references.list.eval(pl.element().str.extract(_GOLD_LETTER, 1).str.to_uppercase())
+    hit = letters.list.contains(chosen)
+    usable = letters.list.drop_nulls().list.len() > 0
+    if choices is not None:
+        index = chosen.replace_strict(
+            {letter: i for i, letter in enumerate(_LETTERS)}, default=None, return_dtype=pl.Int64
+        )
+        stated = _norm(choices.list.get(index, null_on_oob=True))
+        golds = references.list.eval(_norm(pl.element()))
+        options = choices.list.eval(_norm(pl.element()))
+        hit = hit | golds.list.contains(stated)
+        usable = usable | (golds.list.set_intersection(options).list.len() > 0)
     gold = _gold_letter(references.list.first(), choices)
-    score = pl.when(gold.is_not_null()).then((chosen == gold).fill_null(value=False))
+    score = pl.when(usable).then(hit.fill_null(value=False))
     return score.cast(pl.Float64), chosen, gold, details
 
 
 def _number_parts(
     response: pl.Expr, references: pl.Expr
 ) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
-    """Return ``(score, number, gold, details)`` of the numeric rule (any alias counts)."""
-    details = final_number_details(response)
-    number = details.struct.field("number")
-    golds = references.list.eval(
-        final_number_details(pl.element()).struct.field("number").cast(pl.Float64, strict=False)
-    )
+    """Return ``(score, number, gold, details)`` of the numeric rule (any alias counts).
+
+    The score reads :func:`final_number` (``details`` is only read by :func:`correct_details`).
+    """
+    number = final_number(response)
+    golds = references.list.eval(final_number(pl.element()))
     value = number.cast(pl.Float64, strict=False)
-    usable = golds.list.drop_nulls().list.len() > 0
-    listed = golds.list.concat(pl.concat_list(value))
+    numbers = golds.list.eval(pl.element().cast(pl.Float64, strict=False))
+    usable = numbers.list.drop_nulls().list.len() > 0
+    listed = numbers.list.concat(pl.concat_list(value))
     first = listed.list.eval(pl.element() == pl.element().last()).list.arg_max()
-    hit = (first < golds.list.len()) & value.is_not_null()
-    gold = (
-        references.list.eval(final_number_details(pl.element()).struct.field("number"))
-        .list.drop_nulls()
-        .list.first()
-    )
+    hit = (first < numbers.list.len()) & value.is_not_null()
+    gold = golds.list.drop_nulls().list.first()
     score = pl.when(usable).then(hit.fill_null(value=False)).cast(pl.Float64)
-    return score, number, gold, details
+    return score, number, gold, final_number_details(response)
 
 
 def _text_parts(
@@ -153,6 +167,9 @@ def _inputs(
     choices: IntoExpr | None,
     function: str,
 ) -> tuple[pl.Expr, pl.Expr, pl.Expr | None, pl.Expr | None]:
+    check_same_length(
+        function, response=response, references=references, question=question, choices=choices
+    )
     resp = parse_text_expr(response, function=function, parameter="response")
     refs = _as_list(references, function)
     quest = (
@@ -160,15 +177,17 @@ def _inputs(
         if question is None
         else parse_text_expr(question, function=function, parameter="question")
     )
-    if choices is None:
-        opts = None
-    elif isinstance(choices, str):
-        opts = pl.col(choices)
-    elif isinstance(choices, pl.Series):
-        opts = pl.lit(choices)
-    else:
-        opts = choices
+    opts = (
+        None
+        if choices is None
+        else parse_text_list_expr(choices, function=function, parameter="choices")
+    )
     return resp, refs, quest, opts
+
+
+def _per_row(response: pl.Expr, value: pl.Expr) -> pl.Expr:
+    """Return ``value`` once per row of ``response`` (a literal alone is one value)."""
+    return pl.when(response.is_null() | response.is_not_null()).then(value)
 
 
 def _only(kind: str | pl.Expr, text: pl.Expr, kinds: Sequence[str]) -> pl.Expr:
@@ -250,7 +269,7 @@ def correct(
             return _number_parts(resp, refs)[0].alias(function)
         if kind in _TEXT_KINDS:
             return _text_parts(resp, refs, quest)[0].alias(function)
-        return pl.lit(None, dtype=pl.Float64).alias(function)
+        return _per_row(resp, pl.lit(None, dtype=pl.Float64)).alias(function)
     choice = _choice_parts(_only(kind, resp, ["multiple_choice"]), refs, opts)[0]
     number = _number_parts(_only(kind, resp, ["numeric"]), refs)[0]
     text = _text_parts(_only(kind, resp, _TEXT_KINDS), refs, quest)[0]
@@ -355,7 +374,15 @@ def correct_details(
         )
 
     def null_fields(rule: str, reason: str) -> list[pl.Expr]:
-        return fields(pl.lit(None), rule, pl.lit(None), pl.lit(None), pl.lit(None), pl.lit(reason))
+        nothing = _per_row(resp, pl.lit(None, dtype=pl.String))
+        return [
+            _per_row(resp, pl.lit(None, dtype=pl.Float64)),
+            _per_row(resp, pl.lit(rule)),
+            nothing,
+            nothing,
+            nothing,
+            _per_row(resp, pl.lit(reason)),
+        ]
 
     none_reason = "no judge-free verdict is sound for this task kind (code, open generation)"
     builders = {
@@ -387,7 +414,7 @@ def correct_details(
         ]
     names = ("correct", "rule", "extracted", "gold", "form", "reason")
     out = [value.alias(name) for value, name in zip(parts, names, strict=True)]
-    out.insert(1, kind_expr.alias("task_kind"))
+    out.insert(1, _per_row(resp, kind_expr).alias("task_kind"))
     return pl.struct(out).alias(function)
 
 
