@@ -314,9 +314,10 @@ def summary_lines(
 ) -> list[str]:
     """Return the summary's lines on where each score and each framework verdict disagree.
 
-    One line per framework column and score: the rows both judged and how many they disagree on
-    (the score passing where the framework says wrong, and the other way round); for a score
-    with details (``correct``), the disagreements by reason, most frequent first.
+    One line per framework column and score that disagree somewhere (and always for
+    ``correct``): the rows both judged and how many they disagree on (the score passing where the
+    framework says wrong, and the other way round); for a score with details (``correct``), the
+    disagreements by reason, most frequent first.
     """
     pairs = [(f, s) for f in frameworks[:MAX_FRAMEWORKS] for s in scores if s not in frameworks]
     if not pairs:
@@ -338,6 +339,8 @@ def summary_lines(
     ]
     for index, (framework, score) in enumerate(pairs):
         n, passing, failing = counts[f"n{index}"], counts[f"p{index}"], counts[f"f{index}"]
+        if not passing + failing and not _names_rule(score):
+            continue  # a score that agrees everywhere: no line, but correct always has its own
         lines.append(
             f"{score} vs {framework}: disagree on {passing + failing:,} of {n:,} rows "
             f"({score} passes where the framework says wrong: {passing:,}; fails where it says "
