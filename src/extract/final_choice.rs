@@ -166,11 +166,49 @@ fn letter_after(b: &[u8], at: usize, options: usize, in_box: bool) -> Option<Hit
     while end < b.len() && matches!(b[end], b')' | b']' | b'}' | b'*' | b'$') && end < i + 12 {
         end += 1;
     }
+    // `The answer is (E) is incorrect because ...` weighs an option; it does not choose one.
+    let mut k = end;
+    while k < b.len() && b[k] == b' ' && k < end + 3 {
+        k += 1;
+    }
+    if word_at(b, k, b"is")
+        && !b.get(k + 2..).is_some_and(|r| {
+            let r = r.strip_prefix(b" ").unwrap_or(r);
+            r.len() >= 7 && r[..7].eq_ignore_ascii_case(b"correct")
+        })
+    {
+        return None;
+    }
     let several = second_letter(b, end, letter, options);
     Some(Hit {
         letter,
         end,
         several,
+    })
+}
+
+/// The letter right before `at` (`(C) is the correct answer`, `**B** is the best answer`):
+/// uppercase, or lowercase in parentheses, standing as a word.
+fn letter_before(b: &[u8], at: usize, options: usize) -> Option<Hit> {
+    let mut i = at;
+    while i > 0 && b[i - 1] == b' ' && at - i < 4 {
+        i -= 1;
+    }
+    let mut wrapped = false;
+    while i > 0 && matches!(b[i - 1], b')' | b'*') && at - i < 8 {
+        wrapped = true;
+        i -= 1;
+    }
+    let start = i.checked_sub(1)?;
+    if start > 0 && is_word_byte(b[start - 1]) {
+        return None;
+    }
+    let (letter, _) = letter_at(b, start, wrapped, options)?;
+    // A capital `I` before `is` is a pronoun unless marked.
+    (letter != b'I' || wrapped).then_some(Hit {
+        letter,
+        end: at,
+        several: false,
     })
 }
 
@@ -236,7 +274,8 @@ fn normalized(s: &[u8], out: &mut Vec<u8>) {
             continue;
         }
         if c.is_ascii_whitespace() {
-            if !out.is_empty() && out.last() != Some(&b' ') {
+            // `- 2.21` is `-2.21`.
+            if !out.is_empty() && !matches!(out.last(), Some(b' ' | b'-')) {
                 out.push(b' ');
             }
         } else {
@@ -248,15 +287,27 @@ fn normalized(s: &[u8], out: &mut Vec<u8>) {
     }
 }
 
+/// Whether an option's text ends where `rest` starts: at the end, or where a sentence, clause
+/// or parenthesis does (`$32 - $2.24` is a calculation, `1.732` is not `1`).
+fn ends_phrase(rest: &[u8]) -> bool {
+    match rest {
+        [] | [b'.' | b',' | b';' | b'\n' | b')' | b'*'] => true,
+        [b'.' | b',', next, ..] => !next.is_ascii_digit(),
+        [b';' | b'\n' | b')' | b'*', ..] => true,
+        [b' ', ..] => [&b" ("[..], b" but ", b" which ", b" as "]
+            .iter()
+            .any(|p| rest.starts_with(p)),
+        _ => false,
+    }
+}
+
 /// The options whose normalized text `stretch` starts with (and then stops at a non-word byte).
 fn options_starting(stretch: &[u8], options: &[Vec<u8>]) -> Vec<usize> {
     options
         .iter()
         .enumerate()
         .filter(|(_, o)| {
-            !o.is_empty()
-                && stretch.starts_with(o)
-                && stretch.get(o.len()).is_none_or(|&c| !is_word_byte(c))
+            !o.is_empty() && stretch.starts_with(o) && ends_phrase(&stretch[o.len()..])
         })
         .map(|(k, _)| k)
         .collect()
@@ -325,23 +376,41 @@ pub fn final_choice(text: &str, options: Option<&[Option<&str>]>) -> Choice {
                     None if b.get(j) == Some(&b':') => (ChoiceForm::AnswerColon, j + 1),
                     None => (ChoiceForm::AnswerIs, usize::MAX),
                 };
-                if from != usize::MAX {
+                // `If ..., then the answer is (G)` is a condition, not a choice.
+                let conditional = b[i.saturating_sub(10)..i]
+                    .windows(5)
+                    .any(|w| w.eq_ignore_ascii_case(b"then "));
+                if from != usize::MAX && !conditional {
                     match letter_after(b, from, count, false) {
-                        Some(hit) => statement = Some((hit, form)),
+                        Some(hit) => state(&mut statement, i, hit, form),
                         None => letterless = Some(from),
                     }
+                }
+            }
+            b'i' if word_at(b, i, b"is the correct answer")
+                || word_at(b, i, b"is the correct option")
+                || word_at(b, i, b"is the correct choice")
+                || word_at(b, i, b"is the best answer") =>
+            {
+                if let Some(hit) = letter_before(b, i, count) {
+                    state(&mut statement, i, hit, ChoiceForm::AnswerIs);
+                }
+            }
+            b'c' | b'C' if word_at(b, i, b"closest is") => {
+                if let Some(hit) = letter_after(b, i + 10, count, false) {
+                    state(&mut statement, i, hit, ChoiceForm::AnswerIs);
                 }
             }
             b'o' | b'O' | b'c' | b'C'
                 if word_at(b, i, b"option is") || word_at(b, i, b"choice is") =>
             {
                 if let Some(hit) = letter_after(b, i + 9, count, false) {
-                    statement = Some((hit, ChoiceForm::AnswerIs));
+                    state(&mut statement, i, hit, ChoiceForm::AnswerIs);
                 }
             }
             b'\\' if b[i..].starts_with(b"\\boxed{") => {
                 if let Some(hit) = letter_after(b, i + 7, count, true) {
-                    statement = Some((hit, ChoiceForm::Boxed));
+                    state(&mut statement, i, hit, ChoiceForm::Boxed);
                 }
             }
             b'*' if b[i..].starts_with(b"**") && (i == 0 || b[i - 1] != b'*') => {
@@ -389,10 +458,7 @@ pub fn final_choice(text: &str, options: Option<&[Option<&str>]>) -> Choice {
         // The letter's own words, if the statement goes on with an option's text.
         if let Some(opts) = &opts {
             let mut j = hit.end;
-            while j < n
-                && matches!(b[j], b'.' | b')' | b':' | b' ' | b'-' | b'*')
-                && j < hit.end + 6
-            {
+            while j < n && matches!(b[j], b'.' | b')' | b':' | b' ' | b'*') && j < hit.end + 6 {
                 j += 1;
             }
             let stop = n.min(j + 4 * longest + 16);
@@ -423,6 +489,23 @@ pub fn final_choice(text: &str, options: Option<&[Option<&str>]>) -> Choice {
                 b.get(end)
                     .is_none_or(|&c| matches!(c, b'.' | b')' | b':' | b'\n' | b'\r'))
             };
+            // A sub-question's label (`(a) To find ...`, `I. In order ...`) is not an answer: the
+            // letter stands alone on its line, or starts a short response, or is followed by its
+            // option's text.
+            let line_end = b[end..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .map_or(n, |k| end + k);
+            let rest = &b[(end + 1).min(line_end)..line_end];
+            let alone = rest
+                .iter()
+                .all(|c| c.is_ascii_whitespace() || matches!(c, b'.' | b')' | b'*'));
+            let own_text = opts.as_ref().is_some_and(|o| {
+                normalized(rest, &mut scratch);
+                let k = usize::from(letter - b'A');
+                options_starting(&scratch, o).contains(&k)
+            });
+            let ok = ok && (alone || own_text || n - start <= 100);
             if ok {
                 let form = if paren {
                     ChoiceForm::Parenthesized
@@ -450,7 +533,22 @@ pub fn final_choice(text: &str, options: Option<&[Option<&str>]>) -> Choice {
     if last_line.len() == 1 {
         let paren = text[line..end].contains('(');
         if let Some((letter, _)) = letter_at(last_line.as_bytes(), 0, paren, count) {
-            return found(letter, ChoiceForm::BareLetter);
+            // `F. True ...\nG` is a list of the options cut short, not an answer.
+            let prev_end = b[..line]
+                .iter()
+                .rposition(|c| !c.is_ascii_whitespace())
+                .map_or(0, |k| k + 1);
+            let prev_line = b[..prev_end]
+                .iter()
+                .rposition(|&c| c == b'\n')
+                .map_or(0, |k| k + 1);
+            let first = b[prev_line..prev_end]
+                .iter()
+                .find(|c| !matches!(c, b' ' | b'*' | b'('));
+            let enumerated = letter > b'A' && first == Some(&(letter - 1));
+            if !enumerated {
+                return found(letter, ChoiceForm::BareLetter);
+            }
         }
     }
     if let Some(opts) = &opts {
@@ -484,6 +582,15 @@ pub fn final_choice(text: &str, options: Option<&[Option<&str>]>) -> Choice {
         }
     }
     none(None, NoChoice::NoLetter)
+}
+
+/// Take `hit`, read at byte `at`, as the last statement, unless it lies inside the last one
+/// (`The answer is \boxed{E}` is one statement).
+fn state(statement: &mut Option<(Hit, ChoiceForm)>, at: usize, hit: Hit, form: ChoiceForm) {
+    if statement.is_some_and(|(prev, _)| at < prev.end) {
+        return;
+    }
+    *statement = Some((hit, form));
 }
 
 fn found(letter: u8, form: ChoiceForm) -> Choice {
@@ -541,6 +648,14 @@ mod tests {
         assert_eq!(l("So the answer is (a)."), Some('A'));
         assert_eq!(l("The answer is a combination"), None);
         assert_eq!(l("The best option is (H)"), Some('H'));
+        assert_eq!(
+            l("The answer is (E) is incorrect. The answer is (B)"),
+            Some('B')
+        );
+        assert_eq!(l("The answer is (E) is incorrect."), None);
+        assert_eq!(l("If so, then the answer is (G)."), None);
+        assert_eq!(l("so (C) is the correct answer."), Some('C'));
+        assert_eq!(l("not listed, but the closest is (E)."), Some('E'));
     }
 
     #[test]

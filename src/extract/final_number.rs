@@ -265,6 +265,44 @@ fn number_in_sentence(b: &[u8], at: usize, limit: usize) -> Option<Num> {
     None
 }
 
+/// The numbers of the sentence being read, outside parentheses.
+#[derive(Default)]
+struct Sentence {
+    depth: usize,
+    first: Option<Num>,
+    after_eq: Option<Num>,
+    saw_eq: bool,
+}
+
+impl Sentence {
+    fn number(&mut self, num: Num) {
+        if self.depth > 0 {
+            return;
+        }
+        if self.first.is_none() {
+            self.first = Some(num);
+        }
+        if self.saw_eq && self.after_eq.is_none() {
+            self.after_eq = Some(num);
+        }
+    }
+
+    fn equals(&mut self) {
+        if self.depth == 0 {
+            self.saw_eq = true;
+            self.after_eq = None;
+        }
+    }
+
+    /// End the sentence: its result, if it has a number, becomes the last result.
+    fn end(&mut self, result: &mut Option<Num>) {
+        if let Some(num) = self.after_eq.or(self.first) {
+            *result = Some(num);
+        }
+        *self = Sentence::default();
+    }
+}
+
 /// The final number of `text` and the form it was read from.
 pub fn final_number(text: &str) -> Option<(Num, NumberForm)> {
     let b = text.as_bytes();
@@ -272,6 +310,11 @@ pub fn final_number(text: &str) -> Option<(Num, NumberForm)> {
     // The best statement so far (a later one of the same or a preferred form replaces it).
     let mut best: Option<(Num, NumberForm)> = None;
     let mut last: Option<Num> = None;
+    // The last result, read sentence by sentence outside parentheses: a sentence's first number
+    // after its last `=`, else its first number ("So each team has 24 / 8 = 3 people.", "It
+    // will take 30 more minutes for the 6 paintings."); `(16 x 13)` after a result is working.
+    let mut sentence = Sentence::default();
+    let mut result: Option<Num> = None;
     let offer = |best: &mut Option<(Num, NumberForm)>, num: Num, form: NumberForm| {
         if best.is_none_or(|(_, f)| form >= f) {
             *best = Some((num, form));
@@ -299,6 +342,7 @@ pub fn final_number(text: &str) -> Option<(Num, NumberForm)> {
         line_start = c == b'\n';
         if let Some((num, end)) = number_at(b, i) {
             last = Some(num);
+            sentence.number(num);
             if box_depth > 0 {
                 if box_first.is_none() {
                     box_first = Some(num);
@@ -332,6 +376,11 @@ pub fn final_number(text: &str) -> Option<(Num, NumberForm)> {
                     }
                 }
             }
+            b'(' => sentence.depth += 1,
+            b')' => sentence.depth = sentence.depth.saturating_sub(1),
+            b'=' if box_depth == 0 => sentence.equals(),
+            b'\n' | b'!' | b'?' => sentence.end(&mut result),
+            b'.' if b.get(i + 1).is_none_or(u8::is_ascii_whitespace) => sentence.end(&mut result),
             b'=' if box_depth > 0 => {
                 box_saw_eq = true;
                 box_after_eq = None;
@@ -395,7 +444,8 @@ pub fn final_number(text: &str) -> Option<(Num, NumberForm)> {
             offer(&mut best, num, NumberForm::Boxed);
         }
     }
-    best.or_else(|| last.map(|num| (num, NumberForm::LastNumber)))
+    sentence.end(&mut result);
+    best.or_else(|| result.or(last).map(|num| (num, NumberForm::LastNumber)))
 }
 
 /// Append the ASCII digits of `b[range]` (dropping group separators) to `out`.
@@ -597,6 +647,13 @@ mod tests {
         assert_eq!(f("so\nA: -3\n"), Some(("-3".into(), "answer_line")));
         assert_eq!(f("Answer: $1,500."), Some(("1500".into(), "answer_line")));
         assert_eq!(f("we get 10-5 = 5"), Some(("5".into(), "last_number")));
+        assert_eq!(v("It is 208 feet (16 x 13)."), Some("208".into()));
+        assert_eq!(
+            v("So 24 / 8 = 3 people. It takes 30 minutes for 6 paintings."),
+            Some("30".into())
+        );
+        assert_eq!(v("start at 2:00 pm."), Some("2".into()));
+        assert_eq!(v("(16 x 13)"), Some("13".into()));
         assert_eq!(f("none"), None);
     }
 
@@ -605,10 +662,11 @@ mod tests {
         assert_eq!(v("is 007.50%"), Some("7.5".into()));
         assert_eq!(v("is -0.0"), Some("0".into()));
         assert_eq!(v("x = \u{2212}4"), Some("-4".into()));
-        assert_eq!(v("list 5,7,15"), Some("15".into()));
+        // Not one number 5715: three, and the sentence's first counts.
+        assert_eq!(v("list 5,7,15"), Some("5".into()));
         assert_eq!(v("1{,}234"), Some("1234".into()));
         assert_eq!(v("is .5"), Some("0.5".into()));
-        assert_eq!(v("on 12/25/2023"), Some("2023".into()));
+        assert_eq!(v("on 12/25/2023 = 2023"), Some("2023".into()));
         assert_eq!(v("6/3"), Some("2".into()));
     }
 
