@@ -197,8 +197,10 @@ def scan_log(
     -------
     pl.LazyFrame
         The columns of :data:`LOG_SCHEMA` (``source_format``, ``task``, ``model``, ``sample_id``,
-        ``epoch``, ``input``, ``response``, ``references``, ``choices``), then the framework's
-        own verdicts as ``Float64`` columns ``framework_<scorer>``: inspect-ai's grades
+        ``epoch``, ``input``, ``response``, ``references``, ``choices``), then ``task_kind``
+        (``String``: how the framework graded the log, read from its metadata, null when it
+        records nothing polarscore reads a kind from; see :func:`polarscore.correct`), then the
+        framework's own verdicts as ``Float64`` columns ``framework_<scorer>``: inspect-ai's grades
         ``C``/``P``/``I``/``N`` as 1 / 0.5 / 0 / 0, booleans as 1 / 0, NaN as null.
 
     Raises
