@@ -36,8 +36,8 @@ class FrameworkComparison:
     agreements: list[VerdictAgreement]
     samples: list[RowSample]
     #: Per score with a details expression (``correct``): its disagreements with the framework,
-    #: by reason class, most frequent first: ``(score, reason, rows)``.
-    reasons: list[tuple[str, str, int]] = field(default_factory=list)
+    #: by reason class, most frequent first: ``(score, reason, rows, example row numbers)``.
+    reasons: list[tuple[str, str, int, list[int]]] = field(default_factory=list)
 
 
 def framework_correct(framework: str) -> pl.Expr:
@@ -115,24 +115,34 @@ def reason_class(details: pl.Expr, passes: pl.Expr) -> pl.Expr:
     )
 
 
+#: Example rows listed per reason.
+EXAMPLES = 5
+
+
 def disagreement_reasons(
     lazy: pl.LazyFrame, *, score: str, details: pl.Expr, framework: str, threshold: float
-) -> list[tuple[str, int]]:
+) -> list[tuple[str, int, list[int]]]:
     """Count the rows where ``score`` and ``framework`` disagree, by :func:`reason_class`.
 
-    The details are computed on the disagreeing rows only.
+    Returns ``(reason, rows, examples)``, most frequent first, ``examples`` the first
+    :data:`EXAMPLES` row numbers (from 0, in the log's order). The details are computed on the
+    disagreeing rows only.
     """
     passes = pl.col(score) >= threshold
     judged = framework_correct(framework)
-    disagree = lazy.filter(pl.col(score).is_not_null() & judged.is_not_null() & (passes != judged))
+    disagree = lazy.with_row_index("__polarscore_reason_row").filter(
+        pl.col(score).is_not_null() & judged.is_not_null() & (passes != judged)
+    )
     counted = (
-        disagree.select(reason_class(details, passes).alias("reason"))
+        disagree.select(
+            reason_class(details, passes).alias("reason"), pl.col("__polarscore_reason_row")
+        )
         .group_by("reason")
-        .len()
+        .agg(pl.len(), pl.col("__polarscore_reason_row").sort().head(EXAMPLES))
         .sort(["len", "reason"], descending=[True, False])
         .collect()
     )
-    return [(str(r), int(n)) for r, n in counted.iter_rows()]
+    return [(str(r), int(n), [int(i) for i in rows]) for r, n, rows in counted.iter_rows()]
 
 
 def framework_columns(schema: pl.Schema, prefix: str = "framework_") -> list[str]:
@@ -181,10 +191,12 @@ def compare(
         for sample in samples:
             sample.kind = _KINDS.get(sample.kind, sample.kind)
         reasons = [
-            (score, reason, rows)
+            (score, reason, rows, examples)
             for score, expr in (details or {}).items()
             if score in scores and _names_rule(score)
-            for reason, rows in _reasons_or_none(lazy, score, expr, framework, thresholds, notes)
+            for reason, rows, examples in _reasons_or_none(
+                lazy, score, expr, framework, thresholds, notes
+            )
         ]
         results.append(FrameworkComparison(framework, agreements, samples, reasons))
     return results
@@ -202,7 +214,7 @@ def _reasons_or_none(
     framework: str,
     thresholds: Mapping[str, float],
     notes: list[str],
-) -> list[tuple[str, int]]:
+) -> list[tuple[str, int, list[int]]]:
     try:
         return disagreement_reasons(
             lazy,
@@ -294,14 +306,21 @@ def _reasons_table(comparison: FrameworkComparison) -> str:
         return ""
     lines = "".join(
         f"<tr><td>{esc(score)}</td><td class='text'>{esc(reason)}</td>"
-        f"<td class='num'>{rows:,}</td></tr>"
-        for score, reason, rows in comparison.reasons
+        f"<td class='num'>{rows:,}</td><td class='num'>{esc(_examples(examples, rows))}</td></tr>"
+        for score, reason, rows, examples in comparison.reasons
     )
     return (
         "<h4>Why they disagree</h4>"
         "<table class='reasons'><tr><th style='width:12%'>score</th><th>reason</th>"
-        f"<th style='width:8%'>rows</th></tr>{lines}</table>"
+        f"<th style='width:8%'>rows</th><th style='width:16%'>for example, rows</th></tr>"
+        f"{lines}</table>"
     )
+
+
+def _examples(examples: Sequence[int], rows: int) -> str:
+    """Return example row numbers as text: ``3, 17, 40 …`` when there are more."""
+    shown = ", ".join(f"{r:,}" for r in examples)
+    return shown + (" …" if rows > len(examples) else "")
 
 
 def summary_lines(
@@ -348,5 +367,8 @@ def summary_lines(
         )
         if score in details and _names_rule(score) and passing + failing:
             reasons = _reasons_or_none(lazy, score, details[score], framework, thresholds, [])
-            lines += [f"  {rows:,} rows: {reason}" for reason, rows in reasons]
+            lines += [
+                f"  {rows:,} rows: {reason} (rows {_examples(examples, rows)})"
+                for reason, rows, examples in reasons
+            ]
     return lines
