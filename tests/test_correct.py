@@ -480,3 +480,27 @@ def test_a_plain_tables_output_holds_the_kind_told_from_its_golds(tmp_path: Path
     override = tmp_path / "over.parquet"
     assert cli.main([*args[:3], str(override), *args[4:], "--task-kind", "short_answer"]) == 0
     assert pl.read_parquet(override)["task_kind"].unique().to_list() == ["short_answer"]
+
+
+def test_a_log_whose_kind_cannot_be_read_scores_null_with_the_reason(tmp_path: Path) -> None:
+    import json
+
+    log = json.loads((LOGS / "inspect/log_formats.json").read_text())
+    for entry in log["results"]["scores"]:
+        entry["name"] = entry["scorer"] = "my_rubric"
+    for sample in log["samples"]:
+        sample["scores"] = {"my_rubric": sample["scores"]["match"]}
+    source, target = tmp_path / "custom.json", tmp_path / "out.parquet"
+    source.write_text(json.dumps(log))
+    assert cli.main(["score", str(source), "-o", str(target), "-q"]) == 0
+    scored = pl.read_parquet(target)
+    assert scored["task_kind"].null_count() == scored.height
+    assert scored["correct"].null_count() == scored.height
+    record = ps.read_provenance(target)
+    assert record is not None
+    assert record["task_kinds"][0]["kind"] is None
+    assert "my_rubric" in record["task_kinds"][0]["source"]
+    details = scored.select(
+        ps.correct_details("response", "references", task_kind=pl.col("task_kind"))
+    ).to_series()
+    assert details.struct.field("rule").unique().to_list() == ["no_kind"]
