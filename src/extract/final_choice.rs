@@ -336,6 +336,15 @@ pub fn final_choice(text: &str, options: Option<&[Option<&str>]>) -> Choice {
     let mut line_start = true;
     let mut i = 0;
     while i < n {
+        // Most bytes start no rule: a letter inside a word, or a byte no trigger begins with.
+        if !line_start {
+            while i < n && skips(b, i) {
+                i += 1;
+            }
+            if i == n {
+                break;
+            }
+        }
         let c = b[i];
         if line_start && statement.is_some() {
             let mut j = i;
@@ -528,11 +537,19 @@ pub fn final_choice(text: &str, options: Option<&[Option<&str>]>) -> Choice {
         .iter()
         .rposition(|&c| c == b'\n')
         .map_or(0, |k| k + 1);
-    let last_line = text[line..end]
-        .trim_matches(|c: char| c.is_whitespace() || matches!(c, '*' | '.' | '(' | ')'));
-    if last_line.len() == 1 {
-        let paren = text[line..end].contains('(');
-        if let Some((letter, _)) = letter_at(last_line.as_bytes(), 0, paren, count) {
+    let mark = |c: &u8| c.is_ascii_whitespace() || matches!(c, b'*' | b'.' | b'(' | b')');
+    let last_line = &b[line..end];
+    let from = last_line
+        .iter()
+        .position(|c| !mark(c))
+        .unwrap_or(last_line.len());
+    let to = last_line
+        .iter()
+        .rposition(|c| !mark(c))
+        .map_or(from, |k| k + 1);
+    if to == from + 1 {
+        let paren = last_line.contains(&b'(');
+        if let Some((letter, _)) = letter_at(&last_line[from..to], 0, paren, count) {
             // `F. True ...\nG` is a list of the options cut short, not an answer.
             let prev_end = b[..line]
                 .iter()
@@ -582,6 +599,25 @@ pub fn final_choice(text: &str, options: Option<&[Option<&str>]>) -> Choice {
         }
     }
     none(None, NoChoice::NoLetter)
+}
+
+/// The bytes a rule of the main loop starts at (letters only at a word's start).
+const STARTS: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut k = 0;
+    let starts = b"\naAicCoO\\*";
+    while k < starts.len() {
+        t[starts[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
+/// Whether byte `i` starts no rule of the main loop (and is no newline).
+#[inline]
+fn skips(b: &[u8], i: usize) -> bool {
+    let c = b[i];
+    !STARTS[usize::from(c)] || (c.is_ascii_alphabetic() && i > 0 && is_word_byte(b[i - 1]))
 }
 
 /// Take `hit`, read at byte `at`, as the last statement, unless it lies inside the last one

@@ -303,6 +303,25 @@ impl Sentence {
     }
 }
 
+/// The bytes a rule of the main loop starts at (`a`/`A` only at a word's start).
+const STARTS: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut k = 0;
+    let starts = b"0123456789.\\()=\n!?{}\"#aA";
+    while k < starts.len() {
+        t[starts[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
+/// Whether byte `i` starts no rule of the main loop (and is no newline).
+#[inline]
+fn skips(b: &[u8], i: usize) -> bool {
+    let c = b[i];
+    !STARTS[usize::from(c)] || (c.is_ascii_alphabetic() && i > 0 && b[i - 1].is_ascii_alphabetic())
+}
+
 /// The final number of `text` and the form it was read from.
 pub fn final_number(text: &str) -> Option<(Num, NumberForm)> {
     let b = text.as_bytes();
@@ -328,6 +347,15 @@ pub fn final_number(text: &str) -> Option<(Num, NumberForm)> {
     let mut line_start = true;
     let mut i = 0;
     while i < n {
+        // Most bytes start no rule: a letter inside a word, or a byte no trigger begins with.
+        if !line_start {
+            while i < n && skips(b, i) {
+                i += 1;
+            }
+            if i == n {
+                break;
+            }
+        }
         let c = b[i];
         if line_start && best.is_some() {
             let mut j = i;
