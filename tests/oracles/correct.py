@@ -1,19 +1,16 @@
 """The slow, obvious ``correct``: the task kind told from the golds, then the kind's rule.
 
-The letter and the number the response commits to come from the final-answer extractors
-(``ps.final_choice`` / ``ps.final_number``, checked against their own oracle); this oracle checks
-what ``correct`` adds: the kind, the gold letters and numbers, the comparison and the null rules.
+The letter and the number the response commits to come from the final-answer extractors'
+pure-Python oracle (``tests/oracles/final_answers.py``); this oracle adds what ``correct`` does:
+the kind, the gold letters and numbers, the comparison and the null rules.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
 
-import polars as pl
-
-import polarscore as ps
 from tests.oracles import answer_match as oracle_match
+from tests.oracles import final_answers as oracle_final
 
 _LETTER = re.compile(r"^\s*\(?([A-Z])\)?\.?\s*$")
 _GOLD_LETTER = re.compile(r"^\s*\(?([A-Za-z])\)?\.?\s*$")
@@ -36,9 +33,13 @@ def infer_kind(references: list[str | None] | None) -> str | None:
     return "short_answer"
 
 
-def _extract(function: Any, text: str | None) -> str | None:
-    value: str | None = pl.select(function(pl.lit(text, dtype=pl.String))).item()
-    return value
+def _choice(text: str | None) -> str | None:
+    return None if text is None else oracle_final.final_choice(text)[0]
+
+
+def _number(text: str | None) -> str | None:
+    found = None if text is None else oracle_final.final_number(text)
+    return None if found is None else found[0]
 
 
 def correct(
@@ -58,12 +59,12 @@ def correct(
         golds = [m.group(1).upper() for r in references if r and (m := _GOLD_LETTER.search(r))]
         if not golds:
             return None
-        return float(_extract(ps.final_choice, response) in golds)
+        return float(_choice(response) in golds)
     if kind == "numeric":
-        numbers = [_extract(ps.final_number, r) for r in references if r is not None]
+        numbers = [_number(r) for r in references if r is not None]
         values = [float(n) for n in numbers if n is not None]
         if not values:
             return None
-        answer = _extract(ps.final_number, response)
+        answer = _number(response)
         return float(answer is not None and float(answer) in values)
     return oracle_match.answer_match(response, references, question=question).score
