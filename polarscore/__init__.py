@@ -52,6 +52,7 @@ from polarscore.scores.checks import (
     starts_with,
     starts_with_details,
 )
+from polarscore.scores.correct import TASK_KINDS, correct, correct_details
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
 from polarscore.scores.extraction import (
     choice_match,
@@ -104,6 +105,7 @@ __all__ = [
     "LOG_FORMATS",
     "LOG_SCHEMA",
     "PROVENANCE_KEY",
+    "TASK_KINDS",
     "ColumnCollisionError",
     "ColumnNotFoundError",
     "ColumnTypeError",
@@ -124,6 +126,8 @@ __all__ = [
     "compare",
     "contains",
     "contains_details",
+    "correct",
+    "correct_details",
     "default_scorers",
     "detect_log_format",
     "ends_with",

@@ -31,6 +31,7 @@ from polarscore.normalize import repair_mojibake
 from polarscore.scores import checks as _checks
 from polarscore.scores import extraction as _extraction
 from polarscore.scores.checks import DEFAULT_MAX_LENGTH, DEFAULT_STEP_BUDGET
+from polarscore.scores.correct import correct, correct_details
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
 from polarscore.scores.match import (
     DEFAULT_MIN_TOKEN_RECALL,
@@ -74,6 +75,50 @@ class ScoreNamespace:
     ) -> pl.Expr:
         """See :func:`polarscore.answer_correctness_details`."""
         return answer_correctness_details(self._expr, reference, match_mode=match_mode)
+
+    def correct(
+        self,
+        references: IntoExpr,
+        *,
+        task_kind: str | pl.Expr | pl.Series | None = None,
+        question: IntoExpr | None = None,
+        choices: IntoExpr | None = None,
+    ) -> pl.Expr:
+        """See :func:`polarscore.correct`.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polarscore  # registers the namespace
+        >>> df = pl.DataFrame({"response": ["ANSWER: A"], "references": [["A"]]})
+        >>> df.select(pl.col("response").score.correct("references")).item()
+        1.0
+        """
+        return correct(
+            self._expr, references, task_kind=task_kind, question=question, choices=choices
+        )
+
+    def correct_details(
+        self,
+        references: IntoExpr,
+        *,
+        task_kind: str | pl.Expr | pl.Series | None = None,
+        question: IntoExpr | None = None,
+        choices: IntoExpr | None = None,
+    ) -> pl.Expr:
+        """See :func:`polarscore.correct_details`.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polarscore  # registers the namespace
+        >>> df = pl.DataFrame({"response": ["ANSWER: A"], "references": [["A"]]})
+        >>> df.select(pl.col("response").score.correct_details("references")).item()["rule"]
+        'final_choice'
+        """
+        return correct_details(
+            self._expr, references, task_kind=task_kind, question=question, choices=choices
+        )
 
     def answer_match(
         self,

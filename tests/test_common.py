@@ -163,6 +163,8 @@ NAMESPACE_FRAME = pl.DataFrame(
 NAMESPACE_CASES: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "answer_correctness": (("reference",), {"match_mode": pl.col("mode")}),
     "answer_correctness_details": (("references",), {"match_mode": pl.col("mode")}),
+    "correct": (("references",), {"task_kind": "short_answer", "question": "question"}),
+    "correct_details": (("references",), {"task_kind": "multiple_choice"}),
     "answer_match": (("references",), {"question": "question"}),
     "answer_match_details": (("references",), {"question": "question", "exact": False}),
     "answer_precision": (("reference",), {"numeric_tolerance_abs": 0.5}),

@@ -118,6 +118,14 @@ def _add_score_parser(sub: Any) -> None:
     )
     score.add_argument("--prefix", default=None, help="prefix of the score column names")
     score.add_argument(
+        "--task-kind",
+        default=None,
+        metavar="KIND",
+        help="the task kind 'correct' grades by (multiple_choice, numeric, short_answer, "
+        "free_form, none), overriding the logs' (default: read from each log, or told from a "
+        "table's gold answers)",
+    )
+    score.add_argument(
         "--question-id",
         default=None,
         metavar="COLUMN",

@@ -112,8 +112,8 @@ def _check_summary_flags(args: argparse.Namespace, schema: pl.Schema) -> list[st
     return scores
 
 
-def _describe_record(record: dict[str, Any]) -> list[str]:
-    """Return a few lines saying how a scored log was scored."""
+def _describe_record(record: dict[str, Any], applied: dict[str, float] | None = None) -> list[str]:
+    """Return a few lines saying how a scored log was scored, and the thresholds applied."""
     response = record.get("response")
     if record.get("references") is not None:
         against = f"references {record['references']!r}"
@@ -130,7 +130,11 @@ def _describe_record(record: dict[str, Any]) -> list[str]:
     for entry in record.get("scorers", []):
         options = ", ".join(f"{k}={v!r}" for k, v in entry.get("options", {}).items())
         threshold = entry.get("threshold")
-        passed = "no threshold" if threshold is None else f"threshold {threshold:g}"
+        used = (applied or {}).get(str(entry.get("column")))
+        if threshold is None:
+            passed = "no threshold" if used is None else f"threshold {used:g} (none recorded)"
+        else:
+            passed = f"threshold {threshold:g}"
         lines.append(f"  {entry.get('column')}: {entry.get('name')}({options}), {passed}")
     inputs = record.get("inputs", [])
     # A row count is recorded only where it was free to know (Parquet metadata); a log or a text
@@ -229,7 +233,7 @@ def _summary(args: argparse.Namespace) -> int:
         shown.append(record)
         if len(files) > 1:
             print(f"{file}:")
-        print("\n".join(_describe_record(record)))
+        print("\n".join(_describe_record(record, thresholds)))
     if note:
         print(note)
     with pl.Config(
@@ -240,6 +244,7 @@ def _summary(args: argparse.Namespace) -> int:
         tbl_width_chars=200,
     ):
         print(_readable(table, by=by, confidence=args.confidence))
+    print("\n".join(_framework_lines(frame, files, records, scores, thresholds)))
     return EXIT_OK
 
 
@@ -265,6 +270,31 @@ def _summary_cluster(
         f"; each cluster reduced to one score by {args.epoch_reducer}" if args.epoch_reducer else ""
     )
     return columns, (f"errors clustered by {', '.join(columns)}: {how}{reduced}")
+
+
+def _framework_lines(
+    frame: pl.LazyFrame,
+    files: Sequence[Path],
+    records: dict[Path, dict[str, Any]],
+    scores: Sequence[str],
+    thresholds: dict[str, float],
+) -> list[str]:
+    """Return the lines on where the scores and the framework's verdicts disagree, and why."""
+    from polarscore.reporting import _details_exprs
+    from polarscore.reporting._framework import summary_lines
+
+    frameworks = [c for c in scores if c.startswith(FRAMEWORK_PREFIX)]
+    if not frameworks:
+        return []
+    schema = frame.collect_schema()
+    record = next(iter(records.values()), None) if len(records) == len(files) == 1 else None
+    response = (record or {}).get("response")
+    details = _details_exprs(
+        record, schema, scores, response if isinstance(response, str) else None, None
+    )
+    return summary_lines(
+        frame, scores=scores, frameworks=frameworks, thresholds=thresholds, details=details
+    )
 
 
 def _fixed(values: pl.Series) -> list[str]:

@@ -79,16 +79,34 @@ def scan_one(
 def _scan(
     path: Path, kind: str, promptfoo_reference: str | Sequence[str] | None, max_entry_bytes: int
 ) -> pl.LazyFrame:
-    from polarscore.logs import _helm, _inspect, _lighteval, _lm_eval, _openai_evals, _promptfoo
+    """Scan the log with its format's reader, and add its task kind (:mod:`._task_kind`)."""
+    from polarscore.logs._task_kind import with_task_kind
 
+    reader: object = None
     if kind == "inspect_eval":
-        return _inspect.EvalArchive(path, max_entry_bytes=max_entry_bytes).scan()
-    if kind == "inspect_json":
-        return _inspect.read_json_log(path).lazy()
-    if kind == "lm_eval":
+        from polarscore.logs import _inspect
+
+        reader = _inspect.EvalArchive(path, max_entry_bytes=max_entry_bytes)
+        frame = reader.scan()
+    elif kind == "lm_eval":
+        from polarscore.logs import _lm_eval
+
         with open(path, "rb") as handle:
             first = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-        return _lm_eval.SamplesLog(path, array=first == b"[").scan()
+        reader = _lm_eval.SamplesLog(path, array=first == b"[")
+        frame = reader.scan()
+    else:
+        frame = _scan_reader(path, kind, promptfoo_reference)
+    return with_task_kind(frame, path, kind, reader)
+
+
+def _scan_reader(
+    path: Path, kind: str, promptfoo_reference: str | Sequence[str] | None
+) -> pl.LazyFrame:
+    from polarscore.logs import _helm, _inspect, _lighteval, _openai_evals, _promptfoo
+
+    if kind == "inspect_json":
+        return _inspect.read_json_log(path).lazy()
     if kind == "helm":
         folder = path if path.is_dir() else path.parent
         return _helm.read_run(folder).lazy()
@@ -200,8 +218,10 @@ def scan_log(
     -------
     pl.LazyFrame
         The columns of :data:`LOG_SCHEMA` (``source_format``, ``task``, ``model``, ``sample_id``,
-        ``epoch``, ``input``, ``response``, ``references``, ``choices``), then the framework's
-        own verdicts as ``Float64`` columns ``framework_<scorer>``: inspect-ai's grades
+        ``epoch``, ``input``, ``response``, ``references``, ``choices``), then ``task_kind``
+        (``String``: how the framework graded the log, read from its metadata, null when it
+        records nothing polarscore reads a kind from; see :func:`polarscore.correct`), then the
+        framework's own verdicts as ``Float64`` columns ``framework_<scorer>``: inspect-ai's grades
         ``C``/``P``/``I``/``N`` as 1 / 0.5 / 0 / 0, booleans as 1 / 0, NaN as null.
 
     Raises

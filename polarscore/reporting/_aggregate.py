@@ -408,6 +408,9 @@ def _samples(
     *picked, counted = pl.collect_all([*picks, counts], engine="streaming")
     wanted = sorted({int(r) for frame in picked for r in frame[_ROW]})
     rows = pl.DataFrame()
+    # The columns the details read (correct's task kind and options among them) come along.
+    read = [n for e in details.values() for n in e.meta.root_names()]
+    columns = list(dict.fromkeys([*columns, *(n for n in read if n in lazy.collect_schema())]))
     if len(wanted) > MAX_ROW_READS:
         rows = (
             indexed.filter(pl.col(_ROW).is_in(wanted))
@@ -586,6 +589,7 @@ def aggregate(
         per_kind=per_kind,
         seed=seed,
         notes=notes,
+        details=details,
     )
     return ReportData(
         frameworks=comparisons,

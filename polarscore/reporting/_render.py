@@ -81,7 +81,7 @@ def _header(data: ReportData) -> str:
         ("rows", f"{data.rows:,}"),
         ("score columns", ", ".join(data.scores)),
         ("groups", groups),
-        ("verdict", data.verdict or "none (name a verdict column: verdict= or --verdict)"),
+        ("verdict", data.verdict or _no_verdict(data)),
         ("intervals", f"{data.confidence:.0%}"),
     ]
     items = "".join(f"<div><span>{esc(k)}:</span> {esc(v)}</div>" for k, v in facts)
@@ -257,6 +257,17 @@ def _paired_section(data: ReportData) -> str:
             f"</tr>{rows}</table></section>"
         )
     return "".join(out)
+
+
+def _no_verdict(data: ReportData) -> str:
+    """Say what the report compares with when no verdict column is named."""
+    frameworks = [c.framework for c in data.frameworks]
+    if frameworks:
+        return (
+            f"the framework's own ({', '.join(frameworks)}), compared below; name a human "
+            "verdict column with verdict= or --verdict"
+        )
+    return "none (name a verdict column: verdict= or --verdict)"
 
 
 def _verdict_section(data: ReportData) -> str:
