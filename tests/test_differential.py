@@ -40,6 +40,7 @@ from polarscore.normalize import datarobot_normalize, match_normalize, py_lower
 from polarscore.scores.squad import squad_normalize
 from tests.oracles import answer_match as oracle_match
 from tests.oracles import checks as oracle_checks
+from tests.oracles import correct as oracle_correct
 from tests.oracles import correctness as oracle_correctness
 from tests.oracles import extract as oracle_extract
 from tests.oracles import final_answers as oracle_final
@@ -175,6 +176,7 @@ def _default_scorers(row: Row) -> dict[str, Any]:
     listed = {"response": row["response"], "references": references, "question": None}
     squad = _squad(listed)
     return {
+        "correct": oracle_correct.correct(row["response"], references),
         "answer_correctness": _correctness({**row, "mode": "normalized"})["score"],
         "answer_match": _match(listed)["score"],
         "answer_precision": _precision(row)["score"],
