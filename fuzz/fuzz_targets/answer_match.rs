@@ -67,7 +67,7 @@ fuzz_target!(init: {
         input.response.len() + input.references.len() + input.question.as_ref().map_or(0, Text::len),
     )
     // decided, against itself, normalised four ways
-    .passes(6);
+    .passes(24);
     let t = tables();
     let opts = &input.options.0;
     let fold = opts.fold_accents.then(fold_table);

@@ -26,7 +26,7 @@ struct Input {
 fuzz_target!(init: polarscore_fuzz::warm_up(), |input: Input| {
     let _bound = TimeBound::new(input.text.len() + input.keywords.len() + input.prefix.len())
     // keywords twice, the word count, lowering, exact_match both ways
-    .passes(2);
+    .passes(8);
     let t = tables();
     let text = input.text.0.as_str();
     let mut s = Scratch::default();

@@ -26,7 +26,7 @@ fuzz_target!(init: polarscore_fuzz::warm_up(), |input: Input| {
             + input.references.len(),
     )
     // four modes, each against the reference, itself, swapped and per item
-    .passes(4);
+    .passes(16);
     let t = tables();
     let mut s = Scratch::default();
     let response = input.response.0.as_str();

@@ -25,7 +25,7 @@ fuzz_target!(init: polarscore_fuzz::warm_up(), |input: Input| {
             + input.references.len(),
     )
     // both scores against the reference, swapped, itself and per item
-    .passes(6);
+    .passes(24);
     let t = tables();
     let mut s = Scratch::default();
     let response = input.response.0.as_str();

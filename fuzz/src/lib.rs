@@ -46,11 +46,11 @@ pub fn warm_up() {
     );
 }
 
-/// The time an input may take, in proportion to its texts' length: `POLARSCORE_FUZZ_BASE_MS`
-/// (default 100) plus `POLARSCORE_FUZZ_NS_PER_BYTE` (default 1,000: 1 us a byte, about a second
-/// for a megabyte) per byte of the texts the target grew. A linear pass over a megabyte takes
-/// milliseconds even instrumented; the quadratic `answer_colon` of old took 0.7 s at a megabyte
-/// uninstrumented and goes over. AddressSanitizer builds slow every kernel about 5x (`.ci/fuzz`
+/// The CPU time an input may take, in proportion to its texts' length: `POLARSCORE_FUZZ_BASE_MS`
+/// (default 100) plus `POLARSCORE_FUZZ_NS_PER_BYTE` (default 250: a quarter of a second for a
+/// megabyte) per byte of the texts the target grew, for each pass it makes over them. A linear
+/// pass over a megabyte takes milliseconds even instrumented; the quadratic `answer_colon` of old
+/// took 0.44 s of CPU on the 1 MB text the fuzzer grew from 35 bytes, and goes over. AddressSanitizer builds slow the kernels 5-20x (`.ci/fuzz`
 /// sets a larger rate for them).
 ///
 /// A target that runs its kernels over the same text several times (in every mode, against
@@ -64,10 +64,28 @@ pub fn warm_up() {
 /// Made at the top of a target's body; when dropped at its end (unless the target is already
 /// panicking), it panics if the input took longer than its bound, naming the bytes and the time.
 pub struct TimeBound {
-    start: std::time::Instant,
+    start: std::time::Duration,
     bytes: usize,
     passes: usize,
     pairs: usize,
+}
+
+/// This thread's CPU time: the input's own work, however loaded the machine (a wall clock would
+/// count the other processes' turns on the cores).
+fn thread_cpu() -> std::time::Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec for clock_gettime to write.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0;
+    if !ok {
+        return std::time::Duration::ZERO;
+    }
+    std::time::Duration::new(
+        u64::try_from(ts.tv_sec).unwrap_or(0),
+        u32::try_from(ts.tv_nsec).unwrap_or(0),
+    )
 }
 
 fn env_u64(name: &str, default: u64) -> u64 {
@@ -77,13 +95,13 @@ fn env_u64(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-/// The rate and constant, read once.
+/// The constant and the rate, read once.
 fn rates() -> (u64, u64) {
     static RATES: std::sync::OnceLock<(u64, u64)> = std::sync::OnceLock::new();
     *RATES.get_or_init(|| {
         (
             env_u64("POLARSCORE_FUZZ_BASE_MS", 100),
-            env_u64("POLARSCORE_FUZZ_NS_PER_BYTE", 1_000),
+            env_u64("POLARSCORE_FUZZ_NS_PER_BYTE", 250),
         )
     })
 }
@@ -92,7 +110,7 @@ impl TimeBound {
     /// Start the clock of an input whose texts hold `bytes` bytes in all.
     pub fn new(bytes: usize) -> Self {
         TimeBound {
-            start: std::time::Instant::now(),
+            start: thread_cpu(),
             bytes,
             passes: 1,
             pairs: 0,
@@ -125,7 +143,7 @@ impl TimeBound {
 
 impl Drop for TimeBound {
     fn drop(&mut self) {
-        let took = self.start.elapsed();
+        let took = thread_cpu().saturating_sub(self.start);
         if !std::thread::panicking() && took > self.limit() {
             panic!(
                 "superlinear time? {took:?} on {} bytes of text ({} passes, {} O(n*m) pairs), \
