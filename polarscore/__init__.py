@@ -11,10 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 from polarscore import namespace as _namespace  # noqa: F401  (registers pl.Expr.score)
 from polarscore._defaults import DEFAULT_THRESHOLD
+from polarscore.comparison import compare, sample_size
 from polarscore.exceptions import (
     ColumnCollisionError,
     ColumnNotFoundError,
     ColumnTypeError,
+    ColumnValueError,
     InvalidParameterError,
     PolarscoreError,
 )
@@ -50,11 +52,16 @@ from polarscore.scores.checks import (
     starts_with,
     starts_with_details,
 )
+from polarscore.scores.correct import TASK_KINDS, correct, correct_details
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
 from polarscore.scores.extraction import (
     choice_match,
     extract_choice,
     extract_number,
+    final_choice,
+    final_choice_details,
+    final_number,
+    final_number_details,
     numeric_match,
 )
 from polarscore.scores.match import answer_match, answer_match_details
@@ -98,9 +105,11 @@ __all__ = [
     "LOG_FORMATS",
     "LOG_SCHEMA",
     "PROVENANCE_KEY",
+    "TASK_KINDS",
     "ColumnCollisionError",
     "ColumnNotFoundError",
     "ColumnTypeError",
+    "ColumnValueError",
     "InvalidParameterError",
     "PolarscoreError",
     "ScorerSpec",
@@ -114,8 +123,11 @@ __all__ = [
     "answer_precision_diagnostics",
     "available_scorers",
     "choice_match",
+    "compare",
     "contains",
     "contains_details",
+    "correct",
+    "correct_details",
     "default_scorers",
     "detect_log_format",
     "ends_with",
@@ -124,6 +136,10 @@ __all__ = [
     "exact_match_details",
     "extract_choice",
     "extract_number",
+    "final_choice",
+    "final_choice_details",
+    "final_number",
+    "final_number_details",
     "format_check",
     "format_check_details",
     "get_scorer",
@@ -146,6 +162,7 @@ __all__ = [
     "report",
     "response_similarity",
     "response_similarity_details",
+    "sample_size",
     "scan_log",
     "score_frame",
     "scoring_record",

@@ -125,16 +125,26 @@ def _log_format(path: str, mtime: int, size: int) -> str | None:
 
 
 @functools.lru_cache(maxsize=64)
-def _scan_log(path: str, mtime: int, reference: tuple[str, ...] | None) -> pl.LazyFrame:
+def _scan_log(
+    path: str, mtime: int, reference: tuple[str, ...] | None, max_entry_bytes: int | None
+) -> pl.LazyFrame:
     from polarscore.logs import scan_one
 
-    return scan_one(Path(path), promptfoo_reference=list(reference) if reference else None)
+    limits = {} if max_entry_bytes is None else {"max_entry_bytes": max_entry_bytes or None}
+    return scan_one(
+        Path(path), promptfoo_reference=list(reference) if reference else None, **limits
+    )
 
 
 def scan_log_input(
-    path: Path, promptfoo_reference: Sequence[str] | str | None = None
+    path: Path,
+    promptfoo_reference: Sequence[str] | str | None = None,
+    max_entry_bytes: int | None = None,
 ) -> pl.LazyFrame:
-    """Scan one framework log input (cached: its schema and its rows come from one scan)."""
+    """Scan one framework log input (cached: its schema and its rows come from one scan).
+
+    ``max_entry_bytes``: the readers' limit on an archive entry (None: theirs; 0: no limit).
+    """
     reference = (
         None
         if promptfoo_reference is None
@@ -142,7 +152,7 @@ def scan_log_input(
         if isinstance(promptfoo_reference, str)
         else tuple(promptfoo_reference)
     )
-    return _scan_log(str(path), path.stat().st_mtime_ns, reference)
+    return _scan_log(str(path), path.stat().st_mtime_ns, reference, max_entry_bytes)
 
 
 def is_parquet_table(path: Path) -> bool:
@@ -156,7 +166,12 @@ def first_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-def read_schema(file: Path, *, promptfoo_reference: Sequence[str] | str | None = None) -> pl.Schema:
+def read_schema(
+    file: Path,
+    *,
+    promptfoo_reference: Sequence[str] | str | None = None,
+    max_entry_bytes: int | None = None,
+) -> pl.Schema:
     """Return the schema of one input file, reading only its footer or first rows.
 
     Raises
@@ -165,7 +180,7 @@ def read_schema(file: Path, *, promptfoo_reference: Sequence[str] | str | None =
         When the file cannot be read as its kind, naming the file.
     """
     if log_format(file) is not None:
-        return scan_log_input(file, promptfoo_reference).collect_schema()
+        return scan_log_input(file, promptfoo_reference, max_entry_bytes).collect_schema()
     kind = input_format(file)
     try:
         if kind == "parquet":
@@ -210,17 +225,21 @@ def scan_inputs(
     schemas: Mapping[Path, pl.Schema] | None = None,
     *,
     promptfoo_reference: Sequence[str] | str | None = None,
+    max_entry_bytes: int | None = None,
 ) -> pl.LazyFrame:
     """Scan ``files`` lazily into one frame whose columns are the union of theirs, by name.
 
     A column absent from a file is null on that file's rows. ``schemas`` (from
     :func:`read_schema`, one per file) is read here when not given; reading it fails early, naming
     the file, when one is corrupt. Framework logs are read as :func:`polarscore.scan_log` reads
-    them (``promptfoo_reference`` is its option).
+    them (``promptfoo_reference`` and ``max_entry_bytes`` are its options).
     """
     if schemas is None:
         schemas = {
-            file: read_schema(file, promptfoo_reference=promptfoo_reference) for file in files
+            file: read_schema(
+                file, promptfoo_reference=promptfoo_reference, max_entry_bytes=max_entry_bytes
+            )
+            for file in files
         }
     union = union_schema(schemas)
     parts: list[pl.LazyFrame] = []
@@ -232,7 +251,7 @@ def scan_inputs(
         )
     for file in files:
         if file in logs:
-            parts.append(scan_log_input(file, promptfoo_reference))
+            parts.append(scan_log_input(file, promptfoo_reference, max_entry_bytes))
             continue
         kind = input_format(file)
         if kind == "ndjson":

@@ -41,10 +41,10 @@ CharSimilarity: TypeAlias = Literal["indel", "sequence_matcher"]
 MissingExpected: TypeAlias = Literal["null", "zero"]
 
 #: The letter-extraction rule sets of :func:`polarscore.extract_choice`.
-ChoiceRules: TypeAlias = Literal["mmlu_pro", "answer_is"]
+ChoiceRules: TypeAlias = Literal["mmlu_pro", "answer_is", "final"]
 
 #: The number-extraction methods of :func:`polarscore.extract_number`.
-NumberMethod: TypeAlias = Literal["strict", "flexible", "answer_line"]
+NumberMethod: TypeAlias = Literal["strict", "flexible", "answer_line", "final"]
 
 #: Which reference columns a registered scorer takes (:class:`polarscore.ScorerSpec`).
 ReferenceKind: TypeAlias = Literal["string", "list", "string_or_list", "none"]

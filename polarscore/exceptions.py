@@ -29,21 +29,30 @@ class ColumnNotFoundError(PolarscoreError):
         *,
         role: str | None = None,
         parameter: str | None = None,
+        hint: str | None = None,
     ) -> ColumnNotFoundError:
         """Build the error for ``column`` missing from a frame with ``available`` columns.
 
-        ``role`` says what the column is for; ``parameter`` (default: ``role``) is the keyword
-        argument that names it, which the hint points to.
+        The one wording of a missing column, from Python and from the command line alike.
+        ``role`` says what the column is for (a keyword argument's name, or a flag);
+        ``parameter`` (default: ``role``) is the keyword argument that names it, which the hint
+        points to; ``hint`` replaces that hint (``""`` for none).
         """
         what = f"{role} column" if role else "column"
         names = ", ".join(repr(c) for c in available) or "(none)"
         parameter = parameter or role
-        hint = f"\nHint: pass one of them as {parameter}=." if parameter else ""
-        return cls(f"The {what} {column!r} is not in the frame. Available columns: {names}.{hint}")
+        if hint is None:
+            hint = f"pass one of them as {parameter}=." if parameter else ""
+        tail = f"\nHint: {hint}" if hint else ""
+        return cls(f"The {what} {column!r} is not in the input. Available columns: {names}.{tail}")
 
 
 class ColumnTypeError(PolarscoreError):
     """A column has a data type that the scorer cannot use."""
+
+
+class ColumnValueError(PolarscoreError):
+    """A column's values cannot be used as asked: nulls in a cluster column, repeated keys."""
 
 
 class ColumnCollisionError(PolarscoreError):
@@ -76,6 +85,7 @@ __all__ = [
     "ColumnCollisionError",
     "ColumnNotFoundError",
     "ColumnTypeError",
+    "ColumnValueError",
     "InputFileError",
     "InvalidParameterError",
     "OutputFileError",

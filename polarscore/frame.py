@@ -8,16 +8,17 @@ its options, without any change to this module.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import polars as pl
 
 from polarscore._typing import IntoScorers, IntoThresholds
-from polarscore._utils import text_column
+from polarscore._utils import is_text_dtype, text_column
 from polarscore._validation import check_choice, check_number, invalid_parameter
 from polarscore.exceptions import ColumnCollisionError
 from polarscore.kernels._plugin import plugin_call
+from polarscore.logs._task_kind import TASK_KIND_COLUMN, TASK_KINDS, TaskKind, table_kind
 from polarscore.registry import ScorerSpec, available_scorers, default_scorers, get_scorer
 
 #: The suffix of the boolean pass columns added for thresholds.
@@ -489,6 +490,82 @@ def select_scores(
     return out.select(scoring.scores)
 
 
+#: The columns ``correct`` reads, when the frame has them: its question, and each row's options.
+QUESTION_COLUMNS = ("question", "input")
+CHOICES_COLUMNS = ("choices", "options")
+
+
+def _read_columns(schema: pl.Schema, options: Mapping[str, Any]) -> dict[str, pl.Expr]:
+    """Return ``correct``'s ``choices`` and ``question`` from the frame's columns, if not given."""
+    found: dict[str, pl.Expr] = {}
+    if "choices" not in options:
+        for name in CHOICES_COLUMNS:
+            dtype = schema.get(name)
+            if isinstance(dtype, pl.List) and is_text_dtype(dtype.inner):
+                found["choices"] = pl.col(name)
+                break
+    if "question" not in options:
+        texts = [n for n in QUESTION_COLUMNS if n in schema and is_text_dtype(schema[n])]
+        if texts:
+            found["question"] = pl.col(texts[0])
+    return found
+
+
+def with_correct_options(
+    frame: pl.DataFrame | pl.LazyFrame,
+    requests: Sequence[ScorerRequest],
+    *,
+    reference: str | None,
+    references: str | None,
+    task_kind: str | None = None,
+    function: str = _FUNCTION,
+) -> tuple[list[ScorerRequest], TaskKind | None]:
+    """Fill in the options of a ``correct`` request from the frame: its task kind and columns.
+
+    The kind is ``task_kind`` when given (it overrides any log's); else the frame's
+    ``task_kind`` column (the log readers write it: one kind per log, so mixed logs work);
+    else a plain table's kind told from its gold answers (:func:`table_kind`, which reads the
+    first rows of the reference column). The question is the ``question`` or ``input`` column,
+    the options the ``choices`` or ``options`` list column, when the frame has them and the
+    request does not name its own.
+
+    Returns
+    -------
+    tuple
+        The requests (``correct``'s with its options filled in), and the table's kind when it
+        was told from the gold answers or given (``None`` when read from a column).
+    """
+    if task_kind is not None:
+        check_choice(task_kind, function=function, parameter="task_kind", allowed=TASK_KINDS)
+    position = next((i for i, r in enumerate(requests) if r.spec.name == "correct"), None)
+    if position is None:
+        return list(requests), None
+    request = requests[position]
+    schema = frame.collect_schema()
+    options = dict(request.options)
+    found: TaskKind | None = None
+    options.update(_read_columns(schema, options))
+    if "task_kind" not in options:
+        if task_kind is not None:
+            found = TaskKind(task_kind, "given")
+            options["task_kind"] = task_kind
+        elif TASK_KIND_COLUMN in schema and is_text_dtype(schema[TASK_KIND_COLUMN]):
+            options["task_kind"] = pl.col(TASK_KIND_COLUMN)
+        else:
+            gold = references if references is not None else reference
+            if gold is not None and gold in schema:
+                choices = options.get("choices")
+                found = table_kind(
+                    frame,
+                    pl.concat_list(pl.col(gold)),
+                    choices if isinstance(choices, pl.Expr) else None,
+                )
+                options["task_kind"] = found.kind if found.kind is not None else "none"
+    out = list(requests)
+    out[position] = replace(request, options=options)
+    return out, found
+
+
 def score_frame(
     frame: _FrameT,
     *,
@@ -498,6 +575,7 @@ def score_frame(
     scorers: IntoScorers | None = None,
     thresholds: IntoThresholds | None = None,
     prefix: str | None = None,
+    task_kind: str | None = None,
 ) -> _FrameT:
     """Add several score columns (and optional pass columns) to a frame in one call.
 
@@ -532,6 +610,11 @@ def score_frame(
         threshold and null where the score is null (inconclusive).
     prefix
         Prepended to every output column name.
+    task_kind
+        The task kind ``correct`` grades every row by (one of :data:`polarscore.TASK_KINDS`),
+        overriding the log's. Default: each row's ``task_kind`` column (the log readers write
+        it), else a plain table's kind told from its gold answers (the first 2,000 rows of
+        ``references`` or ``reference``: option letters, numbers, or short answers).
 
     Returns
     -------
@@ -580,13 +663,18 @@ def score_frame(
     if not isinstance(frame, pl.DataFrame | pl.LazyFrame):
         raise invalid_parameter(_FUNCTION, "frame", "a polars DataFrame or LazyFrame", frame)
     requests = resolve_scorers(scorers, thresholds=thresholds, prefix=prefix)
+    requests, _ = with_correct_options(
+        frame, requests, reference=reference, references=references, task_kind=task_kind
+    )
     return add_scores(
         frame, requests, response=response, reference=reference, references=references
     )
 
 
 __all__ = [
+    "CHOICES_COLUMNS",
     "PASS_SUFFIX",
+    "QUESTION_COLUMNS",
     "IntoScorers",
     "IntoThresholds",
     "ScorerRequest",
@@ -596,4 +684,5 @@ __all__ = [
     "score_exprs",
     "score_frame",
     "select_scores",
+    "with_correct_options",
 ]

@@ -31,6 +31,7 @@ from polarscore.normalize import repair_mojibake
 from polarscore.scores import checks as _checks
 from polarscore.scores import extraction as _extraction
 from polarscore.scores.checks import DEFAULT_MAX_LENGTH, DEFAULT_STEP_BUDGET
+from polarscore.scores.correct import correct, correct_details
 from polarscore.scores.correctness import answer_correctness, answer_correctness_details
 from polarscore.scores.match import (
     DEFAULT_MIN_TOKEN_RECALL,
@@ -74,6 +75,50 @@ class ScoreNamespace:
     ) -> pl.Expr:
         """See :func:`polarscore.answer_correctness_details`."""
         return answer_correctness_details(self._expr, reference, match_mode=match_mode)
+
+    def correct(
+        self,
+        references: IntoExpr,
+        *,
+        task_kind: str | pl.Expr | pl.Series | None = None,
+        question: IntoExpr | None = None,
+        choices: IntoExpr | None = None,
+    ) -> pl.Expr:
+        """See :func:`polarscore.correct`.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polarscore  # registers the namespace
+        >>> df = pl.DataFrame({"response": ["ANSWER: A"], "references": [["A"]]})
+        >>> df.select(pl.col("response").score.correct("references")).item()
+        1.0
+        """
+        return correct(
+            self._expr, references, task_kind=task_kind, question=question, choices=choices
+        )
+
+    def correct_details(
+        self,
+        references: IntoExpr,
+        *,
+        task_kind: str | pl.Expr | pl.Series | None = None,
+        question: IntoExpr | None = None,
+        choices: IntoExpr | None = None,
+    ) -> pl.Expr:
+        """See :func:`polarscore.correct_details`.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polarscore  # registers the namespace
+        >>> df = pl.DataFrame({"response": ["ANSWER: A"], "references": [["A"]]})
+        >>> df.select(pl.col("response").score.correct_details("references")).item()["rule"]
+        'final_choice'
+        """
+        return correct_details(
+            self._expr, references, task_kind=task_kind, question=question, choices=choices
+        )
 
     def answer_match(
         self,
@@ -455,9 +500,31 @@ class ScoreNamespace:
         """See :func:`polarscore.extract_choice`."""
         return _extraction.extract_choice(self._expr, rules=rules)
 
-    def choice_match(self, reference: IntoExpr, *, rules: ChoiceRules = "mmlu_pro") -> pl.Expr:
+    def choice_match(
+        self,
+        reference: IntoExpr,
+        *,
+        rules: ChoiceRules = "mmlu_pro",
+        choices: IntoExpr | None = None,
+    ) -> pl.Expr:
         """See :func:`polarscore.choice_match`."""
-        return _extraction.choice_match(self._expr, reference, rules=rules)
+        return _extraction.choice_match(self._expr, reference, rules=rules, choices=choices)
+
+    def final_choice(self, *, choices: IntoExpr | None = None) -> pl.Expr:
+        """See :func:`polarscore.final_choice`."""
+        return _extraction.final_choice(self._expr, choices=choices)
+
+    def final_choice_details(self, *, choices: IntoExpr | None = None) -> pl.Expr:
+        """See :func:`polarscore.final_choice_details`."""
+        return _extraction.final_choice_details(self._expr, choices=choices)
+
+    def final_number(self) -> pl.Expr:
+        """See :func:`polarscore.final_number`."""
+        return _extraction.final_number(self._expr)
+
+    def final_number_details(self) -> pl.Expr:
+        """See :func:`polarscore.final_number_details`."""
+        return _extraction.final_number_details(self._expr)
 
     def repair_mojibake(self) -> pl.Expr:
         """See :func:`polarscore.repair_mojibake`."""

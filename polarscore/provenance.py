@@ -3,8 +3,9 @@
 ``polarscore score -o OUT.parquet`` stores one JSON value under the key ``"polarscore"`` of the
 file's key-value metadata: the polarscore version, when the log was scored (UTC), each scorer with
 its output column, every option (defaults included) and its pass threshold, the response and
-reference columns, the question-id column when one is named, and the input files with their row
-counts. :func:`read_provenance` reads it back (``polarscore summary``
+reference columns, the question-id column when one is named, the input files with their row
+counts, and when ``correct`` ran each input's task kind and its source (``task_kinds``).
+:func:`read_provenance` reads it back (``polarscore summary``
 shows it and uses its thresholds); :func:`scoring_record` builds the same record for a frame
 scored from Python, to pass to ``write_parquet`` / ``sink_parquet`` as ``metadata``.
 """
@@ -90,8 +91,13 @@ def record_for_requests(
     inputs: Mapping[str, int | None] | None = None,
     question_id: str | None = None,
     scored_at: datetime | None = None,
+    task_kinds: list[dict[str, str | None]] | None = None,
 ) -> dict[str, Any]:
-    """Build the record for already resolved scorer requests (the command line's path)."""
+    """Build the record for already resolved scorer requests (the command line's path).
+
+    ``task_kinds`` lists each input's task kind (``{path, kind, source}``) when ``correct``
+    ran; the record holds it under ``task_kinds``.
+    """
     from polarscore import __version__
 
     if question_id is not None and not isinstance(question_id, str):
@@ -106,6 +112,7 @@ def record_for_requests(
         "references": references,
         "question_id": question_id,
         "inputs": [{"path": path, "rows": rows} for path, rows in (inputs or {}).items()],
+        **({"task_kinds": task_kinds} if task_kinds is not None else {}),
     }
 
 

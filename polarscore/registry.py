@@ -16,6 +16,7 @@ import polars as pl
 from polarscore._typing import IntoExpr, ReferenceKind
 from polarscore._validation import check_choice, invalid_parameter
 from polarscore.scores import checks, correctness, match, precision, similarity
+from polarscore.scores.correct import correct
 from polarscore.scores.correctness import answer_correctness
 from polarscore.scores.extraction import choice_match, numeric_match
 from polarscore.scores.match import answer_match
@@ -239,6 +240,7 @@ _EXTRACTION: tuple[ScorerSpec, ...] = (
         family="extraction",
         identity=False,  # a response is not its own gold letter
         null_rule="reference null, empty or only Python whitespace",
+        reference_kind="string_or_list",
         default=False,
     ),
     ScorerSpec(
@@ -247,6 +249,7 @@ _EXTRACTION: tuple[ScorerSpec, ...] = (
         family="extraction",
         identity=False,  # the gold's first `#### n` against the response's last number
         null_rule="the reference holds no number (its `#### n` line, or the whole stripped text)",
+        reference_kind="string_or_list",
         default=False,
     ),
 )
@@ -306,6 +309,17 @@ _SCORERS: dict[str, ScorerSpec] = {
             null_rule="no reference, or every reference null or blank by Python whitespace",
             reference_kind="string_or_list",
             fused=FusedForm(_no_options),
+        ),
+        ScorerSpec(
+            name="correct",
+            function=correct,
+            family="correct",
+            identity=False,  # an answer is not its own gold letter or number
+            null_rule=(
+                "the row's task kind is 'none' or unknown; no gold letter (multiple choice), "
+                "no gold number (numeric) or no usable alias (short answer, free form)"
+            ),
+            reference_kind="string_or_list",
         ),
         *_CHECKS,
         *_EXTRACTION,

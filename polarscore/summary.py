@@ -2,8 +2,11 @@
 
 :func:`summarize` reads one or more score columns (optionally per group) and reports what
 DataRobot's eval pipeline reports (scored and inconclusive cases, mean score, pass rate at a
-threshold, good-case and bad-case pass rates) together with a Wilson interval for the pass rate
-and a seeded bootstrap interval for the mean.
+threshold, good-case and bad-case pass rates) together with the standard error of the mean, a
+Wilson interval for the pass rate and a seeded bootstrap interval for the mean. When rows are not
+independent draws (several epochs of one question, questions that share a passage) the standard
+error is the clustered one and the bootstrap resamples whole clusters; epochs can instead be
+reduced to one score per question first, as inspect-ai does.
 
 Everything except the bootstrap is one lazy aggregation, so a ``LazyFrame`` over a Parquet log is
 never collected whole. The bootstrap needs only the empirical distribution of each group's scores,
@@ -13,6 +16,7 @@ which is also aggregated lazily: see :func:`summarize` (Notes).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
@@ -24,7 +28,7 @@ from polarscore._defaults import DEFAULT_THRESHOLD
 from polarscore._typing import FrameT
 from polarscore._utils import text_column
 from polarscore._validation import check_number, invalid_parameter
-from polarscore.exceptions import ColumnNotFoundError, ColumnTypeError
+from polarscore.exceptions import ColumnNotFoundError, ColumnTypeError, ColumnValueError
 from polarscore.registry import available_scorers
 
 if TYPE_CHECKING:
@@ -40,6 +44,7 @@ _FUNCTION = "summarize"
 _SCORE = "score"
 _VALUE = "__polarscore_value"
 _WEIGHT = "__polarscore_count"
+_BIN = "__polarscore_bin"
 _PART = "__polarscore_"
 _SUMMED = (
     _exact.COUNT,
@@ -47,6 +52,20 @@ _SUMMED = (
     _exact.POS_INF,
     _exact.NEG_INF,
 )
+_SUM = "__polarscore_sum"
+_SIZE = "__polarscore_size"
+_PASSES = "__polarscore_passes"
+_ORDER = "__polarscore_order"
+_TIES = "__polarscore_ties"
+
+#: ``cluster="auto"``: cluster an eval log's rows by question when it holds several epochs.
+AUTO_CLUSTER = "auto"
+#: The columns of :data:`polarscore.LOG_SCHEMA` that say which question and epoch a row is.
+LOG_SAMPLE_COLUMNS = ("task", "sample_id")
+LOG_EPOCH_COLUMN = "epoch"
+
+#: The epoch reducers (inspect-ai's names); ``at_least_k`` is written with its k: ``at_least_2``.
+EPOCH_REDUCERS = ("mean", "max", "mode", "at_least_k")
 
 
 def wilson_interval(passes: int, n: int, *, confidence: float = 0.95) -> tuple[float, float]:
@@ -200,6 +219,8 @@ def summarize(
     scores: str | Sequence[str] | None = None,
     *,
     by: str | Sequence[str] | None = None,
+    cluster: str | Sequence[str] | None = AUTO_CLUSTER,
+    epoch_reducer: str | None = None,
     threshold: float | Mapping[str, float] = DEFAULT_THRESHOLD,
     expected_behavior: str | None = None,
     confidence: float = 0.95,
@@ -218,6 +239,19 @@ def summarize(
         column named after a registered scorer (``answer_correctness``, ``x_answer_correctness``).
     by
         Optional grouping column(s): one summary row per group and score column.
+    cluster
+        Column(s) grouping rows that are not independent draws: the epochs of one question
+        (``"sample_id"``), questions on one passage or document. The standard error is then the
+        clustered one and the bootstrap resamples whole clusters. ``"auto"`` (default): an eval
+        log read by :func:`polarscore.read_log` with more than one epoch is clustered by
+        question (its ``task`` and ``sample_id``; the ``clusters`` column says so), anything
+        else is taken row by row. ``None``: rows are independent. Nulls are refused.
+    epoch_reducer
+        With a ``cluster``: reduce each cluster's scores to one first, as inspect-ai reduces
+        epochs: ``"mean"``, ``"max"``, ``"mode"`` or ``"at_least_K"`` (1 when at least ``K`` of
+        the scores reach the threshold). The mean, standard error, bootstrap, ``passed`` and
+        pass rate are then over the reduced questions (the counts of rows stay counts of rows).
+        ``None`` (default): every row counts, with clustered errors.
     threshold
         A score passes when it is at least this (default 0.5, polarscore's one default
         :data:`polarscore.DEFAULT_THRESHOLD`, as DataRobot's eval pipeline), or
@@ -244,10 +278,15 @@ def summarize(
         * ``rows``: rows in the group;
         * ``scored``: rows with a score; ``inconclusive``: rows whose score is null (or NaN),
           which are never failures and never enter the mean;
-        * ``mean``, ``mean_low``, ``mean_high``: the mean score over scored rows and its
-          bootstrap interval;
+        * ``clusters`` (``UInt32``): the clusters (questions) behind the errors, null when the
+          rows are independent;
+        * ``mean``, ``mean_se``, ``mean_low``, ``mean_high``: the mean score over scored rows,
+          its standard error (clustered with ``cluster``; null with fewer than two clusters or
+          rows) and its bootstrap interval (inside [0, 1] for scores in [0, 1]);
         * ``threshold``, ``passed``, ``pass_rate``, ``pass_rate_low``, ``pass_rate_high``: the
-          pass count and rate over scored rows and its Wilson interval;
+          pass count and rate over scored rows and its Wilson interval (clustered: at the
+          effective sample size ``p(1 - p) / SE²`` of the clustered standard error, never above
+          the rows);
         * with ``expected_behavior``: ``good_scored``, ``good_pass_rate``, ``bad_scored``,
           ``bad_pass_rate``.
 
@@ -255,15 +294,28 @@ def summarize(
 
     Notes
     -----
+    **Standard error.** :func:`clustered_standard_error`: ``sqrt(G / (G - 1) · Σ_g (Σ_{i∈g}
+    (x_i - x̄))²) / n`` over ``G`` clusters, Miller's clustered standard error ("Adding Error
+    Bars to Evals", 2024) with the usual ``G / (G - 1)`` small-sample correction: statsmodels'
+    cluster-robust standard error of an OLS fit on a constant with its default
+    ``use_correction=True``, and inspect-ai's ``stderr(cluster=...)``. Unclustered, each row is
+    its own cluster and this is ``std(ddof=1) / sqrt(n)``, inspect-ai's ``stderr()``; with
+    ``epoch_reducer``, each question's reduced score is one row, so on equal epochs the mean
+    and standard error are exactly what inspect-ai reports for its reducer.
+
     **Bootstrap.** The percentile bootstrap of a mean depends on the sample only through its
-    empirical distribution, so each group's scores are aggregated lazily into (distinct value,
-    count) pairs and resampled with one multinomial draw per resample (see
-    :func:`bootstrap_mean_interval`): exactly the row-resampling bootstrap, at a cost that does
-    not grow with the number of rows. To bound the number of distinct values, scores are binned
-    to ``BOOTSTRAP_DECIMALS`` (4) decimal places for the resampling only (at most 10,001 bins on
-    [0, 1]); the interval is then shifted by the difference between the exact and the binned
-    mean. For scores that already have at most 4 decimals (every binary score, and scorers that
-    round like the reference libraries) this is exact; otherwise the error is below 5e-5.
+    empirical distribution, so each group's scores are aggregated lazily into (value, count)
+    bins and resampled with one multinomial draw per resample (see
+    :func:`cluster_bootstrap_interval`): exactly the row-resampling bootstrap, at a cost that
+    does not grow with the number of rows. To bound the number of bins, scores are binned to
+    ``BOOTSTRAP_DECIMALS`` (4) decimal places (at most 10,001 bins on [0, 1]), and each bin
+    stands for its rows with their exact mean, not the rounded value: the resampled means are
+    means of actual scores, so the interval never leaves the scores' range (the bounds are also
+    clipped to [0, 1] for scores in [0, 1]) and is centred on the exact mean. For scores with
+    at most 4 decimals (binary scores, and scorers that round like the reference libraries) the
+    binning loses nothing; otherwise it drops the variation within a bin (below 1e-4² / 12), as
+    does the unclustered standard error computed from the same bins. Clustered, the clusters
+    are resampled, binned the same way by size and mean.
 
     **Wilson interval.** See :func:`wilson_interval`.
 
@@ -305,6 +357,19 @@ def summarize(
         text_column(schema, expected_behavior, function=_FUNCTION, parameter="expected_behavior")
     thresholds = _thresholds(score_columns, threshold)
     _check_interval_options(confidence=confidence, n_bootstrap=n_bootstrap, seed=seed)
+    reducer = parse_epoch_reducer(epoch_reducer, function=_FUNCTION)
+    cluster_columns = _cluster_columns(
+        lazy, schema, cluster, by_columns=by_columns, function=_FUNCTION
+    )
+    if reducer is not None and not cluster_columns:
+        raise invalid_parameter(
+            _FUNCTION,
+            "epoch_reducer",
+            "None when the rows are not clustered (name the question column with cluster=)",
+            epoch_reducer,
+        )
+    if cluster != AUTO_CLUSTER:
+        check_no_nulls(lazy, cluster_columns, parameter="cluster")
 
     # One wide aggregation per group: every count of every score column side by side, with
     # the thresholds as literals. (A long frame with a per-row threshold looked up from the score
@@ -314,9 +379,9 @@ def summarize(
     aggregates = _aggregates(values, thresholds, behavior)
     wide_q = lazy.group_by(by_columns).agg(aggregates) if by_columns else lazy.select(aggregates)
     # Each group's distribution of each score: exact integer sums per binary order of magnitude
-    # (the mean, the same bits whatever the engine's summation order) and, for the bootstrap,
-    # counts per value binned to 4 decimals.
-    binned = [pl.col(_VALUE).round(BOOTSTRAP_DECIMALS)] if n_bootstrap > 0 else []
+    # (the mean, the same bits whatever the engine's summation order) and, for the standard
+    # error and the bootstrap of independent rows, the same sums per value binned to 4 decimals.
+    binned = [] if cluster_columns else [pl.col(_VALUE).round(BOOTSTRAP_DECIMALS).alias(_BIN)]
     queries = [wide_q] + [
         lazy.select(*by_columns, values[name].alias(_VALUE))
         .filter(pl.col(_VALUE).is_not_null())
@@ -326,39 +391,43 @@ def summarize(
         .with_columns(pl.lit(name, dtype=pl.String).alias(_SCORE))
         for name in score_columns
     ]
+    # Clustered: each cluster's sum, size and passes (or each question's reduced score).
+    order = (
+        pl.col(LOG_EPOCH_COLUMN) if LOG_EPOCH_COLUMN in schema else pl.int_range(pl.len())
+    ).cast(pl.Int64)
+    queries += [
+        _unit_query(
+            lazy,
+            [*by_columns, *cluster_columns],
+            values[name],
+            threshold=thresholds[name],
+            reducer=reducer,
+            order=order,
+        )
+        .drop(cluster_columns)
+        .with_columns(pl.lit(name, dtype=pl.String).alias(_SCORE))
+        for name in (score_columns if cluster_columns else [])
+    ]
     collected = pl.collect_all(queries, engine="streaming")
     # Without groups the aggregation has one row even for an empty frame; grouped, none.
     wide = collected[0] if by_columns else collected[0].filter(pl.col("rows") > 0)
     kinds = _KINDS if behavior is not None else ()
     keys = [*by_columns, _SCORE]
-    distributions = pl.concat(collected[1:], how="diagonal_relaxed")
+    distributions = pl.concat(collected[1 : 1 + len(score_columns)], how="diagonal_relaxed")
     summary = _with_exact_means(_long(wide, by_columns, thresholds, kinds), distributions, keys)
-    bins = (
-        distributions.group_by([*keys, _VALUE]).agg(
-            pl.col(_PART + _exact.COUNT).sum().alias(_WEIGHT)
-        )
-        if n_bootstrap > 0
-        else None
-    )
-    mean_low, mean_high = _bootstrap_bounds(
+    if cluster_columns:
+        units = pl.concat(collected[1 + len(score_columns) :], how="diagonal_relaxed")
+    else:
+        units = _bins(distributions, keys)
+    summary = _with_intervals(
         summary,
-        bins,
+        units,
         keys,
+        reduced=reducer is not None,
+        clustered=bool(cluster_columns),
         confidence=confidence,
         n_bootstrap=n_bootstrap,
         seed=seed,
-    )
-    pass_low, pass_high = [], []
-    for passes, n in zip(summary["passed"], summary["scored"], strict=True):
-        low, high = wilson_interval(passes, n, confidence=confidence) if n else (None, None)
-        pass_low.append(low)
-        pass_high.append(high)
-    result = summary.with_columns(
-        _rate("passed", "scored").alias("pass_rate"),
-        pl.Series("mean_low", mean_low, dtype=pl.Float64),
-        pl.Series("mean_high", mean_high, dtype=pl.Float64),
-        pl.Series("pass_rate_low", pass_low, dtype=pl.Float64),
-        pl.Series("pass_rate_high", pass_high, dtype=pl.Float64),
     )
     columns: list[Any] = [*by_columns, _SCORE, *_COLUMNS]
     for kind in kinds:
@@ -366,7 +435,7 @@ def summarize(
             pl.col(f"{kind}_scored"),
             _rate(f"{kind}_passed", f"{kind}_scored").alias(f"{kind}_pass_rate"),
         ]
-    return result.select(columns)
+    return summary.select(columns)
 
 
 #: The kinds of case of ``expected_behavior``.
@@ -377,7 +446,9 @@ _COLUMNS = (
     "rows",
     "scored",
     "inconclusive",
+    "clusters",
     "mean",
+    "mean_se",
     "mean_low",
     "mean_high",
     "threshold",
@@ -522,44 +593,515 @@ def _with_exact_means(
     return joined.select([*summary.columns[:position], "mean", *summary.columns[position:]])
 
 
-def _bootstrap_bounds(
+def _bins(distributions: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """Each group's scores binned to 4 decimals: each bin's exact mean (rounded) and count."""
+    bucket = _PART + _exact.BUCKET
+    return (
+        distributions.sort([*keys, _BIN, bucket], nulls_last=True)
+        .with_columns(_exact.bucket_value(_PART).alias(_SUM))
+        .group_by([*keys, _BIN], maintain_order=True)
+        .agg(
+            pl.col(_SUM).cum_sum().last().alias(_SUM),
+            pl.col(_PART + _exact.COUNT).sum().cast(pl.Int64).alias(_WEIGHT),
+        )
+        .with_columns(
+            (pl.col(_SUM) / pl.col(_WEIGHT)).alias(_SUM), pl.lit(1, dtype=pl.Int64).alias(_SIZE)
+        )
+    )
+
+
+def _with_intervals(
     summary: pl.DataFrame,
-    bins: pl.DataFrame | None,
+    units: pl.DataFrame,
     keys: list[str],
     *,
+    reduced: bool,
+    clustered: bool,
     confidence: float,
     n_bootstrap: int,
     seed: int,
-) -> tuple[list[float | None], list[float | None]]:
-    """Bootstrap bounds of the mean for each summary row, from its (value, count) bins."""
+) -> pl.DataFrame:
+    """Add the standard error, the intervals and the cluster count of each summary row.
+
+    ``units`` holds, per summary row, its clusters (sum, size, passes; with ``reduced``, one
+    reduced score per question) or, unclustered, its value bins (mean, count).
+    """
     import numpy as np  # imported on demand: scoring never needs it
 
-    lows: list[float | None] = [None] * summary.height
-    highs: list[float | None] = [None] * summary.height
-    if bins is None or bins.height == 0:
-        return lows, highs
-    # Sorted values: the draws (and so the interval) must not depend on the hash order.
+    if _WEIGHT not in units.columns:
+        units = units.with_columns(pl.lit(1, dtype=pl.Int64).alias(_WEIGHT))
+    # Sorted by value: the sums (and the bootstrap's draws) must not depend on the hash order.
     grouped = (
-        bins.sort([*keys, _VALUE], nulls_last=True)
+        units.sort([*keys, _SIZE, _SUM], nulls_last=True)
         .group_by(keys, maintain_order=True)
-        .agg(pl.col(_VALUE), pl.col(_WEIGHT))
+        .agg(pl.all().exclude(keys))
     )
     indexed = (
         summary.select(keys)
         .with_row_index("__row")
         .join(grouped, on=keys, how="inner", nulls_equal=True)
     )
-    for row, values, counts in indexed.select("__row", _VALUE, _WEIGHT).iter_rows():
-        v = np.asarray(values, dtype=np.float64)
-        c = np.asarray(counts, dtype=np.int64)
-        low, high = bootstrap_mean_interval(
-            v, c, confidence=confidence, n_bootstrap=n_bootstrap, seed=seed
+    height = summary.height
+    z = NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)
+    means: list[float | None] = summary["mean"].to_list()
+    passed: list[int | None] = summary["passed"].to_list()
+    scored: list[int | None] = summary["scored"].to_list()
+    clusters: list[int | None] = [None] * height
+    se: list[float | None] = [None] * height
+    lows: list[float | None] = [None] * height
+    highs: list[float | None] = [None] * height
+    effective: dict[int, float] = {}
+    denominators = list(scored)  # of the pass rate: rows, or reduced questions
+    for row in indexed.iter_rows(named=True):
+        index = row["__row"]
+        sums = np.asarray(row[_SUM], dtype=np.float64)
+        sizes = np.asarray(row[_SIZE], dtype=np.float64)
+        weights = np.asarray(row[_WEIGHT], dtype=np.float64)
+        if reduced:
+            means[index] = math.fsum(sums.tolist()) / sums.size if sums.size else None
+            passed[index] = int(np.sum(row[_PASSES]))
+            denominators[index] = sums.size
+        if clustered:
+            clusters[index] = sums.size
+        if clustered and not reduced and scored[index] and passed[index] is not None:
+            # The clustering's design effect on the pass rate: Wilson's interval at the
+            # effective sample size p(1 - p) / SE² (Korn and Graubard 1998), never above n.
+            rows_scored = float(scored[index] or 0)
+            rate = (passed[index] or 0) / rows_scored
+            p_se = _clustered_se(np.asarray(row[_PASSES], dtype=np.float64), sizes, weights, rate)
+            if p_se is not None and p_se > 0.0:
+                effective[index] = min(rows_scored, rate * (1.0 - rate) / (p_se * p_se))
+        se[index], lows[index], highs[index] = _interval_of_units(
+            sums,
+            sizes,
+            weights,
+            means[index],
+            confidence=confidence,
+            n_bootstrap=n_bootstrap,
+            seed=seed,
         )
-        exact_mean = summary["mean"][row]
-        shift = exact_mean - float(v @ c) / float(c.sum())
-        lows[row] = low + shift
-        highs[row] = high + shift
-    return lows, highs
+    pass_rate: list[float | None] = [None] * height
+    pass_low: list[float | None] = [None] * height
+    pass_high: list[float | None] = [None] * height
+    for index in range(height):
+        denominator, k = denominators[index], passed[index]
+        if not denominator or k is None:
+            continue
+        rate = k / denominator
+        pass_rate[index] = rate
+        pass_low[index], pass_high[index] = _wilson(
+            rate, effective.get(index, float(denominator)), z
+        )
+    return summary.with_columns(
+        pl.Series("passed", passed, dtype=pl.UInt32),
+        pl.Series("clusters", clusters, dtype=pl.UInt32),
+        pl.Series("mean", means, dtype=pl.Float64),
+        pl.Series("mean_se", se, dtype=pl.Float64),
+        pl.Series("mean_low", lows, dtype=pl.Float64),
+        pl.Series("mean_high", highs, dtype=pl.Float64),
+        pl.Series("pass_rate", pass_rate, dtype=pl.Float64),
+        pl.Series("pass_rate_low", pass_low, dtype=pl.Float64),
+        pl.Series("pass_rate_high", pass_high, dtype=pl.Float64),
+    )
 
 
-__all__ = ["BOOTSTRAP_DECIMALS", "bootstrap_mean_interval", "summarize", "wilson_interval"]
+def clustered_standard_error(
+    values: Any,
+    clusters: Any = None,
+    *,
+    correction: bool = True,
+) -> float:
+    """Return the standard error of the mean of ``values``, clustered by ``clusters``.
+
+    Parameters
+    ----------
+    values
+        The scores (a 1-D array or sequence of finite numbers).
+    clusters
+        One cluster label per value (any hashable labels, for example question ids), or
+        ``None``: each value its own cluster (independent draws).
+    correction
+        Multiply the variance by ``G / (G - 1)`` (``G`` clusters), the usual small-sample
+        correction (default); ``False`` gives the formula as Miller (2024) prints it.
+
+    Returns
+    -------
+    float
+        ``sqrt(c · Σ_g (Σ_{i∈g} (x_i - x̄))²) / n`` with ``c = G / (G - 1)`` (or 1); NaN for fewer
+        than two clusters.
+
+    Notes
+    -----
+    ``Σ_g (Σ_{i∈g} e_i)² = Σ_i e_i² + Σ_g Σ_{i≠j∈g} e_i e_j``: the independent-draws variance
+    plus the within-cluster covariances, Miller's clustered standard error ("Adding Error Bars
+    to Evals", 2024, eq. 6). With the correction this is statsmodels' cluster-robust standard
+    error of an OLS fit on a constant (``cov_type="cluster"`` with its default
+    ``use_correction=True``: ``G / (G - 1) · (n - 1) / (n - k)`` with ``k = 1`` parameter) and
+    inspect-ai's ``stderr(cluster=...)``; without clusters it is ``std(ddof=1) / sqrt(n)``, the
+    central-limit standard error inspect-ai reports.
+
+    Examples
+    --------
+    >>> from polarscore.summary import clustered_standard_error
+    >>> round(clustered_standard_error([1, 0, 1, 1]), 4)
+    0.25
+    >>> round(clustered_standard_error([1, 1, 0, 0], ["a", "a", "b", "b"]), 4)
+    0.5
+    """
+    import numpy as np  # imported on demand: scoring never needs it
+
+    x = np.asarray(values, dtype=np.float64)
+    if clusters is None:
+        sums, sizes = x, np.ones_like(x)
+    else:
+        codes = np.unique(np.asarray(clusters), return_inverse=True)[1].reshape(-1)
+        sums = np.bincount(codes, weights=x).astype(np.float64)
+        sizes = np.bincount(codes).astype(np.float64)
+    se = _clustered_se(sums, sizes, np.ones_like(sums), float(x.mean()), correction=correction)
+    return math.nan if se is None else se
+
+
+def _clustered_se(
+    sums: np.ndarray[Any, Any],
+    sizes: np.ndarray[Any, Any],
+    weights: np.ndarray[Any, Any],
+    mean: float,
+    *,
+    correction: bool = True,
+) -> float | None:
+    """Clustered SE from each cluster's sum and size (``weights`` copies of each); None if G < 2."""
+    if float(weights.sum()) < 2 or not math.isfinite(mean):
+        return None
+    import numpy as np  # imported on demand: scoring never needs it
+
+    se = float(
+        clustered_standard_errors(
+            sums[np.newaxis, :], sizes, np.array([mean]), weights=weights, correction=correction
+        )[0]
+    )
+    return se if math.isfinite(se) else None
+
+
+def clustered_standard_errors(
+    sums: np.ndarray[Any, Any],
+    sizes: np.ndarray[Any, Any],
+    means: np.ndarray[Any, Any],
+    *,
+    weights: np.ndarray[Any, Any] | None = None,
+    correction: bool = True,
+) -> np.ndarray[Any, Any]:
+    """Clustered standard errors of many samples at once, from their cluster sums.
+
+    The kernel of :func:`clustered_standard_error`, vectorised over samples that share their
+    clusters' sizes (a simulation, or resamples): one row of ``sums`` per sample.
+
+    Parameters
+    ----------
+    sums
+        ``(samples, clusters)``: each cluster's sum of scores in each sample.
+    sizes
+        ``(clusters,)``: each cluster's number of rows.
+    means
+        ``(samples,)``: each sample's mean (``sums.sum(1) / sizes.sum()``, given so that an
+        exactly rounded mean can be passed).
+    weights
+        ``(clusters,)``: how many clusters each column stands for (default: one each).
+    correction
+        Multiply the variance by ``G / (G - 1)`` (see :func:`clustered_standard_error`).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(samples,)`` standard errors (NaN with fewer than two clusters).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from polarscore.summary import clustered_standard_errors
+    >>> sums = np.array([[2.0, 0.0], [1.0, 1.0]])
+    >>> clustered_standard_errors(sums, np.array([2.0, 2.0]), sums.sum(axis=1) / 4).tolist()
+    [0.5, 0.0]
+    """
+    import numpy as np  # imported on demand: scoring never needs it
+
+    sums = np.asarray(sums, dtype=np.float64)
+    sizes = np.asarray(sizes, dtype=np.float64)
+    w = np.ones(sizes.size) if weights is None else np.asarray(weights, dtype=np.float64)
+    clusters = float(w.sum())
+    if clusters < 2:
+        return np.full(sums.shape[0], np.nan)
+    with np.errstate(over="ignore", invalid="ignore"):  # scores near the float range
+        deviations = sums - np.asarray(means, dtype=np.float64)[:, np.newaxis] * sizes
+        variance = (deviations * deviations) @ w
+    if correction:
+        variance = variance * (clusters / (clusters - 1.0))
+    result: np.ndarray[Any, Any] = np.sqrt(variance) / float(w @ sizes)
+    return result
+
+
+def cluster_bootstrap_interval(
+    sums: np.ndarray[Any, Any],
+    sizes: np.ndarray[Any, Any],
+    counts: np.ndarray[Any, Any],
+    *,
+    confidence: float = 0.95,
+    n_bootstrap: int = 2000,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of a mean, resampling whole clusters.
+
+    Each resample draws as many clusters as there are, with replacement, and takes the mean of
+    every row in the drawn clusters: ``Σ w_g S_g / Σ w_g n_g`` for ``w_g`` copies of a cluster
+    with sum ``S_g`` over ``n_g`` rows. Clusters that are alike (the same size and sum) are given
+    once with their ``counts``, and the copies drawn of each follow ``Multinomial(G, counts /
+    G)``: one draw over the distinct clusters per resample, made in blocks of resamples with
+    NumPy (no Python loop over resamples). With one-row clusters this is the row bootstrap of
+    :func:`bootstrap_mean_interval`, draw for draw.
+
+    Parameters
+    ----------
+    sums, sizes
+        Each distinct cluster's sum of scores and number of rows (sizes positive).
+    counts
+        How many clusters are like each (positive).
+    confidence
+        Two-sided confidence level in (0, 1).
+    n_bootstrap
+        Number of resamples.
+    seed
+        Seed of the NumPy generator.
+
+    Returns
+    -------
+    tuple[float, float]
+        The ``(1 - confidence) / 2`` and ``1 - (1 - confidence) / 2`` quantiles of the resampled
+        means; every resampled mean lies between the smallest and the largest cluster mean.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from polarscore.summary import cluster_bootstrap_interval
+    >>> low, high = cluster_bootstrap_interval(
+    ...     np.array([0.0, 1.0, 2.0]), np.array([2, 2, 2]), np.array([30, 40, 30])
+    ... )
+    >>> bool(0.4 < low < 0.5 < high < 0.6)
+    True
+    """
+    import numpy as np  # imported on demand: scoring never needs it
+
+    sums = np.asarray(sums, dtype=np.float64)
+    sizes = np.asarray(sizes, dtype=np.float64)
+    counts = np.asarray(counts, dtype=np.int64)
+    clusters = int(counts.sum())
+    rng = np.random.default_rng(seed)
+    probabilities = counts / clusters
+    block = max(1, _BOOTSTRAP_BLOCK // max(1, sums.size))
+    means = np.empty(n_bootstrap, dtype=np.float64)
+    equal_sizes = bool(sizes.size and (sizes == sizes[0]).all())
+    for start in range(0, n_bootstrap, block):
+        size = min(block, n_bootstrap - start)
+        draws = rng.multinomial(clusters, probabilities, size=size)
+        # Clusters of one size (rows, or equal epochs): every resample has the same row count.
+        rows = clusters * sizes[0] if equal_sizes else draws @ sizes
+        means[start : start + size] = (draws @ sums) / rows
+    alpha = (1.0 - confidence) / 2.0
+    low, high = np.quantile(means, [alpha, 1.0 - alpha])
+    return float(low), float(high)
+
+
+def _wilson(rate: float, n: float, z: float) -> tuple[float, float]:
+    """Wilson interval of a proportion ``rate`` over a (possibly effective, fractional) ``n``."""
+    z2n = z * z / n
+    centre = (rate + z2n / 2.0) / (1.0 + z2n)
+    half = z / (1.0 + z2n) * math.sqrt(max(rate * (1.0 - rate), 0.0) / n + z * z / (4.0 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def parse_epoch_reducer(value: Any, *, function: str) -> tuple[str, int] | None:
+    """Check an ``epoch_reducer`` option; return ``(kind, k)`` (``k`` for ``at_least_k``)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if value in ("mean", "max", "mode"):
+            return value, 0
+        found = re.fullmatch(r"at_least_([1-9][0-9]{0,8})", value)
+        if found:
+            return "at_least", int(found.group(1))
+    raise invalid_parameter(
+        function,
+        "epoch_reducer",
+        "None or one of 'mean', 'max', 'mode', 'at_least_K' (K a positive integer)",
+        value,
+    )
+
+
+def reduce_epochs(
+    frame: pl.LazyFrame,
+    keys: Sequence[str],
+    value: pl.Expr,
+    *,
+    reducer: tuple[str, int],
+    threshold: float,
+    order: pl.Expr,
+) -> pl.LazyFrame:
+    """Reduce each question's rows (epochs) to one score, as inspect-ai's reducers do.
+
+    Returns one row per ``keys`` with a score, the score in ``__polarscore_value``: ``mean``
+    (of the question's scores, summed in sorted order so the bits do not depend on the row
+    order), ``max``, ``mode`` (the most frequent score; a tie goes to the score seen first in
+    ``order``, as ``collections.Counter.most_common`` does) or ``at_least_k`` (1.0 when at least
+    ``k`` of the question's scores reach ``threshold``, else 0.0). Null scores are left out.
+    """
+    kind, k = reducer
+    rows = frame.select(*keys, value.alias(_VALUE), order.alias(_ORDER)).filter(
+        pl.col(_VALUE).is_not_null()
+    )
+    if kind == "mode":
+        counted = rows.group_by([*keys, _VALUE]).agg(
+            pl.len().alias(_TIES), pl.col(_ORDER).min().alias(_ORDER)
+        )
+        return counted.group_by(list(keys)).agg(
+            pl.col(_VALUE).sort_by([_TIES, _ORDER], descending=[True, False]).first()
+        )
+    if kind == "mean":
+        reduced = pl.col(_VALUE).sort().sum() / pl.len()
+    elif kind == "max":
+        reduced = pl.col(_VALUE).max()
+    else:
+        reduced = ((pl.col(_VALUE) >= threshold).sum() >= k).cast(pl.Float64)
+    return rows.group_by(list(keys)).agg(reduced.alias(_VALUE))
+
+
+def _cluster_columns(
+    lazy: pl.LazyFrame,
+    schema: pl.Schema,
+    cluster: str | Sequence[str] | None,
+    *,
+    by_columns: Sequence[str],
+    function: str,
+) -> list[str]:
+    """Return the cluster columns: those named, or for ``"auto"`` an eval log's questions.
+
+    ``"auto"`` clusters by ``task`` and ``sample_id`` (those of them the frame has) when the
+    frame has :data:`polarscore.LOG_SCHEMA`'s ``sample_id`` and ``epoch`` columns and more than
+    one epoch.
+    """
+    if cluster == AUTO_CLUSTER:
+        if "sample_id" not in schema or LOG_EPOCH_COLUMN not in schema:
+            return []
+        epochs = pl.col(LOG_EPOCH_COLUMN)
+        spread = lazy.select((epochs.max() > epochs.min()).alias("x")).collect(engine="streaming")
+        if not spread["x"][0]:
+            return []
+        return [c for c in LOG_SAMPLE_COLUMNS if c in schema and c not in by_columns]
+    columns = _as_list(cluster, "cluster")
+    for name in columns:
+        if name not in schema:
+            raise ColumnNotFoundError.from_missing(
+                name, schema.names(), role="cluster", parameter="cluster"
+            )
+    if set(columns) & set(by_columns):
+        raise invalid_parameter(function, "cluster", "columns other than the by columns", columns)
+    return columns
+
+
+def check_no_nulls(lazy: pl.LazyFrame, columns: Sequence[str], *, parameter: str) -> None:
+    """Raise :class:`ColumnValueError` naming the first of ``columns`` that holds nulls."""
+    if not columns:
+        return
+    nulls = lazy.select(pl.col(c).null_count() for c in columns).collect(engine="streaming")
+    for column in columns:
+        count = int(nulls[column][0])
+        if count:
+            raise ColumnValueError(
+                f"The {parameter} column {column!r} has {count:,} null value"
+                f"{'s' if count != 1 else ''}: every row must say which {parameter} it belongs "
+                f"to.\nHint: fill them (pl.col({column!r}).fill_null(...)) or drop those rows."
+            )
+
+
+def _unit_query(
+    lazy: pl.LazyFrame,
+    keys: Sequence[str],
+    value: pl.Expr,
+    *,
+    threshold: float,
+    reducer: tuple[str, int] | None,
+    order: pl.Expr,
+) -> pl.LazyFrame:
+    """Each cluster's (or reduced question's) sum, size and passes, per ``keys``."""
+    if reducer is not None:
+        reduced = reduce_epochs(
+            lazy, keys, value, reducer=reducer, threshold=threshold, order=order
+        )
+        return reduced.select(
+            *keys,
+            pl.col(_VALUE).alias(_SUM),
+            pl.lit(1, dtype=pl.Int64).alias(_SIZE),
+            (pl.col(_VALUE) >= threshold).cast(pl.Int64).alias(_PASSES),
+        )
+    return (
+        lazy.select(*keys, value.alias(_VALUE))
+        .filter(pl.col(_VALUE).is_not_null())
+        .group_by(list(keys))
+        .agg(
+            pl.col(_VALUE).sort().sum().alias(_SUM),
+            pl.len().cast(pl.Int64).alias(_SIZE),
+            (pl.col(_VALUE) >= threshold).sum().cast(pl.Int64).alias(_PASSES),
+        )
+    )
+
+
+def _interval_of_units(
+    sums: np.ndarray[Any, Any],
+    sizes: np.ndarray[Any, Any],
+    weights: np.ndarray[Any, Any],
+    mean: float | None,
+    *,
+    confidence: float,
+    n_bootstrap: int,
+    seed: int,
+) -> tuple[float | None, float | None, float | None]:
+    """Return the standard error and bootstrap bounds of a mean from its clusters (or bins).
+
+    The bootstrap's clusters are binned by size and mean (4 decimals); each bin stands for its
+    clusters with their exact average sum, so every resampled mean is a mean of actual cluster
+    means and the bounds stay between the smallest and largest of them (inside [0, 1] for
+    polarscore's scores: they are also clipped there).
+    """
+    import numpy as np  # imported on demand: scoring never needs it
+
+    if mean is None or not math.isfinite(mean) or sums.size == 0:
+        return None, None, None
+    se = _clustered_se(sums, sizes, weights, mean)
+    if n_bootstrap == 0 or not np.isfinite(sums).all():
+        return se, None, None
+    cluster_means = sums / sizes
+    keys = np.stack([sizes, np.round(cluster_means, BOOTSTRAP_DECIMALS)], axis=1)
+    distinct, codes = np.unique(keys, axis=0, return_inverse=True)
+    codes = codes.reshape(-1)
+    counts = np.bincount(codes, weights=weights)
+    representative = np.bincount(codes, weights=weights * sums) / counts
+    low, high = cluster_bootstrap_interval(
+        representative,
+        distinct[:, 0],
+        np.rint(counts).astype(np.int64),
+        confidence=confidence,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+    )
+    if cluster_means.min() >= 0.0 and cluster_means.max() <= 1.0:
+        low, high = min(max(low, 0.0), 1.0), min(max(high, 0.0), 1.0)
+    return se, low, high
+
+
+__all__ = [
+    "BOOTSTRAP_DECIMALS",
+    "EPOCH_REDUCERS",
+    "bootstrap_mean_interval",
+    "cluster_bootstrap_interval",
+    "clustered_standard_error",
+    "clustered_standard_errors",
+    "summarize",
+    "wilson_interval",
+]

@@ -26,6 +26,8 @@
 
 #[cfg(feature = "plugin")]
 mod expressions;
+pub mod final_choice;
+pub mod final_number;
 
 use crate::pyunicode::{is_py_space, Tables};
 

@@ -20,6 +20,7 @@ import polars as pl
 import polarscore as ps
 from tests.oracles import answer_match as oracle_match
 from tests.oracles import checks as oracle_checks
+from tests.oracles import correct as oracle_correct
 from tests.oracles import correctness as oracle_correctness
 from tests.oracles import extract as oracle_extract
 from tests.oracles import precision as oracle_precision
@@ -98,8 +99,20 @@ def _check(name: str) -> Oracle:
     return oracle
 
 
+def _correct_list(
+    response: str | None, references: list[str | None] | None, **options: Any
+) -> float | None:
+    options = {name: _literal(value) for name, value in options.items()}
+    return oracle_correct.correct(response, references, **options)
+
+
+def _correct(response: str | None, reference: str | None, **options: Any) -> float | None:
+    return _correct_list(response, [reference], **options)
+
+
 ORACLES: dict[str, Oracle] = {
     **{name: _check(name) for name in oracle_checks.ORACLES},
+    "correct": _correct,
     "answer_correctness": _correctness,
     "answer_match": _match,
     "answer_precision": _precision,
@@ -192,18 +205,36 @@ _COMPILE = "must be a pattern Python's re can compile"
 _SCHEMA = "must be a valid JSON schema"
 
 OPTION_CASES: dict[str, Mapping[str, OptionCases]] = {
+    "correct": {
+        "task_kind": OptionCases(
+            valid=("multiple_choice", "numeric", "short_answer", "free_form", "none"),
+            invalid=("mcq", "", "Numeric", 42, 1.5),
+            messages=("must be one of 'multiple_choice', 'numeric', 'short_answer'",),
+        ),
+        "question": OptionCases(
+            valid=(None, pl.lit("What is the capital of France?")),
+            invalid=(42, 1.5, b"question"),
+            messages=(_COLUMN,),
+        ),
+        "choices": OptionCases(
+            valid=(None,),
+            invalid=(42, 1.5, b"options"),
+            messages=(_COLUMN,),
+        ),
+    },
     "choice_match": {
         "rules": OptionCases(
-            valid=("mmlu_pro", "answer_is"),
+            valid=("mmlu_pro", "answer_is", "final"),
             invalid=("MMLU", "", None, 1),
-            messages=(_one_of("mmlu_pro", "answer_is"),),
+            messages=(_one_of("mmlu_pro", "answer_is", "final"),),
         ),
+        "choices": OptionCases(valid=(None,), invalid=(42, 1.5), messages=(_COLUMN,)),
     },
     "numeric_match": {
         "method": OptionCases(
-            valid=("strict", "flexible", "answer_line"),
+            valid=("strict", "flexible", "answer_line", "final"),
             invalid=("last", "Strict", "", None, 1),
-            messages=(_one_of("strict", "flexible", "answer_line"),),
+            messages=(_one_of("strict", "flexible", "answer_line", "final"),),
         ),
         "numeric_tolerance_abs": _TOLERANCE,
         "numeric_tolerance_rel": _TOLERANCE,
@@ -429,9 +460,10 @@ INVALID_COMBINATIONS: list[tuple[str, dict[str, Any], str]] = [
 COMPANIONS: dict[str, tuple[Callable[..., pl.Expr], ...]] = {
     "answer_correctness": (ps.answer_correctness_details,),
     "answer_match": (ps.answer_match_details,),
+    "correct": (ps.correct_details,),
     "answer_precision": (ps.answer_precision_components, ps.answer_precision_diagnostics),
     "response_similarity": (ps.response_similarity_details,),
-    "choice_match": (ps.extract_choice,),
+    "choice_match": (ps.extract_choice, ps.final_choice, ps.final_choice_details),
     "numeric_match": (ps.extract_number,),
     **{name: (getattr(ps, f"{name}_details"),) for name in oracle_checks.ORACLES},
 }
@@ -491,6 +523,7 @@ def same_score(spec: ps.ScorerSpec, got: float | None, expected: float | None) -
 #: Per scorer, an oracle over a *list* of references, where the single-reference oracle lifted
 #: to "the best usable item" is not the reference behaviour.
 LIST_ORACLES: dict[str, Callable[..., float | None]] = {
+    "correct": _correct_list,
     "answer_match": _match_list,
     "response_similarity": _similarity,
     "squad_exact_match": _squad("em"),

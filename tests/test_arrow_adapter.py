@@ -186,7 +186,7 @@ SCHEMA = pa.schema(
         (
             {"response": "answer"},
             ps.ColumnNotFoundError,
-            r"response column 'answer' is not in the frame\. Available columns: 'response'",
+            r"response column 'answer' is not in the input\. Available columns: 'response'",
         ),
         ({"reference": "gold"}, ps.ColumnNotFoundError, "reference column 'gold'"),
         (
@@ -220,7 +220,7 @@ SCHEMA = pa.schema(
         (
             {"scorers": {"answer_correctness": {"match_mode": pl.col("nope")}}},
             ps.ColumnNotFoundError,
-            "'nope' is not in the frame",
+            "'nope' is not in the input",
         ),
         (
             {"scorers": {"answer_correctness": {"match_mode": pl.Series(["exact"])}}},

@@ -292,7 +292,8 @@ def test_every_default_scorer_by_default(tmp_path: Path) -> None:
     LOG.write_parquet(source)
     result = run_cli("score", source, "-o", target, "--response", "answer", "--reference", "gold")
     assert result.returncode == 0, result.stderr
-    assert pl.read_parquet(target).columns == [*LOG.columns, *ps.default_scorers()]
+    # correct, a default scorer, writes the task kind it graded by (told from the golds)
+    assert pl.read_parquet(target).columns == [*LOG.columns, "task_kind", *ps.default_scorers()]
 
 
 def test_checks_with_options(tmp_path: Path) -> None:
@@ -354,7 +355,7 @@ def test_existing_output_needs_overwrite(tmp_path: Path) -> None:
         (
             ["log.parquet", "--response", "reply"],
             cli.EXIT_DATA,
-            "The --response column 'reply' is not in the input. Its columns: 'id', 'answer'",
+            "The --response column 'reply' is not in the input. Available columns: 'id', 'answer'",
         ),
         (
             ["log.parquet", "--response", "id"],
@@ -497,8 +498,9 @@ def test_summary_options_and_errors(tmp_path: Path) -> None:
     )
     missing = run_cli("summary", path, "--by", "team")
     assert missing.returncode == cli.EXIT_DATA
-    assert "--by column 'team' is not in the input. Its columns: 'answer_correctness', 'kind'" in (
-        missing.stderr
+    assert (
+        "--by column 'team' is not in the input. Available columns: 'answer_correctness', 'kind'"
+        in missing.stderr
     )
     assert "parameter" not in missing.stderr
     bad = run_cli("summary", path, "--confidence", "2")

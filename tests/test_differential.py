@@ -42,6 +42,7 @@ from tests.oracles import answer_match as oracle_match
 from tests.oracles import checks as oracle_checks
 from tests.oracles import correctness as oracle_correctness
 from tests.oracles import extract as oracle_extract
+from tests.oracles import final_answers as oracle_final
 from tests.oracles import precision as oracle_precision
 from tests.oracles import similarity as oracle_similarity
 from tests.oracles import squad as oracle_squad
@@ -51,6 +52,17 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 #: Kernels the Rust crate exports that have no pure-Python oracle, with the reason.
 NO_ORACLE: dict[str, str] = {}
+
+
+def _number_details(text: str | None) -> dict[str, str | None]:
+    """final_number_details' struct as the oracle reads it."""
+    if text is None:
+        return {"number": None, "form": None, "reason": None}
+    found = oracle_final.final_number(text)
+    if found is None:
+        return {"number": None, "form": None, "reason": "no_number"}
+    return {"number": found[0], "form": found[1], "reason": None}
+
 
 Row = dict[str, Any]
 
@@ -224,6 +236,15 @@ number_text = st.lists(
          "A: ", "QA:", " ", "\x1c", "\u3000", "\u2028", "\r", "٣"]
     ),
     max_size=10,
+).map("".join)  # fmt: skip
+#: Texts shaped like multiple-choice answers: the pieces of final_choice's rules.
+final_choice_text = st.lists(
+    st.sampled_from(
+        ["The answer is ", "ANSWER: ", "Answer:", " is the correct answer", "closest is ",
+         "option is ", "then ", "\\boxed{", "}", "**", "(", ")", ".", " ", "\n", " or ", ", ",
+         "A", "B", "C", "I", "a", "b", "Question:", " is incorrect", "x", "\x1c", "é"]
+    ),
+    max_size=12,
 ).map("".join)  # fmt: skip
 #: Texts that are, or almost are, UTF-8 read as Latin-1 or cp1252.
 mojibake_text = st.text(max_size=12).map(lambda t: t.encode("utf-8").decode("latin-1")) | st.text(
@@ -516,6 +537,54 @@ CASES: dict[str, Case] = {
         st.just({}),
         lambda: ps.repair_mojibake("text"),
         _maybe(oracle_match.repair_mojibake),
+    ),
+    "final_choice": Case(
+        {"text": (S, st.one_of(optional_text, final_choice_text))},
+        st.just({}),
+        lambda: ps.final_choice("text"),
+        lambda row: None if row["text"] is None else oracle_final.final_choice(row["text"])[0],
+    ),
+    "final_choice_details": Case(
+        {"text": (S, st.one_of(optional_text, final_choice_text))},
+        st.just({}),
+        lambda: ps.final_choice_details("text"),
+        lambda row: dict(
+            zip(
+                ("choice", "form", "reason"),
+                (None, None, None)
+                if row["text"] is None
+                else oracle_final.final_choice(row["text"]),
+                strict=True,
+            )
+        ),
+    ),
+    "final_number": Case(
+        {"text": (S, st.one_of(optional_text, number_text))},
+        st.just({}),
+        lambda: ps.final_number("text"),
+        lambda row: (
+            None
+            if row["text"] is None or (found := oracle_final.final_number(row["text"])) is None
+            else found[0]
+        ),
+    ),
+    "final_number_details": Case(
+        {"text": (S, st.one_of(optional_text, number_text))},
+        st.just({}),
+        lambda: ps.final_number_details("text"),
+        lambda row: _number_details(row["text"]),
+    ),
+    "choice_match": Case(
+        {
+            "response": (S, st.one_of(optional_text, final_choice_text)),
+            "reference": (
+                S,
+                st.one_of(optional_text, st.sampled_from(["A", "b", "(C)", "D.", " "])),
+            ),
+        },
+        st.fixed_dictionaries({"rules": st.sampled_from(["mmlu_pro", "answer_is", "final"])}),
+        lambda **o: ps.choice_match("response", "reference", **o),
+        lambda row, **o: oracle_extract.choice_match(row["response"], row["reference"], **o),
     ),
     "mmlu_pro_choice": Case(
         {

@@ -102,7 +102,8 @@ def _check_against_inspect(path: Path) -> pl.DataFrame:
     table = ps.read_log(path)
     expected = _expected_inspect(path)
     assert table.height == len(expected)
-    assert table.schema == ps.logs.log_schema(
+    assert table.schema["task_kind"] == pl.String
+    assert table.drop("task_kind").schema == ps.logs.log_schema(
         [c.removeprefix("framework_") for c in table.columns if c.startswith("framework_")]
     )
     for row in table.iter_rows(named=True):
@@ -203,7 +204,7 @@ def test_verdicts() -> None:
 def test_an_unscored_log_has_no_verdict_column() -> None:
     table = ps.read_log(INSPECT / "popularity_unscored.eval")
     assert table.height == 10
-    assert table.columns == ps.LOG_SCHEMA.names()
+    assert table.columns == [*ps.LOG_SCHEMA.names(), "task_kind"]
 
 
 def test_eval_entries_are_read_in_batches(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -397,7 +398,8 @@ def test_every_format_gives_the_canonical_schema() -> None:
         table = ps.read_log(source)
         assert table.columns[: len(ps.LOG_SCHEMA)] == ps.LOG_SCHEMA.names(), source
         assert all(table.schema[c] == t for c, t in ps.LOG_SCHEMA.items()), source
-        framework = table.columns[len(ps.LOG_SCHEMA) :]
+        assert table.columns[len(ps.LOG_SCHEMA)] == "task_kind", source
+        framework = table.columns[len(ps.LOG_SCHEMA) + 1 :]
         assert all(c.startswith("framework_") and table.schema[c] == pl.Float64 for c in framework)
         assert table.height > 0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from fractions import Fraction
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import polarscore as ps
+from polarscore.comparison import holm
 from polarscore.reporting import build_report_data
 from polarscore.reporting._aggregate import SWEEP
 from polarscore.reporting._stats import Confusion, mcnemar_p_value
@@ -95,12 +97,12 @@ def test_mcnemar_exact_is_the_binomial_tail(a: int, b: int) -> None:
     assert mcnemar_p_value(a, b) == pytest.approx(min(1.0, 2 * tail), rel=1e-9)
 
 
-def test_mcnemar_large_counts_use_the_chi_square_form() -> None:
-    a, b = 30_000, 29_000
-    z = (abs(a - b) - 1) / math.sqrt(a + b)
-    assert mcnemar_p_value(a, b) == pytest.approx(math.erfc(z / math.sqrt(2)))
-    # near the switch, the two forms agree closely
-    assert mcnemar_p_value(2600, 2401) == pytest.approx(mcnemar_p_value(2500, 2300), abs=0.5)
+def test_mcnemar_large_counts_stay_exact() -> None:
+    # No chi-square switch: the exact binomial tail, from integer arithmetic.
+    a, b = 3_000, 2_800
+    n = a + b
+    tail = Fraction(sum(math.comb(n, i) for i in range(b + 1)), 2**n)
+    assert mcnemar_p_value(a, b) == pytest.approx(float(2 * tail), rel=1e-12)
 
 
 # ---------------------------------------------------------------- numbers of the report
@@ -138,6 +140,10 @@ def test_paired_differences_against_a_direct_bootstrap() -> None:
     diff = sign * (wide["a"] - wide["b"]).to_numpy()
     assert pair.questions == 300
     assert pair.mean_difference == math.fsum(diff) / diff.size
+    # the interval is polarscore.compare's: the Student-t one of the paired standard error,
+    # which a row bootstrap of the differences agrees with
+    se = diff.std(ddof=1) / math.sqrt(diff.size)
+    assert pair.se == pytest.approx(se, rel=1e-12)
     rng = np.random.default_rng(7)
     means = diff[rng.integers(0, diff.size, size=(4000, diff.size))].mean(axis=1)
     low, high = np.quantile(means, [0.025, 0.975])
@@ -150,6 +156,9 @@ def test_paired_differences_against_a_direct_bootstrap() -> None:
     got = (pair.only_first, pair.only_second)
     assert got == ((only_a, only_b) if sign > 0 else (only_b, only_a))
     assert pair.p_value == pytest.approx(mcnemar_p_value(only_a, only_b))
+    # three groups: Holm's correction over the three pairs
+    raw = [p.p_value for p in data.paired if p.score == "answer_match"]
+    assert [p.p_adjusted for p in data.paired if p.score == "answer_match"] == holm(raw)
     # b and c are drawn alike: their difference is small, rarely significant
     same = next(p for p in data.paired if {p.first, p.second} == {"b", "c"})
     assert abs(same.mean_difference) < abs(pair.mean_difference)
@@ -166,7 +175,7 @@ def test_paired_averages_repeated_rows_and_skips_unshared_questions() -> None:
     (pair,) = build_report_data(frame, pair_on="question", n_bootstrap=0, sample=0).paired
     assert pair.questions == 2  # question 3 has no b
     assert pair.mean_difference == ((0.5 - 0.25) + (1.0 - 0.0)) / 2
-    assert pair.low is None  # no bootstrap asked
+    assert pair.low is not None  # analytic: no bootstrap needed
 
 
 def test_the_recorded_question_column_pairs_by_default(tmp_path: Path) -> None:

@@ -25,7 +25,10 @@ REQUIRED = os.environ.get("POLARSCORE_REQUIRE_BROWSER") == "1"
 
 def _unavailable() -> str | None:
     if find_browser() is None:
-        return "no Chromium executable (install Debian's chromium package)"
+        return (
+            "the report's browser tests need Chromium, and no chromium executable was found "
+            "(Debian, Ubuntu: apt install chromium; see the README's set-up)"
+        )
     try:
         import websocket  # noqa: F401
     except ImportError:

@@ -29,14 +29,15 @@ def _build_parser() -> argparse.ArgumentParser:
         epilog=(
             "exit codes: 0 ok, 1 unexpected error, 2 bad usage or options, 3 column missing, of "
             "the wrong type or colliding, 4 input missing or unreadable, 5 output not writable "
-            "(also a full disk mid-write: the previous output is kept), 130 interrupted, "
-            "143 terminated"
+            "(also a full disk mid-write: the previous output is kept), 6 compare "
+            "--fail-if-worse: a named model is significantly worse, 130 interrupted, 143 terminated"
         ),
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_score_parser(sub)
     _add_summary_parser(sub)
     _add_report_parser(sub)
+    _add_compare_parser(sub)
     sub.add_parser(
         "scorers",
         help="list the registered scorers and their options",
@@ -117,6 +118,14 @@ def _add_score_parser(sub: Any) -> None:
     )
     score.add_argument("--prefix", default=None, help="prefix of the score column names")
     score.add_argument(
+        "--task-kind",
+        default=None,
+        metavar="KIND",
+        help="the task kind 'correct' grades by (multiple_choice, numeric, short_answer, "
+        "free_form, none), overriding the logs' (default: read from each log, or told from a "
+        "table's gold answers)",
+    )
+    score.add_argument(
         "--question-id",
         default=None,
         metavar="COLUMN",
@@ -135,8 +144,23 @@ def _add_score_parser(sub: Any) -> None:
         "of the test's assertions of a type; repeatable, the first found is used (default: "
         "var:expected, then assert:equals, similar, levenshtein, rouge-n, bleu, factuality)",
     )
+    score.add_argument(
+        "--max-entry-bytes",
+        type=_entry_bytes,
+        default=None,
+        metavar="N",
+        help="the most bytes one entry of an inspect-ai .eval archive may inflate to; an entry "
+        "declaring more is refused (default: 268435456, 256 MiB; 0: no limit)",
+    )
     score.add_argument("--overwrite", action="store_true", help="replace an existing output")
     score.add_argument("-q", "--quiet", action="store_true", help="no progress bar or messages")
+
+
+def _entry_bytes(text: str) -> int:
+    """``--max-entry-bytes``: a count of bytes, 0 or more."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"must be a whole number of bytes, got {text!r}")
+    return int(text)
 
 
 def _add_interval_arguments(parser: argparse.ArgumentParser, *, seed_help: str) -> None:
@@ -197,6 +221,7 @@ def _add_summary_parser(sub: Any) -> None:
         "--expected-behavior", default=None, metavar="COLUMN", help="column of good/bad labels"
     )
     _add_interval_arguments(summary, seed_help="bootstrap seed")
+    _add_cluster_arguments(summary)
     summary.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
@@ -262,6 +287,102 @@ def _add_report_parser(sub: Any) -> None:
     _add_interval_arguments(report, seed_help="seed of bootstraps and sample")
     report.add_argument("--overwrite", action="store_true", help="replace an existing output")
     report.add_argument("-q", "--quiet", action="store_true", help="no message on success")
+
+
+def _add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``summary``'s --cluster and --epoch-reducer (issue 43: clustered error bars)."""
+    parser.add_argument(
+        "--cluster",
+        action="append",
+        default=None,
+        metavar="COLUMN",
+        help="column grouping rows that are not independent (a question's epochs, a passage), "
+        "repeatable: clustered standard errors and a bootstrap over clusters (default: an eval "
+        "log with more than one epoch is clustered by task and sample_id; 'none' for no "
+        "clusters)",
+    )
+    parser.add_argument(
+        "--epoch-reducer",
+        default=None,
+        metavar="REDUCER",
+        help="reduce each cluster's scores to one first, as inspect-ai reduces epochs: mean, "
+        "max, mode or at_least_K (default: none, every row counts)",
+    )
+
+
+def _add_compare_parser(sub: Any) -> None:
+    """Add ``polarscore compare`` (issue 43: paired comparisons and a CI gate)."""
+    compare = sub.add_parser(
+        "compare",
+        help="compare models on the questions they share: paired differences, tests, power",
+        description=(
+            "Compare each two groups (models) on the questions both answered: each mean, the "
+            "mean difference with its paired (or clustered) standard error and interval, a "
+            "p-value (McNemar's exact test for 0/1 scores, else a paired t-test), Holm's "
+            "correction with more than two groups, and the smallest difference the questions "
+            "can detect. With --fail-if-worse MODEL, exit 6 when MODEL is significantly worse "
+            "than the baseline (--baseline, or the other group when there are two)."
+        ),
+    )
+    compare.add_argument("inputs", nargs="+", metavar="LOG", help="scored logs or eval logs")
+    compare.add_argument(
+        "--scores",
+        nargs="+",
+        default=None,
+        metavar="COLUMN",
+        help="score columns (default: float columns named after a scorer, then the log's own "
+        "framework_* verdicts)",
+    )
+    compare.add_argument(
+        "--by",
+        action="append",
+        default=None,
+        metavar="COLUMN",
+        help="column naming the groups to compare, repeatable (default: model)",
+    )
+    compare.add_argument(
+        "--pair-on",
+        action="append",
+        default=None,
+        metavar="COLUMN",
+        help="column identifying a question, repeatable (default: sample_id)",
+    )
+    compare.add_argument(
+        "--cluster", default=None, metavar="COLUMN", help="column grouping the questions"
+    )
+    compare.add_argument(
+        "--epoch-reducer",
+        default=None,
+        metavar="REDUCER",
+        help="reduce a group's repeated rows of a question first: mean, max, mode or "
+        "at_least_K (default: mean when the log has more than one epoch, else none)",
+    )
+    compare.add_argument(
+        "--baseline", default=None, metavar="GROUP", help="compare every group with this one"
+    )
+    compare.add_argument(
+        "--fail-if-worse",
+        action="append",
+        default=[],
+        metavar="GROUP",
+        help="exit 6 when GROUP is significantly worse than the baseline on any score, repeatable",
+    )
+    compare.add_argument(
+        "--threshold",
+        type=float,
+        default=DEFAULT_THRESHOLD,
+        help="pass threshold of at_least_K (default: %(default)s)",
+    )
+    compare.add_argument(
+        "--confidence", type=float, default=0.95, help="interval level (default: %(default)s)"
+    )
+    compare.add_argument(
+        "--power",
+        type=float,
+        default=0.8,
+        help="power of the detectable difference (default: %(default)s)",
+    )
+    compare.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
 def _split_options(text: str) -> list[str]:

@@ -14,6 +14,7 @@ import polars as pl
 
 from polarscore import _inputs
 from polarscore.cli._args import _PROG, _build_parser
+from polarscore.cli._compare import _compare
 from polarscore.cli._exit import (
     EXIT_DATA,
     EXIT_ERROR,
@@ -29,6 +30,7 @@ from polarscore.exceptions import (
     ColumnCollisionError,
     ColumnNotFoundError,
     ColumnTypeError,
+    ColumnValueError,
     InputFileError,
     OutputFileError,
     PolarscoreError,
@@ -68,6 +70,8 @@ def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return _summary(args)
     if args.command == "report":
         return _report(args)
+    if args.command == "compare":
+        return _compare(args)
     if args.sample == bool(args.inputs):
         parser.error("score: give either INPUT files or --sample")
     if args.output is None:
@@ -113,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OutputFileError as error:
         _error(str(error))
         return EXIT_OUTPUT
-    except (ColumnNotFoundError, ColumnTypeError, ColumnCollisionError) as error:
+    except (ColumnNotFoundError, ColumnTypeError, ColumnValueError, ColumnCollisionError) as error:
         _error(str(error))
         return EXIT_DATA
     except PolarscoreError as error:

@@ -25,8 +25,9 @@ from polarscore.exceptions import (
     InputFileError,
     InvalidParameterError,
 )
-from polarscore.frame import resolve_scorers, score_frame
+from polarscore.frame import ScorerRequest, resolve_scorers, score_frame, with_correct_options
 from polarscore.logs._errors import reader_error
+from polarscore.logs._task_kind import TASK_KINDS, TaskKind, recorded_kind
 from polarscore.provenance import (
     PROVENANCE_KEY,
     record_for_requests,
@@ -216,8 +217,48 @@ def _check_option_values(selection: Sequence[tuple[str, dict[str, Any]]]) -> Non
         )
 
 
+def _check_task_kind(args: argparse.Namespace) -> str | None:
+    """Return ``--task-kind``, checked: one line naming the kinds for an unknown one."""
+    kind: str | None = getattr(args, "task_kind", None)
+    if kind is not None and kind not in TASK_KINDS:
+        raise InvalidParameterError(
+            f"--task-kind must be one of {', '.join(TASK_KINDS)}; got {kind!r}."
+        )
+    return kind
+
+
+def _task_kinds(files: Sequence[Path], found: TaskKind | None) -> list[dict[str, str | None]]:
+    """Return each input's task kind and where it came from, for the provenance record."""
+    if found is not None:
+        return [{"path": str(f), "kind": found.kind, "source": found.source} for f in files]
+    out: list[dict[str, str | None]] = []
+    for file in files:
+        reading = recorded_kind(file)
+        if reading is not None:
+            out.append({"path": str(file), "kind": reading.kind, "source": reading.source})
+        else:
+            out.append({"path": str(file), "kind": None, "source": "the task_kind column"})
+    return out
+
+
+def _uniform_kind(files: Sequence[Path], schema: pl.Schema) -> str | None:
+    """Return the one task kind every input log records, or None (then read row by row).
+
+    ``correct`` then runs its kind's rule alone, where a ``task_kind`` column makes it choose
+    row by row.
+    """
+    if "task_kind" not in schema:
+        return None
+    kinds = {getattr(recorded_kind(file), "kind", None) for file in files}
+    if len(kinds) == 1:
+        kind = kinds.pop()
+        return kind if kind in TASK_KINDS else None
+    return None
+
+
 def _score_to_file(args: argparse.Namespace) -> int:
     # Every flag is checked before any file is looked at.
+    task_kind = _check_task_kind(args)
     selection = _selection(args, printing=False)
     thresholds = _parse_thresholds(args.threshold)
     _check_thresholds(thresholds, selection)
@@ -245,8 +286,26 @@ def _score_to_file(args: argparse.Namespace) -> int:
         )
     total = _inputs.count_rows(files)
     progress = _progress.Progress(total, stream=_progress.stderr_if_tty(quiet=args.quiet))
+    requests, found = with_correct_options(
+        frame,
+        requests,
+        reference=reference,
+        references=references,
+        task_kind=task_kind or _uniform_kind(files, schema),
+    )
+    if task_kind is None and found is not None and found.source == "given":
+        found = None  # the logs' own kinds, one for all: the record names each log's
+    if found is not None and "task_kind" not in args.drop:
+        # The kind correct applied is a column of the output: given, or told from a table's
+        # golds (it replaces a log's own column when --task-kind overrides it).
+        frame = frame.with_columns(pl.lit(found.kind, dtype=pl.String).alias("task_kind"))
     scored = _score(
-        frame, args, (reference, references), selection, thresholds=thresholds, prefix=args.prefix
+        frame,
+        args,
+        (reference, references),
+        _with_options(selection, requests),
+        thresholds=thresholds,
+        prefix=args.prefix,
     )
     # With the row count known (Parquet), the log is scored slice by slice, which keeps memory
     # flat. Otherwise (CSV, JSON Lines) one streaming query runs. Either way a pass-through batch
@@ -268,6 +327,7 @@ def _score_to_file(args: argparse.Namespace) -> int:
         references=references,
         inputs={str(file): rows for file, rows in _inputs.file_rows(files).items()},
         question_id=args.question_id,
+        task_kinds=_task_kinds(files, found) if "correct" in dict(selection) else None,
     )
     _write(scored, target, kind, total=total, progress=progress, record=record)
     if not args.quiet:
@@ -276,13 +336,28 @@ def _score_to_file(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _with_options(
+    selection: Sequence[tuple[str, dict[str, Any]]], requests: Sequence[ScorerRequest]
+) -> list[tuple[str, dict[str, Any]]]:
+    """Return ``selection`` with each scorer's options as resolved (``correct``'s filled in)."""
+    resolved = {r.spec.name: dict(r.options) for r in requests}
+    return [(name, resolved.get(name, options)) for name, options in selection]
+
+
 def _scan(
     files: Sequence[Path], args: argparse.Namespace
 ) -> tuple[pl.LazyFrame, dict[Path, pl.Schema]]:
     """Scan the inputs (tables and framework logs) into one frame; return it and each schema."""
     reference = getattr(args, "promptfoo_reference", None)
-    schemas = {file: _inputs.read_schema(file, promptfoo_reference=reference) for file in files}
-    return _inputs.scan_inputs(files, schemas, promptfoo_reference=reference), schemas
+    limit = getattr(args, "max_entry_bytes", None)
+    schemas = {
+        file: _inputs.read_schema(file, promptfoo_reference=reference, max_entry_bytes=limit)
+        for file in files
+    }
+    frame = _inputs.scan_inputs(
+        files, schemas, promptfoo_reference=reference, max_entry_bytes=limit
+    )
+    return frame, schemas
 
 
 def _score(
@@ -308,6 +383,7 @@ def _score(
             scorers=list(selection),
             thresholds=thresholds,
             prefix=prefix,
+            task_kind=getattr(args, "task_kind", None),
         ),
         scorer_options=True,
     )
@@ -375,6 +451,7 @@ def _print_mode_summary(args: argparse.Namespace) -> int:
             raise InvalidParameterError(
                 f"{flag} shapes the written file and applies only with -o OUTPUT."
             )
+    _check_task_kind(args)
     selection = _selection(args, printing=True)
     thresholds = _parse_thresholds(args.threshold)
     _check_thresholds(thresholds, selection)

@@ -27,7 +27,7 @@ from polarscore.provenance import (
     recorded_thresholds,
 )
 from polarscore.registry import available_scorers, get_scorer
-from polarscore.summary import _default_scores, summarize
+from polarscore.summary import AUTO_CLUSTER, _cluster_columns, _default_scores, summarize
 
 
 def _json_value(value: Any) -> Any:
@@ -112,8 +112,8 @@ def _check_summary_flags(args: argparse.Namespace, schema: pl.Schema) -> list[st
     return scores
 
 
-def _describe_record(record: dict[str, Any]) -> list[str]:
-    """Return a few lines saying how a scored log was scored."""
+def _describe_record(record: dict[str, Any], applied: dict[str, float] | None = None) -> list[str]:
+    """Return a few lines saying how a scored log was scored, and the thresholds applied."""
     response = record.get("response")
     if record.get("references") is not None:
         against = f"references {record['references']!r}"
@@ -130,7 +130,11 @@ def _describe_record(record: dict[str, Any]) -> list[str]:
     for entry in record.get("scorers", []):
         options = ", ".join(f"{k}={v!r}" for k, v in entry.get("options", {}).items())
         threshold = entry.get("threshold")
-        passed = "no threshold" if threshold is None else f"threshold {threshold:g}"
+        used = (applied or {}).get(str(entry.get("column")))
+        if threshold is None:
+            passed = "no threshold" if used is None else f"threshold {used:g} (none recorded)"
+        else:
+            passed = f"threshold {threshold:g}"
         lines.append(f"  {entry.get('column')}: {entry.get('name')}({options}), {passed}")
     inputs = record.get("inputs", [])
     # A row count is recorded only where it was free to know (Parquet metadata); a log or a text
@@ -205,10 +209,13 @@ def _summary(args: argparse.Namespace) -> int:
     by = args.by if args.by is not None else ["model"] if "model" in schema else []
     records = _records(files)
     thresholds = _summary_thresholds(args, scores, records)
+    cluster, note = _summary_cluster(args, frame, schema, by)
     table = summarize(
         frame,
         scores,
         by=by or None,
+        cluster=cluster,
+        epoch_reducer=args.epoch_reducer,
         threshold=thresholds,
         expected_behavior=args.expected_behavior,
         confidence=args.confidence,
@@ -226,7 +233,9 @@ def _summary(args: argparse.Namespace) -> int:
         shown.append(record)
         if len(files) > 1:
             print(f"{file}:")
-        print("\n".join(_describe_record(record)))
+        print("\n".join(_describe_record(record, thresholds)))
+    if note:
+        print(note)
     with pl.Config(
         tbl_hide_dataframe_shape=True,
         tbl_hide_column_data_types=True,
@@ -235,7 +244,57 @@ def _summary(args: argparse.Namespace) -> int:
         tbl_width_chars=200,
     ):
         print(_readable(table, by=by, confidence=args.confidence))
+    print("\n".join(_framework_lines(frame, files, records, scores, thresholds)))
     return EXIT_OK
+
+
+def _summary_cluster(
+    args: argparse.Namespace, frame: pl.LazyFrame, schema: pl.Schema, by: Sequence[str]
+) -> tuple[list[str] | None, str | None]:
+    """Return the cluster columns of ``summary`` and the line that says how errors are computed."""
+    named = args.cluster or []
+    if [c.lower() for c in named] == ["none"]:
+        return None, None
+    for column in named:
+        if column not in schema:
+            raise _words.missing_column("--cluster", column, schema)
+    if named:
+        columns = list(named)
+        how = "as --cluster says"
+    else:
+        columns = _cluster_columns(frame, schema, AUTO_CLUSTER, by_columns=by, function="summary")
+        how = "the log has more than one epoch per sample (--cluster none to count rows apart)"
+    if not columns:
+        return None, None
+    reduced = (
+        f"; each cluster reduced to one score by {args.epoch_reducer}" if args.epoch_reducer else ""
+    )
+    return columns, (f"errors clustered by {', '.join(columns)}: {how}{reduced}")
+
+
+def _framework_lines(
+    frame: pl.LazyFrame,
+    files: Sequence[Path],
+    records: dict[Path, dict[str, Any]],
+    scores: Sequence[str],
+    thresholds: dict[str, float],
+) -> list[str]:
+    """Return the lines on where the scores and the framework's verdicts disagree, and why."""
+    from polarscore.reporting import _details_exprs
+    from polarscore.reporting._framework import summary_lines
+
+    frameworks = [c for c in scores if c.startswith(FRAMEWORK_PREFIX)]
+    if not frameworks:
+        return []
+    schema = frame.collect_schema()
+    record = next(iter(records.values()), None) if len(records) == len(files) == 1 else None
+    response = (record or {}).get("response")
+    details = _details_exprs(
+        record, schema, scores, response if isinstance(response, str) else None, None
+    )
+    return summary_lines(
+        frame, scores=scores, frameworks=frameworks, thresholds=thresholds, details=details
+    )
 
 
 def _fixed(values: pl.Series) -> list[str]:
@@ -254,7 +313,10 @@ def _readable(table: pl.DataFrame, *, by: Sequence[str], confidence: float) -> p
 
     columns: dict[str, Any] = {c: table[c] for c in (*by, "score", "rows", "scored")}
     columns["inconclusive"] = table["inconclusive"]
+    if table["clusters"].null_count() < table.height:
+        columns["clusters"] = table["clusters"]
     columns["mean"] = _fixed(table["mean"])
+    columns["se"] = _fixed(table["mean_se"])
     columns[f"mean {level} CI"] = interval("mean_low", "mean_high")
     columns["threshold"] = table["threshold"]
     columns["pass rate"] = _fixed(table["pass_rate"])

@@ -36,9 +36,14 @@ def listing(schema: pl.Schema) -> str:
 def missing_column(
     flag: str, column: str, schema: pl.Schema, *, hint: bool = True
 ) -> ColumnNotFoundError:
-    """Return the error for the column ``column``, named by ``flag``, absent from the input."""
-    text = f"The {flag} column {column!r} is not in the input. Its columns: {listing(schema)}."
-    return ColumnNotFoundError(text + (f"\nHint: name one of them with {flag}." if hint else ""))
+    """Return the error for the column ``column``, named by ``flag``, absent from the input.
+
+    The library's one wording (:meth:`ColumnNotFoundError.from_missing`), its hint naming the
+    flag.
+    """
+    return ColumnNotFoundError.from_missing(
+        column, schema.names(), role=flag, hint=f"name one of them with {flag}." if hint else ""
+    )
 
 
 def unconverted_column(

@@ -15,9 +15,11 @@ from pathlib import Path
 
 import polars as pl
 
+from polarscore._validation import check_budget
 from polarscore.exceptions import InputFileError
 from polarscore.logs._detect import LOG_FORMATS, detect, formats_listing
-from polarscore.logs._table import FRAMEWORK_PREFIX, LOG_SCHEMA, log_schema
+from polarscore.logs._table import FRAMEWORK_PREFIX, LOG_SCHEMA, log_schema, too_deep
+from polarscore.logs._zip import MAX_ENTRY_BYTES
 
 LogSource = str | PathLike[str] | Sequence[str | PathLike[str]]
 
@@ -47,7 +49,12 @@ def detect_log_format(path: str | PathLike[str]) -> str | None:
     return detect(Path(path))
 
 
-def scan_one(path: Path, *, promptfoo_reference: str | Sequence[str] | None = None) -> pl.LazyFrame:
+def scan_one(
+    path: Path,
+    *,
+    promptfoo_reference: str | Sequence[str] | None = None,
+    max_entry_bytes: int | None = MAX_ENTRY_BYTES,
+) -> pl.LazyFrame:
     """Scan one log (a file, or a HELM run folder) whose format is recognised.
 
     Raises
@@ -62,20 +69,44 @@ def scan_one(path: Path, *, promptfoo_reference: str | Sequence[str] | None = No
             f"Cannot tell the format of {str(path)!r}: it is not an eval log polarscore "
             f"recognises ({formats_listing()})."
         )
-    return _scan(path, kind, promptfoo_reference)
+    limit = check_budget(max_entry_bytes, function="scan_log", parameter="max_entry_bytes")
+    try:
+        return _scan(path, kind, promptfoo_reference, limit or 1 << 62)
+    except RecursionError:  # a value nested too deep for Python, met while a reader walks it
+        raise too_deep(f"The log {str(path)!r}") from None
 
 
-def _scan(path: Path, kind: str, promptfoo_reference: str | Sequence[str] | None) -> pl.LazyFrame:
-    from polarscore.logs import _helm, _inspect, _lighteval, _lm_eval, _openai_evals, _promptfoo
+def _scan(
+    path: Path, kind: str, promptfoo_reference: str | Sequence[str] | None, max_entry_bytes: int
+) -> pl.LazyFrame:
+    """Scan the log with its format's reader, and add its task kind (:mod:`._task_kind`)."""
+    from polarscore.logs._task_kind import with_task_kind
 
+    reader: object = None
     if kind == "inspect_eval":
-        return _inspect.EvalArchive(path).scan()
-    if kind == "inspect_json":
-        return _inspect.read_json_log(path).lazy()
-    if kind == "lm_eval":
+        from polarscore.logs import _inspect
+
+        reader = _inspect.EvalArchive(path, max_entry_bytes=max_entry_bytes)
+        frame = reader.scan()
+    elif kind == "lm_eval":
+        from polarscore.logs import _lm_eval
+
         with open(path, "rb") as handle:
             first = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-        return _lm_eval.SamplesLog(path, array=first == b"[").scan()
+        reader = _lm_eval.SamplesLog(path, array=first == b"[")
+        frame = reader.scan()
+    else:
+        frame = _scan_reader(path, kind, promptfoo_reference)
+    return with_task_kind(frame, path, kind, reader)
+
+
+def _scan_reader(
+    path: Path, kind: str, promptfoo_reference: str | Sequence[str] | None
+) -> pl.LazyFrame:
+    from polarscore.logs import _helm, _inspect, _lighteval, _openai_evals, _promptfoo
+
+    if kind == "inspect_json":
+        return _inspect.read_json_log(path).lazy()
     if kind == "helm":
         folder = path if path.is_dir() else path.parent
         return _helm.read_run(folder).lazy()
@@ -153,7 +184,10 @@ def folder_logs(folder: Path) -> list[Path]:
 
 
 def scan_log(
-    source: LogSource, *, promptfoo_reference: str | Sequence[str] | None = None
+    source: LogSource,
+    *,
+    promptfoo_reference: str | Sequence[str] | None = None,
+    max_entry_bytes: int | None = MAX_ENTRY_BYTES,
 ) -> pl.LazyFrame:
     """Scan eval logs lazily into the canonical table of :data:`LOG_SCHEMA`.
 
@@ -174,13 +208,20 @@ def scan_log(
         tried in order. Default: the first of ``var:expected``, ``assert:equals``,
         ``assert:similar``, ``assert:levenshtein``, ``assert:rouge-n``, ``assert:bleu`` and
         ``assert:factuality`` that the test has.
+    max_entry_bytes
+        The most bytes one entry of an ``.eval`` archive may inflate to (default 256 MiB); an
+        entry declaring more is refused, naming the entry and this option. None: no limit.
+        Entries whose data overlap, a name listed twice and an entry inflating to more than its
+        declared size are refused whatever the limit (see docs/guarantees.md).
 
     Returns
     -------
     pl.LazyFrame
         The columns of :data:`LOG_SCHEMA` (``source_format``, ``task``, ``model``, ``sample_id``,
-        ``epoch``, ``input``, ``response``, ``references``, ``choices``), then the framework's
-        own verdicts as ``Float64`` columns ``framework_<scorer>``: inspect-ai's grades
+        ``epoch``, ``input``, ``response``, ``references``, ``choices``), then ``task_kind``
+        (``String``: how the framework graded the log, read from its metadata, null when it
+        records nothing polarscore reads a kind from; see :func:`polarscore.correct`), then the
+        framework's own verdicts as ``Float64`` columns ``framework_<scorer>``: inspect-ai's grades
         ``C``/``P``/``I``/``N`` as 1 / 0.5 / 0 / 0, booleans as 1 / 0, NaN as null.
 
     Raises
@@ -188,7 +229,8 @@ def scan_log(
     InputFileError
         A path does not exist, a file is not a log polarscore recognises (the message lists the
         formats), or a log is corrupt: a truncated zip archive, an entry that does not
-        decompress, a sample that is not JSON. The message names the file. (An entry of an
+        decompress, a sample that is not JSON or nests too deep for Python's JSON reader, an
+        entry over ``max_entry_bytes``. The message names the file. (An entry of an
         ``.eval`` archive is only read when the frame is collected: a corrupt one fails the
         query, with the same message.)
 
@@ -216,20 +258,26 @@ def scan_log(
     └───────────┴───────┴──────────┴────────────┴─────────────────┘
     """
     paths = log_files(source)
-    frames = [scan_one(p, promptfoo_reference=promptfoo_reference) for p in paths]
+    frames = [
+        scan_one(p, promptfoo_reference=promptfoo_reference, max_entry_bytes=max_entry_bytes)
+        for p in paths
+    ]
     if len(frames) == 1:
         return frames[0]
     return pl.concat(frames, how="diagonal")
 
 
 def read_log(
-    source: LogSource, *, promptfoo_reference: str | Sequence[str] | None = None
+    source: LogSource,
+    *,
+    promptfoo_reference: str | Sequence[str] | None = None,
+    max_entry_bytes: int | None = MAX_ENTRY_BYTES,
 ) -> pl.DataFrame:
     """Read eval logs into the canonical table; :func:`scan_log`, collected.
 
     Parameters
     ----------
-    source, promptfoo_reference
+    source, promptfoo_reference, max_entry_bytes
         As for :func:`scan_log`.
 
     Returns
@@ -262,7 +310,9 @@ def read_log(
     """
     from polarscore.logs._errors import collect_log
 
-    return collect_log(scan_log(source, promptfoo_reference=promptfoo_reference))
+    return collect_log(
+        scan_log(source, promptfoo_reference=promptfoo_reference, max_entry_bytes=max_entry_bytes)
+    )
 
 
 __all__ = [

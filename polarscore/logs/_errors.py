@@ -7,11 +7,13 @@ message again, so that a corrupt entry met mid-query is reported as at scan time
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
 
 from polarscore.exceptions import InputFileError
 
-_MARKER = "InputFileError: "
+_MARKER = re.compile(r"\b(?:InputFileError|JsonTooDeepError): ")
 
 
 def reader_error(error: BaseException) -> InputFileError | None:
@@ -26,8 +28,9 @@ def reader_error(error: BaseException) -> InputFileError | None:
             return current
         current = current.__cause__ or current.__context__
     text = str(error)
-    if _MARKER in text:
-        message = text.split(_MARKER, 1)[1].strip().splitlines()[0]
+    found = _MARKER.search(text)
+    if found:
+        message = text[found.end() :].strip().splitlines()[0]
         return InputFileError(message)
     return None
 

@@ -34,6 +34,7 @@ from polarscore._internal import read_eval_samples
 from polarscore.exceptions import InputFileError
 from polarscore.logs._source import BATCH_ROWS, lazy_batches
 from polarscore.logs._table import (
+    JsonTooDeepError,
     Rows,
     content_text,
     load_json,
@@ -43,7 +44,7 @@ from polarscore.logs._table import (
     text_list,
     verdict,
 )
-from polarscore.logs._zip import ZipLog
+from polarscore.logs._zip import MAX_ENTRY_BYTES, ZipLog
 
 EVAL_FORMAT = "inspect_eval"
 JSON_FORMAT = "inspect_json"
@@ -185,7 +186,7 @@ def _parse_sample(data: bytes, what: str) -> Any:
         pieces.append(b"}")
         try:
             head = _DECODE(b"".join(pieces).decode())
-        except ValueError:
+        except (ValueError, RecursionError):
             head = None
         if type(head) is dict and "output" in head:
             return head
@@ -255,9 +256,9 @@ def read_json_log(path: Path) -> pl.DataFrame:
 class EvalArchive:
     """An inspect-ai ``.eval`` log: its run, its sample entries and its verdict columns."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, max_entry_bytes: int = MAX_ENTRY_BYTES) -> None:
         self.path = path
-        self.zip = ZipLog(path)
+        self.zip = ZipLog(path, max_entry_bytes=max_entry_bytes)
         names = self.zip.names()
         header_name = "header.json" if "header.json" in self.zip.entries else None
         if header_name is None and "_journal/start.json" in self.zip.entries:
@@ -312,7 +313,12 @@ class EvalArchive:
         """
         names: dict[str, None] = {}
         if self.samples:
-            first = self._sample(self.samples[0], self.zip.read(self.samples[0]))
+            try:
+                first = self._sample(self.samples[0], self.zip.read(self.samples[0]))
+            except JsonTooDeepError:
+                # Python cannot parse it; the native reader skips the fields it does not read
+                # (and this entry's error is raised when it is read, if it reaches Python).
+                first = {}
             names.update(dict.fromkeys(_verdicts(first.get("scores"))))
         header = _header_verdicts(self.header)
         names.update(dict.fromkeys(header))
@@ -374,6 +380,8 @@ class EvalArchive:
         included, are read by :meth:`read_python`, which raises their errors.
         """
         infos = self.zip.sorted_infos(names)
+        for info in infos:
+            self.zip.check_size(info)
         native = [i for i in infos if i.filename not in self.shells]
         rows, left = read_eval_samples(
             mapped,

@@ -127,7 +127,7 @@ def _prompt_text(prompt: Any) -> str | None:
     if isinstance(raw, str) and raw.lstrip().startswith("["):
         try:
             messages = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             return raw
         if isinstance(messages, list) and all(
             isinstance(m, Mapping) and "role" in m for m in messages

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -60,7 +61,10 @@ def verdict(value: Any) -> float | None:
     if isinstance(value, bool):
         return 1.0 if value else 0.0
     if isinstance(value, int | float):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer beyond a float's range
+            return None
         return number if math.isfinite(number) else None
     if isinstance(value, str):
         if value in _GRADES:
@@ -152,18 +156,44 @@ def best_choice(choices: Sequence[str], scores: Sequence[float | None]) -> str |
     return choices[max(range(len(numbers)), key=numbers.__getitem__)]
 
 
+class JsonTooDeepError(InputFileError):
+    """A JSON document nested deeper than Python's JSON reader can parse."""
+
+
+def too_deep(what: str) -> JsonTooDeepError:
+    """Return the error for a document or value nested too deep, naming ``what``."""
+    return JsonTooDeepError(
+        f"{what} nests arrays or objects deeper than polarscore reads (about "
+        f"{sys.getrecursionlimit()} levels); refused."
+    )
+
+
 def load_json(data: bytes | str, *, what: str) -> Any:
     """Parse one JSON document (bare ``NaN``/``Infinity`` allowed, as Python writes them).
 
     Raises
     ------
     InputFileError
-        Naming ``what`` (the file, and the entry or line) when the text is not JSON.
+        Naming ``what`` (the file, and the entry or line) when the text is not JSON, is not
+        UTF-8, or nests deeper than Python's JSON reader can go (:class:`JsonTooDeepError`).
     """
     try:
-        return json.loads(data)
+        try:
+            return json.loads(data)
+        except ValueError as error:
+            if "integer string conversion" not in str(error):
+                raise
+            # An integer of thousands of digits (Python refuses to convert them, as a guard
+            # against quadratic work): kept as its digits, the text it would be written as.
+            return json.loads(data, parse_int=_integer)
     except (ValueError, UnicodeDecodeError) as error:
         raise InputFileError(f"{what} is not valid JSON ({error}).") from None
+    except RecursionError:
+        raise too_deep(what) from None
+
+
+def _integer(digits: str) -> int | str:
+    return int(digits) if len(digits) < 4_000 else digits
 
 
 def json_lines(path: Path) -> Iterator[tuple[int, bytes]]:

@@ -16,9 +16,10 @@ from typing import Any
 import polars as pl
 
 from polarscore import _exact
+from polarscore.comparison import holm, mcnemar_p_value, paired_difference
 from polarscore.exceptions import PolarscoreError
-from polarscore.reporting._stats import Confusion, mcnemar_p_value
-from polarscore.summary import bootstrap_mean_interval, summarize
+from polarscore.reporting._stats import Confusion
+from polarscore.summary import summarize
 
 #: Above this many sampled rows, they are read in one pass over the log instead of one by one.
 MAX_ROW_READS = 400
@@ -30,10 +31,6 @@ MAX_GROUPS = 40
 MAX_PAIRED_GROUPS = 8
 #: Resolution of the (value, count) bins behind the threshold sweep (4 decimals: exact for it).
 FINE_BINS = 10_000
-#: Resolution of the bins of paired differences for their bootstrap (2 decimals, at most 201
-#: bins on [-1, 1]: each resample is one multinomial draw over them). The interval is shifted to
-#: the exact mean difference; binning only adds ``width² / 12`` to the per-question variance.
-PAIRED_BINS = 100
 #: Thresholds of the sweep.
 SWEEP = [round(i / 20, 2) for i in range(21)]
 
@@ -68,14 +65,22 @@ class Paired:
     only_first: int | None
     only_second: int | None
     p_value: float | None
+    #: The paired standard error of the mean difference and the smallest difference detected
+    #: at 80% power (:func:`polarscore.comparison.paired_difference`).
+    se: float | None = None
+    mdd: float | None = None
+    #: McNemar's p-value after Holm's correction over the pairs of the score (more than two
+    #: groups), else the p-value itself.
+    p_adjusted: float | None = None
 
     def mean_significant(self) -> bool:
         """Whether the interval of the mean difference excludes 0."""
         return self.low is not None and self.high is not None and (self.low > 0 or self.high < 0)
 
     def pass_significant(self, alpha: float) -> bool:
-        """Whether McNemar's test rejects equal pass rates at level ``alpha``."""
-        return self.p_value is not None and self.p_value < alpha
+        """Whether McNemar's test (Holm-corrected) rejects equal pass rates at level ``alpha``."""
+        p = self.p_value if self.p_adjusted is None else self.p_adjusted
+        return p is not None and p < alpha
 
 
 @dataclass
@@ -190,14 +195,17 @@ def _paired(
     """Compare every two of ``groups`` on the ``pair_on`` questions both have a score for.
 
     For each score column, one streaming aggregation gives each question's mean score in each
-    group (a question's repeated rows are averaged): a table of questions x groups (8 bytes a
-    cell; it grows with the questions, not the rows). The pairs are then compared with NumPy.
-    Every sum is order-free, so the numbers are the same bits for any engine, thread count or
-    batch size: a question's rows are summed as :mod:`polarscore._exact`'s integers, and the
-    mean difference over questions is ``math.fsum``'s exactly rounded sum.
+    group (a question's repeated rows are averaged, inspect-ai's ``mean`` epoch reducer): a
+    table of questions x groups (8 bytes a cell; it grows with the questions, not the rows).
+    Each pair is then :func:`polarscore.comparison.paired_difference`, the code behind
+    :func:`polarscore.compare`: the mean difference (``math.fsum``'s exactly rounded sum), its
+    paired standard error and Student-t interval; the pass rates at the threshold are compared
+    with McNemar's exact test, Holm-corrected over the pairs when more than two groups are
+    compared. ``n_bootstrap`` and ``seed`` are not used: the interval is analytic.
     """
     import numpy as np  # imported on demand: scoring never needs it
 
+    del n_bootstrap, seed  # the paired interval is the analytic one of polarscore.compare
     label = group_label(by).alias(_GROUP)
     results = []
     for score in scores:
@@ -207,6 +215,7 @@ def _paired(
             for index, group in enumerate(groups)
         }
         threshold = thresholds[score]
+        mine: list[Paired] = []
         for i, first in enumerate(groups):
             for second in groups[i + 1 :]:
                 a, b = columns[first], columns[second]
@@ -215,36 +224,33 @@ def _paired(
                 if n == 0:
                     continue
                 a, b = a[both], b[both]
-                difference = a - b
-                mean = math.fsum(difference.tolist()) / n
-                low = high = None
-                if n_bootstrap > 0:
-                    bins, counts = np.unique(np.round(difference * PAIRED_BINS), return_counts=True)
-                    values = bins / PAIRED_BINS
-                    low, high = bootstrap_mean_interval(
-                        values, counts, confidence=confidence, n_bootstrap=n_bootstrap, seed=seed
-                    )
-                    shift = mean - float(values @ counts) / n
-                    low, high = low + shift, high + shift
+                stats = paired_difference(a, b, confidence=confidence)
                 first_passes, second_passes = a >= threshold, b >= threshold
                 only_first = int((first_passes & ~second_passes).sum())
                 only_second = int((~first_passes & second_passes).sum())
-                results.append(
+                mine.append(
                     Paired(
                         score=score,
                         first=first,
                         second=second,
                         questions=n,
-                        mean_difference=mean,
-                        low=low,
-                        high=high,
+                        mean_difference=stats.difference,
+                        low=stats.low,
+                        high=stats.high,
                         first_pass_rate=float(first_passes.mean()),
                         second_pass_rate=float(second_passes.mean()),
                         only_first=only_first,
                         only_second=only_second,
                         p_value=mcnemar_p_value(only_first, only_second),
+                        se=stats.se,
+                        mdd=stats.mdd,
                     )
                 )
+        p_values = [p.p_value for p in mine if p.p_value is not None]
+        adjusted = holm(p_values) if len(groups) > 2 else p_values
+        for pair, p in zip(mine, adjusted, strict=True):
+            pair.p_adjusted = p
+        results += mine
     return results
 
 
@@ -402,6 +408,9 @@ def _samples(
     *picked, counted = pl.collect_all([*picks, counts], engine="streaming")
     wanted = sorted({int(r) for frame in picked for r in frame[_ROW]})
     rows = pl.DataFrame()
+    # The columns the details read (correct's task kind and options among them) come along.
+    read = [n for e in details.values() for n in e.meta.root_names()]
+    columns = list(dict.fromkeys([*columns, *(n for n in read if n in lazy.collect_schema())]))
     if len(wanted) > MAX_ROW_READS:
         rows = (
             indexed.filter(pl.col(_ROW).is_in(wanted))
@@ -580,6 +589,7 @@ def aggregate(
         per_kind=per_kind,
         seed=seed,
         notes=notes,
+        details=details,
     )
     return ReportData(
         frameworks=comparisons,

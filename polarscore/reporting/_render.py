@@ -81,7 +81,7 @@ def _header(data: ReportData) -> str:
         ("rows", f"{data.rows:,}"),
         ("score columns", ", ".join(data.scores)),
         ("groups", groups),
-        ("verdict", data.verdict or "none (name a verdict column: verdict= or --verdict)"),
+        ("verdict", data.verdict or _no_verdict(data)),
         ("intervals", f"{data.confidence:.0%}"),
     ]
     items = "".join(f"<div><span>{esc(k)}:</span> {esc(v)}</div>" for k, v in facts)
@@ -200,10 +200,13 @@ def _paired_row(p: Paired, alpha: float) -> str:
         f"<td{mark if mean_sig else ' class=num'}>{p.mean_difference:+.3f}"
         f"{' *' if mean_sig else ''}</td>"
         f"<td class='num'>{_interval(p.low, p.high)}</td>"
+        f"<td class='num'>{'–' if p.mdd is None else f'±{p.mdd:.3f}'}</td>"
         f"<td class='num'>{_pct(p.first_pass_rate)} vs {_pct(p.second_pass_rate)}</td>"
         f"<td class='num'>{'' if p.only_first is None else f'{p.only_first:,} / {p.only_second:,}'}"
         f"</td><td{mark if pass_sig else ' class=num'}>"
-        f"{'–' if p.p_value is None else f'{p.p_value:.2g}'}{' *' if pass_sig else ''}</td></tr>"
+        f"{'–' if p.p_value is None else f'{p.p_value:.2g}'}"
+        f"{'' if p.p_adjusted in (None, p.p_value) else f' (Holm {p.p_adjusted:.2g})'}"
+        f"{' *' if pass_sig else ''}</td></tr>"
     )
 
 
@@ -220,13 +223,17 @@ def _paired_section(data: ReportData) -> str:
         out.append('<p class="how">No two groups share a question with a score.</p>')
         return "".join(out)
     alpha = 1.0 - data.confidence
+    holm = len(data.paired_groups) > 2
     out.append(
         f'<p class="how">Each two groups compared on the questions both answered (paired on '
-        f"{esc(', '.join(data.pair_on))}; a question's repeated rows are averaged). Mean "
-        f"difference first − second with a seeded percentile bootstrap {data.confidence:.0%} "
-        "interval over questions; pass rates compared with McNemar's test (exact binomial on "
-        f"the discordant questions). <span class='sig'>*</span> marks an interval that excludes "
-        f"0 or p &lt; {alpha:g}; no correction for multiple comparisons.</p>"
+        f"{esc(', '.join(data.pair_on))}; a question's repeated rows are averaged), as "
+        "<code>polarscore compare</code> does. Mean difference first − second with the "
+        f"Student-t {data.confidence:.0%} interval of its paired standard error, and the "
+        "smallest difference the questions can detect at 80% power; pass rates compared with "
+        "McNemar's exact test on the discordant questions"
+        + (", Holm-corrected over the pairs" if holm else "")
+        + f". <span class='sig'>*</span> marks an interval that excludes 0 or p &lt; {alpha:g}."
+        "</p>"
     )
     for score in data.scores:
         mine = [p for p in data.paired if p.score == score]
@@ -244,11 +251,23 @@ def _paired_section(data: ReportData) -> str:
         out.append(
             f'<section class="card"><h3>{esc(score)}</h3>{chart}<table><tr><th>first</th>'
             "<th>second</th><th class='num'>questions</th><th class='num'>mean diff.</th>"
-            "<th class='num'>interval</th><th class='num'>pass rates</th>"
+            "<th class='num'>interval</th><th class='num'>detectable (80% power)</th>"
+            "<th class='num'>pass rates</th>"
             "<th class='num'>only first / only second pass</th><th class='num'>McNemar p</th>"
             f"</tr>{rows}</table></section>"
         )
     return "".join(out)
+
+
+def _no_verdict(data: ReportData) -> str:
+    """Say what the report compares with when no verdict column is named."""
+    frameworks = [c.framework for c in data.frameworks]
+    if frameworks:
+        return (
+            f"the framework's own ({', '.join(frameworks)}), compared below; name a human "
+            "verdict column with verdict= or --verdict"
+        )
+    return "none (name a verdict column: verdict= or --verdict)"
 
 
 def _verdict_section(data: ReportData) -> str:

@@ -1,16 +1,18 @@
-"""The statistics the report adds to :mod:`polarscore.summary`'s: agreement, kappa, McNemar.
+"""The statistics the report adds to :mod:`polarscore.summary`'s: agreement and kappa.
 
 Intervals of a pass rate and of a mean are :func:`polarscore.summary.wilson_interval` and
-:func:`polarscore.summary.bootstrap_mean_interval`; they are not repeated here.
+:func:`polarscore.summary.cluster_bootstrap_interval`; paired differences and McNemar's test are
+:mod:`polarscore.comparison`'s (:func:`~polarscore.comparison.paired_difference`), the code
+behind :func:`polarscore.compare`. None of them is repeated here.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
-#: Above this many discordant pairs McNemar's test uses its chi-square form, not the exact sum.
-EXACT_MCNEMAR_MAX = 5000
+from polarscore.comparison import mcnemar_p_value
+
+__all__ = ["Confusion", "mcnemar_p_value"]
 
 
 @dataclass(frozen=True)
@@ -52,40 +54,3 @@ class Confusion:
         if expected >= 1.0:
             return None
         return (observed - expected) / (1.0 - expected)
-
-
-def mcnemar_p_value(only_a: int, only_b: int) -> float:
-    """Two-sided p-value of McNemar's test from the two discordant counts.
-
-    Parameters
-    ----------
-    only_a, only_b
-        Pairs where only the first (only the second) side passed.
-
-    Returns
-    -------
-    float
-        The exact binomial p-value (``Binomial(only_a + only_b, 1/2)``, doubled, at most 1) up to
-        ``EXACT_MCNEMAR_MAX`` discordant pairs, above that the chi-square test with continuity
-        correction (the two agree closely there); 1.0 when there is no discordant pair.
-
-    Examples
-    --------
-    >>> from polarscore.reporting._stats import mcnemar_p_value
-    >>> round(mcnemar_p_value(10, 2), 4)
-    0.0386
-    """
-    n = only_a + only_b
-    if n == 0:
-        return 1.0
-    if n > EXACT_MCNEMAR_MAX:
-        z = (abs(only_a - only_b) - 1.0) / math.sqrt(n)
-        return min(1.0, math.erfc(max(z, 0.0) / math.sqrt(2.0)))
-    k = min(only_a, only_b)
-    # log of C(n, i) / 2^n, summed in log space so that large counts neither overflow nor
-    # underflow one term at a time.
-    log_half = n * math.log(0.5)
-    terms = [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) for i in range(k + 1)]
-    top = max(terms)
-    tail = math.exp(top + log_half) * sum(math.exp(t - top) for t in terms)
-    return min(1.0, 2.0 * tail)

@@ -67,6 +67,8 @@ impl ArrowRows {
 /// The entries of the zip archive `archive` (a buffer) as `(name, header offset, compressed
 /// size, size, CRC-32, method)`, in the directory's order; `None` when Python's `zipfile` must
 /// read the directory (see [`zip::read_directory`]).
+///
+/// Raises `ValueError` naming two entries whose data overlap.
 #[pyfunction]
 #[allow(clippy::type_complexity)]
 pub fn read_zip_directory(
@@ -75,7 +77,9 @@ pub fn read_zip_directory(
 ) -> PyResult<Option<Vec<(String, u64, u64, u64, u32, u16)>>> {
     let buffer = PyBuffer::<u8>::get(archive)?;
     let bytes = contiguous(&buffer)?;
-    let entries = py.detach(|| zip::read_directory(bytes));
+    let entries = py
+        .detach(|| zip::read_directory(bytes))
+        .map_err(PyValueError::new_err)?;
     Ok(entries.map(|entries| {
         entries
             .into_iter()
@@ -161,19 +165,38 @@ fn read_rows(archive: &[u8], entries: &[Entry], verdicts: &[String]) -> Vec<Opti
         .enumerate()
         .map(|(i, name)| (name.clone(), i))
         .collect();
-    entries
+    let read = |buffer: &mut Vec<u8>, entry: &Entry| {
+        let data = zip::read_entry(archive, entry, buffer)?;
+        let row = sample::read_sample(data, &columns);
+        if buffer.capacity() > 1 << 20 {
+            *buffer = Vec::new(); // keep no big entry's buffer
+        }
+        row
+    };
+    let big = |entry: &Entry| entry.method != zip::STORED && entry.file_size > BIG_ENTRY;
+    let mut rows: Vec<Option<Row>> = entries
         .par_iter()
         .with_min_len(16)
         .map_init(Vec::new, |buffer, entry| {
-            let data = zip::read_entry(archive, entry, buffer)?;
-            let row = sample::read_sample(data, &columns);
-            if buffer.capacity() > 1 << 20 {
-                *buffer = Vec::new(); // keep no big entry's buffer
+            if big(entry) {
+                return None;
             }
-            row
+            read(buffer, entry)
         })
-        .collect()
+        .collect();
+    // A big compressed entry is inflated on one thread at a time, so that a batch of them (a
+    // decompression bomb of many entries) holds one inflated entry, not one per core.
+    let mut buffer = Vec::new();
+    for (row, entry) in rows.iter_mut().zip(entries) {
+        if big(entry) {
+            *row = read(&mut buffer, entry);
+        }
+    }
+    rows
 }
+
+/// Compressed entries declaring more than this are inflated one at a time (see [`read_rows`]).
+const BIG_ENTRY: u64 = 16 << 20;
 
 /// The canonical columns of `rows`: `source_format`, `task` and `model` (`constants`), then
 /// each row's fields, then one `framework_<name>` column per verdict.

@@ -564,6 +564,21 @@ mod tests {
     }
 
     #[test]
+    fn deep_nesting_is_skipped_unread_and_left_to_python_read() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        // Unread (before and after the cut at events): skipped without recursion.
+        let unread = format!(r#"{{"id":1,"metadata":{deep},"output":{{}},"events":{deep}}}"#);
+        assert_eq!(
+            row(&unread, &[]).expect("native").sample_id.as_deref(),
+            Some("1")
+        );
+        // Read: past serde_json's recursion limit, an error (the entry is Python's), not a
+        // stack overflow.
+        let read = format!(r#"{{"id":1,"target":{deep},"output":{{}}}}"#);
+        assert_eq!(row(&read, &[]), None);
+    }
+
+    #[test]
     fn text_verdicts_are_pythons_float() {
         let cases: [(&str, Option<f64>); 16] = [
             (" YES ", Some(1.0)),

@@ -56,7 +56,51 @@ fn u64_at(bytes: &[u8], at: usize) -> u64 {
 /// after the directory, data before the first entry, extra fields (so no entry of zip64
 /// sizes), names that are not ASCII or flagged UTF-8, or anything `zipfile` would reject (which
 /// it then does). The zip64 end record of an archive of more than 65,535 entries is read.
-pub fn read_directory(archive: &[u8]) -> Option<Vec<(String, Entry)>> {
+///
+/// `Err` names two entries whose data overlap (see [`overlap`]).
+pub fn read_directory(archive: &[u8]) -> Result<Option<Vec<(String, Entry)>>, String> {
+    let Some(entries) = plain_directory(archive) else {
+        return Ok(None);
+    };
+    match overlap(&entries) {
+        Some(problem) => Err(problem),
+        None => Ok(Some(entries)),
+    }
+}
+
+/// Which entries' data overlap each other, if any: the check Info-ZIP's `unzip` makes against
+/// David Fifield's overlapped-entry bombs (many directory records sharing one compressed
+/// kernel, or each entry's local header quoted inside the previous entry's data).
+///
+/// An entry spans at least its local header, its name (as long as the directory's copy of it)
+/// and its compressed data; the local extra field is not counted, so that no local header is
+/// read (reading 100,000 of them would bring most of a mapped archive into memory), which
+/// makes each span a lower bound and any overlap found a real one.
+pub fn overlap(entries: &[(String, Entry)]) -> Option<String> {
+    let mut spans: Vec<(u64, u64, usize)> = Vec::with_capacity(entries.len());
+    for (index, (name, entry)) in entries.iter().enumerate() {
+        let end = entry
+            .header_offset
+            .saturating_add((LOCAL_HEADER + name.len()) as u64)
+            .saturating_add(entry.compress_size);
+        spans.push((entry.header_offset, end, index));
+    }
+    // Written in order of offset, as every zip writer does: sorting is then one pass.
+    if !spans.is_sorted() {
+        spans.sort_unstable();
+    }
+    spans.windows(2).find_map(|pair| {
+        let ((_, end, first), (start, _, second)) = (pair[0], pair[1]);
+        (start < end).then(|| {
+            format!(
+                "the data of its entries '{}' and '{}' overlap",
+                entries[first].0, entries[second].0
+            )
+        })
+    })
+}
+
+fn plain_directory(archive: &[u8]) -> Option<Vec<(String, Entry)>> {
     let end_at = archive.len().checked_sub(END_RECORD)?;
     let end = &archive[end_at..];
     if &end[..4] != END_SIGNATURE || u16_at(end, 20) != 0 {
@@ -236,6 +280,40 @@ mod tests {
             .iter()
             .flat_map(|p| zstd::bulk::compress(p, 3).unwrap())
             .collect()
+    }
+
+    #[test]
+    fn overlapping_entries_are_found() {
+        let data = b"{\"id\": 1}".repeat(10);
+        let (mut bytes, first) = archive(&data, STORED, &data);
+        // A second entry written right after the first: no overlap.
+        let second = Entry {
+            header_offset: bytes.len() as u64,
+            ..first
+        };
+        let copy = bytes[first.header_offset as usize..].to_vec();
+        bytes.extend_from_slice(&copy);
+        let named = |entries: &[Entry]| -> Vec<(String, Entry)> {
+            entries
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (format!("a{i}.txt"), *e))
+                .collect()
+        };
+        assert_eq!(overlap(&named(&[first, second])), None);
+        assert_eq!(overlap(&named(&[second, first])), None);
+        // Two records sharing one local header and kernel (Fifield's bomb).
+        let found = overlap(&named(&[first, second, first]));
+        assert_eq!(
+            found.as_deref(),
+            Some("the data of its entries 'a0.txt' and 'a2.txt' overlap")
+        );
+        // An entry whose data runs into the next one's header.
+        let long = Entry {
+            compress_size: first.compress_size + 4,
+            ..first
+        };
+        assert!(overlap(&named(&[long, second])).is_some());
     }
 
     #[test]

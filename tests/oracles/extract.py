@@ -92,17 +92,45 @@ def _as_float(text: str | None) -> float | None:
         return None
 
 
+def _gold_letter(gold: str) -> str | None:
+    """The letter a gold answer names: one ASCII letter, maybe with ``(``, ``)``, ``.`` around."""
+    for candidate in (gold, gold.strip("(). ")):
+        if len(candidate.encode()) == 1 and candidate.isascii() and candidate.isalpha():
+            return candidate.upper()
+    return None
+
+
 def choice_match(
-    response: str | None, reference: str | None, rules: str = "mmlu_pro"
+    response: str | None,
+    reference: str | None,
+    rules: str = "mmlu_pro",
+    choices: list[str | None] | None = None,
 ) -> float | None:
-    """1.0 when the extracted letter is the stripped gold, 0.0 otherwise; None without gold."""
+    """1.0 when the extracted letter is the gold letter, 0.0 otherwise; None without gold.
+
+    The gold is stripped; one ASCII letter (maybe as ``(B)`` or ``B.``) compares
+    case-insensitively; with ``choices``, any other gold matches the chosen option's text
+    (stripped, ASCII case-insensitively), and without them never.
+    """
     gold = None if reference is None else reference.strip()
     if not gold:
         return None
-    letter = (
-        None if response is None else (mmlu_pro if rules == "mmlu_pro" else answer_is)(response)
-    )
-    return float(letter == gold)
+    if response is None:
+        letter = None
+    elif rules == "final":
+        from tests.oracles.final_answers import final_choice
+
+        letter = final_choice(response, choices)[0]
+    else:
+        letter = (mmlu_pro if rules == "mmlu_pro" else answer_is)(response)
+    if letter is None:
+        return 0.0
+    if _gold_letter(gold) is not None or choices is None:
+        return float(letter == _gold_letter(gold))
+    index = ord(letter) - ord("A")
+    own = choices[index] if index < len(choices) else None
+    # bytes.lower() folds ASCII only, as the kernel does.
+    return float(own is not None and own.strip().encode().lower() == gold.encode().lower())
 
 
 def numeric_match(

@@ -1,0 +1,450 @@
+"""Hostile eval logs for every reader, on the command line: bombs, lies, overlaps, nesting, bloat.
+
+Each case is a log written here byte by byte (``tests/hostile_logs.py``) and scored by
+``polarscore score LOG -o OUT`` in a subprocess whose peak RSS (its ``ru_maxrss``, from
+``os.wait4``) must stay under 1 GiB. Its address space is capped too (``RLIMIT_AS``), at 8 GiB, to
+keep a runaway case from the machine: a cap of 1 GiB (or 2) fails ordinary runs at random, as
+Polars', Rayon's and jemalloc's threads reserve address space they never touch. A case ends with
+exit 0 and its rows, or exit 4 and one line on stderr naming the file (and the entry, for an
+archive); never a traceback nor exit 1, and the output path holds what it held before unless the
+run succeeded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import subprocess
+import threading
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from tests.cli_process import COMMAND, ENV, ROOT
+from tests.hostile_logs import (
+    DEFLATED,
+    HEADER,
+    STORED,
+    ZSTANDARD,
+    Entry,
+    entry,
+    eval_log,
+    nested,
+    packed_run,
+    sample_text,
+    swap,
+    tiny_samples,
+    zip_archive,
+)
+
+LOGS = ROOT / "tests" / "data" / "logs"
+GiB = 1 << 30
+#: The address space a case may reserve (see the module's docstring).
+ADDRESS_SPACE = 8 * GiB
+PREVIOUS = b"the previous result"
+DEEP = 100_000
+#: Inflated size of the bombs: over the 256 MiB default limit on an entry.
+BOMB = 300 << 20
+
+
+@dataclass
+class Run:
+    code: int
+    stderr: str
+    peak_rss: int
+    output: Path
+
+
+def _limit_memory() -> None:
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    cap = ADDRESS_SPACE if hard == resource.RLIM_INFINITY else min(hard, ADDRESS_SPACE)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+
+
+def score(log: Path, tmp_path: Path, *options: str) -> Run:
+    """Score ``log`` in a subprocess limited to 1 GiB of address space; its exit and peak RSS."""
+    output = tmp_path / "out" / "scored.parquet"
+    output.parent.mkdir(exist_ok=True)
+    output.write_bytes(PREVIOUS)
+    command = [*COMMAND, "score", str(log), "-o", str(output), "--overwrite", "-q", *options]
+    with open(tmp_path / "stderr.txt", "w+") as stderr:
+        process = subprocess.Popen(
+            command, env=ENV, cwd=ROOT, stderr=stderr, preexec_fn=_limit_memory
+        )
+        killer = threading.Timer(120, process.kill)  # a hang fails the test, never the suite
+        killer.start()
+        _, status, usage = os.wait4(process.pid, 0)
+        killer.cancel()
+        process.returncode = os.waitstatus_to_exitcode(status)
+        stderr.seek(0)
+        text = stderr.read()
+    return Run(process.returncode, text, usage.ru_maxrss * 1024, output)
+
+
+def assert_refused(run: Run, *needles: str) -> str:
+    """Exit 4, one line on stderr holding ``needles``, the output untouched."""
+    assert run.code == 4, run.stderr
+    assert "Traceback" not in run.stderr, run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1, run.stderr
+    assert lines[0].startswith("polarscore: error:"), lines[0]
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+    assert run.output.read_bytes() == PREVIOUS
+    assert sorted(p.name for p in run.output.parent.iterdir()) == ["scored.parquet"]
+    assert run.peak_rss < GiB
+    return lines[0]
+
+
+def assert_read(run: Run, rows: int) -> pl.DataFrame:
+    """Exit 0 and ``rows`` rows written."""
+    assert run.code == 0, run.stderr
+    assert "Traceback" not in run.stderr, run.stderr
+    scored = pl.read_parquet(run.output)
+    assert scored.height == rows
+    assert run.peak_rss < GiB
+    return scored
+
+
+def write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
+# --- inspect-ai .eval: the archive ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", [DEFLATED, ZSTANDARD], ids=["deflate", "zstd"])
+def test_a_bomb_declaring_its_size_is_refused_by_the_limit(tmp_path: Path, method: int) -> None:
+    packed, crc = packed_run(b" ", BOMB, method)
+    bomb = Entry("samples/1_epoch_1.json", packed, method, BOMB, crc)
+    log = write(tmp_path / "bomb.eval", eval_log([bomb]))
+    assert log.stat().st_size < BOMB // 100
+    line = assert_refused(
+        score(log, tmp_path), "samples/1_epoch_1.json", f"{BOMB:,}", "--max-entry-bytes"
+    )
+    assert str(log) in line
+
+
+@pytest.mark.parametrize("method", [DEFLATED, ZSTANDARD], ids=["deflate", "zstd"])
+def test_a_bomb_lying_about_its_size_is_refused(tmp_path: Path, method: int) -> None:
+    packed, crc = packed_run(b" ", BOMB, method)
+    # The directory declares 1,000 bytes; the entry inflates to 300 MiB.
+    liar = Entry("samples/1_epoch_1.json", packed, method, 1_000, crc)
+    log = write(tmp_path / "liar.eval", eval_log([liar]))
+    line = assert_refused(score(log, tmp_path), "samples/1_epoch_1.json", "1,000 bytes")
+    assert "more than" in line
+    assert "declares" in line
+
+
+@pytest.mark.parametrize("method", [DEFLATED, ZSTANDARD], ids=["deflate", "zstd"])
+def test_the_limit_is_lifted_by_the_option(tmp_path: Path, method: int) -> None:
+    text = sample_text(1, metadata={"pad": " " * (8 << 20)})
+    log = write(tmp_path / "big.eval", eval_log([entry("samples/1_epoch_1.json", text, method)]))
+    assert_refused(score(log, tmp_path, "--max-entry-bytes", "1000000"), "1,000,000 bytes")
+    assert_read(score(log, tmp_path, "--max-entry-bytes", str(len(text))), 1)
+    assert_read(score(log, tmp_path, "--max-entry-bytes", "0"), 1)
+
+
+def test_a_shorter_entry_than_declared_is_refused(tmp_path: Path) -> None:
+    text = sample_text(1)
+    short = entry("samples/1_epoch_1.json", text, DEFLATED, size=len(text) + 10)
+    log = write(tmp_path / "short.eval", eval_log([short]))
+    assert_refused(score(log, tmp_path), "samples/1_epoch_1.json", "fewer than the")
+
+
+def test_entries_sharing_one_kernel_are_refused(tmp_path: Path) -> None:
+    # David Fifield's "better zip bomb": many directory records, one compressed kernel.
+    kernel = entry("samples/0_epoch_1.json", sample_text(0), DEFLATED)
+    header = entry("header.json", HEADER, DEFLATED)
+    at = len(zip_archive([header])) - 22 - 46 - len("header.json")  # the kernel's local header
+    copies = [
+        Entry(f"samples/{i}_epoch_1.json", kernel.packed, DEFLATED, kernel.size, kernel.crc, at)
+        for i in range(1, 200)
+    ]
+    for copy in copies:
+        copy.written = False
+    log = write(tmp_path / "kernel.eval", zip_archive([header, kernel, *copies]))
+    assert_refused(score(log, tmp_path), "overlap", "samples/0_epoch_1.json")
+
+
+def test_an_entry_inside_another_is_refused(tmp_path: Path) -> None:
+    # Fifield's quoted overlap: an entry's local header lies inside the previous entry's data.
+    header = entry("header.json", HEADER, STORED)
+    inner = entry("samples/2_epoch_1.json", sample_text(2))
+    inner_bytes = zip_archive([inner])[: -22 - 46 - len(inner.name)]  # its local header and data
+    outer_data = b" " * 10 + inner_bytes
+    outer = entry("samples/1_epoch_1.json", outer_data)
+    archive = zip_archive([header, outer])
+    outer_at = len(zip_archive([header])) - 22 - 46 - len(header.name)
+    inner_at = outer_at + 30 + len(outer.name) + 10
+    inner.offset, inner.written = inner_at, False
+    archive = zip_archive([header, outer, inner])
+    log = write(tmp_path / "quoted.eval", archive)
+    assert_refused(score(log, tmp_path), "overlap", "samples/2_epoch_1.json")
+
+
+def test_a_name_twice_is_refused(tmp_path: Path) -> None:
+    twice = [entry("samples/1_epoch_1.json", sample_text(i), DEFLATED) for i in (1, 2)]
+    log = write(tmp_path / "twice.eval", eval_log(twice))
+    assert_refused(score(log, tmp_path), "'samples/1_epoch_1.json' twice")
+
+
+@pytest.mark.parametrize("method", [DEFLATED, ZSTANDARD], ids=["deflate", "zstd"])
+def test_truncated_and_corrupt_entries_are_refused(tmp_path: Path, method: int) -> None:
+    text = sample_text(1, metadata={"n": list(range(2000))})
+    good = entry("samples/1_epoch_1.json", text, method)
+    archive = eval_log([good])
+    log = write(tmp_path / "cut.eval", archive[: len(archive) // 2])
+    assert_refused(score(log, tmp_path), str(log))
+    garbled = bytearray(archive)
+    at = archive.index(good.packed) + len(good.packed) // 2
+    garbled[at : at + 16] = b"\xff" * 16
+    log = write(tmp_path / "garbled.eval", bytes(garbled))
+    assert_refused(score(log, tmp_path), "samples/1_epoch_1.json")
+
+
+@pytest.mark.parametrize(
+    "count", [100_000, pytest.param(1_000_000, marks=pytest.mark.slow)], ids=["100k", "1M"]
+)
+def test_a_million_tiny_entries_are_read(tmp_path: Path, count: int) -> None:
+    log = write(tmp_path / "tiny.eval", tiny_samples(count))
+    scored = assert_read(score(log, tmp_path), count)
+    assert scored["sample_id"].n_unique() == count
+
+
+# --- inspect-ai .eval: the sample's JSON ------------------------------------------------------
+
+
+def _one_sample(tmp_path: Path, text: bytes, method: int = ZSTANDARD) -> Path:
+    samples = [entry("samples/1_epoch_1.json", text, method)]
+    samples += [entry(f"samples/{i}_epoch_1.json", sample_text(i), method) for i in (2, 3)]
+    return write(tmp_path / "sample.eval", eval_log(samples, method=method))
+
+
+@pytest.mark.parametrize("where", ["metadata", "events"])
+def test_deep_nesting_where_nothing_is_read_is_skipped(tmp_path: Path, where: str) -> None:
+    text = sample_text(1, metadata={"deep": "@DEEP@"})
+    if where == "events":
+        text = sample_text(1).replace(b'"events":[]', b'"events":' + nested(DEEP))
+    else:
+        text = swap(text, "@DEEP@", nested(DEEP))
+    scored = assert_read(score(_one_sample(tmp_path, text), tmp_path), 3)
+    assert scored["sample_id"].to_list() == ["1", "2", "3"]
+
+
+def test_deep_nesting_in_a_field_read_is_refused(tmp_path: Path) -> None:
+    text = swap(sample_text(1, target="@DEEP@"), "@DEEP@", nested(DEEP))
+    log = _one_sample(tmp_path, text)
+    assert_refused(score(log, tmp_path), str(log), "nests", "samples/1_epoch_1.json")
+
+
+def test_huge_numbers_and_strings_are_read(tmp_path: Path) -> None:
+    digits = b"9" * 100_000
+    text = sample_text(1, metadata={"n": "@N@", "x": 1e308}, input="@N2@")
+    text = swap(swap(text, "@N@", digits), "@N2@", json.dumps("q" * (20 << 20)).encode())
+    text = text.replace(b'"id":1,', b'"id":' + digits + b",")
+    scored = assert_read(score(_one_sample(tmp_path, text), tmp_path), 3)
+    assert scored["sample_id"][0] == digits.decode()
+    assert len(scored["input"][0]) == 20 << 20
+
+
+def test_bytes_that_are_not_utf8_are_refused(tmp_path: Path) -> None:
+    text = sample_text(1, metadata={"x": "@BAD@"})
+    log = _one_sample(tmp_path, swap(text, "@BAD@", b'"\xff\xfe"'))
+    assert_refused(score(log, tmp_path), "samples/1_epoch_1.json", "not valid JSON")
+
+
+# --- the JSON logs ----------------------------------------------------------------------------
+
+
+def _deepen(text: bytes, field_path: Callable[[dict], None]) -> bytes:
+    """A JSON document with the value ``field_path`` sets to ``"@DEEP@"`` nested 100,000 deep."""
+    document = json.loads(text)
+    field_path(document)
+    return swap(json.dumps(document).encode(), "@DEEP@", nested(DEEP))
+
+
+def _set(key: str) -> Callable[[dict], None]:
+    def put(document: dict) -> None:
+        document[key] = "@DEEP@"
+
+    return put
+
+
+def _copy(source: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "logs" / source.name
+    if source.is_dir():
+        shutil.copytree(source, target)
+    else:
+        target.parent.mkdir(exist_ok=True)
+        shutil.copy(source, target)
+    return target
+
+
+def test_inspect_json_nested_deep_is_refused(tmp_path: Path) -> None:
+    log = _copy(LOGS / "inspect" / "log_formats.json", tmp_path)
+    log.write_bytes(_deepen(log.read_bytes(), _set("hostile")))
+    assert_refused(score(log, tmp_path), str(log), "nests")
+
+
+def test_inspect_json_huge_number_and_bad_utf8(tmp_path: Path) -> None:
+    log = _copy(LOGS / "inspect" / "log_formats.json", tmp_path)
+    text = log.read_bytes()
+    rows = pl.read_parquet(_scored_rows(log, tmp_path)).height
+    document = json.loads(text)
+    document["hostile"] = "@N@"
+    log.write_bytes(swap(json.dumps(document).encode(), "@N@", b"1" * 100_000))
+    assert_read(score(log, tmp_path), rows)
+    log.write_bytes(swap(json.dumps(document).encode(), "@N@", b'"\xff"'))
+    assert_refused(score(log, tmp_path), str(log), "not valid JSON")
+
+
+def _scored_rows(log: Path, tmp_path: Path) -> Path:
+    run = score(log, tmp_path)
+    assert run.code == 0, run.stderr
+    return run.output
+
+
+def _jsonl_deepened(path: Path, line: int = 0) -> None:
+    lines = path.read_bytes().splitlines()
+    lines[line] = _deepen(lines[line], _set("hostile"))
+    path.write_bytes(b"\n".join(lines) + b"\n")
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        "lm_eval/samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl",
+        "promptfoo/results.jsonl",
+        "openai_evals/250603101112ABCDEFGH_gpt-3.5-turbo_test-match.jsonl",
+    ],
+    ids=["lm_eval", "promptfoo", "openai_evals"],
+)
+@pytest.mark.parametrize("line", [0, -1], ids=["first", "last"])
+def test_json_lines_nested_deep_are_refused(tmp_path: Path, log: str, line: int) -> None:
+    folder = _copy((LOGS / log).parent, tmp_path)
+    path = folder / Path(log).name
+    _jsonl_deepened(path, line)
+    assert_refused(score(path, tmp_path), str(path), "nests")
+
+
+@pytest.mark.parametrize(
+    ("folder", "name", "log"),
+    [
+        ("lm_eval", "results_2026-01-21T03-44-18.458309.json", None),
+        ("lm_eval_0.4.2", "pretrained__EleutherAI__pythia-160m,dtype__float32_arc_easy.jsonl", 1),
+        ("promptfoo", "results.json", None),
+        ("helm/narrative_qa-model=openai_gpt2", "scenario_state.json", "."),
+        ("helm/narrative_qa-model=openai_gpt2", "per_instance_stats.json", "."),
+    ],
+    ids=["lm_eval_results", "lm_eval_array", "promptfoo_json", "helm_state", "helm_stats"],
+)
+def test_json_documents_nested_deep_are_refused(
+    tmp_path: Path, folder: str, name: str, log: object
+) -> None:
+    copied = _copy(LOGS / folder, tmp_path)
+    path = copied / name
+    document = json.loads(path.read_bytes())
+    if isinstance(document, list):
+        document[log if isinstance(log, int) else 0]["hostile"] = "@DEEP@"
+    else:
+        document["hostile"] = "@DEEP@"
+    path.write_bytes(swap(json.dumps(document).encode(), "@DEEP@", nested(DEEP)))
+    if log == ".":
+        target = copied
+    elif log is None and folder == "lm_eval":
+        target = copied / "samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
+    else:
+        target = path
+    assert_refused(score(target, tmp_path), str(path), "nests")
+
+
+def test_lighteval_results_nested_deep_are_refused(tmp_path: Path) -> None:
+    copied = _copy(LOGS / "lighteval", tmp_path)
+    results = sorted((copied / "results").rglob("*.json"))
+    details = sorted((copied / "details").rglob("*.parquet"))
+    assert results
+    assert details
+    results[0].write_bytes(_deepen(results[0].read_bytes(), _set("hostile")))
+    assert_refused(score(details[0], tmp_path), str(results[0]), "nests")
+
+
+def test_a_prompt_holding_deep_json_text_is_read(tmp_path: Path) -> None:
+    folder = _copy(LOGS / "promptfoo", tmp_path)
+    path = folder / "results.jsonl"
+    lines = path.read_bytes().splitlines()
+    record = json.loads(lines[-1])  # the last: the first line tells the format
+    record["prompt"]["raw"] = nested(DEEP).decode()  # text that looks like chat messages
+    lines[-1] = json.dumps(record).encode()
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    scored = assert_read(score(path, tmp_path), len(lines))
+    assert scored["input"][-1] == nested(DEEP).decode()
+
+
+def test_values_nested_just_within_pythons_reach_are_one_line(tmp_path: Path) -> None:
+    # 950 levels parse, but a reader walking them (json.dumps of a target list) may not.
+    folder = _copy(LOGS / "lm_eval", tmp_path)
+    path = folder / "samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
+    lines = path.read_bytes().splitlines()
+    record = json.loads(lines[0])
+    record["target"] = "@DEEP@"
+    lines[0] = swap(json.dumps(record).encode(), "@DEEP@", b"[" + nested(950) + b"]")
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    run = score(path, tmp_path)
+    if run.code == 0:
+        assert_read(run, len(lines))
+    else:
+        assert_refused(run, str(path), "nests")
+
+
+def test_the_limit_reads_zip_entries_alike_in_python(tmp_path: Path) -> None:
+    """The Python reader's bounded inflation gives back exactly what was stored."""
+    from polarscore.logs._zip import ZipLog
+
+    data = json.dumps({"x": list(range(5000))}).encode()
+    items = [entry(f"e{m}.json", data, m) for m in (STORED, DEFLATED, ZSTANDARD)]
+    log = write(tmp_path / "alike.zip", zip_archive(items))
+    archive = ZipLog(log, max_entry_bytes=len(data))
+    assert [d for _, d in archive.read_many(list(archive.entries))] == [data] * 3
+    assert zlib.crc32(data) == archive.entries["e8.json"].CRC
+    too_small = ZipLog(log, max_entry_bytes=len(data) - 1)
+    with pytest.raises(Exception, match="over the limit"):
+        too_small.read("e0.json")
+
+
+def test_the_hostile_suite_runs_with_the_address_space_it_claims() -> None:
+    # An ordinary log under the same limit: the limit itself does not fail a run.
+    run = subprocess.run(
+        [*COMMAND, "score", str(LOGS / "inspect" / "log_streaming.eval")],
+        env=ENV,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        preexec_fn=_limit_memory,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    assert os.path.exists(LOGS / "inspect" / "log_streaming.eval")
+
+
+def test_the_python_api_takes_the_limit(tmp_path: Path) -> None:
+    import polarscore as ps
+    from polarscore.exceptions import InputFileError, InvalidParameterError
+
+    text = sample_text(1, metadata={"pad": " " * 5000})
+    log = write(tmp_path / "api.eval", eval_log([entry("samples/1_epoch_1.json", text, DEFLATED)]))
+    with pytest.raises(InputFileError, match=r"over the limit of 1,000 bytes.*max_entry_bytes="):
+        ps.read_log(log, max_entry_bytes=1_000)
+    assert ps.read_log(log, max_entry_bytes=len(text)).height == 1
+    assert ps.scan_log(log, max_entry_bytes=None).collect().height == 1
+    for bad in (0, -1, 1.5, "1"):
+        with pytest.raises(InvalidParameterError, match="'max_entry_bytes' parameter of scan_log"):
+            ps.scan_log(log, max_entry_bytes=bad)  # type: ignore[arg-type]
