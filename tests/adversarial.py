@@ -20,6 +20,7 @@ are kernels too.
 
 from __future__ import annotations
 
+import inspect
 import random
 import time
 from collections.abc import Callable, Mapping
@@ -213,6 +214,9 @@ SCORER_OPTIONS: dict[str, list[dict[str, Any]]] = {
         {"metric": "token_f1"},
         {"metric": "rouge_l"},
     ],
+    "correct": [
+        {"task_kind": kind} for kind in ("multiple_choice", "numeric", "short_answer", "free_form")
+    ],
     "squad_exact_match": [{}],
     "squad_f1": [{}],
     "choice_match": [{"rules": rules} for rules in CHOICE_RULES],
@@ -294,22 +298,26 @@ def _scorer_kernels(name: str) -> list[Kernel]:
 
 
 def _companion_kernels(name: str) -> list[Kernel]:
-    """The scorer's companions, with its first option set where they take the same options."""
-    spec = ps.get_scorer(name)
+    """The scorer's companions, with the options of its first option set they take."""
     kernels = []
     for companion in COMPANIONS.get(name, ()):
         if companion in (ps.extract_choice, ps.extract_number):
             continue  # the extractors have kernels of their own
-        options = SCORER_OPTIONS[name][0]
-        if spec.reference_kind == "none":
+        parameters = inspect.signature(companion).parameters
+        options = {k: v for k, v in SCORER_OPTIONS[name][0].items() if k in parameters}
+        positional = [
+            p for p in parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
 
-            def build(r: pl.Expr, g: pl.Expr, f: Any = companion, o: Any = options) -> pl.Expr:
-                return f(r, **o)
-
-        else:
-
-            def build(r: pl.Expr, g: pl.Expr, f: Any = companion, o: Any = options) -> pl.Expr:
-                return f(r, g, **o)
+        def build(
+            r: pl.Expr,
+            g: pl.Expr,
+            f: Any = companion,
+            o: Any = options,
+            *,
+            pair: bool = len(positional) > 1,
+        ) -> pl.Expr:
+            return f(r, g, **o) if pair else f(r, **o)
 
         kernels.append(
             Kernel(
@@ -337,6 +345,12 @@ def _extractor_kernels() -> list[Kernel]:
             build=lambda r, g, method=method: ps.extract_number(r, method=method),
         )
         for method in NUMBER_METHODS
+    ]
+    # the final-answer extractors that take the response alone
+    kernels += [
+        Kernel(name=function, build=lambda r, g, function=function: getattr(ps, function)(r))
+        for function in ("final_choice", "final_number")
+        if hasattr(ps, function)
     ]
     return kernels
 

@@ -23,9 +23,10 @@ whatever its growth, and a quadratic that would cost a second at 4 MB is far abo
 
 A kernel documented O(n*m) on two long texts and guarded by ``max_work`` (``answer_precision``'s
 character similarity, ROUGE-L) need not be linear with the long text on both sides: there it
-must end within the guard's ceiling at 2 MB (10 s, the goal for the O(n*m) kernels at 4 MB). And on two
-unlike 1 MB texts, whose work is far over a small ``max_work``, the guard must stop it: null,
-within that bound's share of the ceiling (10 s for the default 2,500,000,000 units: 4 ns a unit).
+must end within the guard's ceiling at 2 MB (10 s, the goal for the O(n*m) kernels at 4 MB).
+And on two unlike 1 MB texts, whose work is far over a small ``max_work``, the guard must stop
+it: null, within that bound's share of the ceiling (10 s for the default 2,500,000,000 units:
+4 ns a unit).
 
 A case known to be superlinear in code this suite cannot fix here is listed in
 ``KNOWN_SUPERLINEAR`` with the function responsible: it is left out of its kernel's test and
