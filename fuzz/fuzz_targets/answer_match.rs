@@ -14,7 +14,7 @@ use _internal::answer_rules::{has_glued_years, unglue_into};
 use _internal::pyunicode::py_is_blank;
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use polarscore_fuzz::{assert_score, fold_table, tables, List, Text};
+use polarscore_fuzz::{assert_score, fold_table, tables, List, Text, TimeBound};
 
 #[derive(Debug)]
 struct Switches(Options);
@@ -63,6 +63,11 @@ fuzz_target!(init: {
     polarscore_fuzz::warm_up();
     fold_table();
 }, |input: Input| {
+    let _bound = TimeBound::new(
+        input.response.len() + input.references.len() + input.question.as_ref().map_or(0, Text::len),
+    )
+    // decided, against itself, normalised four ways
+    .passes(24);
     let t = tables();
     let opts = &input.options.0;
     let fold = opts.fold_accents.then(fold_table);

@@ -13,7 +13,7 @@ use _internal::deterministic::{self, Scratch};
 use _internal::pyunicode::{self, is_py_space};
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use polarscore_fuzz::{tables, List, Text};
+use polarscore_fuzz::{tables, List, Text, TimeBound};
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -24,6 +24,9 @@ struct Input {
 }
 
 fuzz_target!(init: polarscore_fuzz::warm_up(), |input: Input| {
+    let _bound = TimeBound::new(input.text.len() + input.keywords.len() + input.prefix.len())
+    // keywords twice, the word count, lowering, exact_match both ways
+    .passes(8);
     let t = tables();
     let text = input.text.0.as_str();
     let mut s = Scratch::default();

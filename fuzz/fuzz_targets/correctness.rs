@@ -9,7 +9,7 @@ use _internal::correctness::{self, Mode, Outcome, Scratch};
 use _internal::pyunicode::py_is_blank;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use polarscore_fuzz::{tables, List, Text};
+use polarscore_fuzz::{tables, List, Text, TimeBound};
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -20,6 +20,13 @@ struct Input {
 }
 
 fuzz_target!(init: polarscore_fuzz::warm_up(), |input: Input| {
+    let _bound = TimeBound::new(
+        input.response.len()
+            + input.reference.as_ref().map_or(0, Text::len)
+            + input.references.len(),
+    )
+    // four modes, each against the reference, itself, swapped and per item
+    .passes(16);
     let t = tables();
     let mut s = Scratch::default();
     let response = input.response.0.as_str();

@@ -9,7 +9,7 @@
 use _internal::extract::{self, ChoiceRules, NumberMethod};
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use polarscore_fuzz::{tables, Text};
+use polarscore_fuzz::{tables, Text, TimeBound};
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -17,6 +17,7 @@ struct Input {
 }
 
 fuzz_target!(init: polarscore_fuzz::warm_up(), |input: Input| {
+    let _bound = TimeBound::new(input.text.len());
     let t = tables();
     let text = input.text.0.as_str();
     let full = extract::mmlu_pro_choice(t, text, ChoiceRules::Full);

@@ -11,7 +11,7 @@ use _internal::precision::{self, numbers, Comp, Options, Path, Scratch};
 use _internal::pyunicode::py_is_blank;
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use polarscore_fuzz::{assert_score, float, tables, Text};
+use polarscore_fuzz::{assert_score, float, tables, Text, TimeBound};
 
 const COMPONENTS: [Comp; 7] = [
     Comp::Exact,
@@ -110,6 +110,19 @@ fn valid(t: Option<f64>) -> bool {
 }
 
 fuzz_target!(init: polarscore_fuzz::warm_up(), |input: Input| {
+    let _bound = TimeBound::new(
+        input.response.as_ref().map_or(0, Text::len)
+            + input.reference.as_ref().map_or(0, Text::len)
+            + input.actual_numbers.len()
+            + input.expected_numbers.len(),
+    )
+    // the score, against itself, the details; the number scans on both huge texts
+    .passes(4)
+    // the character similarity, without max_work: O(n*m) on the pair
+    .with_pairs(
+        input.response.as_ref().map_or(0, Text::len)
+            * input.reference.as_ref().map_or(0, Text::len),
+    );
     let t = tables();
     let o = &input.options.0;
     let mut s = Scratch::default();

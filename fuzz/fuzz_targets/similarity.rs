@@ -11,7 +11,7 @@ use _internal::pyunicode::py_is_blank;
 use _internal::similarity::{Metric, Scorer, Scratch};
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use polarscore_fuzz::{assert_score, tables, List, Text};
+use polarscore_fuzz::{assert_score, tables, List, Text, TimeBound};
 
 #[derive(Arbitrary, Debug)]
 enum Which {
@@ -32,6 +32,13 @@ struct Input {
 }
 
 fuzz_target!(init: polarscore_fuzz::warm_up(), |input: Input| {
+    let _bound = TimeBound::new(
+        input.response.len() + input.answers.len() + input.a.len() + input.b.len(),
+    )
+    // each answer scored, then scored again for the best, and the scores checked
+    .passes(12)
+    // the character similarities on (a, b), and ROUGE-L's words (about 5 bytes each)
+    .with_pairs(input.a.len() * input.b.len() + input.response.len() * input.answers.len() / 25);
     let t = tables();
     let metric = match input.metric {
         Which::TokenRecall => Metric::TokenRecall,

@@ -9,7 +9,7 @@ use _internal::pyunicode::py_is_blank;
 use _internal::squad::{self, Pair, Scratch};
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use polarscore_fuzz::{assert_score, tables, List, Text};
+use polarscore_fuzz::{assert_score, tables, List, Text, TimeBound};
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -19,6 +19,13 @@ struct Input {
 }
 
 fuzz_target!(init: polarscore_fuzz::warm_up(), |input: Input| {
+    let _bound = TimeBound::new(
+        input.response.len()
+            + input.reference.as_ref().map_or(0, Text::len)
+            + input.references.len(),
+    )
+    // both scores against the reference, swapped, itself and per item
+    .passes(24);
     let t = tables();
     let mut s = Scratch::default();
     let response = input.response.0.as_str();

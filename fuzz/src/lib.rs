@@ -8,6 +8,11 @@
 //! one-token text of a million characters) and a kernel that is quadratic on repetitive text
 //! runs into libFuzzer's per-input `-timeout`.
 //!
+//! Each target bounds its own time per input in proportion to the bytes of the texts it grew
+//! ([`TimeBound`]): a linear kernel's time on a megabyte is milliseconds, a quadratic one's is
+//! seconds, and libFuzzer's `-timeout` (one bound for every input, small ones included) could
+//! not tell them apart without failing slow but linear huge inputs.
+//!
 //! The kernels read Python's character tables, which the Python package installs at import.
 //! Without an interpreter, [`tables`] and [`fold_table`] install the tables `cargo test` uses,
 //! built from Rust's own Unicode data (the crate exposes them under `cfg(fuzzing)`).
@@ -39,6 +44,118 @@ pub fn warm_up() {
         &mut NormScratch::default(),
         &mut String::new(),
     );
+}
+
+/// The CPU time an input may take, in proportion to its texts' length: `POLARSCORE_FUZZ_BASE_MS`
+/// (default 100) plus `POLARSCORE_FUZZ_NS_PER_BYTE` (default 250: a quarter of a second for a
+/// megabyte) per byte of the texts the target grew, for each pass it makes over them. A linear
+/// pass over a megabyte takes milliseconds even instrumented; the quadratic `answer_colon` of old
+/// took 0.44 s of CPU on the 1 MB text the fuzzer grew from 35 bytes, and goes over. AddressSanitizer builds slow the kernels 5-20x (`.ci/fuzz`
+/// sets a larger rate for them).
+///
+/// A target that runs its kernels over the same text several times (in every mode, against
+/// itself, swapped, per list item) allows that many `passes` ([`TimeBound::passes`]): there a
+/// quadratic kernel must cost that many times more to fail, and the complexity test
+/// (`tests/test_complexity.py`) is the finer check.
+///
+/// A target that also runs a kernel documented O(n*m) (the character similarities, ROUGE-L) on
+/// texts it keeps small adds those pairs ([`TimeBound::with_pairs`]): a 64th of the rate each.
+///
+/// Made at the top of a target's body; when dropped at its end (unless the target is already
+/// panicking), it panics if the input took longer than its bound, naming the bytes and the time.
+pub struct TimeBound {
+    start: std::time::Duration,
+    bytes: usize,
+    passes: usize,
+    pairs: usize,
+}
+
+/// This thread's CPU time: the input's own work, however loaded the machine (a wall clock would
+/// count the other processes' turns on the cores).
+fn thread_cpu() -> std::time::Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec for clock_gettime to write.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0;
+    if !ok {
+        return std::time::Duration::ZERO;
+    }
+    std::time::Duration::new(
+        u64::try_from(ts.tv_sec).unwrap_or(0),
+        u32::try_from(ts.tv_nsec).unwrap_or(0),
+    )
+}
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The constant and the rate, read once.
+fn rates() -> (u64, u64) {
+    static RATES: std::sync::OnceLock<(u64, u64)> = std::sync::OnceLock::new();
+    *RATES.get_or_init(|| {
+        (
+            env_u64("POLARSCORE_FUZZ_BASE_MS", 100),
+            env_u64("POLARSCORE_FUZZ_NS_PER_BYTE", 250),
+        )
+    })
+}
+
+impl TimeBound {
+    /// Start the clock of an input whose texts hold `bytes` bytes in all.
+    pub fn new(bytes: usize) -> Self {
+        TimeBound {
+            start: thread_cpu(),
+            bytes,
+            passes: 1,
+            pairs: 0,
+        }
+    }
+
+    /// Allow for `passes` passes of a linear kernel over the texts.
+    pub fn passes(mut self, passes: usize) -> Self {
+        self.passes = passes.max(1);
+        self
+    }
+
+    /// Allow for an O(n*m) kernel's `pairs` (n times m) too.
+    pub fn with_pairs(mut self, pairs: usize) -> Self {
+        self.pairs = self.pairs.saturating_add(pairs);
+        self
+    }
+
+    /// The input's bound.
+    pub fn limit(&self) -> std::time::Duration {
+        let (base_ms, ns_per_byte) = rates();
+        let pairs = (self.pairs as u64 / 64).saturating_mul(ns_per_byte);
+        std::time::Duration::from_millis(base_ms)
+            + std::time::Duration::from_nanos(
+                ns_per_byte.saturating_mul(self.bytes.saturating_mul(self.passes) as u64),
+            )
+            + std::time::Duration::from_nanos(pairs)
+    }
+}
+
+impl Drop for TimeBound {
+    fn drop(&mut self) {
+        let took = thread_cpu().saturating_sub(self.start);
+        if !std::thread::panicking() && took > self.limit() {
+            panic!(
+                "superlinear time? {took:?} on {} bytes of text ({} passes, {} O(n*m) pairs), \
+                 over the bound of {:?} (POLARSCORE_FUZZ_BASE_MS + POLARSCORE_FUZZ_NS_PER_BYTE \
+                 a byte a pass)",
+                self.bytes,
+                self.passes,
+                self.pairs,
+                self.limit()
+            );
+        }
+    }
 }
 
 /// Characters where Python and Rust disagree, or that the normalisations treat specially.
@@ -206,6 +323,18 @@ impl<'a, const MAX_BYTES: usize> Arbitrary<'a> for Text<MAX_BYTES> {
     }
 }
 
+impl<const MAX_BYTES: usize> Text<MAX_BYTES> {
+    /// Its length in bytes.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether it is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 impl<const MAX_BYTES: usize> std::fmt::Debug for Text<MAX_BYTES> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let chars = self.0.chars().count();
@@ -246,6 +375,16 @@ impl<const MAX_BYTES: usize, const MAX_ITEMS: usize> std::fmt::Debug
 }
 
 impl<const MAX_BYTES: usize, const MAX_ITEMS: usize> List<MAX_BYTES, MAX_ITEMS> {
+    /// The bytes of its items, in all.
+    pub fn len(&self) -> usize {
+        self.0.iter().flatten().map(String::len).sum()
+    }
+
+    /// Whether it has no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// The items as a kernel reads a list row.
     pub fn items(&self) -> impl Iterator<Item = Option<&str>> + Clone + '_ {
         self.0.iter().map(|t| t.as_deref())

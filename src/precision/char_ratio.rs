@@ -41,6 +41,21 @@ impl Hasher for CharHasher {
 
 type CharMap<V> = HashMap<char, V, BuildHasherDefault<CharHasher>>;
 
+/// Empty `map` at a cost bounded by `len`, the size of the input about to fill it.
+///
+/// `HashMap::clear` costs the table's capacity, not its length, and a table keeps the capacity
+/// its longest input gave it: cleared for each short input after a long one, it would charge the
+/// long one's size every time (quadratic over difflib's recursion, whose automaton of the whole
+/// text is followed by ever smaller ones; and across rows, each short row paying for the longest
+/// row before it). A table far larger than `len` needs is dropped for a new one instead.
+fn clear_for<K, V, S: Default>(map: &mut HashMap<K, V, S>, len: usize) {
+    if map.capacity() > 4 * len.max(16) {
+        *map = HashMap::with_hasher(S::default());
+    } else {
+        map.clear();
+    }
+}
+
 /// Reusable buffers of both similarities.
 #[derive(Default)]
 pub struct RatioScratch {
@@ -166,7 +181,7 @@ fn set_masks<T: Copy + Into<char>>(pattern: &[T], words: usize, s: &mut RatioScr
     if s.ascii.len() < 128 * words {
         s.ascii.resize(128 * words, 0);
     }
-    s.other.clear();
+    clear_for(&mut s.other, pattern.len());
     s.other_masks.clear();
     for (i, &c) in pattern.iter().enumerate() {
         let c: char = c.into();
@@ -310,7 +325,7 @@ fn lcs_blocked<T: Copy + Into<char>>(pattern: &[T], text: &[T], s: &mut RatioScr
     let words = m.div_ceil(64);
     // Dense ids of the pattern's characters: ASCII ones by code, the others after them.
     let ascii_ids = 128u32;
-    s.other.clear();
+    clear_for(&mut s.other, m);
     s.pattern_ids.clear();
     for &c in pattern {
         let c: char = c.into();
@@ -991,7 +1006,7 @@ pub fn sequence_matcher(
         s.ascii_ids.clear();
         s.ascii_ids.resize(128, NO_ID);
     }
-    s.ids.clear();
+    clear_for(&mut s.ids, b.len());
     s.b_ids.clear();
     let mut n_ids = 0u32;
     for c in b.chars() {
@@ -1347,7 +1362,8 @@ impl Automaton {
         self.first_end.clear();
         self.head.clear();
         self.edges.clear();
-        self.table.clear();
+        // a suffix automaton of n characters has fewer than 3n transitions
+        clear_for(&mut self.table, 3 * text.len());
         self.new_state(0, 0, 0);
         let mut last = 0u32;
         for (pos, &raw) in text.iter().enumerate() {
@@ -1730,5 +1746,48 @@ mod tests {
         assert!(near.is_some());
         assert!(sequence_matcher(&a, &b, &mut s, Some(1_000)).is_none());
         assert!(sequence_matcher(&a, &b, &mut s, Some(u64::MAX)).is_some());
+    }
+
+    #[test]
+    fn a_short_text_after_a_long_one_clears_only_what_it_needs() {
+        // Many distinct characters grow the maps; the short texts after them must find a small
+        // map of ids (clearing one costs its capacity) and the same ratios as a fresh scratch.
+        let wide: Vec<char> = (0..5_000u32)
+            .filter_map(|i| char::from_u32(0x4e00 + i))
+            .collect();
+        let mut seed = 11u64;
+        let a = random_text(&mut seed, 20_000, &wide);
+        let b = random_text(&mut seed, 20_000, &wide);
+        let mut s = RatioScratch::default();
+        sequence_matcher(&a, &b, &mut s, None);
+        indel(&a, &b, &mut s, None);
+        for (x, y) in [
+            ("caf\u{e9} na\u{ef}ve", "na\u{ef}ve caf\u{e9}"),
+            ("\u{4e00}\u{4e01}", "\u{4e01}"),
+        ] {
+            let fresh = &mut RatioScratch::default();
+            assert_eq!(
+                sequence_matcher(x, y, &mut s, None),
+                sequence_matcher(x, y, fresh, None)
+            );
+            assert_eq!(indel(x, y, &mut s, None), indel(x, y, fresh, None));
+            // (the masks' and the automaton's maps are cleared only by the paths that use them,
+            // which these short texts do not take)
+            assert!(s.ids.capacity() <= 4 * 16 * 2, "{}", s.ids.capacity());
+        }
+        let mut map: CharMap<u32> = CharMap::default();
+        map.extend((0..10_000u32).filter_map(|i| Some((char::from_u32(0x4e00 + i)?, i))));
+        clear_for(&mut map, 10_000);
+        assert!(
+            map.is_empty() && map.capacity() >= 10_000,
+            "kept: the next input needs it"
+        );
+        map.extend((0..10_000u32).filter_map(|i| Some((char::from_u32(0x4e00 + i)?, i))));
+        clear_for(&mut map, 10);
+        assert!(
+            map.is_empty() && map.capacity() < 1_000,
+            "dropped: {}",
+            map.capacity()
+        );
     }
 }
