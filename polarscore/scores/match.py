@@ -24,6 +24,7 @@ from polarscore.normalize import load_fold_table
 from polarscore.scores._match_kernel import (
     NO_MATCH,
     NO_REFERENCE,
+    REJECTIONS,
     RULES,
     STOPWORDS,
     MatchOptions,
@@ -44,6 +45,16 @@ RULE_DEFAULTS: dict[str, bool] = {
     "repair_mojibake": True,
     "approximate_numbers": False,
     "glued_words": True,
+}
+
+#: The rules that reject an answer which names the gold without asserting it, and the letter
+#: rule; each on by default (``docs/answer_match.md``, "Hedges, negations, sweeps and letters").
+CLAIM_DEFAULTS: dict[str, bool] = {
+    "hedges": True,
+    "negations": True,
+    "sweeps": True,
+    "degenerate_loops": True,
+    "letters": True,
 }
 
 
@@ -69,6 +80,11 @@ def _match_options(
     repair_mojibake: bool,
     approximate_numbers: bool,
     glued_words: bool,
+    hedges: bool,
+    negations: bool,
+    sweeps: bool,
+    degenerate_loops: bool,
+    letters: bool,
 ) -> MatchOptions:
     """Check the switches and thresholds of one call (``question`` aside) and gather them."""
     flags = {
@@ -83,6 +99,11 @@ def _match_options(
         "repair_mojibake": repair_mojibake,
         "approximate_numbers": approximate_numbers,
         "glued_words": glued_words,
+        "hedges": hedges,
+        "negations": negations,
+        "sweeps": sweeps,
+        "degenerate_loops": degenerate_loops,
+        "letters": letters,
     }
     for name, value in flags.items():
         _check_flag(value, function, name)
@@ -121,6 +142,11 @@ def _match_options(
         repair_mojibake=repair_mojibake,
         approximate_numbers=approximate_numbers,
         glued_words=glued_words,
+        hedges=hedges,
+        negations=negations,
+        sweeps=sweeps,
+        degenerate_loops=degenerate_loops,
+        letters=letters,
     )
 
 
@@ -172,6 +198,11 @@ def answer_match(
     repair_mojibake: bool = True,
     approximate_numbers: bool = False,
     glued_words: bool = True,
+    hedges: bool = True,
+    negations: bool = True,
+    sweeps: bool = True,
+    degenerate_loops: bool = True,
+    letters: bool = True,
 ) -> pl.Expr:
     r"""Score whether a free-form response gives one of the reference answers: 1.0 or 0.0.
 
@@ -323,6 +354,11 @@ def answer_match(
             repair_mojibake=repair_mojibake,
             approximate_numbers=approximate_numbers,
             glued_words=glued_words,
+            hedges=hedges,
+            negations=negations,
+            sweeps=sweeps,
+            degenerate_loops=degenerate_loops,
+            letters=letters,
             details=False,
         )
     ).alias("answer_match")
@@ -346,6 +382,11 @@ def answer_match_details(
     repair_mojibake: bool = True,
     approximate_numbers: bool = False,
     glued_words: bool = True,
+    hedges: bool = True,
+    negations: bool = True,
+    sweeps: bool = True,
+    degenerate_loops: bool = True,
+    letters: bool = True,
 ) -> pl.Expr:
     """Explain :func:`answer_match`: the decision, a graded score, the matching alias and the rule.
 
@@ -445,15 +486,22 @@ def answer_match_details(
         repair_mojibake=repair_mojibake,
         approximate_numbers=approximate_numbers,
         glued_words=glued_words,
+        hedges=hedges,
+        negations=negations,
+        sweeps=sweeps,
+        degenerate_loops=degenerate_loops,
+        letters=letters,
         details=True,
     ).alias("answer_match_details")
 
 
 __all__ = [
+    "CLAIM_DEFAULTS",
     "DEFAULT_MIN_TOKEN_RECALL",
     "DEFAULT_STEM_PREFIX",
     "NO_MATCH",
     "NO_REFERENCE",
+    "REJECTIONS",
     "RULES",
     "RULE_DEFAULTS",
     "STOPWORDS",
