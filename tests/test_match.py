@@ -19,7 +19,7 @@ DATA = Path(__file__).parent / "data"
 
 #: The rules that reject a named gold and the letter rule, which the oracle does not restate
 #: (``tests/test_match_claims.py`` tests them): off wherever the kernel is held to the oracle.
-CLAIMS_OFF = {name: False for name in CLAIM_DEFAULTS}
+CLAIMS_OFF = dict.fromkeys(CLAIM_DEFAULTS, False)
 
 
 def _assert_kernel_is_oracle(
@@ -473,11 +473,7 @@ def test_new_rules_agree_with_oracle_on_every_pair(switched_off: str | None) -> 
     details = ps.answer_match_details(
         "response", "references", question="question", **options, **CLAIMS_OFF
     )
-    got = (
-        df.select(details)
-        .unnest("answer_match_details")
-        .to_dicts()
-    )
+    got = df.select(details).unnest("answer_match_details").to_dicts()
     want = [oracle.answer_match(r, refs, question=q, **options).__dict__ for r, refs, q in rows]
     assert got == want
     if switched_off is None:  # the grid exercises every rule and every note

@@ -75,7 +75,10 @@ def test_named_but_not_asserted_is_rejected(
         ("Paris, France", ["Paris"]),
         ("It is Paris.", ["Paris"]),
         ("No. 12", ["12"]),
-        ("Tropic of Cancer states: Gujarat, Rajasthan and West Bengal.", ["Gujarat", "West Bengal"]),
+        (
+            "Tropic of Cancer states: Gujarat, Rajasthan and West Bengal.",
+            ["Gujarat", "West Bengal"],
+        ),
         ("Artists include B.B. King, T-Bone Walker and Little Walter.", ["T-Bone Walker"]),
         ("acid precipitation or acid rain", ["acid rain"]),
     ],
@@ -241,7 +244,10 @@ def _letter_probes(seed: int) -> tuple[list[tuple[str, list[str]]], list[tuple[s
         rng.shuffle(options)
         hedged += [
             (", ".join(options[:-1]) + " or " + options[-1], [letter]),
-            (f"({options[0]}) or ({options[1]})", [letter] if letter in options[:2] else [options[0]]),
+            (
+                f"({options[0]}) or ({options[1]})",
+                [letter] if letter in options[:2] else [options[0]],
+            ),
             (f"The answer is {options[0]} or {options[1]}.", [options[0]]),
         ]
     controls = [(f.format(letter), [letter]) for letter in LETTERS for f in FORMATS]

@@ -398,7 +398,8 @@ fn last_letter(raw: &[u8]) -> Option<(u8, bool)> {
     // Nothing but marks after it (`K.`, `V)`).
     let end = raw.iter().rposition(u8::is_ascii_alphanumeric)?;
     let _ = end;
-    let negated = words.any(letter_negator);
+    // Denied by the word right before it (`not K`), not by one further back.
+    let negated = words.next_back().is_some_and(letter_negator);
     Some((letter.to_ascii_lowercase(), negated))
 }
 
@@ -557,7 +558,7 @@ impl Claims {
         joint: u16,
     ) {
         let first = self.items.is_empty();
-        if joint & QUESTION != 0 {
+        if joint & QUESTION != 0 && !first {
             if let Some(c) = self.cues.last_mut() {
                 *c |= 1;
             }
