@@ -265,6 +265,23 @@ def answer_match(
         The exact, contains, date and number rules also read the response with words a chat
         interface glued together split (``"isIdaho1"``, a year and its citation marker
         ``"193912"``).
+    hedges
+        Reject (rule ``hedge``) a gold the response names only among other candidates of its
+        type: ``"It is either Paris or London."``, a bare list of three or more, candidates
+        offered (*maybe*, *possible answers*). A list that names two golds is no hedge.
+    negations
+        Reject (rule ``negated``) a gold the response denies: ``"Not Paris."``,
+        ``"It isn't Paris"``, ``"Paris is wrong"``; ``"Paris, not London"`` still matches Paris.
+    sweeps
+        Reject (rule ``sweep``) a gold number covered by a run of five or more integers, mostly
+        in steps (``"1 2 3 ... 20"`` for 12).
+    degenerate_loops
+        Reject (rule ``degenerate``) a response that repeats a loop of one to eight words four
+        times or more, over twenty words or more.
+    letters
+        Match a single-letter gold (``"A"``, ``"(B)"``) by the multiple-choice letter the response
+        gives (rule ``letter``: ``"ANSWER: A"``, ``"(A)"``, ``"**A**"``, ``"\boxed{A}"``,
+        ``"The answer is (A)"``), never by the article *a* or the pronoun *I*.
 
     Returns
     -------
@@ -286,8 +303,11 @@ def answer_match(
     other punctuation character a word break, ordinal suffixes dropped, number words up to twenty
     and the tens read as digits, and the articles *a*, *an*, *the* dropped wherever they are.
 
-    The rules read the whole response; they do not try to find "the" answer inside a long one,
-    so a response that lists several candidates matches if any candidate does.
+    The rules read the whole response; they do not try to find "the" answer inside a long one.
+    A response that names the gold without asserting it (among other candidates, denied, in a
+    sweep of numbers or a loop) is rejected by the ``hedges``, ``negations``, ``sweeps`` and
+    ``degenerate_loops`` rules, which read the response cut once at its list marks and breaks.
+    ``docs/answer_match.md`` shows each with examples.
 
     Every row runs in polarscore's native kernel (a Polars expression plugin): one pass over
     each string, every alias of the row tried inside the kernel, so the expression is
@@ -398,6 +418,8 @@ def answer_match_details(
         As for :func:`answer_match`.
     dates, parentheticals, repair_mojibake, approximate_numbers, glued_words
         As for :func:`answer_match`.
+    hedges, negations, sweeps, degenerate_loops, letters
+        As for :func:`answer_match`.
 
     Returns
     -------
@@ -410,12 +432,15 @@ def answer_match_details(
           missing, when ``numbers_must_match``); null when inconclusive;
         * ``reference_index`` (``UInt32``): the position in ``references`` of the alias that
           matched (the first one, by rule order, then by graded score); null when none did;
-        * ``rule`` (``String``): ``"exact"``, ``"contains"``, ``"date"``, ``"approx_number"`` or
-          ``"token_recall"`` (the first rule that accepted the chosen alias), ``"no_match"``, or
-          ``"no_reference"`` when inconclusive;
+        * ``rule`` (``String``): ``"letter"``, ``"exact"``, ``"contains"``, ``"date"``,
+          ``"approx_number"`` or ``"token_recall"`` (the first rule that accepted the chosen
+          alias); ``"hedge"``, ``"negated"``, ``"sweep"`` or ``"degenerate"`` (the rule that
+          rejected a row another rule accepted); ``"no_match"``, or ``"no_reference"`` when
+          inconclusive;
         * ``reason`` (``String``): the rule, then what was done to the texts for it to accept
           them, each after ``"; "``: ``"parenthetical dropped"``, ``"mojibake repaired"``,
-          ``"glued words split"`` (``"exact; parenthetical dropped"``).
+          ``"glued words split"`` (``"exact; parenthetical dropped"``); for a rejection, what the
+          rule saw (``"hedge; paris | london"``, ``"sweep; numbers 1 to 20"``).
 
     See Also
     --------

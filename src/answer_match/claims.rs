@@ -31,6 +31,7 @@ const AND: u16 = 64;
 /// *either*: the sentence offers candidates; `?`: it asks.
 const CUE: u16 = 128;
 const QUESTION: u16 = 256;
+const COMMA: u16 = 512;
 
 /// One item of a response.
 #[derive(Clone, Copy, Default)]
@@ -72,6 +73,8 @@ struct Run {
     lower: u32,
     /// Gold items (counted by the verdicts).
     golds: u32,
+    /// A comma before an *or* (`X, or Y`): a restatement when only two items are joined.
+    restated: bool,
     /// Joined by *and*, then by a comma (`Sex and the City, New York`): no list.
     and: bool,
     /// An item gives examples (`including`, `among them`): a list of some, not candidates.
@@ -412,7 +415,7 @@ fn separator(b: &[u8], i: usize) -> Option<(u16, usize)> {
     let next = b.get(i + 1).copied();
     let digit = |x: Option<u8>| x.is_some_and(|x| x.is_ascii_digit());
     Some(match c {
-        b',' if !(digit(prev) && digit(next)) => (LIST, 1),
+        b',' if !(digit(prev) && digit(next)) => (LIST | COMMA, 1),
         b';' | b'|' | b'\n' => (LIST, 1),
         b'/' if !(digit(prev) && digit(next)) => (LIST | OR, 1),
         b'.' if (next
@@ -575,6 +578,8 @@ impl Claims {
         } else if joint & OR != 0 {
             if let Some(r) = self.runs.last_mut() {
                 r.or = true;
+                // `X, or Y` restates X (`5%, or 0.05`).
+                r.restated |= joint & COMMA != 0;
             }
         }
         norm.normalize_into(t, fold, number_words, raw, &mut self.scratch);
@@ -835,7 +840,10 @@ impl Claims {
             let listed = (offered >= 1 && cued)
                 || (!run.clause
                     && ((others >= 2 && run.or)
-                        || (others >= 1 && run.or && (kind == Kind::Number || run.lower == 0))
+                        || (others >= 1
+                            && run.or
+                            && !run.restated
+                            && (kind == Kind::Number || run.lower == 0))
                         || (others >= 2
                             && run.starts
                             && run.first_words <= short
