@@ -725,6 +725,8 @@ pub struct Matcher {
     letter_refs: Vec<(u32, u8)>,
     /// What the last rejection saw, for its reason.
     seen: String,
+    /// Per alias: its longest ASCII word, where the rejecting rules look for its sentences.
+    keys: Vec<(usize, usize)>,
 }
 
 /// The token-recall rule's tokens of a row: the aliases' stemmed content tokens, interned
@@ -990,8 +992,29 @@ impl Matcher {
             response
         };
         if !read.items {
+            // Each alias's longest word, to skip the sentences that do not hold it; an alias
+            // without an ASCII word of letters or digits has every sentence read.
+            self.keys.clear();
+            let mut all = false;
+            for span in &self.alias_spans {
+                let (s, e) = (span.1, span.2);
+                let key = aliases
+                    .get(s..e)
+                    .unwrap_or("")
+                    .split(' ')
+                    .filter(|w| !w.is_empty() && w.bytes().all(|c| c.is_ascii_alphanumeric()))
+                    .max_by_key(|w| w.len());
+                match key {
+                    Some(w) => {
+                        let at = w.as_ptr() as usize - aliases.as_ptr() as usize;
+                        self.keys.push((at, at + w.len()));
+                    }
+                    None => all = true,
+                }
+            }
+            let keys = (!all).then_some((aliases, self.keys.as_slice()));
             self.claims
-                .read(&mut self.norm, t, fold, opts.number_words, raw);
+                .read(&mut self.norm, t, fold, opts.number_words, raw, keys);
         }
         // A response that names two golds (neither a part of the other) answers a question
         // that asks for several, or gives the references' own list: no hedge.
@@ -1105,7 +1128,8 @@ impl Matcher {
         read.repaired = response_repaired;
         if gold_letters != 0 {
             read.items = true;
-            self.claims.read(&mut self.norm, t, fold, nw, response);
+            self.claims
+                .read(&mut self.norm, t, fold, nw, response, None);
             let verdict = self
                 .claims
                 .judge_letters(gold_letters, opts.hedges, opts.negations);

@@ -472,6 +472,18 @@ fn separator(b: &[u8], i: usize) -> Option<(u16, usize)> {
     })
 }
 
+/// Whether `key` (ASCII, lower case, not empty) occurs in `hay` in any ASCII case: each place of
+/// its first byte in either case (`memchr2`), compared for the key's length.
+fn contains_ignore_case(hay: &[u8], key: &[u8]) -> bool {
+    let Some(&k0) = key.first() else {
+        return true;
+    };
+    memchr::memchr2_iter(k0, k0.to_ascii_uppercase(), hay).any(|p| {
+        hay.get(p..p + key.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(key))
+    })
+}
+
 /// Where the padded `needle` first occurs in the padded `hay`.
 fn find(hay: &str, needle: &str) -> Option<usize> {
     memchr::memmem::find(hay.as_bytes(), needle.as_bytes())
@@ -499,7 +511,12 @@ fn word_count(padded: &str) -> usize {
 }
 
 impl Claims {
-    /// Cut `response` into items, normalise each, and gather what their runs hold.
+    /// Cut `response` into items, normalise each, and gather what their runs hold: every
+    /// sentence when `keys` is `None`, else only the sentences that hold one of `keys` (ASCII,
+    /// lower case) in any case. Runs and cues never cross a sentence, so a sentence that holds
+    /// no word of an alias holds no gold item and is skipped unread (a key is a word of the
+    /// normalised alias; where the raw text spells it otherwise, the sentence is skipped and
+    /// the gold in it cannot be rejected).
     pub fn read(
         &mut self,
         norm: &mut Normalizer,
@@ -507,6 +524,7 @@ impl Claims {
         fold: Option<&FoldTable>,
         number_words: bool,
         response: &str,
+        keys: Option<(&str, &[(usize, usize)])>,
     ) {
         self.items.clear();
         self.runs.clear();
@@ -514,22 +532,73 @@ impl Claims {
         self.text.clear();
         self.cues.push(0);
         let b = response.as_bytes();
-        let (mut start, mut i, mut joint) = (0usize, 0usize, 0u16);
+        let Some((text, spans)) = keys else {
+            self.cut(norm, t, fold, number_words, response, 0, b.len());
+            return;
+        };
+        let mut start = 0;
+        while start < b.len() {
+            // The sentence's end: after the next dot, `!` or `?` that ends one.
+            let mut end = b.len();
+            let mut from = start;
+            while let Some(k) = b
+                .get(from..)
+                .and_then(|r| memchr::memchr3(b'.', b'!', b'?', r))
+            {
+                let at = from + k;
+                if separator(b, at).is_some_and(|(bits, _)| bits & SENTENCE != 0) {
+                    end = at + 1;
+                    break;
+                }
+                from = at + 1;
+            }
+            let sentence = b.get(start..end).unwrap_or(&[]);
+            let hit = spans.iter().any(|&(s, e)| {
+                text.get(s..e)
+                    .is_some_and(|key| contains_ignore_case(sentence, key.as_bytes()))
+            });
+            if hit {
+                self.cut(norm, t, fold, number_words, response, start, end);
+            }
+            start = end;
+        }
+    }
+
+    /// [`Claims::read`] of the sentences in `response[from..to]`, as if they were the text.
+    #[allow(clippy::too_many_arguments)]
+    fn cut(
+        &mut self,
+        norm: &mut Normalizer,
+        t: &Tables,
+        fold: Option<&FoldTable>,
+        number_words: bool,
+        response: &str,
+        from: usize,
+        to: usize,
+    ) {
+        let b = response.as_bytes();
+        // A later piece starts a sentence of its own.
+        let first = if self.items.is_empty() {
+            0
+        } else {
+            HARD | SENTENCE
+        };
+        let (mut start, mut i, mut joint) = (from, from, first);
         loop {
-            let sep = if i >= b.len() {
+            let sep = if i >= to {
                 Some((HARD, 1))
             } else {
                 separator(b, i)
             };
             if let Some((bits, len)) = sep {
-                if let Some(raw) = response.get(start..i) {
+                if let Some(raw) = response.get(start..i.min(to)) {
                     if raw.bytes().any(|c| c.is_ascii_alphanumeric() || c >= 0x80) {
                         self.push(norm, t, fold, number_words, raw, joint);
                         joint = 0;
                     }
                 }
                 joint |= bits;
-                if i >= b.len() {
+                if i >= to {
                     if let Some(r) = self.runs.last_mut() {
                         r.ends = true;
                     }
@@ -544,7 +613,7 @@ impl Claims {
                 i += 1;
             }
             // Stay on a character boundary: a multi-byte character is inside an item.
-            while i < b.len() && !response.is_char_boundary(i) {
+            while i < to && !response.is_char_boundary(i) {
                 i += 1;
             }
         }
