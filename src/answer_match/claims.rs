@@ -1027,16 +1027,16 @@ fn integer(w: &str) -> Option<u64> {
 /// times, when it is twenty words or more: `(loop length, words)`.
 pub fn degenerate_loop(response: &str) -> Option<(usize, usize)> {
     const P: usize = 8;
-    let mut last = [0u64; P + 1];
+    // The keys of the last eight words, word `k` at `k % P`.
+    let mut ring = [0u64; P];
     let mut runs = [0usize; P + 1];
-    let mut n = 0usize;
     let mut best: Option<(usize, usize)> = None;
-    for w in response.split(' ').filter(|w| !w.is_empty()) {
+    for (n, w) in response.split(' ').filter(|w| !w.is_empty()).enumerate() {
         let h = w.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
             (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
         });
-        for p in 1..=P {
-            let same = n >= p && last.get(p - 1) == Some(&h);
+        for p in 1..=P.min(n) {
+            let same = ring.get((n - p) % P) == Some(&h);
             let r = runs.get_mut(p)?;
             *r = if same { *r + 1 } else { 0 };
             let span = *r + p;
@@ -1044,10 +1044,9 @@ pub fn degenerate_loop(response: &str) -> Option<(usize, usize)> {
                 best = Some((p, span));
             }
         }
-        // `last[k]` is the hash of the word `k + 1` places back.
-        last.copy_within(0..P, 1);
-        last[0] = h;
-        n += 1;
+        if let Some(slot) = ring.get_mut(n % P) {
+            *slot = h;
+        }
     }
     best
 }
@@ -1073,8 +1072,12 @@ mod tests {
             ("not D", Some((b'd', true))),
             ("A dog", None),
             ("the answer is a", None),
-            ("Many guess D", None),
-            ("Vitamin K", None),
+            // A letter that ends its item is given (`the V gene`, `Vitamin K`), unless denied
+            // right before it.
+            ("Many guess D", Some((b'd', false))),
+            ("Vitamin K", Some((b'k', false))),
+            ("it is not K", Some((b'k', true))),
+            ("it does not appear, it is Q", Some((b'q', false))),
         ] {
             assert_eq!(item_letter(raw.as_bytes()), want, "{raw:?}");
         }
