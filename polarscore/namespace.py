@@ -138,6 +138,11 @@ class ScoreNamespace:
         repair_mojibake: bool = True,
         approximate_numbers: bool = False,
         glued_words: bool = True,
+        hedges: bool = True,
+        negations: bool = True,
+        sweeps: bool = True,
+        degenerate_loops: bool = True,
+        letters: bool = True,
     ) -> pl.Expr:
         """See :func:`polarscore.answer_match`.
 
@@ -166,6 +171,11 @@ class ScoreNamespace:
             repair_mojibake=repair_mojibake,
             approximate_numbers=approximate_numbers,
             glued_words=glued_words,
+            hedges=hedges,
+            negations=negations,
+            sweeps=sweeps,
+            degenerate_loops=degenerate_loops,
+            letters=letters,
         )
 
     def answer_match_details(
@@ -186,6 +196,11 @@ class ScoreNamespace:
         repair_mojibake: bool = True,
         approximate_numbers: bool = False,
         glued_words: bool = True,
+        hedges: bool = True,
+        negations: bool = True,
+        sweeps: bool = True,
+        degenerate_loops: bool = True,
+        letters: bool = True,
     ) -> pl.Expr:
         """See :func:`polarscore.answer_match_details`."""
         return answer_match_details(
@@ -205,6 +220,11 @@ class ScoreNamespace:
             repair_mojibake=repair_mojibake,
             approximate_numbers=approximate_numbers,
             glued_words=glued_words,
+            hedges=hedges,
+            negations=negations,
+            sweeps=sweeps,
+            degenerate_loops=degenerate_loops,
+            letters=letters,
         )
 
     def answer_precision(

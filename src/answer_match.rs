@@ -13,6 +13,7 @@
 //! the interpreter's `unicodedata` ([`set_fold_table`]).
 
 mod block;
+mod claims;
 #[cfg(feature = "plugin")]
 pub(crate) mod expressions;
 mod normalize;
@@ -338,6 +339,23 @@ pub struct Options {
     pub repair_mojibake: bool,
     pub approximate_numbers: bool,
     pub glued_words: bool,
+    /// Reject a gold named among other candidates (`hedge`).
+    pub hedges: bool,
+    /// Reject a gold the response denies (`negated`).
+    pub negations: bool,
+    /// Reject a gold covered by a sweep of numbers (`sweep`).
+    pub sweeps: bool,
+    /// Reject a response that repeats a loop of words (`degenerate`).
+    pub degenerate_loops: bool,
+    /// Match a multiple-choice letter gold by the letter the response gives (`letter`).
+    pub letters: bool,
+}
+
+impl Options {
+    /// Whether any rule may reject a row another rule accepted.
+    fn rejects(&self) -> bool {
+        self.hedges || self.negations || self.sweeps || self.degenerate_loops
+    }
 }
 
 /// The rule that accepted the chosen alias, in the order the rules are tried.
@@ -349,6 +367,13 @@ pub enum Rule {
     ApproxNumber,
     TokenRecall,
     NoMatch,
+    /// The multiple-choice letter the response gives.
+    Letter,
+    /// Rejections of a row that names the gold without asserting it.
+    Hedge,
+    Negated,
+    Sweep,
+    Degenerate,
 }
 
 impl Rule {
@@ -360,6 +385,11 @@ impl Rule {
             Rule::ApproxNumber => "approx_number",
             Rule::TokenRecall => "token_recall",
             Rule::NoMatch => "no_match",
+            Rule::Letter => "letter",
+            Rule::Hedge => "hedge",
+            Rule::Negated => "negated",
+            Rule::Sweep => "sweep",
+            Rule::Degenerate => "degenerate",
         }
     }
 }
@@ -383,10 +413,28 @@ pub struct Decision {
 
 impl Decision {
     pub fn score(&self) -> f64 {
-        if self.rule == Rule::NoMatch {
-            0.0
-        } else {
+        if self.accepted() {
             1.0
+        } else {
+            0.0
+        }
+    }
+
+    /// Whether a rule accepted the row.
+    pub fn accepted(&self) -> bool {
+        !matches!(
+            self.rule,
+            Rule::NoMatch | Rule::Hedge | Rule::Negated | Rule::Sweep | Rule::Degenerate
+        )
+    }
+
+    /// A rejection by `rule`.
+    fn rejected(rule: Rule) -> Decision {
+        Decision {
+            rule,
+            graded: 0.0,
+            index: None,
+            notes: 0,
         }
     }
 
@@ -611,6 +659,48 @@ impl Spans<'_> {
     }
 }
 
+/// What [`Matcher::decide_rules`] did on the way that the rejecting rules reuse.
+#[derive(Clone, Copy, Default)]
+struct Read {
+    /// The response's items are read (for a letter gold).
+    items: bool,
+    /// The response was repaired (into `fixed_response`).
+    repaired: bool,
+}
+
+/// Whether a response may hedge or deny: a list mark in the raw text, or a word that joins or
+/// denies in the normalised one. (No other response can: the items would be one run of one.)
+fn may_hedge(raw: &str, normalized: &str) -> bool {
+    let b = raw.as_bytes();
+    if memchr::memchr3(b',', b';', b'/', b).is_some()
+        || memchr::memchr3(b'|', b'\n', 0xE2, b).is_some()
+    {
+        return true;
+    }
+    // Every word a joint or a negation is made of (`neither` holds `either`...).
+    normalized.split(' ').any(|w| {
+        matches!(
+            w,
+            "or" | "and"
+                | "nor"
+                | "not"
+                | "no"
+                | "never"
+                | "isnt"
+                | "wasnt"
+                | "arent"
+                | "werent"
+                | "neither"
+                | "either"
+                | "wrong"
+                | "incorrect"
+                | "false"
+                | "mistaken"
+                | "misconception"
+        )
+    })
+}
+
 /// Reusable buffers for deciding many rows.
 #[derive(Default)]
 pub struct Matcher {
@@ -629,6 +719,14 @@ pub struct Matcher {
     aliases: String,
     alias_spans: Vec<AliasSpan>,
     tokens: RecallTokens,
+    /// The items of the response, for the rules that reject ([`claims`]).
+    claims: claims::Claims,
+    /// The references that are multiple-choice letters.
+    letter_refs: Vec<(u32, u8)>,
+    /// What the last rejection saw, for its reason.
+    seen: String,
+    /// Per alias: its longest ASCII word, where the rejecting rules look for its sentences.
+    keys: Vec<(usize, usize)>,
 }
 
 /// The token-recall rule's tokens of a row: the aliases' stemmed content tokens, interned
@@ -861,15 +959,135 @@ impl Matcher {
         references: impl Iterator<Item = Option<&'a str>>,
         question: Option<&str>,
     ) -> Option<Decision> {
+        self.seen.clear();
+        let (d, read) = self.decide_rules(t, fold, opts, response, references, question)?;
+        if !d.accepted() || matches!(d.rule, Rule::Exact | Rule::Letter) || !opts.rejects() {
+            return Some(d);
+        }
+        let fold = fold.filter(|_| opts.fold_accents);
+        let resp = self.response.as_str();
+        let aliases = self.aliases.as_str();
+        let alias = |&(_, s, e, _): &AliasSpan| aliases.get(s..e).unwrap_or(" ");
+        if opts.degenerate_loops {
+            if let Some((period, words)) = claims::degenerate_loop(resp) {
+                use std::fmt::Write;
+                let _ = write!(self.seen, "a loop of {period} words over {words} words");
+                return Some(Decision::rejected(Rule::Degenerate));
+            }
+        }
+        if opts.sweeps {
+            let chosen = self.alias_spans.iter().find(|s| Some(s.0) == d.index);
+            if let Some((lo, hi)) = chosen.and_then(|s| claims::sweep(resp, alias(s))) {
+                use std::fmt::Write;
+                let _ = write!(self.seen, "numbers {lo} to {hi}");
+                return Some(Decision::rejected(Rule::Sweep));
+            }
+        }
+        if !(opts.hedges || opts.negations) || !may_hedge(response, resp) {
+            return Some(d);
+        }
+        let raw = if read.repaired {
+            self.fixed_response.as_str()
+        } else {
+            response
+        };
+        if !read.items {
+            // Each alias's longest word, to skip the sentences that do not hold it; an alias
+            // without an ASCII word of letters or digits has every sentence read.
+            self.keys.clear();
+            let mut all = false;
+            for span in &self.alias_spans {
+                let (s, e) = (span.1, span.2);
+                let key = aliases
+                    .get(s..e)
+                    .unwrap_or("")
+                    .split(' ')
+                    .filter(|w| !w.is_empty() && w.bytes().all(|c| c.is_ascii_alphanumeric()))
+                    .max_by_key(|w| w.len());
+                match key {
+                    Some(w) => {
+                        let at = w.as_ptr() as usize - aliases.as_ptr() as usize;
+                        self.keys.push((at, at + w.len()));
+                    }
+                    None => all = true,
+                }
+            }
+            let keys = (!all).then_some((aliases, self.keys.as_slice()));
+            self.claims
+                .read(&mut self.norm, t, fold, opts.number_words, raw, keys);
+        }
+        // A response that names two golds (neither a part of the other) answers a question
+        // that asks for several, or gives the references' own list: no hedge.
+        let mut hits = self
+            .alias_spans
+            .iter()
+            .map(alias)
+            .filter(|a| *a != " " && contains_padded(resp.as_bytes(), a.as_bytes()));
+        let several = hits.next().is_some_and(|first| {
+            hits.any(|other| {
+                !contains_padded(first.as_bytes(), other.as_bytes())
+                    && !contains_padded(other.as_bytes(), first.as_bytes())
+            })
+        });
+        let spans = self.alias_spans.iter().map(alias);
+        let hedges = opts.hedges && !several;
+        match self.claims.judge(spans, hedges, opts.negations) {
+            Some(v) => {
+                self.seen.push_str(&self.claims.candidates);
+                Some(Decision::rejected(match v {
+                    claims::Verdict::Hedge => Rule::Hedge,
+                    claims::Verdict::Negated => Rule::Negated,
+                }))
+            }
+            None => Some(d),
+        }
+    }
+
+    /// What the last decision's rejection saw (the candidates of a hedge, the denied gold, the
+    /// sweep's numbers, the loop): empty when no rule rejected it.
+    pub fn seen(&self) -> &str {
+        &self.seen
+    }
+
+    /// The reason of decision `d` of the last row: [`Decision::write_reason`], then what a
+    /// rejection saw.
+    pub fn write_reason(&self, d: &Decision, out: &mut String) {
+        d.write_reason(out);
+        if !self.seen.is_empty() {
+            out.push_str("; ");
+            out.push_str(&self.seen);
+        }
+    }
+
+    /// The rules that accept, with the letter rule first; also whether the response's items
+    /// were read (for the letters) and whether it was repaired.
+    fn decide_rules<'a>(
+        &mut self,
+        t: &Tables,
+        fold: Option<&FoldTable>,
+        opts: &Options,
+        response: &str,
+        references: impl Iterator<Item = Option<&'a str>>,
+        question: Option<&str>,
+    ) -> Option<(Decision, Read)> {
         let fold = fold.filter(|_| opts.fold_accents);
         let nw = opts.number_words;
         self.aliases.clear();
         self.alias_spans.clear();
+        self.letter_refs.clear();
+        let mut gold_letters = 0u32;
+        let mut read = Read::default();
         for (i, alias) in references.enumerate() {
             let Some(alias) = alias.filter(|a| !py_is_blank(a)) else {
                 continue;
             };
             let index = u32::try_from(i).unwrap_or(u32::MAX);
+            if opts.letters {
+                if let Some(l) = claims::alias_letter(alias) {
+                    gold_letters |= 1 << (l.wrapping_sub(b'a') & 31);
+                    self.letter_refs.push((index, l));
+                }
+            }
             let repaired = opts.repair_mojibake
                 && rules::repair_mojibake_into(alias, &mut self.raw, &mut self.fixed);
             let text = if repaired { self.fixed.as_str() } else { alias };
@@ -907,6 +1125,52 @@ impl Matcher {
             response
         };
         let row_notes = if response_repaired { NOTE_MOJIBAKE } else { 0 };
+        read.repaired = response_repaired;
+        if gold_letters != 0 {
+            read.items = true;
+            self.claims
+                .read(&mut self.norm, t, fold, nw, response, None);
+            let verdict = self
+                .claims
+                .judge_letters(gold_letters, opts.hedges, opts.negations);
+            match verdict {
+                Some(Ok(letter)) => {
+                    // The first reference that is this letter.
+                    let index = self
+                        .letter_refs
+                        .iter()
+                        .find(|&&(_, l)| l == letter)
+                        .map(|&(i, _)| i);
+                    return Some((
+                        Decision {
+                            rule: Rule::Letter,
+                            graded: 1.0,
+                            index,
+                            notes: row_notes,
+                        },
+                        read,
+                    ));
+                }
+                Some(Err(v)) => {
+                    self.seen.push_str(&self.claims.candidates);
+                    let rule = match v {
+                        claims::Verdict::Hedge => Rule::Hedge,
+                        claims::Verdict::Negated => Rule::Negated,
+                    };
+                    return Some((Decision::rejected(rule), read));
+                }
+                None if self.claims.letters() != 0 => {
+                    // The response gives other letters: a letter gold cannot match in its words.
+                    let letters = &self.letter_refs;
+                    self.alias_spans
+                        .retain(|s| !letters.iter().any(|&(i, _)| i == s.0));
+                    if self.alias_spans.is_empty() {
+                        return Some((Decision::rejected(Rule::NoMatch), read));
+                    }
+                }
+                None => {}
+            }
+        }
         let seen = self
             .norm
             .normalize_into(t, fold, nw, response, &mut self.response);
@@ -916,7 +1180,7 @@ impl Matcher {
         };
         // Most rows end here, before the question is read.
         if let Some(d) = spans.text_rule(opts, &self.response, row_notes) {
-            return Some(d);
+            return Some((d, read));
         }
         let has_question = question.is_some();
         if let Some(q) = question {
@@ -931,7 +1195,7 @@ impl Matcher {
         }
         let asks_when = !has_question || rules::asks_when(&self.question);
         if let Some(d) = spans.value_rule(opts, &self.response, asks_when, row_notes) {
-            return Some(d);
+            return Some((d, read));
         }
         // Only when no rule accepts the response as written: the same rules (token recall
         // excepted) on the response with glued words split.
@@ -957,7 +1221,7 @@ impl Matcher {
                 let notes = row_notes | NOTE_GLUED;
                 let d = spans.text_rule(opts, glued, notes);
                 if let Some(d) = d.or_else(|| spans.value_rule(opts, glued, asks_when, notes)) {
-                    return Some(d);
+                    return Some((d, read));
                 }
             }
         }
@@ -971,7 +1235,7 @@ impl Matcher {
             notes: 0,
         };
         if !opts.token_recall {
-            return Some(best);
+            return Some((best, read));
         }
         let prefix = opts.stem_prefix;
         let tokens = &mut self.tokens;
@@ -1004,7 +1268,7 @@ impl Matcher {
                 };
             }
         }
-        Some(best)
+        Some((best, read))
     }
 }
 
@@ -1191,6 +1455,11 @@ mod tests {
             repair_mojibake: true,
             approximate_numbers: true,
             glued_words: true,
+            hedges: true,
+            negations: true,
+            sweeps: true,
+            degenerate_loops: true,
+            letters: true,
         };
         Matcher::default().decide(
             t,
@@ -1427,7 +1696,8 @@ mod tests {
         let d = decide(&token, &[Some(&token)], None).unwrap();
         assert_eq!(d.rule, Rule::Exact);
         let numbers: String = (0..100_000).map(|i| format!("{i} ")).collect();
+        // Every number of the alias is in the response, but as part of a sweep of 0..99999.
         let d = decide(&numbers, &[Some("42 7 99999 x")], None).unwrap();
-        assert_eq!(d.rule, Rule::TokenRecall);
+        assert_eq!(d.rule, Rule::Sweep);
     }
 }

@@ -21,7 +21,10 @@ from polarscore.normalize import load_fold_table
 from polarscore.stopwords import ANSWER_MATCH_STOPWORDS as STOPWORDS
 
 #: The rules, in the order they are tried; the first one that fires names the match.
-RULES: tuple[str, ...] = ("exact", "contains", "date", "approx_number", "token_recall")
+RULES: tuple[str, ...] = ("letter", "exact", "contains", "date", "approx_number", "token_recall")
+
+#: The rules that reject a row another rule accepted, checked in this order after it.
+REJECTIONS: tuple[str, ...] = ("degenerate", "sweep", "hedge", "negated")
 
 #: ``rule`` when no rule fired, and when the row has no usable reference.
 NO_MATCH = "no_match"
@@ -45,6 +48,11 @@ class MatchOptions:
     repair_mojibake: bool
     approximate_numbers: bool
     glued_words: bool
+    hedges: bool
+    negations: bool
+    sweeps: bool
+    degenerate_loops: bool
+    letters: bool
 
 
 def match_expr(
@@ -72,6 +80,7 @@ def match_expr(
 __all__ = [
     "NO_MATCH",
     "NO_REFERENCE",
+    "REJECTIONS",
     "RULES",
     "STOPWORDS",
     "MatchOptions",

@@ -24,6 +24,7 @@ from polarscore.normalize import load_fold_table
 from polarscore.scores._match_kernel import (
     NO_MATCH,
     NO_REFERENCE,
+    REJECTIONS,
     RULES,
     STOPWORDS,
     MatchOptions,
@@ -44,6 +45,16 @@ RULE_DEFAULTS: dict[str, bool] = {
     "repair_mojibake": True,
     "approximate_numbers": False,
     "glued_words": True,
+}
+
+#: The rules that reject an answer which names the gold without asserting it, and the letter
+#: rule; each on by default (``docs/answer_match.md``, "Hedges, negations, sweeps and letters").
+CLAIM_DEFAULTS: dict[str, bool] = {
+    "hedges": True,
+    "negations": True,
+    "sweeps": True,
+    "degenerate_loops": True,
+    "letters": True,
 }
 
 
@@ -69,6 +80,11 @@ def _match_options(
     repair_mojibake: bool,
     approximate_numbers: bool,
     glued_words: bool,
+    hedges: bool,
+    negations: bool,
+    sweeps: bool,
+    degenerate_loops: bool,
+    letters: bool,
 ) -> MatchOptions:
     """Check the switches and thresholds of one call (``question`` aside) and gather them."""
     flags = {
@@ -83,6 +99,11 @@ def _match_options(
         "repair_mojibake": repair_mojibake,
         "approximate_numbers": approximate_numbers,
         "glued_words": glued_words,
+        "hedges": hedges,
+        "negations": negations,
+        "sweeps": sweeps,
+        "degenerate_loops": degenerate_loops,
+        "letters": letters,
     }
     for name, value in flags.items():
         _check_flag(value, function, name)
@@ -121,6 +142,11 @@ def _match_options(
         repair_mojibake=repair_mojibake,
         approximate_numbers=approximate_numbers,
         glued_words=glued_words,
+        hedges=hedges,
+        negations=negations,
+        sweeps=sweeps,
+        degenerate_loops=degenerate_loops,
+        letters=letters,
     )
 
 
@@ -172,6 +198,11 @@ def answer_match(
     repair_mojibake: bool = True,
     approximate_numbers: bool = False,
     glued_words: bool = True,
+    hedges: bool = True,
+    negations: bool = True,
+    sweeps: bool = True,
+    degenerate_loops: bool = True,
+    letters: bool = True,
 ) -> pl.Expr:
     r"""Score whether a free-form response gives one of the reference answers: 1.0 or 0.0.
 
@@ -234,6 +265,23 @@ def answer_match(
         The exact, contains, date and number rules also read the response with words a chat
         interface glued together split (``"isIdaho1"``, a year and its citation marker
         ``"193912"``).
+    hedges
+        Reject (rule ``hedge``) a gold the response names only among other candidates of its
+        type: ``"It is either Paris or London."``, a bare list of three or more, candidates
+        offered (*maybe*, *possible answers*). A list that names two golds is no hedge.
+    negations
+        Reject (rule ``negated``) a gold the response denies: ``"Not Paris."``,
+        ``"It isn't Paris"``, ``"Paris is wrong"``; ``"Paris, not London"`` still matches Paris.
+    sweeps
+        Reject (rule ``sweep``) a gold number covered by a run of five or more integers, mostly
+        in steps (``"1 2 3 ... 20"`` for 12).
+    degenerate_loops
+        Reject (rule ``degenerate``) a response that repeats a loop of one to eight words four
+        times or more, over twenty words or more.
+    letters
+        Match a single-letter gold (``"A"``, ``"(B)"``) by the multiple-choice letter the response
+        gives (rule ``letter``: ``"ANSWER: A"``, ``"(A)"``, ``"**A**"``, ``"\boxed{A}"``,
+        ``"The answer is (A)"``), never by the article *a* or the pronoun *I*.
 
     Returns
     -------
@@ -255,8 +303,11 @@ def answer_match(
     other punctuation character a word break, ordinal suffixes dropped, number words up to twenty
     and the tens read as digits, and the articles *a*, *an*, *the* dropped wherever they are.
 
-    The rules read the whole response; they do not try to find "the" answer inside a long one,
-    so a response that lists several candidates matches if any candidate does.
+    The rules read the whole response; they do not try to find "the" answer inside a long one.
+    A response that names the gold without asserting it (among other candidates, denied, in a
+    sweep of numbers or a loop) is rejected by the ``hedges``, ``negations``, ``sweeps`` and
+    ``degenerate_loops`` rules, which read the response cut once at its list marks and breaks.
+    ``docs/answer_match.md`` shows each with examples.
 
     Every row runs in polarscore's native kernel (a Polars expression plugin): one pass over
     each string, every alias of the row tried inside the kernel, so the expression is
@@ -323,6 +374,11 @@ def answer_match(
             repair_mojibake=repair_mojibake,
             approximate_numbers=approximate_numbers,
             glued_words=glued_words,
+            hedges=hedges,
+            negations=negations,
+            sweeps=sweeps,
+            degenerate_loops=degenerate_loops,
+            letters=letters,
             details=False,
         )
     ).alias("answer_match")
@@ -346,6 +402,11 @@ def answer_match_details(
     repair_mojibake: bool = True,
     approximate_numbers: bool = False,
     glued_words: bool = True,
+    hedges: bool = True,
+    negations: bool = True,
+    sweeps: bool = True,
+    degenerate_loops: bool = True,
+    letters: bool = True,
 ) -> pl.Expr:
     """Explain :func:`answer_match`: the decision, a graded score, the matching alias and the rule.
 
@@ -356,6 +417,8 @@ def answer_match_details(
     stem_prefix, numbers_must_match, fold_accents, number_words
         As for :func:`answer_match`.
     dates, parentheticals, repair_mojibake, approximate_numbers, glued_words
+        As for :func:`answer_match`.
+    hedges, negations, sweeps, degenerate_loops, letters
         As for :func:`answer_match`.
 
     Returns
@@ -369,12 +432,15 @@ def answer_match_details(
           missing, when ``numbers_must_match``); null when inconclusive;
         * ``reference_index`` (``UInt32``): the position in ``references`` of the alias that
           matched (the first one, by rule order, then by graded score); null when none did;
-        * ``rule`` (``String``): ``"exact"``, ``"contains"``, ``"date"``, ``"approx_number"`` or
-          ``"token_recall"`` (the first rule that accepted the chosen alias), ``"no_match"``, or
-          ``"no_reference"`` when inconclusive;
+        * ``rule`` (``String``): ``"letter"``, ``"exact"``, ``"contains"``, ``"date"``,
+          ``"approx_number"`` or ``"token_recall"`` (the first rule that accepted the chosen
+          alias); ``"hedge"``, ``"negated"``, ``"sweep"`` or ``"degenerate"`` (the rule that
+          rejected a row another rule accepted); ``"no_match"``, or ``"no_reference"`` when
+          inconclusive;
         * ``reason`` (``String``): the rule, then what was done to the texts for it to accept
           them, each after ``"; "``: ``"parenthetical dropped"``, ``"mojibake repaired"``,
-          ``"glued words split"`` (``"exact; parenthetical dropped"``).
+          ``"glued words split"`` (``"exact; parenthetical dropped"``); for a rejection, what the
+          rule saw (``"hedge; paris | london"``, ``"sweep; numbers 1 to 20"``).
 
     See Also
     --------
@@ -445,15 +511,22 @@ def answer_match_details(
         repair_mojibake=repair_mojibake,
         approximate_numbers=approximate_numbers,
         glued_words=glued_words,
+        hedges=hedges,
+        negations=negations,
+        sweeps=sweeps,
+        degenerate_loops=degenerate_loops,
+        letters=letters,
         details=True,
     ).alias("answer_match_details")
 
 
 __all__ = [
+    "CLAIM_DEFAULTS",
     "DEFAULT_MIN_TOKEN_RECALL",
     "DEFAULT_STEM_PREFIX",
     "NO_MATCH",
     "NO_REFERENCE",
+    "REJECTIONS",
     "RULES",
     "RULE_DEFAULTS",
     "STOPWORDS",

@@ -26,6 +26,11 @@ pub(crate) struct MatchKwargs {
     repair_mojibake: bool,
     approximate_numbers: bool,
     glued_words: bool,
+    hedges: bool,
+    negations: bool,
+    sweeps: bool,
+    degenerate_loops: bool,
+    letters: bool,
 }
 
 impl MatchKwargs {
@@ -52,18 +57,25 @@ impl MatchKwargs {
             repair_mojibake: self.repair_mojibake,
             approximate_numbers: self.approximate_numbers,
             glued_words: self.glued_words,
+            hedges: self.hedges,
+            negations: self.negations,
+            sweeps: self.sweeps,
+            degenerate_loops: self.degenerate_loops,
+            letters: self.letters,
         };
         Ok((opts, fold))
     }
 }
 
 /// Decide every row: inputs are the response, the references (String or List(String)) and,
-/// optionally, the question. `None` for a row with no usable alias.
-fn match_rows(
+/// optionally, the question. `row` turns each decision (`None` for a row with no usable alias)
+/// into the output, with the matcher that made it.
+fn match_rows<T: Send>(
     inputs: &[Series],
     context: CallerContext,
     kwargs: &MatchKwargs,
-) -> PolarsResult<Vec<Option<Decision>>> {
+    row: impl Fn(&Matcher, Option<Decision>) -> T + Sync,
+) -> PolarsResult<Vec<T>> {
     let t = tables()?;
     let (opts, fold) = kwargs.options()?;
     let response = Texts::new(&inputs[0], "response")?;
@@ -79,16 +91,17 @@ fn match_rows(
     let n = output_len(&lens)?;
     Ok(map_row_ranges(n, !context.parallel(), |rows| {
         let mut matcher = Matcher::default();
-        rows.map(|row| {
-            let resp = response.get(row).unwrap_or("");
-            let q = question.as_ref().and_then(|q| q.get(row));
-            match references.row(row) {
+        rows.map(|k| {
+            let resp = response.get(k).unwrap_or("");
+            let q = question.as_ref().and_then(|q| q.get(k));
+            let d = match references.row(k) {
                 RowRefs::One(reference) => {
                     matcher.decide(t, fold, &opts, resp, std::iter::once(reference), q)
                 }
                 RowRefs::Many(list) => matcher.decide(t, fold, &opts, resp, list.iter(), q),
                 RowRefs::Null => None,
-            }
+            };
+            row(&matcher, d)
         })
         .collect()
     }))
@@ -100,8 +113,8 @@ fn answer_match(
     context: CallerContext,
     kwargs: MatchKwargs,
 ) -> PolarsResult<Series> {
-    let rows = match_rows(inputs, context, &kwargs)?;
-    let ca: Float64Chunked = rows.iter().map(|d| d.map(|d| d.score())).collect();
+    let rows = match_rows(inputs, context, &kwargs, |_, d| d.map(|d| d.score()))?;
+    let ca: Float64Chunked = rows.into_iter().collect();
     Ok(ca.with_name("answer_match".into()).into_series())
 }
 
@@ -124,30 +137,26 @@ fn answer_match_details(
     context: CallerContext,
     kwargs: MatchKwargs,
 ) -> PolarsResult<Series> {
-    let rows = match_rows(inputs, context, &kwargs)?;
+    let rows = match_rows(inputs, context, &kwargs, |m, d| {
+        let mut reason = String::new();
+        match &d {
+            Some(d) => m.write_reason(d, &mut reason),
+            None => reason.push_str("no_reference"),
+        }
+        (d, reason)
+    })?;
     let n = rows.len();
-    let score: Float64Chunked = rows.iter().map(|d| d.map(|d| d.score())).collect();
-    let graded: Float64Chunked = rows.iter().map(|d| d.map(|d| d.graded)).collect();
+    let score: Float64Chunked = rows.iter().map(|(d, _)| d.map(|d| d.score())).collect();
+    let graded: Float64Chunked = rows.iter().map(|(d, _)| d.map(|d| d.graded)).collect();
     let index: Int64Chunked = rows
         .iter()
-        .map(|d| d.and_then(|d| d.index).map(i64::from))
+        .map(|(d, _)| d.and_then(|d| d.index).map(i64::from))
         .collect();
     let rule: StringChunked = rows
         .iter()
-        .map(|d| Some(d.map_or("no_reference", |d| d.rule.name())))
+        .map(|(d, _)| Some(d.map_or("no_reference", |d| d.rule.name())))
         .collect();
-    let mut reason = String::new();
-    let reasons: StringChunked = rows
-        .iter()
-        .map(|d| {
-            reason.clear();
-            match d {
-                Some(d) => d.write_reason(&mut reason),
-                None => reason.push_str("no_reference"),
-            }
-            Some(reason.clone())
-        })
-        .collect();
+    let reasons: StringChunked = rows.iter().map(|(_, r)| Some(r.as_str())).collect();
     let fields = [
         score.with_name("score".into()).into_series(),
         graded.with_name("graded_score".into()).into_series(),

@@ -1,0 +1,1107 @@
+//! What a response claims: the rules that reject an answer which names the gold without
+//! asserting it (a hedge among candidates, a negation, a sweep of numbers, a degenerate loop),
+//! and the multiple-choice letters a response gives.
+//!
+//! The response is cut once, left to right, into *items* at its structure: list separators
+//! (`,` `;` `/` `|` a line break, the words *or*, *and*, *nor*), hard breaks (a sentence's end,
+//! `:`, the words *but*, *however*, *either*...) and neutral marks (brackets, quotes, `*`). Items
+//! joined by list separators form a *run*; a hard break or a neutral mark alone ends it. Each item
+//! is normalised as the response is, so an alias is found in an item as the `contains` rule finds
+//! it in the response. A gold item is *hedged* when its run holds another candidate of the gold's
+//! type (numbers with numbers, names with names) and the run is a coordination with *or* (or a
+//! slash), a list of three candidates or more, or comes in a sentence with a hedging word
+//! (*maybe*, *possibly*, *either*...); it is *negated* when a negation comes right before it
+//! (`not X`, `isn't X`, `neither X`, `nor X`) or a verdict right after it (`X is wrong`). A row
+//! whose every gold item is hedged or negated is rejected.
+//!
+//! Every pass is linear in the text: the cut is one scan, each item is normalised once, the
+//! run-level counts are gathered once, and a gold item reads only its run's counts.
+
+use crate::answer_match::{FoldTable, Normalizer};
+use crate::pyunicode::Tables;
+
+/// A joint between two items: the marks met since the previous item, as bits.
+const LIST: u16 = 1;
+const OR: u16 = 2;
+const HARD: u16 = 4;
+const SENTENCE: u16 = 8;
+const NEGATE_NEXT: u16 = 16;
+const COLON: u16 = 32;
+const AND: u16 = 64;
+/// *either*: the sentence offers candidates; `?`: it asks.
+const CUE: u16 = 128;
+const QUESTION: u16 = 256;
+const COMMA: u16 = 512;
+
+/// One item of a response.
+#[derive(Clone, Copy, Default)]
+struct Item {
+    /// The item's normalised text in [`Claims::text`] (`" words "`).
+    start: usize,
+    end: usize,
+    run: u32,
+    sentence: u32,
+    /// After *nor* or *neither*.
+    negated_by_joint: bool,
+    /// The multiple-choice letter the item gives (lower-case ASCII), and whether it denies it.
+    letter: Option<u8>,
+    letter_negated: bool,
+    /// The item's words, and whether it may be a candidate number, name (see [`Run`]).
+    words: usize,
+    /// It is the first of its run.
+    first: bool,
+    as_number: bool,
+    as_name: bool,
+    /// Where an alias occurs in the item: its start and length in the item's text, its kind,
+    /// its words, and whether the item denies it (filled by [`Claims::judge`]).
+    gold: Option<(usize, usize, Kind, usize, bool)>,
+    /// The gold may be a list's candidate: it ends the item when it is the first of its run.
+    listable: bool,
+}
+
+/// What the runs hold: their candidates of each type, whether *or* joins them.
+#[derive(Clone, Copy, Default)]
+struct Run {
+    or: bool,
+    /// A sentence's end, or the text's, follows the run's last item; the text's start, a
+    /// sentence's end or a colon comes before its first.
+    ends: bool,
+    starts: bool,
+    /// An item after the first is a clause (it holds a verb such as *is*).
+    clause: bool,
+    /// A candidate name is not capitalised (`acid rain`, where `London` is).
+    lower: u32,
+    /// Gold items (counted by the verdicts).
+    golds: u32,
+    /// A comma before an *or* (`X, or Y`): a restatement when only two items are joined.
+    restated: bool,
+    /// Joined by *and*, then by a comma (`Sex and the City, New York`): no list.
+    and: bool,
+    /// An item gives examples (`including`, `among them`): a list of some, not candidates.
+    examples: bool,
+    /// The words of the run's first item, and the most of any other.
+    first_words: usize,
+    tail_words: usize,
+    /// Items that may be a number, a name, by their words (`[k]`: `k` words, up to `SHORT`).
+    numbers: [u16; SHORT + 1],
+    names: [u16; SHORT + 1],
+    /// Of these, the gold items (counted by the verdicts).
+    gold_numbers: [u16; SHORT + 1],
+    gold_names: [u16; SHORT + 1],
+    /// Items that give a letter, and of these, a gold letter.
+    letters: u32,
+    gold_letters: u32,
+    /// The candidates were listed already (a row lists each run once).
+    listed: bool,
+}
+
+/// The most words a candidate may have.
+const SHORT: usize = 5;
+
+/// Why a row whose gold the response names is still rejected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Hedge,
+    Negated,
+}
+
+/// Reusable buffers of the item analysis.
+#[derive(Default)]
+pub struct Claims {
+    items: Vec<Item>,
+    runs: Vec<Run>,
+    /// Per sentence: bit 0, it holds a hedging word; bit 1, a word that gives examples.
+    cues: Vec<u8>,
+    text: String,
+    scratch: String,
+    /// The candidates of the last rejection, `" | "` between them.
+    pub candidates: String,
+}
+
+/// Words that open a coordination or correct what came before: a hard break.
+fn hard_word(w: &[u8]) -> bool {
+    matches!(
+        w,
+        b"but" | b"however" | b"although" | b"though" | b"whereas" | b"either" | b"neither"
+    )
+}
+
+/// A negation right before a word (normalised: apostrophes are gone).
+fn negator(w: &str) -> bool {
+    matches!(
+        w,
+        "not" | "no" | "never" | "isnt" | "wasnt" | "arent" | "werent" | "nor" | "neither"
+    )
+}
+
+/// Words that show a response offers candidates rather than an answer.
+fn cue(w: &str) -> bool {
+    matches!(
+        w,
+        "maybe"
+            | "perhaps"
+            | "possibly"
+            | "possible"
+            | "either"
+            | "candidates"
+            | "options"
+            | "possibilities"
+            | "alternatives"
+            | "guesses"
+    )
+}
+
+/// Words that open a clause: an item starting with one is a remark, not a candidate.
+fn clause_starter(w: &str) -> bool {
+    matches!(
+        w,
+        "i" | "it"
+            | "its"
+            | "he"
+            | "she"
+            | "they"
+            | "we"
+            | "you"
+            | "this"
+            | "that"
+            | "these"
+            | "those"
+            | "which"
+            | "who"
+            | "whom"
+            | "whose"
+            | "where"
+            | "when"
+            | "so"
+            | "because"
+            | "if"
+            | "as"
+            | "since"
+            | "while"
+            | "there"
+            | "here"
+            | "is"
+            | "was"
+            | "are"
+            | "were"
+            | "also"
+            | "both"
+    )
+}
+
+/// Verdicts after a gold (`X is wrong`), as the normalised words that follow it.
+const AFTER: &[&str] = &[
+    " is wrong ",
+    " is incorrect ",
+    " is false ",
+    " is mistaken ",
+    " is not correct ",
+    " is not right ",
+    " is not answer ",
+    " isnt correct ",
+    " isnt right ",
+    " isnt answer ",
+    " was wrong ",
+    " was incorrect ",
+    " is common misconception ",
+    " is misconception ",
+    " wrong ",
+    " incorrect ",
+];
+
+/// Words before a multiple-choice letter that leave it the answer (`The answer is B`).
+fn letter_lead(w: &[u8]) -> bool {
+    let mut buf = [0u8; 12];
+    let Some(low) = lower(w, &mut buf) else {
+        return false;
+    };
+    matches!(
+        low,
+        b"the"
+            | b"answer"
+            | b"is"
+            | b"final"
+            | b"correct"
+            | b"right"
+            | b"best"
+            | b"option"
+            | b"choice"
+            | b"it"
+            | b"its"
+            | b"s"
+            | b"i"
+            | b"think"
+            | b"believe"
+            | b"would"
+            | b"say"
+            | b"be"
+            | b"my"
+            | b"letter"
+            | b"maybe"
+            | b"perhaps"
+            | b"possibly"
+            | b"probably"
+            | b"so"
+            | b"therefore"
+            | b"thus"
+            | b"hence"
+            | b"boxed"
+            | b"text"
+            | b"textbf"
+            | b"mathrm"
+            | b"or"
+    )
+}
+
+/// Negations before a letter, as raw ASCII words (`isn't` is `isn`, `t`).
+fn letter_negator(w: &[u8]) -> bool {
+    let mut buf = [0u8; 12];
+    matches!(
+        lower(w, &mut buf),
+        Some(b"not" | b"no" | b"never" | b"isn" | b"wasn" | b"t" | b"nor" | b"neither")
+    )
+}
+
+/// Words that may follow a letter answer (`B because ...`, `C is correct`).
+fn letter_tail(w: &[u8]) -> bool {
+    let mut buf = [0u8; 12];
+    matches!(
+        lower(w, &mut buf),
+        Some(
+            b"because"
+                | b"since"
+                | b"as"
+                | b"is"
+                | b"was"
+                | b"which"
+                | b"would"
+                | b"seems"
+                | b"appears"
+                | b"correct"
+                | b"right"
+        )
+    )
+}
+
+/// Verdicts after a letter and its `is` / `was` (`A is wrong`).
+fn letter_denial(w: &[u8]) -> bool {
+    let mut buf = [0u8; 12];
+    matches!(
+        lower(w, &mut buf),
+        Some(b"wrong" | b"incorrect" | b"false" | b"not" | b"mistaken")
+    )
+}
+
+/// `w` in ASCII lower case, when it fits `buf`.
+fn lower<'b>(w: &[u8], buf: &'b mut [u8; 12]) -> Option<&'b [u8]> {
+    let out = buf.get_mut(..w.len())?;
+    for (o, &b) in out.iter_mut().zip(w) {
+        *o = b.to_ascii_lowercase();
+    }
+    Some(out)
+}
+
+/// The multiple-choice letter an alias is (`A`, `(B)`, `c.`), lower-case: one ASCII letter
+/// with nothing but brackets, dots, stars and spaces around it.
+pub fn alias_letter(alias: &str) -> Option<u8> {
+    let mut letter = None;
+    for &b in alias.as_bytes() {
+        if b.is_ascii_alphabetic() {
+            if letter.is_some() {
+                return None;
+            }
+            letter = Some(b.to_ascii_lowercase());
+        } else if !matches!(b, b'(' | b')' | b'[' | b']' | b'.' | b'*' | b' ' | b':') {
+            return None;
+        }
+    }
+    letter
+}
+
+/// The letter a raw item gives: lead words (`the answer is`), then one ASCII letter, then
+/// nothing or a word that keeps it the answer (`because`); a lone letter in any case, else
+/// upper case only (a lower-case `a` after words is an article). With whether it is denied.
+fn item_letter(raw: &[u8]) -> Option<(u8, bool)> {
+    let mut words = raw
+        .split(|b| !b.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .peekable();
+    let mut negated = false;
+    let mut lead = 0usize;
+    let mut found = None;
+    while let Some(w) = words.next() {
+        if letter_negator(w) {
+            negated = true;
+            lead += 1;
+            continue;
+        }
+        // A lone letter may itself be a lead word (`I`): it is the letter when nothing follows.
+        // (`I think it is B`: the pronoun leads in.)
+        let leads_in = letter_lead(w) && words.peek().is_some_and(|n| !letter_tail(n));
+        if w.len() == 1 && w.first().is_some_and(u8::is_ascii_alphabetic) && !leads_in {
+            found = w.first().copied();
+            break;
+        }
+        if !letter_lead(w) {
+            return last_letter(raw);
+        }
+        lead += 1;
+    }
+    let Some(letter) = found else {
+        return last_letter(raw);
+    };
+    match (words.next(), words.next()) {
+        (None, _) => {}
+        (Some(next), after) if letter_tail(next) => {
+            if matches!(next, b"is" | b"was" | b"Is" | b"Was") && after.is_some_and(letter_denial) {
+                negated = true;
+            }
+        }
+        _ => return None,
+    }
+    // A lower-case letter only alone in its item (`(a)`, `answer: b`).
+    if letter.is_ascii_lowercase() && lead > 0 {
+        return None;
+    }
+    Some((letter.to_ascii_lowercase(), negated))
+}
+
+/// Whether the dot at `i` ends an initial (`John F. Kennedy`, `B.B. King`, `D. W. Griffith`):
+/// an upper-case letter alone after a word or another initial's dot.
+fn initial(b: &[u8], i: usize) -> bool {
+    let at = |k: usize| i.checked_sub(k).and_then(|k| b.get(k)).copied();
+    // Another initial follows (`B. J. Thomas`).
+    let next_initial = b.get(i + 1) == Some(&b' ')
+        && b.get(i + 2).is_some_and(u8::is_ascii_uppercase)
+        && b.get(i + 3) == Some(&b'.');
+    at(1).is_some_and(|c| c.is_ascii_uppercase())
+        && match at(2) {
+            Some(b'.') => true,
+            Some(b' ') => {
+                next_initial || at(3).is_some_and(|c| c.is_ascii_alphanumeric() || c == b'.')
+            }
+            None => next_initial,
+            _ => false,
+        }
+}
+
+/// The letter an item ends with, when no lead words come before it (`coded by the V`,
+/// `Vitamin K`): its last word, one upper-case ASCII letter; denied when a negation is in it.
+fn last_letter(raw: &[u8]) -> Option<(u8, bool)> {
+    let mut words = raw
+        .split(|b| !b.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty());
+    let last = words.next_back()?;
+    let (&[letter], true) = (last, true) else {
+        return None;
+    };
+    if !letter.is_ascii_uppercase() {
+        return None;
+    }
+    // Nothing but marks after it (`K.`, `V)`).
+    let end = raw.iter().rposition(u8::is_ascii_alphanumeric)?;
+    let _ = end;
+    // Denied by the word right before it (`not K`), not by one further back.
+    let negated = words.next_back().is_some_and(letter_negator);
+    Some((letter.to_ascii_lowercase(), negated))
+}
+
+/// What the bytes at `i` of a raw text are to the cut: the joint bits of a separator and its
+/// length, or `None` inside an item.
+#[inline]
+fn separator(b: &[u8], i: usize) -> Option<(u16, usize)> {
+    let c = *b.get(i)?;
+    let prev = i.checked_sub(1).and_then(|k| b.get(k)).copied();
+    let next = b.get(i + 1).copied();
+    let digit = |x: Option<u8>| x.is_some_and(|x| x.is_ascii_digit());
+    Some(match c {
+        b',' if !(digit(prev) && digit(next)) => (LIST | COMMA, 1),
+        b';' | b'|' | b'\n' => (LIST, 1),
+        b'/' if !(digit(prev) && digit(next)) => (LIST | OR, 1),
+        b'.' if (next
+            .is_none_or(|n| n.is_ascii_whitespace() || matches!(n, b'"' | b')' | b'*'))
+            && !digit(prev)
+            && !initial(b, i))
+            || (next == Some(b'.')) =>
+        {
+            (HARD | SENTENCE, 1)
+        }
+        b'!' => (HARD | SENTENCE, 1),
+        b'?' => (HARD | SENTENCE | QUESTION, 1),
+        b':' if !(digit(prev) && digit(next)) => (HARD | COLON, 1),
+        // A bracket sets its words apart (`Paris (or Lyon)` is an aside, not a list), but for
+        // one around a letter (`(A) or (B)`).
+        b'(' if b.get(i + 2) == Some(&b')')
+            && b.get(i + 1).is_some_and(u8::is_ascii_alphabetic) =>
+        {
+            (0, 1)
+        }
+        b')' if i >= 2 && b.get(i - 2) == Some(&b'(') => (0, 1),
+        b'(' | b')' | b'[' | b']' => (HARD, 1),
+        b'{' | b'}' | b'"' | b'*' | b'$' => (0, 1),
+        // “ ” (E2 80 9C / 9D) are neutral, • (E2 80 A2) a list mark.
+        0xE2 if b.get(i + 1) == Some(&0x80) => match b.get(i + 2) {
+            Some(0x9C | 0x9D) => (0, 3),
+            Some(0xA2) => (LIST, 3),
+            _ => return None,
+        },
+        _ if c.is_ascii_alphabetic() && !prev.is_some_and(|p| p.is_ascii_alphanumeric()) => {
+            let len = b.get(i..).map_or(0, |r| {
+                r.iter().take_while(|x| x.is_ascii_alphabetic()).count()
+            });
+            if len > 8
+                || b.get(i + len)
+                    .is_some_and(|x| x.is_ascii_alphanumeric() || *x >= 0x80)
+            {
+                return None;
+            }
+            let mut buf = [0u8; 12];
+            let w = lower(b.get(i..i + len)?, &mut buf)?;
+            let bits = match w {
+                b"or" => LIST | OR,
+                b"and" => LIST | AND,
+                b"nor" => LIST | OR | NEGATE_NEXT,
+                b"neither" => HARD | NEGATE_NEXT,
+                b"either" => HARD | CUE,
+                _ if hard_word(w) => HARD,
+                _ => return None,
+            };
+            (bits, len)
+        }
+        _ => return None,
+    })
+}
+
+/// Whether `key` (ASCII, lower case, not empty) occurs in `hay` in any ASCII case: each place of
+/// its first byte in either case (`memchr2`), compared for the key's length.
+fn contains_ignore_case(hay: &[u8], key: &[u8]) -> bool {
+    let Some(&k0) = key.first() else {
+        return true;
+    };
+    memchr::memchr2_iter(k0, k0.to_ascii_uppercase(), hay).any(|p| {
+        hay.get(p..p + key.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(key))
+    })
+}
+
+/// Where the padded `needle` first occurs in the padded `hay`.
+fn find(hay: &str, needle: &str) -> Option<usize> {
+    memchr::memmem::find(hay.as_bytes(), needle.as_bytes())
+}
+
+/// The kind of answer an alias is, for the candidates it is compared with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Number,
+    Name,
+}
+
+fn kind(alias: &str) -> Kind {
+    let mut words = alias.split(' ').filter(|w| !w.is_empty()).peekable();
+    if words.peek().is_some() && words.all(|w| w.as_bytes().first().is_some_and(u8::is_ascii_digit))
+    {
+        Kind::Number
+    } else {
+        Kind::Name
+    }
+}
+
+fn word_count(padded: &str) -> usize {
+    padded.split(' ').filter(|w| !w.is_empty()).count()
+}
+
+impl Claims {
+    /// Cut `response` into items, normalise each, and gather what their runs hold: every
+    /// sentence when `keys` is `None`, else only the sentences that hold one of `keys` (ASCII,
+    /// lower case) in any case. Runs and cues never cross a sentence, so a sentence that holds
+    /// no word of an alias holds no gold item and is skipped unread (a key is a word of the
+    /// normalised alias; where the raw text spells it otherwise, the sentence is skipped and
+    /// the gold in it cannot be rejected).
+    pub fn read(
+        &mut self,
+        norm: &mut Normalizer,
+        t: &Tables,
+        fold: Option<&FoldTable>,
+        number_words: bool,
+        response: &str,
+        keys: Option<(&str, &[(usize, usize)])>,
+    ) {
+        self.items.clear();
+        self.runs.clear();
+        self.cues.clear();
+        self.text.clear();
+        self.cues.push(0);
+        let b = response.as_bytes();
+        let Some((text, spans)) = keys else {
+            self.cut(norm, t, fold, number_words, response, 0, b.len());
+            return;
+        };
+        let mut start = 0;
+        while start < b.len() {
+            // The sentence's end: after the next dot, `!` or `?` that ends one.
+            let mut end = b.len();
+            let mut from = start;
+            while let Some(k) = b
+                .get(from..)
+                .and_then(|r| memchr::memchr3(b'.', b'!', b'?', r))
+            {
+                let at = from + k;
+                if separator(b, at).is_some_and(|(bits, _)| bits & SENTENCE != 0) {
+                    end = at + 1;
+                    break;
+                }
+                from = at + 1;
+            }
+            let sentence = b.get(start..end).unwrap_or(&[]);
+            let hit = spans.iter().any(|&(s, e)| {
+                text.get(s..e)
+                    .is_some_and(|key| contains_ignore_case(sentence, key.as_bytes()))
+            });
+            if hit {
+                self.cut(norm, t, fold, number_words, response, start, end);
+            }
+            start = end;
+        }
+    }
+
+    /// [`Claims::read`] of the sentences in `response[from..to]`, as if they were the text.
+    #[allow(clippy::too_many_arguments)]
+    fn cut(
+        &mut self,
+        norm: &mut Normalizer,
+        t: &Tables,
+        fold: Option<&FoldTable>,
+        number_words: bool,
+        response: &str,
+        from: usize,
+        to: usize,
+    ) {
+        let b = response.as_bytes();
+        // A later piece starts a sentence of its own.
+        let first = if self.items.is_empty() {
+            0
+        } else {
+            HARD | SENTENCE
+        };
+        let (mut start, mut i, mut joint) = (from, from, first);
+        loop {
+            let sep = if i >= to {
+                Some((HARD, 1))
+            } else {
+                separator(b, i)
+            };
+            if let Some((bits, len)) = sep {
+                if let Some(raw) = response.get(start..i.min(to)) {
+                    if raw.bytes().any(|c| c.is_ascii_alphanumeric() || c >= 0x80) {
+                        self.push(norm, t, fold, number_words, raw, joint);
+                        joint = 0;
+                    }
+                }
+                joint |= bits;
+                if i >= to {
+                    if let Some(r) = self.runs.last_mut() {
+                        r.ends = true;
+                    }
+                    if let Some(c) = self.cues.last_mut().filter(|_| joint & QUESTION != 0) {
+                        *c |= 1;
+                    }
+                    break;
+                }
+                i += len;
+                start = i;
+            } else {
+                i += 1;
+            }
+            // Stay on a character boundary: a multi-byte character is inside an item.
+            while i < to && !response.is_char_boundary(i) {
+                i += 1;
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &mut self,
+        norm: &mut Normalizer,
+        t: &Tables,
+        fold: Option<&FoldTable>,
+        number_words: bool,
+        raw: &str,
+        joint: u16,
+    ) {
+        let first = self.items.is_empty();
+        if joint & QUESTION != 0 && !first {
+            if let Some(c) = self.cues.last_mut() {
+                *c |= 1;
+            }
+        }
+        if !first && joint & SENTENCE != 0 {
+            self.cues.push(0);
+            if let Some(r) = self.runs.last_mut() {
+                r.ends = true;
+            }
+        }
+        let new_run = first || joint & HARD != 0 || joint & LIST == 0;
+        if new_run {
+            self.runs.push(Run::default());
+        } else if joint & OR != 0 {
+            if let Some(r) = self.runs.last_mut() {
+                r.or = true;
+                // `X, or Y` restates X (`5%, or 0.05`).
+                r.restated |= joint & COMMA != 0;
+            }
+        }
+        norm.normalize_into(t, fold, number_words, raw, &mut self.scratch);
+        let start = self.text.len();
+        self.text.push_str(&self.scratch);
+        let (letter, letter_negated) = match item_letter(raw.as_bytes()) {
+            Some((l, n)) => (Some(l), n),
+            None => (None, false),
+        };
+        // What the item may be as a candidate.
+        let (mut n, mut negated, mut digit, mut name, mut cued) = (0, false, false, false, false);
+        let (mut opener, mut verb, mut examples) = (false, false, false);
+        for w in self.scratch.split(' ').filter(|w| !w.is_empty()) {
+            if n == 0 {
+                opener = clause_starter(w);
+            }
+            verb |= matches!(
+                w,
+                "is" | "was" | "are" | "were" | "has" | "have" | "had" | "be"
+            );
+            examples |= matches!(
+                w,
+                "including" | "include" | "includes" | "included" | "among" | "such" | "namely"
+            );
+            n += 1;
+            negated |= negator(w);
+            cued |= cue(w);
+            if w.as_bytes().first().is_some_and(u8::is_ascii_digit) {
+                digit = true;
+            } else if !crate::answer_words::is_stopword(w) && !cue(w) && !negator(w) {
+                name = true;
+            }
+        }
+        if let Some(c) = self.cues.last_mut() {
+            *c |= u8::from(cued || joint & CUE != 0) | u8::from(examples) << 1;
+        }
+        let negated = negated || joint & NEGATE_NEXT != 0;
+        let (as_number, as_name) = (!negated && digit, !negated && name && !opener);
+        // Capitalised: the last word starts with an upper-case letter or a digit (`London`).
+        let capital = raw
+            .split(|c: char| !c.is_alphanumeric())
+            .find(|w| {
+                !w.is_empty()
+                    && !matches!(
+                        w.to_ascii_lowercase().as_str(),
+                        "the" | "a" | "an" | "maybe" | "perhaps" | "possibly" | "either"
+                    )
+            })
+            .and_then(|w| w.chars().next())
+            .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit());
+        if let Some(r) = self.runs.last_mut() {
+            if new_run {
+                r.first_words = n;
+                r.starts = first || joint & (SENTENCE | COLON) != 0;
+            } else {
+                r.tail_words = r.tail_words.max(n);
+                r.clause |= verb || opener;
+                if joint & AND != 0 {
+                    r.and = true;
+                } else if r.and {
+                    r.clause = true;
+                }
+            }
+            r.lower += u32::from(as_name && !capital);
+            r.examples |= examples;
+            if let Some(k) = r.numbers.get_mut(n).filter(|_| as_number) {
+                *k += 1;
+            }
+            if let Some(k) = r.names.get_mut(n).filter(|_| as_name) {
+                *k += 1;
+            }
+            r.letters += u32::from(letter.is_some() && !letter_negated);
+        }
+        self.items.push(Item {
+            start,
+            end: self.text.len(),
+            run: self.runs.len().saturating_sub(1) as u32,
+            sentence: self.cues.len().saturating_sub(1) as u32,
+            negated_by_joint: joint & NEGATE_NEXT != 0,
+            letter,
+            letter_negated,
+            words: n,
+            first: new_run,
+            as_number,
+            as_name,
+            gold: None,
+            listable: false,
+        });
+    }
+
+    /// The letters the response gives, as a bit per letter (`a` is bit 0).
+    pub fn letters(&self) -> u32 {
+        self.items
+            .iter()
+            .filter_map(|it| it.letter)
+            .fold(0, |m, l| m | 1 << (l.wrapping_sub(b'a') & 31))
+    }
+
+    /// The verdict on gold letters `gold` (a bit per letter): `Ok(letter)` when an item gives
+    /// one and asserts it, else the rejection (`None`: no item gives one).
+    pub fn judge_letters(
+        &mut self,
+        gold: u32,
+        hedges: bool,
+        negations: bool,
+    ) -> Option<Result<u8, Verdict>> {
+        let bit = |l: u8| 1u32 << (l.wrapping_sub(b'a') & 31);
+        let is_gold = |it: &Item| it.letter.is_some_and(|l| gold & bit(l) != 0);
+        for it in &self.items {
+            if is_gold(it) && !it.letter_negated {
+                if let Some(r) = self.runs.get_mut(it.run as usize) {
+                    r.gold_letters += 1;
+                }
+            }
+        }
+        let (mut seen, mut hedged) = (false, false);
+        self.candidates.clear();
+        for it in &self.items {
+            let Some(l) = it.letter.filter(|_| is_gold(it)) else {
+                continue;
+            };
+            seen = true;
+            if it.letter_negated && negations {
+                continue;
+            }
+            let run = self.runs.get(it.run as usize).copied().unwrap_or_default();
+            // Another letter in the run, given and not denied.
+            if hedges && run.letters > run.gold_letters {
+                hedged = true;
+                continue;
+            }
+            return Some(Ok(l));
+        }
+        if !seen {
+            return None;
+        }
+        for l in self.items.iter().filter_map(|o| o.letter) {
+            if !self.candidates.is_empty() {
+                self.candidates.push_str(" | ");
+            }
+            self.candidates.push(char::from(l.to_ascii_uppercase()));
+        }
+        Some(Err(if hedged {
+            Verdict::Hedge
+        } else {
+            Verdict::Negated
+        }))
+    }
+
+    /// The verdict on the gold aliases (normalised and padded): `None` when some item asserts
+    /// one, or when no item holds one.
+    pub fn judge<'a>(
+        &mut self,
+        aliases: impl Iterator<Item = &'a str> + Clone,
+        hedges: bool,
+        negations: bool,
+    ) -> Option<Verdict> {
+        self.candidates.clear();
+        // First the gold items, and how many of each run's candidates they are.
+        let mut gold_items = 0usize;
+        for it in self.items.iter_mut() {
+            let Some(item) = self.text.get(it.start..it.end) else {
+                continue;
+            };
+            let hit = aliases
+                .clone()
+                .filter(|a| a.len() > 2)
+                .find_map(|a| find(item, a).map(|p| (a, p)));
+            let Some((alias, at)) = hit else {
+                continue;
+            };
+            gold_items += 1;
+            let before = item.get(..at + 1).unwrap_or("");
+            let after = item.get(at + alias.len() - 1..).unwrap_or("");
+            // (`No. 12` is a number, not a denial.)
+            let denier = before.trim_end().rsplit(' ').next().filter(|w| negator(w));
+            let numbered = denier == Some("no") && kind(alias) == Kind::Number;
+            let neg = it.negated_by_joint
+                || (denier.is_some() && !numbered)
+                || AFTER.iter().any(|v| after.starts_with(v));
+            // The first item of a list leads in to its candidate: the gold must end it.
+            let ends_item = after == " ";
+            it.gold = Some((at, alias.len(), kind(alias), word_count(alias), neg));
+            it.listable = !it.first || ends_item;
+            if let Some(r) = self.runs.get_mut(it.run as usize) {
+                r.golds += 1;
+                if let Some(k) = r.gold_numbers.get_mut(it.words).filter(|_| it.as_number) {
+                    *k += 1;
+                }
+                if let Some(k) = r.gold_names.get_mut(it.words).filter(|_| it.as_name) {
+                    *k += 1;
+                }
+            }
+        }
+        if gold_items == 0 {
+            return None;
+        }
+        let mut hedged = false;
+        for k in 0..self.items.len() {
+            let Some(it) = self.items.get(k).copied() else {
+                break;
+            };
+            let Some((at, len, kind, alias_words, neg)) = it.gold else {
+                continue;
+            };
+            if neg && negations {
+                if let Some(denied) = self.text.get(it.start + at..it.start + at + len) {
+                    if !self.candidates.is_empty() {
+                        self.candidates.push_str(" | ");
+                    }
+                    self.candidates.push_str(denied.trim());
+                }
+                continue;
+            }
+            let run = self.runs.get(it.run as usize).copied().unwrap_or_default();
+            let cued = self
+                .cues
+                .get(it.sentence as usize)
+                .is_some_and(|c| c & 1 != 0);
+            // Candidates as short as the gold, or three words (five when offered: `maybe X`);
+            // the gold with three words more (`the answer is X`); the run's items all as short,
+            // but a first that leads in to it.
+            let limit = if cued {
+                SHORT
+            } else {
+                (alias_words + 1).clamp(3, SHORT)
+            };
+            let (all, gold) = match kind {
+                Kind::Number => (&run.numbers, &run.gold_numbers),
+                Kind::Name => (&run.names, &run.gold_names),
+            };
+            let count = |c: &[u16; SHORT + 1]| {
+                c.get(..=limit)
+                    .map_or(0, |c| c.iter().map(|&k| u32::from(k)).sum::<u32>())
+            };
+            let others = count(all).saturating_sub(count(gold));
+            let short = limit.max(alias_words + 2);
+            // A run that names two golds answers a question that asks for several.
+            let bare = run.ends
+                && it.listable
+                && !run.examples
+                && self
+                    .cues
+                    .get(it.sentence as usize)
+                    .is_none_or(|c| c & 2 == 0)
+                && run.golds < 2
+                && run.tail_words <= short
+                && it.words <= alias_words + 3;
+            // Candidates offered (`maybe`, `either`), several joined by `or`, two capitalised
+            // names or numbers joined by `or` (`acid rain or acid precipitation` names one
+            // thing twice), or a bare list of three or more.
+            // Offered candidates (`maybe`, `either`, a question) of any type; several joined by
+            // `or`; two names joined by `or` when neither is a common noun (`acid rain or acid
+            // precipitation` names one thing twice), or numbers; a bare list of three or more,
+            // at most one of them a common noun (`Hartley, author of...` is an apposition).
+            let offered = (count(&run.numbers) + count(&run.names))
+                .saturating_sub(count(&run.gold_numbers) + count(&run.gold_names));
+            let listed = (offered >= 1 && cued)
+                || (!run.clause
+                    && ((others >= 2 && run.or)
+                        || (others >= 1
+                            && run.or
+                            && !run.restated
+                            && (kind == Kind::Number || run.lower == 0))
+                        || (others >= 2
+                            && run.starts
+                            && run.first_words <= short
+                            && (kind == Kind::Number || run.lower <= 1))));
+            if hedges && bare && listed {
+                hedged = true;
+                self.list_run(it.run, k);
+                continue;
+            }
+            return None;
+        }
+        Some(if hedged {
+            Verdict::Hedge
+        } else {
+            Verdict::Negated
+        })
+    }
+
+    /// Add the items of run `run` to the candidates, once per run.
+    fn list_run(&mut self, run: u32, from: usize) {
+        let Some(r) = self.runs.get_mut(run as usize) else {
+            return;
+        };
+        if r.listed {
+            return;
+        }
+        r.listed = true;
+        // A run's items are consecutive: back to its first, then on to its last.
+        let mut first = from;
+        while first > 0 && self.items.get(first - 1).is_some_and(|i| i.run == run) {
+            first -= 1;
+        }
+        let mut k = first;
+        while let Some(it) = self.items.get(k).filter(|i| i.run == run) {
+            if let Some(text) = self.text.get(it.start..it.end) {
+                let text = text.trim();
+                if !text.is_empty() {
+                    if !self.candidates.is_empty() {
+                        self.candidates.push_str(" | ");
+                    }
+                    self.candidates.push_str(text);
+                }
+            }
+            k += 1;
+        }
+    }
+}
+
+// --- sweeps and loops, over the normalised response ----------------------------------------------
+
+/// The numbers of a sweep that covers every number of `alias` (`1 2 3 ... 20` for `12`): a run of
+/// at least five integers (words *and*, *or*, *to* between them allowed) whose steps are mostly
+/// one, or the step before; `None` when there is none.
+pub fn sweep(response: &str, alias: &str) -> Option<(u64, u64)> {
+    let mut need = [0u64; 8];
+    let mut n_need = 0;
+    for w in alias.split(' ').filter(|w| !w.is_empty()) {
+        if let Some(v) = integer(w) {
+            if let Some(slot) = need.get_mut(n_need) {
+                *slot = v;
+                n_need += 1;
+            }
+        }
+    }
+    if n_need == 0 {
+        return None;
+    }
+    let need = need.get(..n_need)?;
+    let covered = |lo: u64, hi: u64| need.iter().all(|&v| lo <= v && v <= hi);
+    let (mut len, mut regular, mut prev, mut step, mut lo, mut hi) =
+        (0u32, 0u32, 0u64, 0i128, 0, 0);
+    let done = |len: u32, regular: u32, lo: u64, hi: u64| {
+        len >= 5 && regular >= 3 && 2 * regular >= len - 1 && covered(lo, hi)
+    };
+    for w in response.split(' ').filter(|w| !w.is_empty()) {
+        match integer(w) {
+            Some(v) => {
+                if len == 0 {
+                    (len, regular, lo, hi, step) = (1, 0, v, v, 0);
+                } else {
+                    let d = i128::from(v) - i128::from(prev);
+                    if d == 1 || (d != 0 && d == step) {
+                        regular += 1;
+                    }
+                    step = d;
+                    len += 1;
+                    lo = lo.min(v);
+                    hi = hi.max(v);
+                }
+                prev = v;
+            }
+            None if matches!(w, "and" | "or" | "to") => {}
+            None => {
+                if done(len, regular, lo, hi) {
+                    return Some((lo, hi));
+                }
+                len = 0;
+            }
+        }
+    }
+    done(len, regular, lo, hi).then_some((lo, hi))
+}
+
+fn integer(w: &str) -> Option<u64> {
+    if w.is_empty() || w.len() > 18 || !w.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    w.parse().ok()
+}
+
+/// The longest stretch of the response that repeats a loop of one to eight words at least four
+/// times, when it is twenty words or more: `(loop length, words)`.
+pub fn degenerate_loop(response: &str) -> Option<(usize, usize)> {
+    const P: usize = 8;
+    // The keys of the last eight words, word `k` at `k % P`.
+    let mut ring = [0u64; P];
+    let mut runs = [0usize; P + 1];
+    let mut best: Option<(usize, usize)> = None;
+    for (n, w) in response.split(' ').filter(|w| !w.is_empty()).enumerate() {
+        let h = w.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        });
+        for p in 1..=P.min(n) {
+            let same = ring.get((n - p) % P) == Some(&h);
+            let r = runs.get_mut(p)?;
+            *r = if same { *r + 1 } else { 0 };
+            let span = *r + p;
+            if *r > 0 && span >= 4 * p && span >= 20 && best.is_none_or(|(_, s)| span > s) {
+                best = Some((p, span));
+            }
+        }
+        if let Some(slot) = ring.get_mut(n % P) {
+            *slot = h;
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn letters_of_aliases_and_items() {
+        assert_eq!(alias_letter("A"), Some(b'a'));
+        assert_eq!(alias_letter("(c)"), Some(b'c'));
+        assert_eq!(alias_letter("AB"), None);
+        assert_eq!(alias_letter("A1"), None);
+        for (raw, want) in [
+            ("A", Some((b'a', false))),
+            ("a", Some((b'a', false))),
+            ("The answer is B", Some((b'b', false))),
+            ("I think it's C", Some((b'c', false))),
+            ("I", Some((b'i', false))),
+            ("B because it fits", Some((b'b', false))),
+            ("A is wrong", Some((b'a', true))),
+            ("not D", Some((b'd', true))),
+            ("A dog", None),
+            ("the answer is a", None),
+            // A letter that ends its item is given (`the V gene`, `Vitamin K`), unless denied
+            // right before it.
+            ("Many guess D", Some((b'd', false))),
+            ("Vitamin K", Some((b'k', false))),
+            ("it is not K", Some((b'k', true))),
+            ("it does not appear, it is Q", Some((b'q', false))),
+        ] {
+            assert_eq!(item_letter(raw.as_bytes()), want, "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn sweeps() {
+        assert_eq!(sweep(" 1 2 3 4 5 20 ", " 12 "), Some((1, 20)));
+        assert_eq!(sweep(" 1 2 3 4 5 20 ", " 21 "), None);
+        assert_eq!(sweep(" 5 7 15 16 23 42 ", " 15 "), None);
+        assert_eq!(sweep(" it is 12 ", " 12 "), None);
+        assert_eq!(sweep(" 1 2 3 4 29 29 ", " 5 7 15 16 "), Some((1, 29)));
+        assert_eq!(sweep(" 10 20 30 40 50 ", " 30 "), Some((10, 50)));
+        assert_eq!(sweep(" 1 2 3 4 5 ", " paris "), None);
+    }
+
+    #[test]
+    fn loops() {
+        let looped = format!(" answer {} ", ["a b c"; 8].join(" "));
+        assert_eq!(degenerate_loop(&looped), Some((3, 24)));
+        assert_eq!(degenerate_loop(" paris is capital of france "), None);
+        let once = format!(" {} ", ["paris"; 19].join(" "));
+        assert_eq!(degenerate_loop(&once), None);
+        let more = format!(" {} ", ["paris"; 20].join(" "));
+        assert_eq!(degenerate_loop(&more), Some((1, 20)));
+    }
+}

@@ -1,0 +1,298 @@
+"""answer_match's rules that reject a named gold (hedge, negated, sweep, degenerate) and its
+multiple-choice letters.
+
+The probe set is built here from real questions' golds (a seeded sample of EVOUNA's, copied into
+``tests/data``): each gold is hedged, listed, denied or swept with other golds as the other
+candidates, and asserted against a named, rejected candidate (the controls). Two disjoint halves
+of the golds get two disjoint sets of templates with different seeds: the tuning probes (the
+ones the rules were written against) and the held-out probes (written before the rules were
+run on them), each held to the issue's goals.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import polarscore as ps
+from polarscore.exceptions import InvalidParameterError
+from polarscore.scores.match import CLAIM_DEFAULTS
+
+DATA = Path(__file__).parent / "data"
+LETTERS = "ABCDEFGHIJ"
+
+
+def _details(rows: list[tuple[str, list[str]]], **options: bool) -> list[dict[str, object]]:
+    df = pl.DataFrame(
+        {"response": [r for r, _ in rows], "references": [g for _, g in rows]},
+        schema={"response": pl.String, "references": pl.List(pl.String)},
+    )
+    return (
+        df.select(ps.answer_match_details("response", "references", **options))
+        .unnest("answer_match_details")
+        .to_dicts()
+    )
+
+
+# --- the rules on the issue's examples ---------------------------------------------------------
+
+ISSUE_ROWS = [
+    ("It is either Paris or London or Berlin.", ["Paris"], "hedge"),
+    ("Paris, London, Berlin, Madrid, Rome", ["Rome"], "hedge"),
+    ("It could be 1990, 1991, 1992, 1993 or 1994", ["1992"], "sweep"),
+    (" ".join(str(k) for k in range(1, 21)), ["12"], "sweep"),
+    ("A, B, C or D", ["B"], "hedge"),
+    ("Not Paris.", ["Paris"], "negated"),
+    ("The answer is not George Washington; it is John Adams.", ["George Washington"], "negated"),
+    (" ".join(f"{k})" for k in range(1, 30)) + " 29) 29)", ["5, 7, 15, 16"], "sweep"),
+    ("Possible answers: Paris, London", ["Paris"], "hedge"),
+    ("Maybe Paris, maybe London.", ["Paris"], "hedge"),
+    ("It isn't Paris.", ["Paris"], "negated"),
+    ("Paris is wrong; it is Lyon.", ["Paris"], "negated"),
+    ("The answer is " + "Paris and Lyon " * 12, ["Paris"], "degenerate"),
+]
+
+
+@pytest.mark.parametrize(("response", "references", "rule"), ISSUE_ROWS)
+def test_named_but_not_asserted_is_rejected(
+    response: str, references: list[str], rule: str
+) -> None:
+    (got,) = _details([(response, references)])
+    assert (got["score"], got["rule"], got["reference_index"]) == (0.0, rule, None)
+    assert got["reason"].startswith(f"{rule}; ")  # the candidates (or numbers, loop) it saw
+
+
+@pytest.mark.parametrize(
+    ("response", "references"),
+    [
+        ("Paris, not London", ["Paris"]),
+        ("Many guess London, but it is Paris.", ["Paris"]),
+        ("Paris (not to be confused with Paris, Texas)", ["Paris"]),
+        ("Paris (not to be confused with London)", ["Paris"]),
+        ("Paris, France", ["Paris"]),
+        ("It is Paris.", ["Paris"]),
+        ("No. 12", ["12"]),
+        (
+            "Tropic of Cancer states: Gujarat, Rajasthan and West Bengal.",
+            ["Gujarat", "West Bengal"],
+        ),
+        ("Artists include B.B. King, T-Bone Walker and Little Walter.", ["T-Bone Walker"]),
+        ("acid precipitation or acid rain", ["acid rain"]),
+    ],
+)
+def test_asserted_gold_is_accepted(response: str, references: list[str]) -> None:
+    (got,) = _details([(response, references)])
+    assert got["score"] == 1.0, got
+
+
+FORMATS = [
+    "ANSWER: {}",
+    "({})",
+    "{}.",
+    "**{}**",
+    "\\boxed{{{}}}",
+    "The answer is ({})",
+    "The answer is {}.",
+    "{}",
+    "Answer: {}) because it fits",
+]
+
+
+@pytest.mark.parametrize("letter", LETTERS)
+def test_every_letter_in_every_format(letter: str) -> None:
+    other = "A" if letter != "A" else "B"
+    rows = [(f.format(letter), [letter]) for f in FORMATS]
+    rows += [(f.format(other), [letter]) for f in FORMATS]
+    got = _details(rows)
+    n = len(FORMATS)
+    assert [d["rule"] for d in got[:n]] == ["letter"] * n
+    assert [d["score"] for d in got[n:]] == [0.0] * n
+
+
+def test_single_letter_and_function_word_golds_match_as_themselves() -> None:
+    got = _details(
+        [
+            ("I think it is B", ["I"]),  # the pronoun is no answer "I"
+            ("The answer is B, not A", ["B"]),
+            ("B, not A", ["A"]),
+            ("(a)", ["A"]),
+            ("Vitamin K", ["K"]),
+        ]
+    )
+    assert [d["score"] for d in got] == [0.0, 1.0, 0.0, 1.0, 1.0]
+    assert got[2]["rule"] == "negated"
+
+
+@pytest.mark.parametrize(
+    ("option", "response", "references"),
+    [
+        ("hedges", "It is either Paris or London or Berlin.", ["Paris"]),
+        ("negations", "Not Paris.", ["Paris"]),
+        ("sweeps", " ".join(str(k) for k in range(1, 21)), ["12"]),
+        ("degenerate_loops", "The answer is " + "Paris and Lyon " * 12, ["Paris"]),
+    ],
+)
+def test_each_rule_can_be_switched_off(option: str, response: str, references: list[str]) -> None:
+    (on,) = _details([(response, references)])
+    (off,) = _details([(response, references)], **{option: False})
+    assert (on["score"], off["score"]) == (0.0, 1.0)
+
+
+def test_letters_can_be_switched_off() -> None:
+    (on,) = _details([("The answer is A.", ["A"])])
+    (off,) = _details([("The answer is A.", ["A"])], letters=False)
+    assert (on["rule"], off["rule"]) == ("letter", "no_match")
+
+
+@pytest.mark.parametrize("option", sorted(CLAIM_DEFAULTS))
+def test_options_are_checked(option: str) -> None:
+    with pytest.raises(InvalidParameterError, match=f"'{option}' parameter of answer_match"):
+        ps.answer_match("response", "references", **{option: "yes"})
+
+
+def test_long_texts_of_grammar_tokens() -> None:
+    """Hostile responses of repeated joints and denials are decided, and stay decided."""
+    for token in ["or ", ", ", "not ", "1 ", "A, ", "Paris or ", "(", "no 12 "]:
+        text = token * 50_000 + "Paris"
+        (got,) = _details([(text, ["Paris"])])
+        assert got["rule"] in {"hedge", "negated", "sweep", "degenerate", "exact", "contains"}
+
+
+# --- the probe set -------------------------------------------------------------------------------
+
+TUNING_HEDGES = [
+    "It is either {g} or {x}.",
+    "{list}",
+    "Possible answers: {list}",
+    "Maybe {g}, maybe {x}.",
+    "Not {g}.",
+    "The answer is not {g}; it is {x}.",
+]
+TUNING_CONTROLS = [
+    "{g}, not {x}",
+    "Many guess {x}, but it is {g}.",
+    "{g} (not to be confused with {x})",
+    "The answer is {g}.",
+]
+HELD_OUT_HEDGES = [
+    "{g} or {x}?",
+    "The answer might be {list_or}.",
+    "Candidates: {list_semi}.",
+    "- {b0}\n- {b1}\n- {b2}",
+    "Perhaps {g}, perhaps {x}.",
+    "It isn't {g}.",
+    "{g} is wrong.",
+    "Either {x} or {g}.",
+]
+HELD_OUT_CONTROLS = [
+    "It's {g}, not {x}.",
+    "Some say {x}, but the answer is {g}.",
+    "Not {x} but {g}.",
+    "Definitely {g}.",
+    "{x} is wrong; the answer is {g}.",
+    "I believe the answer is {g}.",
+]
+
+
+def _numeric(gold: str) -> bool:
+    return gold.isdigit()
+
+
+def _probes(
+    golds: list[str], hedges: list[str], controls: list[str], seed: int
+) -> tuple[list[tuple[str, list[str]]], list[tuple[str, list[str]]]]:
+    """Each gold through each template: the other candidates are other golds (numbers near the
+    gold when it is one), in a seeded order."""
+    rng = random.Random(seed)
+    names = [g for g in golds if not _numeric(g)]
+
+    def others(gold: str, k: int) -> list[str]:
+        if _numeric(gold):
+            n = int(gold)
+            return [str(n + d) for d in rng.sample([-3, -2, -1, 1, 2, 3, 7], k)]
+        return rng.sample([g for g in names if g.lower() != gold.lower()], k)
+
+    def fill(template: str, gold: str) -> str:
+        x = others(gold, 3)
+        items = [gold, *x]
+        rng.shuffle(items)
+        return template.format(
+            g=gold,
+            x=x[0],
+            list=", ".join(items),
+            list_or=", ".join(items[:-1]) + " or " + items[-1],
+            list_semi="; ".join(items),
+            b0=items[0],
+            b1=items[1],
+            b2=items[2] if gold in items[:3] else gold,
+        )
+
+    hedged = [(fill(t, g), [g]) for g in golds for t in hedges]
+    controlled = [(fill(t, g), [g]) for g in golds for t in controls]
+    return hedged, controlled
+
+
+def _letter_probes(seed: int) -> tuple[list[tuple[str, list[str]]], list[tuple[str, list[str]]]]:
+    rng = random.Random(seed)
+    hedged = []
+    for letter in LETTERS:
+        others = rng.sample([c for c in LETTERS if c != letter], 3)
+        options = [letter, *others]
+        rng.shuffle(options)
+        hedged += [
+            (", ".join(options[:-1]) + " or " + options[-1], [letter]),
+            (
+                f"({options[0]}) or ({options[1]})",
+                [letter] if letter in options[:2] else [options[0]],
+            ),
+            (f"The answer is {options[0]} or {options[1]}.", [options[0]]),
+        ]
+    controls = [(f.format(letter), [letter]) for letter in LETTERS for f in FORMATS]
+    return hedged, controls
+
+
+def _rates(
+    hedged: list[tuple[str, list[str]]], controls: list[tuple[str, list[str]]]
+) -> tuple[float, float, list[dict[str, object]]]:
+    got_h = _details(hedged)
+    got_c = _details(controls)
+    rejected = sum(d["score"] == 0.0 for d in got_h) / len(got_h)
+    accepted = sum(d["score"] == 1.0 for d in got_c) / len(got_c)
+    misses = [
+        {"response": r, "gold": g, "rule": d["rule"]}
+        for (r, g), d in zip(hedged, got_h, strict=True)
+        if d["score"] != 0.0
+    ] + [
+        {"response": r, "gold": g, "rule": d["rule"]}
+        for (r, g), d in zip(controls, got_c, strict=True)
+        if d["score"] != 1.0
+    ]
+    return rejected, accepted, misses
+
+
+@pytest.fixture(scope="module")
+def golds() -> list[str]:
+    """400 seeded EVOUNA golds (NQ and TriviaQA) without list marks of their own."""
+    return pl.read_parquet(DATA / "evouna_probe_golds.parquet")["gold"].to_list()
+
+
+@pytest.mark.parametrize(
+    ("half", "hedges", "controls", "seed"),
+    [
+        ("tuning", TUNING_HEDGES, TUNING_CONTROLS, 7),
+        ("held_out", HELD_OUT_HEDGES, HELD_OUT_CONTROLS, 1234),
+    ],
+)
+def test_probe_set_goals(
+    golds: list[str], half: str, hedges: list[str], controls: list[str], seed: int
+) -> None:
+    """At least 90% of hedges rejected and 97% of controls accepted, on either half."""
+    part = golds[: len(golds) // 2] if half == "tuning" else golds[len(golds) // 2 :]
+    hedged, controlled = _probes(part, hedges, controls, seed)
+    letters_h, letters_c = _letter_probes(seed)
+    rejected, accepted, misses = _rates(hedged + letters_h, controlled + letters_c)
+    assert rejected >= 0.90, (half, rejected, misses[:20])
+    assert accepted >= 0.97, (half, accepted, misses[:20])
