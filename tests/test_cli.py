@@ -68,6 +68,10 @@ def test_sample_summary_per_mode_against_the_alias_list() -> None:
         cells = rows["answer_correctness", mode]
         assert cells[0] == "3000"
         assert cells[3] == f"{mean:.4f}"
+    # The headline verdict first, graded by the kind the sample's golds tell (short answers).
+    correct = ps.score_frame(sample, references="references", scorers=["correct"])["correct"]
+    cells = rows["correct", "-"]
+    assert cells[1:4] == [str(correct.count()), str(correct.null_count()), f"{correct.mean():.4f}"]
     human = sample["human_correct"]
     cells = rows["human verdict (human_correct)", "-"]
     assert cells[1:4] == [str(human.count()), str(human.null_count()), f"{human.mean():.4f}"]

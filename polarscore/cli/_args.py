@@ -56,8 +56,9 @@ def _add_score_parser(sub: Any) -> None:
             "globs, or directories of them) and write them with the score columns added, as "
             "Parquet or CSV, streaming with bounded memory. The output appears only when "
             "complete. Without -o: print rows, scored, inconclusive and mean score (and the pass "
-            "rate with --threshold) per scorer, by default answer correctness in every match "
-            "mode; the bundled sample is scored against its alias list, beside its human verdicts."
+            "rate with --threshold) per scorer, by default the headline verdict (correct, graded "
+            "as the task's kind says) and answer correctness in every match mode; the bundled "
+            "sample is scored against its alias list, beside its human verdicts."
         ),
         epilog=(
             "scorer options: --scorer NAME:key=value,key=value; a value @COLUMN reads the option "

@@ -94,12 +94,13 @@ def _log_references(
 def _selection(args: argparse.Namespace, *, printing: bool) -> list[tuple[str, dict[str, Any]]]:
     """Return the ``(scorer, options)`` pairs to run, with the match-mode flags applied.
 
-    Printing, the default is answer correctness, and a scorer with a ``match_mode`` option
-    that neither ``--scorer`` nor a flag sets is listed once per mode.
+    Printing, the default is the headline verdict (``correct``, graded by the task's kind) and
+    answer correctness, and a scorer with a ``match_mode`` option that neither ``--scorer`` nor a
+    flag sets is listed once per mode.
     """
     chosen = [parse_scorer(s) for s in args.scorers] if args.scorers else None
     if chosen is None:
-        names = ["answer_correctness"] if printing else default_scorers()
+        names = ["correct", "answer_correctness"] if printing else default_scorers()
         chosen = [(name, {}) for name in names]
     mode: Any = None
     if args.mode_column is not None:
