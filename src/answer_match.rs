@@ -1029,6 +1029,13 @@ impl Matcher {
                     && !contains_padded(other.as_bytes(), first.as_bytes())
             })
         });
+        // So does a question that counts what it asks for (`3 candidates`, `name two`).
+        let several = several
+            || question.is_some_and(|q| {
+                self.norm
+                    .normalize_into(t, fold, opts.number_words, q, &mut self.question);
+                claims::asks_several(&self.question)
+            });
         let spans = self.alias_spans.iter().map(alias);
         let hedges = opts.hedges && !several;
         match self.claims.judge(spans, hedges, opts.negations) {
@@ -1469,6 +1476,100 @@ mod tests {
             refs.iter().copied(),
             question,
         )
+    }
+
+    /// Lists that assert every item, or answer a question that asks for several, are kept;
+    /// bare candidate lists for a one-answer question are still hedges.
+    #[test]
+    fn asserted_lists_and_hedges() {
+        type Row<'a> = (&'a str, &'a [Option<&'a str>], Option<&'a str>);
+        let kennedy = "1. John F. Kennedy\n2. Hubert Humphrey\n3. Adlai Stevenson";
+        let hartley = &[Some("L. P. Hartley"), Some("Leslie Poles Hartley")];
+        let hartley_q = "Leslie Poles were the Christian names of which English novelist?";
+        let kept: &[Row] = &[
+            (
+                "The 12 disciples are listed in all four Gospels. In Matthew 10:2-4, \
+                 Mark 3:16-19, Luke 6:14-16, and Acts 1:13.",
+                &[Some("Acts 1:13")],
+                None,
+            ),
+            (
+                "Service in the Israeli Military: Generally, 2 years for women and 3 years \
+                 for men.",
+                &[Some("two years for women")],
+                None,
+            ),
+            (
+                "A PAC is an organization that pools campaign contributions from members and \
+                 donates those funds to campaigns for or against political candidates, ballot \
+                 initiatives, or legislation.",
+                &[Some("pools campaign contributions from members")],
+                None,
+            ),
+            (
+                "Leslie Poles Hartley, author of The Go-Between and The Hireling.",
+                hartley,
+                Some(hartley_q),
+            ),
+            (
+                kennedy,
+                &[Some("John F. Kennedy")],
+                Some("3 candidates for the democratic nomination in 1960"),
+            ),
+            (
+                "France, Spain and Portugal",
+                &[Some("Spain")],
+                Some("which countries border Andorra?"),
+            ),
+        ];
+        for &(response, refs, question) in kept {
+            let d = decide(response, refs, question).unwrap();
+            assert!(d.accepted(), "{response}: {:?}", d.rule);
+        }
+        let hedged: &[Row] = &[
+            (
+                "The square symbol typically means \"Stop\" or \"Pause\".",
+                &[Some("Stop")],
+                None,
+            ),
+            (
+                "Most points on an archery target: Gold or Yellow.",
+                &[Some("Gold")],
+                None,
+            ),
+            (
+                "1. Niki Lauda \n2. James Hunt \n3. Jody Scheckter",
+                &[Some("Niki Lauda")],
+                Some("Which three times Formula One champion was burnt in a crash in 1976?"),
+            ),
+            (
+                kennedy,
+                &[Some("John F. Kennedy")],
+                Some("who won the democratic nomination in 1960"),
+            ),
+            (
+                "It is either Paris or London or Berlin.",
+                &[Some("Paris")],
+                None,
+            ),
+            ("Paris, London, Berlin, Madrid, Rome", &[Some("Rome")], None),
+            ("A, B, C or D", &[Some("B")], None),
+            (
+                "Paris, London and Berlin",
+                &[Some("Paris")],
+                Some("what is the capital of France?"),
+            ),
+        ];
+        for &(response, refs, question) in hedged {
+            let d = decide(response, refs, question).unwrap();
+            assert_eq!(d.rule, Rule::Hedge, "{response}");
+        }
+        let d = decide(
+            "It could be 1990, 1991, 1992, 1993 or 1994",
+            &[Some("1992")],
+            None,
+        );
+        assert_eq!(d.unwrap().rule, Rule::Sweep);
     }
 
     #[test]

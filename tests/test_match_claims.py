@@ -296,3 +296,108 @@ def test_probe_set_goals(
     rejected, accepted, misses = _rates(hedged + letters_h, controlled + letters_c)
     assert rejected >= 0.90, (half, rejected, misses[:20])
     assert accepted >= 0.97, (half, accepted, misses[:20])
+
+
+# --- lists that assert, questions that ask for several -------------------------------------------
+
+KENNEDY = "1. John F. Kennedy\n2. Hubert Humphrey\n3. Adlai Stevenson"
+HARTLEY = ["L.P. HARTLEY", "L P Hartley", "L. P. Hartley", "Leslie Poles Hartley"]
+
+
+def _with_questions(rows: list[tuple[str, list[str], str | None]]) -> list[dict[str, object]]:
+    df = pl.DataFrame(
+        {
+            "response": [r for r, _, _ in rows],
+            "references": [g for _, g, _ in rows],
+            "question": [q for _, _, q in rows],
+        },
+        schema={
+            "response": pl.String,
+            "references": pl.List(pl.String),
+            "question": pl.String,
+        },
+    )
+    return (
+        df.select(ps.answer_match_details("response", "references", question="question"))
+        .unnest("answer_match_details")
+        .to_dicts()
+    )
+
+
+@pytest.mark.parametrize(
+    ("response", "references", "question"),
+    [
+        # A list joined by a final *and* asserts every item.
+        (
+            "The 12 disciples are listed in all four Gospels in the New Testament. "
+            "In Matthew 10:2-4, Mark 3:16-19, Luke 6:14-16, and Acts 1:13.",
+            ["Acts 1:13"],
+            None,
+        ),
+        (
+            "Service in the Israeli Military: Generally, 2 years for women and 3 years for men.",
+            ["two years for women"],
+            None,
+        ),
+        # The gold inside a clause; the `or` list (and its cue word) elsewhere in the sentence.
+        (
+            "A Political Action Committee (PAC) is an organization that pools campaign "
+            "contributions from members and donates those funds to campaigns for or against "
+            "political candidates, ballot initiatives, or legislation.",
+            ["pools campaign contributions from members"],
+            None,
+        ),
+        # An apposition, then a list of titles.
+        (
+            "Leslie Poles Hartley, author of The Go-Between and The Hireling.",
+            HARTLEY,
+            "Leslie Poles were the Christian names of which English novelist, born in 1895?",
+        ),
+        # The question asks for several.
+        (KENNEDY, ["John F. Kennedy"], "3 candidates for the democratic nomination in 1960"),
+        (KENNEDY, ["John F. Kennedy"], "Name three candidates for the 1960 nomination"),
+        ("France, Spain and Portugal", ["Spain"], "Which countries border Andorra?"),
+    ],
+)
+def test_asserted_lists_are_accepted(
+    response: str, references: list[str], question: str | None
+) -> None:
+    (got,) = _with_questions([(response, references, question)])
+    assert got["score"] == 1.0, got
+
+
+@pytest.mark.parametrize(
+    ("response", "references", "question"),
+    [
+        (
+            'The square symbol typically means "Stop" or "Pause".',
+            ["Stop"],
+            "On the buttons of a VCR or DVD player, what does the sign in the shape of a square "
+            "mean?",
+        ),
+        ("Most points on an archery target: Gold or Yellow.", ["Gold"], None),
+        (
+            "1. Niki Lauda \n2. James Hunt \n3. Jody Scheckter",
+            ["Niki Lauda"],
+            "Which three times Formula One champion was burnt in a crash in the 1976 F1 "
+            "World Championship?",
+        ),
+        (KENNEDY, ["John F. Kennedy"], "Who won the democratic nomination in 1960?"),
+        ("It is either Paris or London or Berlin.", ["Paris"], None),
+        ("Paris, London, Berlin, Madrid, Rome", ["Rome"], None),
+        ("A, B, C or D", ["B"], None),
+        ("Paris, London and Berlin", ["Paris"], "What is the capital of France?"),
+        ("Paris, London and Berlin.", ["London"], None),
+        ("France, Spain and Portugal", ["Spain"], "Which country borders Andorra?"),
+    ],
+)
+def test_bare_candidate_lists_are_still_hedges(
+    response: str, references: list[str], question: str | None
+) -> None:
+    (got,) = _with_questions([(response, references, question)])
+    assert (got["score"], got["rule"]) == (0.0, "hedge"), got
+
+
+def test_a_sweep_in_a_list_is_still_rejected() -> None:
+    (got,) = _with_questions([("It could be 1990, 1991, 1992, 1993 or 1994", ["1992"], None)])
+    assert (got["score"], got["rule"]) == (0.0, "sweep"), got

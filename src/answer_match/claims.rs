@@ -9,10 +9,11 @@
 //! is normalised as the response is, so an alias is found in an item as the `contains` rule finds
 //! it in the response. A gold item is *hedged* when its run holds another candidate of the gold's
 //! type (numbers with numbers, names with names) and the run is a coordination with *or* (or a
-//! slash), a list of three candidates or more, or comes in a sentence with a hedging word
-//! (*maybe*, *possibly*, *either*...); it is *negated* when a negation comes right before it
-//! (`not X`, `isn't X`, `neither X`, `nor X`) or a verdict right after it (`X is wrong`). A row
-//! whose every gold item is hedged or negated is rejected.
+//! slash), a list of three candidates or more (joined by *and*, only short capitalised names:
+//! *and* asserts each item), or comes in a sentence with a hedging word (*maybe*, *possibly*,
+//! *either*...); no run is a hedge when the question asks for several. It is *negated* when a
+//! negation comes right before it (`not X`, `isn't X`, `neither X`, `nor X`) or a verdict right
+//! after it (`X is wrong`). A row whose every gold item is hedged or negated is rejected.
 //!
 //! Every pass is linear in the text: the cut is one scan, each item is normalised once, the
 //! run-level counts are gathered once, and a gold item reads only its run's counts.
@@ -97,6 +98,8 @@ struct Run {
 
 /// The most words a candidate may have.
 const SHORT: usize = 5;
+/// The most words of an item of a bare list joined by *and*.
+const AND_WORDS: usize = 3;
 
 /// Why a row whose gold the response names is still rejected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -906,8 +909,20 @@ impl Claims {
             // at most one of them a common noun (`Hartley, author of...` is an apposition).
             let offered = (count(&run.numbers) + count(&run.names))
                 .saturating_sub(count(&run.gold_numbers) + count(&run.gold_names));
-            let listed = (offered >= 1 && cued)
+            // An *and* asserts each item it joins: such a run offers candidates only as a bare
+            // list of short capitalised names standing for the answer (`Paris, London and
+            // Berlin`), not when an item is a phrase of four words or more (`2 years for women
+            // and 3 years for men`, `In Matthew 10:2-4, ... and Acts 1:13`) or a common noun
+            // (`Hartley, author of The Go-Between and The Hireling` is an apposition).
+            let asserted = run.and
+                && !run.or
+                && (run.lower > 0 || run.first_words.max(run.tail_words) > AND_WORDS);
+            // A cue word in a run of clauses (`pools contributions and donates them to
+            // campaigns for or against political candidates`) is a clause's object, not an
+            // offer.
+            let listed = (offered >= 1 && cued && !(run.clause && run.and))
                 || (!run.clause
+                    && !asserted
                     && ((others >= 2 && run.or)
                         || (others >= 1
                             && run.or
@@ -1016,6 +1031,70 @@ pub fn sweep(response: &str, alias: &str) -> Option<(u64, u64)> {
     done(len, regular, lo, hi).then_some((lo, hi))
 }
 
+/// Whether a question (normalised) asks for several answers: a count of two to twenty before a
+/// plural noun (`3 candidates`, `three countries`), a count after *name*, *list* or *give*
+/// (`name two`), or *which* before a plural noun (`which countries`; not *what*, which comes
+/// before verbs: `what does`, `what causes`). One pass over its words, each looked at with the
+/// one before.
+pub fn asks_several(question: &str) -> bool {
+    let count = |w: &str| {
+        integer(w).is_some_and(|v| (2..=20).contains(&v))
+            || matches!(
+                w,
+                "two"
+                    | "three"
+                    | "four"
+                    | "five"
+                    | "six"
+                    | "seven"
+                    | "eight"
+                    | "nine"
+                    | "ten"
+                    | "several"
+            )
+    };
+    // A plural noun: a content word ending in `s` but not `ss`, `us`, `is` (`times`, a span of
+    // time or a number of times, is a measure: `three times champion` asks for one).
+    let plural = |w: &str| {
+        w.len() >= 4
+            && w.ends_with('s')
+            && !(w.ends_with("ss") || w.ends_with("us") || w.ends_with("is"))
+            && !crate::answer_words::is_stopword(w)
+            && !matches!(
+                w,
+                "times"
+                    | "years"
+                    | "months"
+                    | "weeks"
+                    | "days"
+                    | "hours"
+                    | "minutes"
+                    | "seconds"
+                    | "decades"
+                    | "centuries"
+                    | "miles"
+                    | "metres"
+                    | "meters"
+                    | "feet"
+                    | "percent"
+                    | "points"
+                    | "goals"
+                    | "runs"
+            )
+    };
+    let mut prev = "";
+    for w in question.split(' ').filter(|w| !w.is_empty()) {
+        if (count(prev) && plural(w))
+            || (matches!(prev, "name" | "list" | "give") && count(w))
+            || (prev == "which" && plural(w) && !matches!(w, "does" | "goes"))
+        {
+            return true;
+        }
+        prev = w;
+    }
+    false
+}
+
 fn integer(w: &str) -> Option<u64> {
     if w.is_empty() || w.len() > 18 || !w.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -1080,6 +1159,29 @@ mod tests {
             ("it does not appear, it is Q", Some((b'q', false))),
         ] {
             assert_eq!(item_letter(raw.as_bytes()), want, "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn questions_that_ask_for_several() {
+        for q in [
+            " 3 candidates for democratic nomination in 1960 ",
+            " name two planets ",
+            " three countries that border france ",
+            " which countries border andorra ",
+        ] {
+            assert!(asks_several(q), "{q}");
+        }
+        for q in [
+            " which three times formula one champion was burnt in crash in 1976 ",
+            " which country borders andorra ",
+            " who won in 1960 ",
+            " what is capital of france ",
+            " which genus is it ",
+            " what does sign in shape of square mean ",
+            " which does ",
+        ] {
+            assert!(!asks_several(q), "{q}");
         }
     }
 
