@@ -1,9 +1,11 @@
 //! answer_match: alias matching by exact, contains, date, approximate-number and token-recall
-//! rules, each second-round rule switched on or off at random.
+//! rules, each second-round rule and each rejection rule (hedges, negations, sweeps, loops)
+//! switched on or off at random.
 //!
 //! No panic with any options the Python side accepts; null rule (no decision exactly when no
-//! alias is usable); scores in {0, 1}, the graded score in [0, 1]; the chosen alias is one of the
-//! row's; identity (a non-blank text matches itself when the exact rule is on); the
+//! alias is usable); scores in {0, 1}, the graded score in [0, 1]; an alias is chosen exactly
+//! when a rule accepted, and it is one of the row's; a rejection only from a rule that is on;
+//! identity (a non-blank text matches itself when the exact rule is on and no rejection rule); the
 //! normalisation is words between single spaces, one on each side, and the same as the
 //! step-by-step port of the recipe (with glued words split too).
 #![no_main]
@@ -33,6 +35,8 @@ impl<'a> Arbitrary<'a> for Switches {
         // The second-round rules.
         let (dates, parentheticals, repair_mojibake, approximate_numbers, glued_words) =
             u.arbitrary()?;
+        // The rules that reject a named but unasserted gold, and the letter rule.
+        let (hedges, negations, sweeps, degenerate_loops, letters) = u.arbitrary()?;
         Ok(Switches(Options {
             exact,
             contains,
@@ -47,6 +51,11 @@ impl<'a> Arbitrary<'a> for Switches {
             repair_mojibake,
             approximate_numbers,
             glued_words,
+            hedges,
+            negations,
+            sweeps,
+            degenerate_loops,
+            letters,
         }))
     }
 }
@@ -81,17 +90,26 @@ fuzz_target!(init: {
     if let Some(d) = decision {
         assert_score(d.graded, &input);
         assert!(d.score() == 0.0 || d.score() == 1.0);
-        assert_eq!(
-            d.index.is_some(),
-            d.rule != Rule::NoMatch,
-            "{d:?} {input:?}"
-        );
+        // An alias is chosen exactly when a rule accepted the row; a rejection names no alias.
+        assert_eq!(d.index.is_some(), d.accepted(), "{d:?} {input:?}");
+        // A rejection comes only from a rule that is on.
+        let allowed = match d.rule {
+            Rule::Hedge => opts.hedges,
+            Rule::Negated => opts.negations,
+            Rule::Sweep => opts.sweeps,
+            Rule::Degenerate => opts.degenerate_loops,
+            _ => true,
+        };
+        assert!(allowed, "{d:?} with its rule off, {input:?}");
         if let Some(i) = d.index {
             let alias = refs.0.get(i as usize).and_then(|a| a.as_deref());
             assert!(alias.is_some_and(|a| !py_is_blank(a)), "{d:?} {input:?}");
         }
     }
-    if opts.exact && !py_is_blank(response) {
+    // Identity holds with the rejection rules off: with them on, a text that hedges (or loops)
+    // is rejected against itself too, as it must be.
+    let rejecting = opts.hedges || opts.negations || opts.sweeps || opts.degenerate_loops;
+    if opts.exact && !rejecting && !py_is_blank(response) {
         let itself = matcher.decide(
             t,
             fold,
