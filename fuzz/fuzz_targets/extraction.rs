@@ -1,23 +1,31 @@
-//! The MMLU-Pro harness's final-answer letter, and the GSM8K final numbers.
+//! The MMLU-Pro harness's final-answer letter, the GSM8K final numbers, and the answer a
+//! response finally commits to (final_choice, final_number).
 //!
 //! No panic; a letter is one of A..J; the first rule alone agrees with the full rules whenever
 //! it finds a letter (it is tried first). A number found is a piece of the text made of its
 //! rule's characters; flexible's number (found from the end) equals the last match of a plain
-//! left-to-right scan of the whole text; the cleaned number holds no `,` or `$`.
+//! left-to-right scan of the whole text; the cleaned number holds no `,` or `$`. The final
+//! choice is a letter with its form or a reason, never both, and one of the options' letters
+//! when options are given; the final number's canonical text holds no `,` or `$` and reads as a
+//! number.
 #![no_main]
 
+use _internal::extract::final_choice::final_choice;
+use _internal::extract::final_number::{canonical_value, final_number_text};
 use _internal::extract::{self, ChoiceRules, NumberMethod};
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use polarscore_fuzz::{tables, Text, TimeBound};
+use polarscore_fuzz::{tables, List, Text, TimeBound};
 
 #[derive(Arbitrary, Debug)]
 struct Input {
     text: Text<{ 1 << 20 }>,
+    options: List<4096, 12>,
 }
 
 fuzz_target!(init: polarscore_fuzz::warm_up(), |input: Input| {
-    let _bound = TimeBound::new(input.text.len());
+    // the harness's rules, then final_choice twice and final_number
+    let _bound = TimeBound::new(input.text.len() + input.options.len()).passes(4);
     let t = tables();
     let text = input.text.0.as_str();
     let full = extract::mmlu_pro_choice(t, text, ChoiceRules::Full);
@@ -54,6 +62,23 @@ fuzz_target!(init: polarscore_fuzz::warm_up(), |input: Input| {
         last_flexible_left_to_right(text),
         "{input:?}"
     );
+
+    let options: Vec<Option<&str>> = input.options.items().collect();
+    for (given, count) in [(None, 26), (Some(options.as_slice()), options.len().min(26))] {
+        let choice = final_choice(text, given);
+        assert_eq!(choice.letter.is_some(), choice.form.is_some(), "{choice:?}");
+        assert_eq!(choice.letter.is_some(), choice.reason.is_none(), "{choice:?}");
+        if let Some(letter) = choice.letter {
+            assert!(
+                letter.is_ascii_uppercase() && usize::from(letter - b'A') < count,
+                "{choice:?} of {count} options, {input:?}"
+            );
+        }
+    }
+    if let Some((canonical, _)) = final_number_text(text) {
+        assert!(!canonical.contains([',', '$']), "{canonical:?}");
+        assert!(canonical_value(&canonical).is_some(), "{canonical:?} from {input:?}");
+    }
 });
 
 /// flexible's pattern scanned over the whole text from the left, keeping the last match.
