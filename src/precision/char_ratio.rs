@@ -1855,7 +1855,7 @@ mod tests {
     fn the_counted_work_is_where_the_budget_stops() {
         // difflib's work is the same whatever the budget: a budget of exactly that work scores
         // the row, one unit less stops it (and spends it all). The LCS's never exceeds its
-        // budget when it scores.
+        // budget when it scores (or a few million units, which no budget stops).
         let mut s = RatioScratch::default();
         let mut seed = 17u64;
         let alphabets: [Vec<char>; 3] = [
@@ -1877,7 +1877,8 @@ mod tests {
                 assert_eq!(under, (None, work - 1));
                 for budget in [1_000, 1_000_000, 100_000_000] {
                     if let (Some(_), spent) = indel_counted(&a, &b, &mut s, Some(budget)) {
-                        assert!(spent <= budget || n.min(m) <= 256, "{spent} {budget}");
+                        // (under MYERS_FIRST word steps the recurrence runs whatever the budget)
+                        assert!(spent <= budget.max(MYERS_FIRST), "{spent} {budget}");
                     }
                 }
             }
