@@ -9,6 +9,9 @@ def set_match_fold_table(payload: bytes) -> None: ...
 def regex_search(
     program: str, text: str, step_budget: int | None = None, backtrack: bool = False
 ) -> int: ...
+def long_text_work(
+    kernel: str, a: str, b: str, max_work: int | None = None
+) -> tuple[float | None, int]: ...
 
 class ArrowRows:
     """Rows of a batch, as one Arrow struct array (the Arrow PyCapsule interface)."""

@@ -8,6 +8,31 @@
 /// deletions (`D = n + m - 2 LCS`), in `O((n + m) D)` steps and `O(D)` memory, or `None` once
 /// it has taken more than `work` steps.
 pub fn myers<T: Copy + Eq>(a: &[T], b: &[T], work: u64, v: &mut Vec<usize>) -> Option<usize> {
+    myers_counted(a, b, work, v).0
+}
+
+/// [`myers`], and the steps it took (at most `work`; all of them when it ended `None`).
+///
+/// A step is one diagonal of a round or one character of a snake: each costs about a
+/// nanosecond whatever the texts (the furthest points are `O(D)` words, in the cache).
+pub fn myers_counted<T: Copy + Eq>(
+    a: &[T],
+    b: &[T],
+    work: u64,
+    v: &mut Vec<usize>,
+) -> (Option<usize>, u64) {
+    let mut spent = 0;
+    let found = myers_within(a, b, work, v, &mut spent);
+    (found, spent.min(work))
+}
+
+fn myers_within<T: Copy + Eq>(
+    a: &[T],
+    b: &[T],
+    work: u64,
+    v: &mut Vec<usize>,
+    spent: &mut u64,
+) -> Option<usize> {
     let (n, m) = (a.len(), b.len());
     if n == 0 || m == 0 {
         return Some(0);
@@ -19,7 +44,6 @@ pub fn myers<T: Copy + Eq>(a: &[T], b: &[T], work: u64, v: &mut Vec<usize>) -> O
     let offset = max_d + 1;
     v.clear();
     v.resize(2 * offset + 1, 0);
-    let mut spent: u64 = 0;
     for d in 0..=max_d {
         let d = d as isize;
         let mut k = -d;
@@ -38,8 +62,8 @@ pub fn myers<T: Copy + Eq>(a: &[T], b: &[T], work: u64, v: &mut Vec<usize>) -> O
                 x += 1;
                 y += 1;
             }
-            spent += 1 + (x - start) as u64;
-            if spent > work {
+            *spent += 1 + (x - start) as u64;
+            if *spent > work {
                 return None;
             }
             *v.get_mut(at)? = x;

@@ -40,6 +40,8 @@ pub mod squad;
 #[cfg(test)]
 mod testing;
 pub mod tokens;
+#[cfg(feature = "plugin")]
+mod work_probe;
 
 #[cfg(feature = "plugin")]
 /// Install the running interpreter's Unicode tables (two flag bytes per code point).
@@ -107,6 +109,7 @@ fn _internal(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(unicode_tables_version, m)?)?;
     m.add_function(wrap_pyfunction!(set_match_fold_table, m)?)?;
     m.add_function(wrap_pyfunction!(pyregex::regex_search, m)?)?;
+    m.add_function(wrap_pyfunction!(work_probe::long_text_work, m)?)?;
     m.add_class::<evallog::ArrowRows>()?;
     m.add_function(wrap_pyfunction!(evallog::read_eval_samples, m)?)?;
     m.add_function(wrap_pyfunction!(evallog::read_zip_directory, m)?)?;

@@ -835,8 +835,9 @@ pub struct Scorer<'s, 'r> {
     metric: Metric,
     response: &'r str,
     scratch: &'s mut Scratch,
-    /// ROUGE-L's work left for this response (the length guard).
+    /// ROUGE-L's work left for this response (the length guard), of `budget`.
     work: u64,
+    budget: u64,
     too_long: bool,
 }
 
@@ -864,6 +865,7 @@ impl<'s, 'r> Scorer<'s, 'r> {
             response,
             scratch,
             work: u64::MAX,
+            budget: u64::MAX,
             too_long: false,
         }
     }
@@ -871,7 +873,14 @@ impl<'s, 'r> Scorer<'s, 'r> {
     /// Bound ROUGE-L's work for this response (`None`: unbounded).
     pub fn with_max_work(mut self, max_work: Option<u64>) -> Self {
         self.work = max_work.unwrap_or(u64::MAX);
+        self.budget = self.work;
         self
+    }
+
+    /// The units of ROUGE-L's work spent so far (the recurrence's steps and Myers'; the
+    /// linear passes over the words are not counted).
+    pub fn work_spent(&self) -> u64 {
+        self.budget - self.work
     }
 
     /// Whether the last [`Scorer::best`] gave up because ROUGE-L would take more than the

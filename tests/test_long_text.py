@@ -14,13 +14,18 @@ lifts the guard.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Sequence
 
+import hypothesis
 import polars as pl
 import pytest
+from hypothesis import strategies as st
 from rapidfuzz.distance import Indel, LCSseq
 
 import polarscore as ps
+from polarscore._internal import long_text_work as _long_text_work
+from polarscore.kernels._plugin import load_unicode_tables
 from tests.oracles import precision as precision_oracle
 from tests.oracles import similarity as similarity_oracle
 
@@ -186,3 +191,115 @@ def test_the_default_guard_ends_two_megabyte_rows_with_a_reason() -> None:
     assert diagnostics[0]["score"] is None
     assert diagnostics[0]["reason"].startswith("Texts too long:")
     assert diagnostics[1]["score"] == 1.0
+
+
+# --- the guard is a bound: the work counted follows the time taken -------------------------------
+
+#: The guard's price of a unit of work: ``max_work``'s default (2,500,000,000) within 10 s.
+SECONDS_PER_UNIT = 10.0 / 2_500_000_000
+#: What the kernels do not count, their linear passes over the texts (ids, tables, the common
+#: ends), allowed per character on top of the counted work, and a floor for the process's clock.
+SECONDS_PER_CHARACTER = 200e-9
+CLOCK_FLOOR = 0.02
+
+#: Scripts for the worst cases: lower-case Latin (a few letters each under difflib's "popular"
+#: 1%), CJK ideographs (every one of them rare), and symbols of a 200-character block.
+_SCRIPTS = {
+    "latin": "etaoinshrdlcumwfgypbvkjxqz",
+    "cjk": "".join(chr(0x4E00 + i) for i in range(400)),
+    "symbols": "".join(chr(0x100 + i) for i in range(200)),
+}
+
+
+@st.composite
+def _worst_pairs(draw: st.DrawFn) -> tuple[str, str]:
+    """Two long texts built to cost the quadratic kernels the most: words of a small vocabulary
+    (Zipf-like letters, so a few are rare), repetitions of a short unit, or random characters of
+    a script, on each side with its own seed, and either side the long one."""
+    script = _SCRIPTS[draw(st.sampled_from(sorted(_SCRIPTS)))]
+    kind = draw(st.sampled_from(["vocabulary", "repetition", "characters"]))
+    seed = draw(st.integers(0, 2**16))
+    sizes = draw(st.sampled_from([(60_000, 60_000), (150_000, 150_000), (5_000, 200_000)]))
+    rng = random.Random(seed)
+    weights = [1.0 / (k + 1) for k in range(len(script))]
+    vocabulary = [
+        "".join(rng.choices(script, weights=weights, k=rng.randint(1, 8)))
+        for _ in range(draw(st.integers(2, 300)))
+    ]
+    unit = "".join(rng.choices(script, k=draw(st.integers(1, 12))))
+
+    def text(n: int) -> str:
+        if kind == "vocabulary":
+            return " ".join(rng.choices(vocabulary, k=n // 5 + 1))[:n]
+        if kind == "repetition":
+            repeated = unit * (n // len(unit))
+            return "".join(rng.choice(script) if rng.random() < 0.01 else c for c in repeated)
+        return "".join(rng.choices(script, weights=weights, k=n))
+
+    a, b = text(sizes[0]), text(sizes[1])
+    return (a, b) if draw(st.booleans()) else (b, a)
+
+
+def long_text_work(kernel: str, a: str, b: str, max_work: int | None) -> tuple[float | None, int]:
+    """``kernel``'s score of ``a`` against ``b`` and the units of work it counted."""
+    load_unicode_tables()
+    score, work = _long_text_work(kernel, a, b, max_work)
+    return score, work
+
+
+@pytest.mark.parametrize("kernel", ["sequence_matcher", "indel", "rouge_l"])
+@hypothesis.settings(max_examples=12, deadline=None)
+@hypothesis.given(pair=_worst_pairs())
+def test_the_work_counted_follows_the_time_taken(kernel: str, pair: tuple[str, str]) -> None:
+    """On the worst inputs, each unit of counted work costs at most the guard's price: the
+    CPU time of a row (within 300,000,000 units, 1.2 s at that price) stays within the price
+    of the work the kernel counted, plus its linear passes. A kernel that did more than it
+    counts (difflib's search over texts of a small vocabulary, of old) fails here."""
+    a, b = pair
+    start = time.process_time()
+    score, work = long_text_work(kernel, a, b, 300_000_000)
+    taken = time.process_time() - start
+    allowed = work * SECONDS_PER_UNIT + (len(a) + len(b)) * SECONDS_PER_CHARACTER + CLOCK_FLOOR
+    assert taken <= allowed, f"{taken:.3f} s for {work:,} units ({len(a):,}, {len(b):,} chars)"
+    # a row scores exactly when its work fits: within the bound or stopped at it
+    assert score is None or 0.0 <= score <= 1.0
+    assert score is not None or work <= 300_000_000
+
+
+@hypothesis.settings(max_examples=8, deadline=None)
+@hypothesis.given(pair=_worst_pairs())
+def test_a_worst_row_past_max_work_is_null_with_the_reason_named(pair: tuple[str, str]) -> None:
+    """The same worst inputs over a small ``max_work``: difflib's search (whose first step reads
+    every character of a) ends null with the companions naming the guard; Indel and ROUGE-L end
+    so too, or, where their work fits (the common ends cut off, Myers' algorithm), give the
+    unbounded score: never a wrong number."""
+    a, b = pair
+    frame = pl.DataFrame({"response": [a], "reference": [b]})
+    bound = 1_000
+    got = frame.select(
+        indel=ps.answer_precision_diagnostics("response", "reference", max_work=bound),
+        indel_unbounded=ps.answer_precision("response", "reference", max_work=None),
+        difflib=ps.answer_precision_diagnostics(
+            "response", "reference", char_similarity="sequence_matcher", max_work=bound
+        ),
+        rouge=ps.response_similarity_details(
+            "response", "reference", metric="rouge_l", max_work=bound
+        ),
+        rouge_unbounded=ps.response_similarity(
+            "response", "reference", metric="rouge_l", max_work=None
+        ),
+    ).row(0, named=True)
+    stopped = [got["difflib"]]
+    assert got["difflib"]["path"] == "too_long"
+    if got["indel"]["path"] == "too_long":
+        stopped.append(got["indel"])
+    else:
+        assert got["indel"]["score"] == got["indel_unbounded"]
+    if got["rouge"]["score"] is None:
+        stopped.append(got["rouge"])
+    else:
+        assert got["rouge"]["score"] == got["rouge_unbounded"]
+    for row in stopped:
+        assert row["score"] is None
+        assert row["reason"].startswith("Texts too long:")
+        assert "max_work" in row["reason"]

@@ -10,9 +10,13 @@
 //!   difflib's own dynamic programme when its matching pairs are few, else a suffix automaton of
 //!   `b`'s range, which finds the same block in time linear in the two ranges.
 //!
-//! Both take a work budget (about a nanosecond a unit): an LCS is quadratic at worst, and a row
-//! whose exact answer would cost more ends `None` instead of stalling the batch. Two empty
-//! strings have similarity 1.0 under both.
+//! Both take a work budget: an LCS is quadratic at worst, and a row whose exact answer would
+//! cost more ends `None` instead of stalling the batch. The work is counted as it is done, in
+//! units of about a nanosecond or less whatever the texts: a word step of the recurrence, a step
+//! of Myers' algorithm, and for difflib each step of a binary search, each pair of its
+//! programme and each character of an automaton, priced by the size of the tables they reach
+//! at random (a miss of the processor's caches costs many times a hit). Two empty strings have
+//! similarity 1.0 under both.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -110,12 +114,26 @@ pub struct RatioScratch {
 /// bit-parallel recurrence (`ceil(n / 64) m` word steps) when the budget allows it, else Myers'
 /// algorithm (within a sixteenth of the budget), whose cost grows with the difference rather than
 /// the lengths.
+#[cfg(test)]
 fn lcs<T: Copy + Eq + Into<char>>(
     a: &[T],
     b: &[T],
     s: &mut RatioScratch,
     budget: Option<u64>,
 ) -> Option<usize> {
+    lcs_counted(a, b, s, budget).0
+}
+
+/// [`lcs`], and the units of work it spent: a word step of the recurrence, a step of Myers'
+/// algorithm (each about a nanosecond, or less; the linear passes over the texts are not
+/// counted).
+fn lcs_counted<T: Copy + Eq + Into<char>>(
+    a: &[T],
+    b: &[T],
+    s: &mut RatioScratch,
+    budget: Option<u64>,
+) -> (Option<usize>, u64) {
+    let budget = budget.unwrap_or(u64::MAX);
     let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let (a, b) = (
         a.get(prefix..).unwrap_or(&[]),
@@ -131,20 +149,21 @@ fn lcs<T: Copy + Eq + Into<char>>(
     let b = b.get(..b.len() - suffix).unwrap_or(&[]);
     let shorter = a.len().min(b.len()) as u64;
     let bit_parallel = shorter.div_ceil(64) * (a.len().max(b.len()) as u64);
-    let middle = if bit_parallel <= MYERS_FIRST {
-        lcs_bit_parallel(a, b, s)
-    } else if budget.is_none_or(|b| bit_parallel <= b) {
+    let (middle, spent) = if bit_parallel <= MYERS_FIRST {
+        (Some(lcs_bit_parallel(a, b, s)), bit_parallel)
+    } else if bit_parallel <= budget {
         // Within budget. Long texts that differ little cost Myers' algorithm far less: try it,
-        // for at most an eighth of the recurrence's cost.
-        match crate::lcs::myers(a, b, bit_parallel / 8, &mut s.diagonals) {
-            Some(common) => common,
-            None => lcs_bit_parallel(a, b, s),
+        // for at most an eighth of the recurrence's cost (and what the budget leaves).
+        let cap = (bit_parallel / 8).min(budget - bit_parallel);
+        match crate::lcs::myers_counted(a, b, cap, &mut s.diagonals) {
+            (Some(common), spent) => (Some(common), spent),
+            (None, spent) => (Some(lcs_bit_parallel(a, b, s)), spent + bit_parallel),
         }
     } else {
         // Over budget for the recurrence: only texts that differ little can still be scored.
-        crate::lcs::myers(a, b, budget.unwrap_or(u64::MAX) / 16, &mut s.diagonals)?
+        crate::lcs::myers_counted(a, b, budget / 16, &mut s.diagonals)
     };
-    Some(prefix + suffix + middle)
+    (middle.map(|m| prefix + suffix + m), spent)
 }
 
 /// Below this many word steps the bit-parallel recurrence runs at once.
@@ -963,13 +982,23 @@ mod avx2 {
 /// RapidFuzz's `Indel.normalized_similarity(a, b)`, or `None` when computing it would take more
 /// than `budget` units of work (`None`: no bound).
 pub fn indel(a: &str, b: &str, s: &mut RatioScratch, budget: Option<u64>) -> Option<f64> {
-    let (total, common) = if let Some((total, common)) = indel_counts(a, b, s) {
-        (total, Some(common))
+    indel_counted(a, b, s, budget).0
+}
+
+/// [`indel`], and the units of work it spent (see [`lcs_counted`]).
+pub fn indel_counted(
+    a: &str,
+    b: &str,
+    s: &mut RatioScratch,
+    budget: Option<u64>,
+) -> (Option<f64>, u64) {
+    let ((total, common), spent) = if let Some((total, common)) = indel_counts(a, b, s) {
+        // at most MYERS_FIRST word steps (counted here from the bytes), which no budget stops
+        let words = (a.len().min(b.len()) as u64).div_ceil(64);
+        ((total, Some(common)), words * a.len().max(b.len()) as u64)
     } else if a.is_ascii() && b.is_ascii() {
-        (
-            a.len() + b.len(),
-            lcs(a.as_bytes(), b.as_bytes(), s, budget),
-        )
+        let (common, spent) = lcs_counted(a.as_bytes(), b.as_bytes(), s, budget);
+        ((a.len() + b.len(), common), spent)
     } else {
         let mut ac = std::mem::take(&mut s.a);
         let mut bc = std::mem::take(&mut s.b);
@@ -977,18 +1006,20 @@ pub fn indel(a: &str, b: &str, s: &mut RatioScratch, budget: Option<u64>) -> Opt
         ac.extend(a.chars());
         bc.clear();
         bc.extend(b.chars());
-        let common = lcs(&ac, &bc, s, budget);
+        let (common, spent) = lcs_counted(&ac, &bc, s, budget);
         let total = ac.len() + bc.len();
         s.a = ac;
         s.b = bc;
-        (total, common)
+        ((total, common), spent)
     };
-    let common = common?;
+    let Some(common) = common else {
+        return (None, spent);
+    };
     if total == 0 {
-        return Some(1.0);
+        return (Some(1.0), spent);
     }
     let distance = total - 2 * common;
-    Some(1.0 - distance as f64 / total as f64)
+    (Some(1.0 - distance as f64 / total as f64), spent)
 }
 
 /// `difflib.SequenceMatcher(None, a, b).ratio()` of CPython 3.11, or `None` when computing it
@@ -999,6 +1030,16 @@ pub fn sequence_matcher(
     s: &mut RatioScratch,
     budget: Option<u64>,
 ) -> Option<f64> {
+    sequence_matcher_counted(a, b, s, budget).0
+}
+
+/// [`sequence_matcher`], and the units of work it spent (all of them up to where it stopped).
+pub fn sequence_matcher_counted(
+    a: &str,
+    b: &str,
+    s: &mut RatioScratch,
+    budget: Option<u64>,
+) -> (Option<f64>, u64) {
     // Each distinct character of b gets an id (ASCII ones through a table, reset afterwards);
     // a's characters become those ids, or NO_ID for one b does not have, so equal ids are
     // equal characters and a NO_ID never equals an id of b.
@@ -1038,32 +1079,87 @@ pub fn sequence_matcher(
     }
     let (la, lb) = (s.a_ids.len(), s.b_ids.len());
     if la + lb == 0 {
-        return Some(1.0);
+        return (Some(1.0), 0);
     }
-    let mut work = Work {
-        left: budget.unwrap_or(u64::MAX),
-    };
-    let matches = matching_characters(s, n_ids as usize, &mut work)?;
-    Some(2.0 * matches as f64 / (la + lb) as f64)
+    let mut work = Work::new(budget, lb);
+    let matches = matching_characters(s, n_ids as usize, &mut work);
+    let spent = work.spent();
+    (matches.map(|m| 2.0 * m as f64 / (la + lb) as f64), spent)
 }
 
 const NO_ID: u32 = u32::MAX;
 
 /// Work left in a budget; spending past it ends the computation.
 struct Work {
+    budget: u64,
     left: u64,
+    /// The price of one access to a random place of the arrays of b's positions (see
+    /// [`access_price`]).
+    access: u64,
 }
 
 impl Work {
+    fn new(budget: Option<u64>, lb: usize) -> Self {
+        let budget = budget.unwrap_or(u64::MAX);
+        Work {
+            budget,
+            left: budget,
+            access: access_price(lb),
+        }
+    }
+
     #[inline]
     fn spend(&mut self, units: u64) -> Option<()> {
-        self.left = self.left.checked_sub(units)?;
-        Some(())
+        match self.left.checked_sub(units) {
+            Some(left) => {
+                self.left = left;
+                Some(())
+            }
+            None => {
+                self.left = 0;
+                None
+            }
+        }
+    }
+
+    /// The units spent (the whole budget once it ran out).
+    fn spent(&self) -> u64 {
+        self.budget - self.left
     }
 }
 
-/// A suffix automaton step costs about this many dynamic-programme steps.
+/// The price of one access to a random entry of an array of `len` entries: from the cache
+/// levels of a typical processor (L1/L2 up to 32,768 entries of a few words, L3 up to
+/// 262,144), each level further costing about twice the one before, and the main memory
+/// (with misses of the address translation) about eight times the cache.
+fn access_price(len: usize) -> u64 {
+    match len {
+        0..=32_768 => 1,
+        32_769..=262_144 => 2,
+        262_145..=2_097_152 => 4,
+        _ => 8,
+    }
+}
+
+/// A suffix automaton step costs about this many dynamic-programme steps: the programme takes
+/// the automaton's place where it would visit more pairs than this many a character.
 const AUTOMATON_COST: u64 = 8;
+
+/// The units of work of one character of a suffix automaton of `len` characters (built over
+/// b's range, read over a's): a few probes and insertions of a hash table of about three
+/// entries a character and of its arrays of states and edges, each at a random place. Measured
+/// at 20-40 ns a character while the table is in the processor's caches, and up to 1.3 us once
+/// it holds millions of entries (every probe a miss of the cache and of the address
+/// translation).
+fn automaton_price(len: usize) -> u64 {
+    match len {
+        0..=8_192 => 40,
+        8_193..=65_536 => 80,
+        65_537..=262_144 => 160,
+        262_145..=1_048_576 => 400,
+        _ => 1_000,
+    }
+}
 
 /// The sum of the sizes of `get_matching_blocks()`, from `a_ids` and `b_ids` (`n_ids`
 /// distinct ids in b).
@@ -1142,29 +1238,36 @@ fn find_longest_match(
     bhi: usize,
     work: &mut Work,
 ) -> Option<(usize, usize, usize)> {
-    // The pairs the programme would visit, counted by two binary searches per character of a.
-    work.spend((ahi - alo) as u64)?;
+    // The pairs the programme would visit, counted by two binary searches per character of a
+    // (each step of a search an access to a random place of b's positions).
     let automaton_cost = AUTOMATON_COST * ((ahi - alo) + (bhi - blo)) as u64;
     let mut pairs = 0u64;
+    let mut searched = 0u64;
+    let mut seen = 0u64;
     for i in alo..ahi {
         let id = s.a_ids[i];
+        seen += 1;
         if matchable(s, id) {
             let at = &s.positions[s.starts[id as usize]..s.starts[id as usize + 1]];
             let first = at.partition_point(|&j| j < blo);
             let last = at.partition_point(|&j| j < bhi);
+            searched += u64::from((at.len() | 1).ilog2()) + 1;
             pairs += (last - first) as u64;
             if pairs > automaton_cost {
                 break;
             }
         }
     }
+    work.spend(seen + 2 * searched * work.access)?;
     #[cfg(test)]
     let pairs = if s.always_automaton { u64::MAX } else { pairs };
     let (mut besti, mut bestj, mut bestsize) = if pairs > automaton_cost {
-        work.spend(automaton_cost)?;
+        let price = automaton_price(bhi - blo);
+        work.spend(price * ((ahi - alo) + (bhi - blo)) as u64)?;
         longest_by_automaton(s, alo, ahi, blo, bhi)
     } else {
-        work.spend(pairs)?;
+        // (its own search of each character's first position, and its pairs)
+        work.spend(seen + searched * work.access + pairs * work.access)?;
         longest_by_programme(s, alo, ahi, blo, bhi)
     };
     let (a, b) = (&s.a_ids, &s.b_ids);
@@ -1746,6 +1849,40 @@ mod tests {
         assert!(near.is_some());
         assert!(sequence_matcher(&a, &b, &mut s, Some(1_000)).is_none());
         assert!(sequence_matcher(&a, &b, &mut s, Some(u64::MAX)).is_some());
+    }
+
+    #[test]
+    fn the_counted_work_is_where_the_budget_stops() {
+        // difflib's work is the same whatever the budget: a budget of exactly that work scores
+        // the row, one unit less stops it (and spends it all). The LCS's never exceeds its
+        // budget when it scores (or a few million units, which no budget stops).
+        let mut s = RatioScratch::default();
+        let mut seed = 17u64;
+        let alphabets: [Vec<char>; 3] = [
+            "abcdefgh ".chars().collect(),
+            (0..150u32)
+                .filter_map(|i| char::from_u32(0x4e00 + i))
+                .collect(),
+            "abcdefghijklmnopqrstuvwxyz".chars().collect(),
+        ];
+        for alphabet in &alphabets {
+            for (n, m) in [(300, 5_000), (5_000, 300), (20_000, 20_000)] {
+                let a = random_text(&mut seed, n, alphabet);
+                let b = random_text(&mut seed, m, alphabet);
+                let (ratio, work) = sequence_matcher_counted(&a, &b, &mut s, None);
+                assert!(ratio.is_some() && work > 0);
+                let at = sequence_matcher_counted(&a, &b, &mut s, Some(work));
+                assert_eq!(at, (ratio, work));
+                let under = sequence_matcher_counted(&a, &b, &mut s, Some(work - 1));
+                assert_eq!(under, (None, work - 1));
+                for budget in [1_000, 1_000_000, 100_000_000] {
+                    if let (Some(_), spent) = indel_counted(&a, &b, &mut s, Some(budget)) {
+                        // (under MYERS_FIRST word steps the recurrence runs whatever the budget)
+                        assert!(spent <= budget.max(MYERS_FIRST), "{spent} {budget}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
