@@ -2,12 +2,13 @@
 
 Usage::
 
-    python benchmarks/bench_suite.py [--rows N] [--log NAME ...] [--repeat N] [--no-per-scorer]
-        [--data DIR] [--workdir DIR] [--json OUT.json]
+    python benchmarks/bench_suite.py [--rows N | --scale F] [--log NAME ...] [--repeat N]
+        [--no-per-scorer] [--data DIR] [--workdir DIR] [--json OUT.json]
 
-The logs (``--log`` picks some; each is repeated, or generated, to ``--rows`` rows):
+The logs (``--log`` picks some; each is repeated, or generated, to its own default size times
+``--scale``, or to ``--rows`` rows):
 
-* ``mix``: :mod:`mixed_log`'s synthetic mix, which no kernel was tuned to (a third short answers
+* ``mix``: :mod:`mixed_log`'s synthetic mix, which no kernel was tuned to (30% short answers
   under 40 bytes against ~40-byte references, 40% one to three sentences, 20% long markdown, 10%
   empty, null or Unicode-heavy cells);
 * ``short``: EVOUNA's DPR+FiD rows, NQ and TriviaQA extractive answers of about 12 bytes;
@@ -19,15 +20,19 @@ The logs (``--log`` picks some; each is repeated, or generated, to ``--rows`` ro
 The real logs come from ``--data`` (default: the ``shared/data`` folder above this checkout) and
 keep their common columns (``id``, ``source``, ``input``, ``response``, ``reference``,
 ``references``, ``model``). Each log is written once to ``--workdir`` (``bench_cli_scale``'s
-machinery, in a child process so that this one never holds a log). Then, per log, each in a fresh
+machinery, in a child process so that this one never holds a log) and reused by later runs:
+delete the folder after changing ``mixed_log.py``. Then, per log, each in a fresh
 subprocess (``_measure.run_command``: the child's own wall, CPU and peak RSS), ``--repeat``
 rounds of: the streaming copy (``pl.scan_parquet(...).sink_parquet(...)``), ``polarscore score``
 with the default scorers, and (unless ``--no-per-scorer``) the CLI with each default scorer
-alone. The rounds interleave the commands, so a burst of load from other work hits them all; the
+alone, and the CLI's floor (its Parquet path with a constant score column instead of scorers);
+and the copy and the CLI on a 1,000-row cut of the log, whose difference is the CLI's fixed cost.
+The rounds interleave the commands, so a burst of load from other work hits them all; the
 best wall and the best CPU of each command are kept.
 
-Reported per log: CLI / copy (wall and CPU; goal: at most 3x), and each scorer's CPU above the
-copy's per row (us) and per response byte (ns): the CLI with that scorer alone, minus the copy.
+Reported per log: CLI / copy (wall and CPU; goal: at most 3x), also without the fixed costs,
+and each scorer's CPU per row (us) and per response byte (ns): the CLI with that scorer alone,
+minus the copy, and minus the CLI's floor.
 The machine's load (``os.getloadavg``) is printed before and after, and kept in the JSON.
 """
 
