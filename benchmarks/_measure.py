@@ -82,6 +82,66 @@ def run_command(command: list[str], *, root: Path, show_output: bool = True) -> 
     return CommandCost(elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
+#: The baseline of the command-line benchmarks: a streaming copy of a Parquet log (``python -c
+#: COPY_SCRIPT SOURCE TARGET``), in a fresh interpreter like the commands it is compared with.
+COPY_SCRIPT = """
+import sys
+import polars as pl
+pl.scan_parquet(sys.argv[1]).sink_parquet(sys.argv[2])
+"""
+
+
+def copy_command(source: Path, target: Path) -> list[str]:
+    """The streaming copy of ``source`` to ``target`` (:data:`COPY_SCRIPT`)."""
+    return [sys.executable, "-c", COPY_SCRIPT, str(source), str(target)]
+
+
+def score_command(
+    source: Path,
+    target: Path,
+    *,
+    response: str = "response",
+    reference: str | None = None,
+    scorers: list[str] | tuple[str, ...] = (),
+) -> list[str]:
+    """The ``polarscore score`` command line scoring ``source`` into ``target`` with ``scorers``
+    (none: the default scorers)."""
+    columns = ["--response", response]
+    if reference is not None:
+        columns += ["--reference", reference]
+    scorer_flags = [flag for name in scorers for flag in ("--scorer", name)]
+    return [
+        sys.executable,
+        "-m",
+        "polarscore",
+        "score",
+        str(source),
+        "-o",
+        str(target),
+        "--overwrite",
+        "--quiet",
+        *columns,
+        *scorer_flags,
+    ]
+
+
+def best_of(command: list[str], repeat: int, *, root: Path) -> CommandCost:
+    """The best wall time, CPU time and peak RSS of ``repeat`` runs of ``command``."""
+    costs = [run_command(command, root=root) for _ in range(repeat)]
+    return best_costs(costs)
+
+
+def best_costs(costs: list[CommandCost]) -> CommandCost:
+    """The best wall time, CPU time and peak RSS of several runs of one command (each taken
+    separately: on a shared machine the least disturbed run of each is the closest to its
+    cost)."""
+    return CommandCost(
+        min(c.seconds for c in costs),
+        min(c.cpu for c in costs),
+        min(c.peak_rss_mib for c in costs),
+    )
+
+
 def measure_command(
     command: list[str], *, root: Path, show_output: bool = True
 ) -> tuple[float, float]:

@@ -49,7 +49,7 @@ import polars as pl
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(Path(__file__).parent), str(ROOT)]
-from _measure import CommandCost, run_command  # noqa: E402
+from _measure import best_of, copy_command, score_command  # noqa: E402
 from synthetic import cached_eval_log  # noqa: E402
 
 BASE_ROWS = 1_000_000
@@ -78,13 +78,6 @@ frame = pl.read_parquet(source)
 ps.score_frame(frame, response=response, reference=reference, scorers=scorers).write_parquet(target)
 """
 
-#: The baseline: a streaming copy of the log, in a fresh interpreter like the others.
-COPY = """
-import sys
-import polars as pl
-pl.scan_parquet(sys.argv[1]).sink_parquet(sys.argv[2])
-"""
-
 
 def make_input(n_rows: int, workdir: Path, log: Path | None = None) -> Path:
     """Write (once) an ``n_rows`` log made of ``log`` (a Parquet eval log), or else of the
@@ -111,32 +104,8 @@ def cli_command(
 ) -> list[str]:
     """The ``polarscore score`` command line scoring ``source`` with ``scorers`` (none: the
     default scorers)."""
-    columns = ["--response", args.response]
-    if args.reference is not None:
-        columns += ["--reference", args.reference]
-    scorer_flags = [flag for name in scorers for flag in ("--scorer", name)]
-    return [
-        sys.executable,
-        "-m",
-        "polarscore",
-        "score",
-        str(source),
-        "-o",
-        str(target),
-        "--overwrite",
-        "--quiet",
-        *columns,
-        *scorer_flags,
-    ]
-
-
-def best_of(command: list[str], repeat: int) -> CommandCost:
-    """The best wall time, CPU time and peak RSS of ``repeat`` runs of ``command``."""
-    costs = [run_command(command, root=ROOT) for _ in range(repeat)]
-    return CommandCost(
-        min(c.seconds for c in costs),
-        min(c.cpu for c in costs),
-        min(c.peak_rss_mib for c in costs),
+    return score_command(
+        source, target, response=args.response, reference=args.reference, scorers=scorers
     )
 
 
@@ -185,7 +154,7 @@ def run_size(
     source, response_bytes = make_input_in_child(n_rows, workdir, args.log, args.response)
     target = workdir / f"scored_{n_rows}.parquet"
     runs = {
-        "copy": [sys.executable, "-c", COPY, str(source), str(target)],
+        "copy": copy_command(source, target),
         "cli": cli_command(source, target, args, scorers),
     }
     for name in singles:
@@ -207,7 +176,7 @@ def run_size(
         "response_bytes": response_bytes,
     }
     for mode, command in runs.items():
-        cost = best_of(command, args.repeat)
+        cost = best_of(command, args.repeat, root=ROOT)
         ns_per_byte = cost.cpu * 1e9 / max(response_bytes, 1)
         row[f"{mode}_seconds"] = round(cost.seconds, 2)
         row[f"{mode}_cpu_seconds"] = round(cost.cpu, 2)

@@ -779,6 +779,49 @@ def test_small_logs_are_cut_in_four(total: int, expected: int) -> None:
     assert _output.slice_size(total, most=7) == 7
 
 
+def test_long_rows_make_smaller_slices(tmp_path: Path) -> None:
+    """With a byte budget, the first slice is small and each next one holds about the budget at
+    the size of the rows before it: a log of long rows is cut in more, smaller slices (the
+    Parquet row groups written), a log of short rows in slices of the most rows; the rows are
+    those of one query either way."""
+    import pyarrow.parquet as pq
+
+    rows = 3_000
+    frame = pl.DataFrame(
+        {
+            "response": [f"{i} " + "long text " * (100 if i >= 1_000 else 1) for i in range(rows)],
+            "score": [float(i) for i in range(rows)],
+        }
+    )
+    long_row = frame.tail(1).estimated_size()
+    target = tmp_path / "out.parquet"
+    _output.write_in_slices(
+        frame.lazy(),
+        target,
+        "parquet",
+        total=rows,
+        progress=_progress.Progress(rows, stream=None),
+        slice_rows=1_000,
+        slice_bytes=200 * long_row,
+    )
+    assert_frame_equal(pl.read_parquet(target), frame)
+    metadata = pq.read_metadata(target)
+    sizes = [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)]
+    # the first slice's short rows allow the most rows; the long rows after it, about 200
+    assert sizes[:2] == [1_000, 1_000]
+    assert all(150 <= n <= 250 for n in sizes[2:-1]), sizes
+    assert sum(sizes) == rows
+
+
+def test_next_slice_rows_is_bounded() -> None:
+    part = pl.DataFrame({"text": ["x" * 1_000] * 100})
+    row = part.estimated_size() / part.height
+    assert _output.next_slice_rows(part, 10_000, budget=int(50 * row)) == 1_000  # the floor
+    assert _output.next_slice_rows(part, 500, budget=int(50 * row)) == 500  # never above most
+    assert _output.next_slice_rows(part, 1_000_000, budget=int(5_000 * row)) in range(4_990, 5_010)
+    assert _output.next_slice_rows(part.clear(), 7) == 7
+
+
 def test_slices_keep_a_dictionary_for_repeated_texts(tmp_path: Path) -> None:
     """A log written in slices dictionary-encodes the text columns whose values repeat (a
     question asked of several models), also nested and past Arrow's 1 MiB default dictionary

@@ -61,6 +61,24 @@ def sink(
 SLICE_ROWS = 250_000
 #: The smallest slice :func:`slice_size` cuts a small log into.
 MIN_SLICE_ROWS = 25_000
+#: The scored bytes a slice aims at (:func:`next_slice_rows`): a log of long rows is cut in
+#: slices of fewer rows, so that the peak memory depends neither on the log's size nor on its
+#: rows' length.
+SLICE_BYTES = 48 << 20
+#: The fewest rows :func:`next_slice_rows` cuts a log of very long rows into.
+MIN_BYTES_SLICE_ROWS = 1_000
+
+
+def next_slice_rows(part: pl.DataFrame, most: int, budget: int = SLICE_BYTES) -> int:
+    """Return the rows of the next slice of :func:`write_in_slices`.
+
+    About ``budget`` bytes at the size of the rows of ``part`` (the slice just scored), at most
+    ``most`` and at least :data:`MIN_BYTES_SLICE_ROWS` (or ``most`` if smaller).
+    """
+    if part.height == 0:
+        return most
+    row_bytes = max(part.estimated_size() / part.height, 1.0)
+    return max(min(most, int(budget / row_bytes)), min(most, MIN_BYTES_SLICE_ROWS))
 
 
 def slice_size(total: int, most: int = SLICE_ROWS) -> int:
@@ -81,15 +99,21 @@ def write_in_slices(
     total: int,
     progress: Progress,
     slice_rows: int = SLICE_ROWS,
+    slice_bytes: int | None = SLICE_BYTES,
     interval: float = 0.2,
     metadata: Mapping[str, str] | None = None,
 ) -> None:
     """Score and write ``frame`` (``total`` rows) to ``path``, ``slice_rows`` rows at a time.
 
-    A small log is cut in smaller slices (:func:`slice_size`). ``frame`` should pass one column
-    through :meth:`Progress.counter`, so that the progress line moves while a slice runs. Each
-    slice is its own streaming query, and its result is appended to one Parquet (or CSV) file
-    while the next one is scored, so at most two slices are in memory at any time. One query
+    A small log is cut in smaller slices (:func:`slice_size`). With ``slice_bytes``, the first
+    slice has at most :data:`MIN_SLICE_ROWS` rows and each next one about ``slice_bytes`` of
+    scored data at the size of the rows before it (:func:`next_slice_rows`): long rows make
+    slices of fewer rows, so that the peak memory is about the same for every log. ``frame``
+    should pass one column through :meth:`Progress.counter`, so that the progress line moves
+    while a slice runs. Each slice is its own streaming query, and its result is appended to one
+    Parquet (or CSV) file while the next one is scored, so at most two slices are in memory at
+    any time; the peak is reached when a slice's result is complete while the one before it is
+    still being written. One query
     over the whole log would be simpler, but Polars' Parquet source decodes row groups ahead of a
     slower consumer without bound (pola-rs/polars#28569), and scoring is much slower than
     decoding: the peak memory then grows with the log (1.4 GiB at 1M rows, 2.2 GiB at 3M, with
@@ -100,16 +124,18 @@ def write_in_slices(
     ``metadata`` goes into a Parquet file's key-value metadata (CSV has none).
     """
     slice_rows = slice_size(total, slice_rows)
+    rows = slice_rows if slice_bytes is None else min(slice_rows, MIN_SLICE_ROWS)
     # A slice is written on a second thread while the next one is scored: the writer (Arrow's
     # Parquet encoder, one thread) would otherwise leave the scoring threads idle. At most one
     # write is in flight, and it is waited for before the next one starts and before the file
     # is closed, on failure too.
     with open(path, "wb") as out, ThreadPoolExecutor(1, "polarscore-writer") as pool:
-        writer = _SliceWriter(out, kind, one_slice=total <= slice_rows, metadata=metadata)
+        writer = _SliceWriter(out, kind, one_slice=total <= rows, metadata=metadata)
         pending: Future[None] | None = None
+        offset = 0
         try:
-            for offset in range(0, total, slice_rows):
-                query = frame.slice(offset, slice_rows)
+            while offset < total:
+                query = frame.slice(offset, rows)
                 part = collect_with_progress(query, progress, interval=interval)
                 if pending is not None:
                     pending.result()
@@ -117,6 +143,10 @@ def write_in_slices(
                 # slice's own height is the exact count once it is done.
                 progress.rows = offset + part.height
                 pending = pool.submit(writer.prepare(part, offset))
+                offset += rows
+                if slice_bytes is not None:
+                    rows = next_slice_rows(part, slice_rows, slice_bytes)
+                del part  # held by the writer until written, and no longer
             if pending is not None:
                 pending.result()
         finally:  # on failure too: the file is then a temporary that is thrown away
