@@ -88,6 +88,11 @@ def _scan(
 
         reader = _inspect.EvalArchive(path, max_entry_bytes=max_entry_bytes)
         frame = reader.scan()
+    elif kind == "inspect_json":
+        from polarscore.logs import _inspect
+
+        reader = _inspect.JsonLog(path)
+        frame = reader.scan()
     elif kind == "lm_eval":
         from polarscore.logs import _lm_eval
 
@@ -103,10 +108,8 @@ def _scan(
 def _scan_reader(
     path: Path, kind: str, promptfoo_reference: str | Sequence[str] | None
 ) -> pl.LazyFrame:
-    from polarscore.logs import _helm, _inspect, _lighteval, _openai_evals, _promptfoo
+    from polarscore.logs import _helm, _lighteval, _openai_evals, _promptfoo
 
-    if kind == "inspect_json":
-        return _inspect.read_json_log(path).lazy()
     if kind == "helm":
         folder = path if path.is_dir() else path.parent
         return _helm.read_run(folder).lazy()
