@@ -620,3 +620,61 @@ def test_pruning_agrees_with_its_oracle(*, value: Any, fields: dict[str, Any], a
         every = dict.fromkeys(KEYS, every)
     assert every is not None
     assert json.loads(prune_json(text, every) or b"") == value
+
+
+# --- the limit on every command and function that reads logs -----------------------------------
+
+
+def test_every_command_reading_inputs_takes_the_limit() -> None:
+    import argparse
+
+    from polarscore.cli._args import _build_parser
+
+    commands = next(
+        a for a in _build_parser()._actions if isinstance(a, argparse._SubParsersAction)
+    ).choices
+    reading = [name for name, p in commands.items() if any(a.dest == "inputs" for a in p._actions)]
+    assert {"score", "summary", "report", "compare"} <= set(reading)
+    for name in reading:
+        options = [o for a in commands[name]._actions for o in a.option_strings]
+        assert "--max-entry-bytes" in options, name
+
+
+@pytest.mark.parametrize("command", ["summary", "report", "compare"])
+def test_the_limit_is_an_option_of_every_command(
+    tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from polarscore.cli import main
+
+    text = sample_text(1, metadata={"pad": " " * 5000})
+    log = write(tmp_path / "big.eval", eval_log([entry("samples/1_epoch_1.json", text, DEFLATED)]))
+    extra = ["-o", str(tmp_path / "page.html"), "-q", "--overwrite"] if command == "report" else []
+    extra += ["--scores", "framework_match"]
+    code = main([command, str(log), *extra, "--max-entry-bytes", "1000"])
+    err = capsys.readouterr().err
+    assert code == 4, err
+    assert "over the limit of 1,000 bytes" in err
+    assert "--max-entry-bytes" in err
+    code = main([command, str(log), *extra, "--max-entry-bytes", str(len(text))])
+    err = capsys.readouterr().err
+    assert "over the limit" not in err
+    if command != "compare":  # one model: nothing to compare, but the log was read
+        assert code == 0, err
+
+
+def test_report_takes_the_limit(tmp_path: Path) -> None:
+    import polarscore as ps
+    from polarscore.exceptions import InvalidParameterError
+
+    text = sample_text(1, metadata={"pad": " " * 5000})
+    log = write(tmp_path / "api.eval", eval_log([entry("samples/1_epoch_1.json", text, DEFLATED)]))
+    with pytest.raises(InputFileError, match=r"over the limit of 1,000 bytes.*max_entry_bytes="):
+        ps.report(log, max_entry_bytes=1_000, n_bootstrap=0, scores="framework_match")
+    assert ps.report(
+        log, max_entry_bytes=len(text), n_bootstrap=0, scores="framework_match"
+    ).startswith("<!DOCTYPE")
+    assert ps.report(log, max_entry_bytes=None, n_bootstrap=0, scores="framework_match").startswith(
+        "<!DOCTYPE"
+    )
+    with pytest.raises(InvalidParameterError, match="'max_entry_bytes' parameter of report"):
+        ps.report(log, max_entry_bytes=0, n_bootstrap=0, scores="framework_match")
