@@ -274,7 +274,10 @@ mod tests {
         let at = text.iter().position(|&b| b == b'@').expect("marker");
         text[at] = 0xff;
         let small = br#"{"deep": [{"a":[{"a":1}]}], "id": 7}"#;
-        assert_eq!(prune(small, &keep).as_deref(), Some(&br#"{"deep":null,"id":7}"#[..]));
+        assert_eq!(
+            prune(small, &keep).as_deref(),
+            Some(&br#"{"deep":null,"id":7}"#[..])
+        );
         let out = prune(&text, &keep).expect("pruned");
         assert_eq!(out, br#"{"deep":null,"bad":null,"id":7}"#);
         // Read, they are kept, for Python to refuse.
