@@ -232,8 +232,9 @@ def scan_log(
     InputFileError
         A path does not exist, a file is not a log polarscore recognises (the message lists the
         formats), or a log is corrupt: a truncated zip archive, an entry that does not
-        decompress, a sample that is not JSON or nests too deep for Python's JSON reader, an
-        entry over ``max_entry_bytes``. The message names the file. (An entry of an
+        decompress, a sample that is not JSON, a field the reader reads that nests too deep
+        for Python's JSON reader or is not UTF-8 (a field it does not read is skipped, however
+        deep), an entry over ``max_entry_bytes``. The message names the file. (An entry of an
         ``.eval`` archive is only read when the frame is collected: a corrupt one fails the
         query, with the same message.)
 
