@@ -264,6 +264,25 @@ def scan_inputs(
     return frame.select(union.names())
 
 
+def open_inputs(
+    inputs: Sequence[str | Path],
+    *,
+    promptfoo_reference: Sequence[str] | str | None = None,
+    max_entry_bytes: int | None = None,
+) -> tuple[list[Path], pl.LazyFrame, pl.Schema]:
+    """Resolve ``inputs`` (:func:`resolve_inputs`) and scan them into one frame.
+
+    Returns the files, the frame (:func:`scan_inputs`, each file's schema read first so that a
+    corrupt one fails early, naming it) and its schema. ``promptfoo_reference`` and
+    ``max_entry_bytes`` (None: the readers' limit; 0: no limit) are the log readers' options.
+    """
+    files = resolve_inputs(inputs)
+    frame = scan_inputs(
+        files, promptfoo_reference=promptfoo_reference, max_entry_bytes=max_entry_bytes
+    )
+    return files, frame, frame.collect_schema()
+
+
 def check_columns_in_every_file(
     schemas: Mapping[Path, pl.Schema], columns: Mapping[str, str]
 ) -> None:

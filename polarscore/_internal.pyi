@@ -1,5 +1,6 @@
 # Type stubs of the compiled extension (the Rust crate in src/, built by maturin).
 import mmap
+from typing import Any
 
 __version__: str
 
@@ -32,3 +33,4 @@ def read_eval_samples(
 def read_zip_directory(
     archive: mmap.mmap | bytes,
 ) -> list[tuple[str, int, int, int, int, int]] | None: ...
+def prune_json(text: bytes, keep: dict[str, Any]) -> bytes | None: ...

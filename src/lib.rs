@@ -113,5 +113,6 @@ fn _internal(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<evallog::ArrowRows>()?;
     m.add_function(wrap_pyfunction!(evallog::read_eval_samples, m)?)?;
     m.add_function(wrap_pyfunction!(evallog::read_zip_directory, m)?)?;
+    m.add_function(wrap_pyfunction!(evallog::prune_json, m)?)?;
     Ok(())
 }

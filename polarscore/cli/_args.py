@@ -145,16 +145,24 @@ def _add_score_parser(sub: Any) -> None:
         "of the test's assertions of a type; repeatable, the first found is used (default: "
         "var:expected, then assert:equals, similar, levenshtein, rouge-n, bleu, factuality)",
     )
-    score.add_argument(
+    _add_max_entry_bytes(score)
+    score.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    score.add_argument("-q", "--quiet", action="store_true", help="no progress bar or messages")
+
+
+def _add_max_entry_bytes(parser: argparse.ArgumentParser) -> None:
+    """Add ``--max-entry-bytes``, to every command that reads eval logs."""
+    from polarscore.logs._zip import MAX_ENTRY_BYTES
+
+    parser.add_argument(
         "--max-entry-bytes",
         type=_entry_bytes,
         default=None,
         metavar="N",
         help="the most bytes one entry of an inspect-ai .eval archive may inflate to; an entry "
-        "declaring more is refused (default: 268435456, 256 MiB; 0: no limit)",
+        f"declaring more is refused (default: {MAX_ENTRY_BYTES}, {MAX_ENTRY_BYTES >> 20} MiB; "
+        "0: no limit)",
     )
-    score.add_argument("--overwrite", action="store_true", help="replace an existing output")
-    score.add_argument("-q", "--quiet", action="store_true", help="no progress bar or messages")
 
 
 def _entry_bytes(text: str) -> int:
@@ -223,6 +231,7 @@ def _add_summary_parser(sub: Any) -> None:
     )
     _add_interval_arguments(summary, seed_help="bootstrap seed")
     _add_cluster_arguments(summary)
+    _add_max_entry_bytes(summary)
     summary.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
@@ -286,6 +295,7 @@ def _add_report_parser(sub: Any) -> None:
     )
     report.add_argument("--title", default=None, help="title of the page")
     _add_interval_arguments(report, seed_help="seed of bootstraps and sample")
+    _add_max_entry_bytes(report)
     report.add_argument("--overwrite", action="store_true", help="replace an existing output")
     report.add_argument("-q", "--quiet", action="store_true", help="no message on success")
 
@@ -383,6 +393,7 @@ def _add_compare_parser(sub: Any) -> None:
         default=0.8,
         help="power of the detectable difference (default: %(default)s)",
     )
+    _add_max_entry_bytes(compare)
     compare.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 

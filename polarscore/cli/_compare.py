@@ -44,10 +44,7 @@ def _check_compare_flags(args: argparse.Namespace, schema: pl.Schema) -> list[st
 
 
 def _compare(args: argparse.Namespace) -> int:
-    files = _inputs.resolve_inputs(args.inputs)
-    schemas = {file: _inputs.read_schema(file) for file in files}
-    frame = _inputs.scan_inputs(files, schemas)
-    schema = frame.collect_schema()
+    _, frame, schema = _inputs.open_inputs(args.inputs, max_entry_bytes=args.max_entry_bytes)
     args.by = args.by or ["model"]
     args.pair_on = args.pair_on or ["sample_id"]
     scores = _check_compare_flags(args, schema)

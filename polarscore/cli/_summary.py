@@ -192,6 +192,7 @@ def _report(args: argparse.Namespace) -> int:
             confidence=args.confidence,
             n_bootstrap=args.n_bootstrap,
             title=args.title,
+            max_entry_bytes=_entry_limit(args.max_entry_bytes),
         )
     )
     if not args.quiet:
@@ -199,11 +200,15 @@ def _report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _entry_limit(option: int | None) -> int | None:
+    """``--max-entry-bytes`` (None: the default; 0: no limit) as the Python API's option."""
+    from polarscore.logs._zip import MAX_ENTRY_BYTES
+
+    return MAX_ENTRY_BYTES if option is None else option or None
+
+
 def _summary(args: argparse.Namespace) -> int:
-    files = _inputs.resolve_inputs(args.inputs)
-    schemas = {file: _inputs.read_schema(file) for file in files}
-    frame = _inputs.scan_inputs(files, schemas)
-    schema = frame.collect_schema()
+    files, frame, schema = _inputs.open_inputs(args.inputs, max_entry_bytes=args.max_entry_bytes)
     scores = _check_summary_flags(args, schema)
     # Grouped by model when the log has that column, unless --by says otherwise.
     by = args.by if args.by is not None else ["model"] if "model" in schema else []

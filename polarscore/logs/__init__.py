@@ -88,6 +88,11 @@ def _scan(
 
         reader = _inspect.EvalArchive(path, max_entry_bytes=max_entry_bytes)
         frame = reader.scan()
+    elif kind == "inspect_json":
+        from polarscore.logs import _inspect
+
+        reader = _inspect.JsonLog(path)
+        frame = reader.scan()
     elif kind == "lm_eval":
         from polarscore.logs import _lm_eval
 
@@ -103,10 +108,8 @@ def _scan(
 def _scan_reader(
     path: Path, kind: str, promptfoo_reference: str | Sequence[str] | None
 ) -> pl.LazyFrame:
-    from polarscore.logs import _helm, _inspect, _lighteval, _openai_evals, _promptfoo
+    from polarscore.logs import _helm, _lighteval, _openai_evals, _promptfoo
 
-    if kind == "inspect_json":
-        return _inspect.read_json_log(path).lazy()
     if kind == "helm":
         folder = path if path.is_dir() else path.parent
         return _helm.read_run(folder).lazy()
@@ -229,8 +232,9 @@ def scan_log(
     InputFileError
         A path does not exist, a file is not a log polarscore recognises (the message lists the
         formats), or a log is corrupt: a truncated zip archive, an entry that does not
-        decompress, a sample that is not JSON or nests too deep for Python's JSON reader, an
-        entry over ``max_entry_bytes``. The message names the file. (An entry of an
+        decompress, a sample that is not JSON, a field the reader reads that nests too deep
+        for Python's JSON reader or is not UTF-8 (a field it does not read is skipped, however
+        deep), an entry over ``max_entry_bytes``. The message names the file. (An entry of an
         ``.eval`` archive is only read when the frame is collected: a corrupt one fails the
         query, with the same message.)
 

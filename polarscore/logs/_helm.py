@@ -22,11 +22,26 @@ from typing import Any
 import polars as pl
 
 from polarscore.exceptions import InputFileError
-from polarscore.logs._table import Rows, as_text, read_json_file, verdict
+from polarscore.logs._table import Fields, Rows, as_text, read_json_file, verdict
 
 FORMAT = "helm"
 STATE = "scenario_state.json"
 STATS = "per_instance_stats.json"
+
+#: The fields of each file the readers read (the rest is pruned from a file Python's JSON
+#: reader cannot parse whole: :func:`polarscore.logs._table.load_json`).
+_STATE_FIELDS: Fields = {
+    "request_states": {
+        "instance": None,
+        "request": {"model": None},
+        "result": {"completions": {"text": None}},
+        "output_mapping": None,
+        "train_trial_index": None,
+    },
+    "adapter_spec": None,
+}
+_STATS_FIELDS: Fields = dict.fromkeys(("stats", "instance_id", "train_trial_index", "perturbation"))
+RUN_SPEC_FIELDS: Fields = dict.fromkeys(("name", "adapter_spec", "metric_specs"))
 
 #: HELM's per-instance statistics that are bookkeeping, not verdicts on the answer.
 _BOOKKEEPING_PREFIXES = (
@@ -68,7 +83,7 @@ def _stats(
     names: dict[str, None] = {}
     if not path.is_file():
         return by_instance, []
-    data = read_json_file(path, what=f"The HELM statistics {str(path)!r}")
+    data = read_json_file(path, what=f"The HELM statistics {str(path)!r}", fields=_STATS_FIELDS)
     for item in data if isinstance(data, list) else []:
         if not isinstance(item, Mapping):
             continue
@@ -90,7 +105,7 @@ def _stats(
 def _task(folder: Path) -> str:
     spec = folder / "run_spec.json"
     if spec.is_file():
-        data = read_json_file(spec, what=f"The HELM run spec {str(spec)!r}")
+        data = read_json_file(spec, what=f"The HELM run spec {str(spec)!r}", fields=RUN_SPEC_FIELDS)
         if isinstance(data, Mapping) and isinstance(data.get("name"), str):
             return str(data["name"])
     return folder.name
@@ -101,7 +116,9 @@ def read_run(folder: Path) -> pl.DataFrame:
     state_path = folder / STATE
     if not state_path.is_file():
         raise InputFileError(f"The HELM run folder {str(folder)!r} has no {STATE}.")
-    state = read_json_file(state_path, what=f"The HELM scenario state {str(state_path)!r}")
+    state = read_json_file(
+        state_path, what=f"The HELM scenario state {str(state_path)!r}", fields=_STATE_FIELDS
+    )
     requests = state.get("request_states") if isinstance(state, Mapping) else None
     if not isinstance(requests, list):
         raise InputFileError(f"The HELM scenario state {str(state_path)!r} has no request_states.")

@@ -34,6 +34,7 @@ from polarscore._internal import read_eval_samples
 from polarscore.exceptions import InputFileError
 from polarscore.logs._source import BATCH_ROWS, lazy_batches
 from polarscore.logs._table import (
+    Fields,
     JsonTooDeepError,
     Rows,
     content_text,
@@ -64,6 +65,24 @@ _OUTPUT = b',"output":{'
 _CHOICES = b',"choices":['
 _COMPLETION = b'],"completion":"'
 _QUOTE = ord('"')
+
+#: The fields of a sample :func:`add_sample` reads (the rest is pruned from a sample Python's
+#: JSON reader cannot parse whole: :func:`polarscore.logs._table.load_json`).
+SAMPLE_FIELDS: Fields = {
+    "id": None,
+    "epoch": None,
+    "input": None,
+    "target": None,
+    "choices": None,
+    "output": {"completion": None, "choices": {"message": {"content": None}}},
+    "scores": None,
+    "attachments": None,
+}
+#: The fields of a log's header the readers read (the run, its results: its scorers).
+HEADER_FIELDS: Fields = {"eval": None, "results": None}
+#: The fields of an inspect-ai ``.json`` log the reader reads.
+JSON_LOG_FIELDS: Fields = {**HEADER_FIELDS, "samples": SAMPLE_FIELDS}
+_SUMMARY_FIELDS: Fields = {"scores": None}
 
 
 def _verdicts(scores: Any) -> dict[str, float | None]:
@@ -190,7 +209,7 @@ def _parse_sample(data: bytes, what: str) -> Any:
             head = None
         if type(head) is dict and "output" in head:
             return head
-    return load_json(data, what=what)
+    return load_json(data, what=what, fields=SAMPLE_FIELDS)
 
 
 def _run(header: Mapping[str, Any]) -> tuple[str | None, str | None]:
@@ -228,29 +247,45 @@ def _header_verdicts(header: Mapping[str, Any]) -> list[str]:
     return names
 
 
-def read_json_log(path: Path) -> pl.DataFrame:
-    """Read an inspect-ai ``.json`` log (one document) into the canonical table."""
-    log = read_json_file(path, what=f"The inspect-ai log {str(path)!r}")
-    if not isinstance(log, Mapping):
-        raise InputFileError(f"The inspect-ai log {str(path)!r} is not a JSON object.")
-    task, model = _run(log)
-    samples = log.get("samples") or []
-    if not isinstance(samples, list):
-        raise InputFileError(
-            f"The inspect-ai log {str(path)!r} has a 'samples' that is not a list."
-        )
-    names: dict[str, None] = {} if samples else dict.fromkeys(_header_verdicts(log))
-    for sample in samples:
-        if isinstance(sample, dict):
-            names.update(dict.fromkeys(_verdicts(sample.get("scores"))))
-    rows = Rows(JSON_FORMAT, list(names))
-    for index, sample in enumerate(samples):
-        if not isinstance(sample, dict):
+class JsonLog:
+    """An inspect-ai ``.json`` log (one document), parsed once.
+
+    ``header`` holds every field but ``samples`` (the run, its results), for its task kind.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        log = read_json_file(path, what=f"The inspect-ai log {str(path)!r}", fields=JSON_LOG_FIELDS)
+        if not isinstance(log, Mapping):
+            raise InputFileError(f"The inspect-ai log {str(path)!r} is not a JSON object.")
+        samples = log.get("samples") or []
+        if not isinstance(samples, list):
             raise InputFileError(
-                f"The inspect-ai log {str(path)!r}: sample {index} is not a JSON object."
+                f"The inspect-ai log {str(path)!r} has a 'samples' that is not a list."
             )
-        add_sample(rows, sample, task=task, model=model)
-    return rows.frame()
+        self.samples: list[Any] = samples
+        self.header: Mapping[str, Any] = {k: v for k, v in log.items() if k != "samples"}
+
+    def frame(self) -> pl.DataFrame:
+        """Return the samples as the canonical table."""
+        task, model = _run(self.header)
+        samples = self.samples
+        names: dict[str, None] = {} if samples else dict.fromkeys(_header_verdicts(self.header))
+        for sample in samples:
+            if isinstance(sample, dict):
+                names.update(dict.fromkeys(_verdicts(sample.get("scores"))))
+        rows = Rows(JSON_FORMAT, list(names))
+        for index, sample in enumerate(samples):
+            if not isinstance(sample, dict):
+                raise InputFileError(
+                    f"The inspect-ai log {str(self.path)!r}: sample {index} is not a JSON object."
+                )
+            add_sample(rows, sample, task=task, model=model)
+        return rows.frame()
+
+    def scan(self) -> pl.LazyFrame:
+        """Return the log as a lazy frame (read when scanned)."""
+        return self.frame().lazy()
 
 
 class EvalArchive:
@@ -268,7 +303,7 @@ class EvalArchive:
                 f"Cannot read {str(path)!r} as an inspect-ai log: the archive has neither "
                 "header.json nor _journal/start.json."
             )
-        header = self._json(header_name)
+        header = self._json(header_name, HEADER_FIELDS)
         if not isinstance(header, Mapping):
             raise InputFileError(f"Cannot read {str(path)!r}: its {header_name} is not an object.")
         self.header = header
@@ -285,12 +320,13 @@ class EvalArchive:
                     self.shells[name] = shell.group(1)
         self.verdicts = self._find_verdicts()
 
-    def _json(self, name: str) -> Any:
-        return load_json(self.zip.read(name), what=f"The entry {name!r} of {str(self.path)!r}")
+    def _json(self, name: str, fields: Fields | None = None) -> Any:
+        what = f"The entry {name!r} of {str(self.path)!r}"
+        return load_json(self.zip.read(name), what=what, fields=fields)
 
     def _summaries(self) -> list[Any] | None:
         if "summaries.json" in self.zip.entries:
-            found = self._json("summaries.json")
+            found = self._json("summaries.json", _SUMMARY_FIELDS)
             return found if isinstance(found, list) else None
         journal = sorted(
             (n for n in self.zip.entries if n.startswith("_journal/summaries/")),
@@ -300,7 +336,7 @@ class EvalArchive:
             return None
         summaries: list[Any] = []
         for name in journal:
-            part = self._json(name)
+            part = self._json(name, _SUMMARY_FIELDS)
             if isinstance(part, list):
                 summaries.extend(part)
         return summaries

@@ -188,7 +188,11 @@ def _model(path: Path) -> str | None:
     candidates += sorted(results_dir.glob("results_*.json")) if results_dir.is_dir() else []
     for candidate in candidates:
         if candidate.is_file():
-            data = read_json_file(candidate, what=f"The lighteval results {str(candidate)!r}")
+            data = read_json_file(
+                candidate,
+                what=f"The lighteval results {str(candidate)!r}",
+                fields={"config_general": {"model_name": None}},
+            )
             general = data.get("config_general") if isinstance(data, Mapping) else None
             if isinstance(general, Mapping) and isinstance(general.get("model_name"), str):
                 return str(general["model_name"])

@@ -26,6 +26,7 @@ import polars as pl
 from polarscore.exceptions import InputFileError
 from polarscore.logs._source import BATCH_ROWS, lazy_batches
 from polarscore.logs._table import (
+    Fields,
     Rows,
     as_text,
     best_choice,
@@ -44,6 +45,14 @@ _SAMPLES = re.compile(
 )
 #: The keys of a ``model_args`` string that name the model, in the harness's own order.
 _MODEL_KEYS = ("peft=", "delta=", "pretrained=", "model=", "path=", "engine=")
+
+
+#: The fields of a logged sample the reader reads, but its metrics (numbers, which are kept).
+_SAMPLE_FIELDS: Fields = dict.fromkeys(
+    ("doc_id", "arguments", "resps", "filtered_resps", "target", "filter", "metrics")
+)
+#: The fields of a results file the readers read (the model, the task configs).
+RESULTS_FIELDS: Fields = dict.fromkeys(("model_name", "config", "configs"))
 
 
 def is_sample(record: Any) -> bool:
@@ -204,10 +213,15 @@ class SamplesLog:
         results_path = _results_file(path)
         self.results: Mapping[str, Any] | None = None
         if results_path is not None:
-            found = read_json_file(results_path, what=f"The results file {str(results_path)!r}")
+            found = read_json_file(
+                results_path,
+                what=f"The results file {str(results_path)!r}",
+                fields=RESULTS_FIELDS,
+            )
             self.results = found if isinstance(found, Mapping) else None
         self.model = _results_model(self.results) if self.results else None
         self.task = _task_name(path, self.results)
+        self.fields: Fields = _SAMPLE_FIELDS
         first = next(self._records(), None)
         self.verdicts = _metric_names(first) if first is not None else []
         if first is not None and not self.verdicts:
@@ -215,11 +229,14 @@ class SamplesLog:
             self.verdicts = [
                 k for k, v in first.items() if k not in _FIELDS and isinstance(v, int | float)
             ]
+        self.fields = {**_SAMPLE_FIELDS, **dict.fromkeys(self.verdicts)}
 
     def _records(self) -> Iterator[Mapping[str, Any]]:
         if self.array:
             data = read_json_file(
-                self.path, what=f"The lm-evaluation-harness log {str(self.path)!r}"
+                self.path,
+                what=f"The lm-evaluation-harness log {str(self.path)!r}",
+                fields=self.fields,
             )
             if not isinstance(data, list):
                 raise InputFileError(f"The log {str(self.path)!r} is not a JSON array of samples.")
@@ -228,7 +245,7 @@ class SamplesLog:
             return
         for number, line in json_lines(self.path):
             what = f"Line {number} of {str(self.path)!r}"
-            yield self._check(load_json(line, what=what), f"line {number}")
+            yield self._check(load_json(line, what=what, fields=self.fields), f"line {number}")
 
     def _check(self, record: Any, where: str) -> Mapping[str, Any]:
         if not is_sample(record):

@@ -19,6 +19,7 @@ import polars as pl
 
 from polarscore.logs._source import BATCH_ROWS, lazy_batches
 from polarscore.logs._table import (
+    Fields,
     Rows,
     as_text,
     json_lines,
@@ -30,6 +31,11 @@ from polarscore.logs._table import (
 )
 
 FORMAT = "openai_evals"
+
+
+#: The fields of a line the readers read (the rest is pruned from a line Python's JSON reader
+#: cannot parse whole: :func:`polarscore.logs._table.load_json`).
+RECORD_FIELDS: Fields = dict.fromkeys(("spec", "run_id", "event_id", "sample_id", "type", "data"))
 
 
 def is_event(record: Any) -> bool:
@@ -82,12 +88,16 @@ class EventsLog:
         # the names of metrics events (only those lines are parsed).
         for number, line in self._lines():
             if number == 1 or b'"spec"' in line[:16]:
-                record = load_json(line, what=f"Line {number} of {str(path)!r}")
+                record = load_json(
+                    line, what=f"Line {number} of {str(path)!r}", fields=RECORD_FIELDS
+                )
                 if isinstance(record, Mapping) and isinstance(record.get("spec"), Mapping):
                     self.spec = record["spec"]
                     continue
             if b'"match"' in line or b'"metrics"' in line:
-                record = load_json(line, what=f"Line {number} of {str(path)!r}")
+                record = load_json(
+                    line, what=f"Line {number} of {str(path)!r}", fields=RECORD_FIELDS
+                )
                 kind = record.get("type") if isinstance(record, Mapping) else None
                 data = record.get("data") if isinstance(record, Mapping) else None
                 if kind == "match" and isinstance(data, Mapping) and "correct" in data:
@@ -114,7 +124,8 @@ class EventsLog:
         rows = Rows(FORMAT, self.verdicts)
         yielded = False
         for number, line in self._lines():
-            record = load_json(line, what=f"Line {number} of {str(self.path)!r}")
+            what = f"Line {number} of {str(self.path)!r}"
+            record = load_json(line, what=what, fields=RECORD_FIELDS)
             if not isinstance(record, Mapping) or "sample_id" not in record:
                 continue  # the spec and the final report
             sample_id = as_text(record.get("sample_id"))

@@ -26,6 +26,7 @@ import polars as pl
 from polarscore.exceptions import InputFileError, InvalidParameterError
 from polarscore.logs._source import BATCH_ROWS, lazy_batches
 from polarscore.logs._table import (
+    Fields,
     Rows,
     as_text,
     json_lines,
@@ -71,6 +72,30 @@ def parse_reference(spec: str | Sequence[str] | None) -> list[tuple[str, str]]:
             )
         parsed.append((kind, name))
     return parsed
+
+
+#: The fields of a result the reader reads (the rest is pruned from a result Python's JSON
+#: reader cannot parse whole: :func:`polarscore.logs._table.load_json`).
+RESULT_FIELDS: Fields = {
+    **dict.fromkeys(
+        (
+            "testCase",
+            "vars",
+            "prompt",
+            "success",
+            "score",
+            "namedScores",
+            "evalId",
+            "provider",
+            "testIdx",
+            "promptIdx",
+        )
+    ),
+    "response": {"output": None},
+}
+#: The fields of a ``results.json`` export the reader reads: its results, under ``results``
+#: (or ``results.results``).
+EXPORT_FIELDS: Fields = {"results": {**RESULT_FIELDS, "results": RESULT_FIELDS}}
 
 
 def is_result(record: Any) -> bool:
@@ -185,7 +210,9 @@ def _add(rows: Rows, result: Mapping[str, Any], sources: Sequence[tuple[str, str
 def read_json_export(path: Path, reference: str | Sequence[str] | None = None) -> pl.DataFrame:
     """Read a promptfoo ``results.json`` export into the canonical table."""
     sources = parse_reference(reference)
-    document = read_json_file(path, what=f"The promptfoo export {str(path)!r}")
+    document = read_json_file(
+        path, what=f"The promptfoo export {str(path)!r}", fields=EXPORT_FIELDS
+    )
     results = results_of(document)
     if results is None:
         raise InputFileError(f"The promptfoo export {str(path)!r} has no results list.")
@@ -213,7 +240,8 @@ class JsonlExport:
 
     def _results(self) -> Iterator[tuple[int, Mapping[str, Any]]]:
         for number, line in json_lines(self.path):
-            record = load_json(line, what=f"Line {number} of {str(self.path)!r}")
+            what = f"Line {number} of {str(self.path)!r}"
+            record = load_json(line, what=what, fields=RESULT_FIELDS)
             if not is_result(record):
                 raise InputFileError(
                     f"Line {number} of the promptfoo export {str(self.path)!r} is not a "

@@ -12,7 +12,7 @@ import math
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import polars as pl
 
@@ -168,28 +168,64 @@ def too_deep(what: str) -> JsonTooDeepError:
     )
 
 
-def load_json(data: bytes | str, *, what: str) -> Any:
+#: The fields of a JSON document a reader reads: each key mapped to the fields it reads in the
+#: key's value (a dict), or to None when it reads the value whole; an array's items are read
+#: by the array's dict. :func:`load_json` reads a document Python's ``json`` cannot parse whole
+#: (nested too deep, not UTF-8) by these fields alone.
+Fields: TypeAlias = dict[str, "Fields | None"]
+
+
+def load_json(data: bytes | str, *, what: str, fields: Fields | None = None) -> Any:
     """Parse one JSON document (bare ``NaN``/``Infinity`` allowed, as Python writes them).
+
+    When the document nests deeper than Python's JSON reader goes, or holds bytes that are not
+    UTF-8, and ``fields`` says which fields the reader reads, the document is parsed again
+    with every other field pruned to null (numbers, booleans and nulls kept) by a native scan
+    that does not recurse (``prune_json``): what is not read cannot fail the document. An
+    ordinary document is parsed once, by Python alone.
 
     Raises
     ------
     InputFileError
         Naming ``what`` (the file, and the entry or line) when the text is not JSON, is not
-        UTF-8, or nests deeper than Python's JSON reader can go (:class:`JsonTooDeepError`).
+        UTF-8, or nests deeper than Python's JSON reader can go (:class:`JsonTooDeepError`),
+        where the reader reads it.
+
+    Examples
+    --------
+    >>> from polarscore.logs._table import load_json
+    >>> deep = "[" * 100_000 + "]" * 100_000
+    >>> load_json('{"id": 1, "meta": ' + deep + "}", what="x", fields={"id": None})
+    {'id': 1, 'meta': None}
     """
     try:
         try:
-            return json.loads(data)
-        except ValueError as error:
-            if "integer string conversion" not in str(error):
+            return _parse(data)
+        except (RecursionError, UnicodeDecodeError):
+            if fields is None:
                 raise
-            # An integer of thousands of digits (Python refuses to convert them, as a guard
-            # against quadratic work): kept as its digits, the text it would be written as.
-            return json.loads(data, parse_int=_integer)
+            from polarscore._internal import prune_json
+
+            text = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+            pruned = prune_json(text, fields)
+            if pruned is None:
+                raise
+        return _parse(pruned)
     except (ValueError, UnicodeDecodeError) as error:
         raise InputFileError(f"{what} is not valid JSON ({error}).") from None
     except RecursionError:
         raise too_deep(what) from None
+
+
+def _parse(data: bytes | str) -> Any:
+    try:
+        return json.loads(data)
+    except ValueError as error:
+        if "integer string conversion" not in str(error):
+            raise
+        # An integer of thousands of digits (Python refuses to convert them, as a guard
+        # against quadratic work): kept as its digits, the text it would be written as.
+        return json.loads(data, parse_int=_integer)
 
 
 def _integer(digits: str) -> int | str:
@@ -214,14 +250,14 @@ def json_lines(path: Path) -> Iterator[tuple[int, bytes]]:
                 yield number, line
 
 
-def read_json_file(path: Path, *, what: str | None = None) -> Any:
-    """Read a whole JSON file; errors name the file."""
+def read_json_file(path: Path, *, what: str | None = None, fields: Fields | None = None) -> Any:
+    """Read a whole JSON file (:func:`load_json`, by ``fields``); errors name the file."""
     label = what or f"The log {str(path)!r}"
     try:
         data = path.read_bytes()
     except OSError as error:
         raise InputFileError(f"Cannot read {str(path)!r}: {error.strerror or error}.") from None
-    return load_json(data, what=label)
+    return load_json(data, what=label, fields=fields)
 
 
 class _TextLists:

@@ -21,7 +21,6 @@ columns (:func:`infer_kind`).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +28,8 @@ from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
 import polars as pl
+
+from polarscore.logs._table import Fields, load_json
 
 #: The task kinds, from the most specific rule to the least (the order a log with several
 #: scorers is read in: the first kind any of them gives wins).
@@ -157,35 +158,6 @@ def inspect_kind(header: Mapping[str, Any]) -> TaskKind:
     return _best(readings, nothing="the inspect-ai log records no scorer")
 
 
-def inspect_json_header(path: Path) -> Mapping[str, Any]:
-    """Return the fields of an inspect-ai ``.json`` log before its samples, parsed alone.
-
-    inspect-ai writes ``eval``, ``plan`` and ``results`` before ``samples``: the text up to the
-    top-level ``"samples"`` key, closed with ``}``, is the header. When that cut is not valid
-    JSON (the key in a nested value, another writer's order) the whole log is parsed.
-    """
-    data = path.read_bytes()
-    start = 0
-    for _ in range(8):
-        cut = data.find(b'"samples"', start)
-        if cut < 0:
-            break
-        head = data[:cut].rstrip()
-        if head.endswith(b","):
-            try:
-                found = json.loads(head[:-1] + b"}")
-            except ValueError:
-                found = None
-            if isinstance(found, dict):
-                return found
-        start = cut + 1
-    try:
-        whole = json.loads(data)
-    except ValueError:
-        return {}
-    return whole if isinstance(whole, dict) else {}
-
-
 # --- lm-evaluation-harness ----------------------------------------------------------------------
 
 #: lm-evaluation-harness filters that read a final number (GSM8K's ``#### n``, the last number).
@@ -288,8 +260,10 @@ def helm_kind(run_spec: Mapping[str, Any] | None) -> TaskKind:
 
 def read_helm_kind(folder: Path) -> TaskKind:
     """Return the kind of the HELM run in ``folder`` (its ``run_spec.json``)."""
+    from polarscore.logs._helm import RUN_SPEC_FIELDS
+
     try:
-        spec = json.loads((folder / "run_spec.json").read_bytes())
+        spec = _json((folder / "run_spec.json").read_bytes(), RUN_SPEC_FIELDS)
     except (OSError, ValueError):
         return TaskKind(None, "the HELM run has no readable run_spec.json")
     return helm_kind(spec if isinstance(spec, Mapping) else None)
@@ -405,16 +379,18 @@ def promptfoo_kind(asserts: Any) -> TaskKind:
 
 def read_promptfoo_kind(path: Path) -> TaskKind:
     """Return the kind of a promptfoo export from its first test's assertions."""
+    from polarscore.logs._promptfoo import EXPORT_FIELDS, RESULT_FIELDS
+
     try:
         with open(path, "rb") as handle:
             first = handle.readline()
             try:
-                record = json.loads(first)
+                record = _json(first, RESULT_FIELDS)
             except ValueError:
                 record = None
             if not (isinstance(record, dict) and "testCase" in record):
                 handle.seek(0)
-                document = json.load(handle)
+                document = _json(handle.read(), EXPORT_FIELDS)
                 results = document.get("results") if isinstance(document, dict) else None
                 if isinstance(results, dict):
                     results = results.get("results")
@@ -469,6 +445,8 @@ def openai_evals_kind(spec: Mapping[str, Any] | None, event_types: Sequence[str]
 
 def read_openai_evals_kind(path: Path) -> TaskKind:
     """Return the kind of an OpenAI evals log: its spec line, else its first events' types."""
+    from polarscore.logs._openai_evals import RECORD_FIELDS
+
     spec: Mapping[str, Any] | None = None
     types: list[str] = []
     try:
@@ -477,7 +455,7 @@ def read_openai_evals_kind(path: Path) -> TaskKind:
                 if number >= 64:
                     break
                 try:
-                    record = json.loads(line)
+                    record = _json(line, RECORD_FIELDS)
                 except ValueError:
                     continue
                 if not isinstance(record, dict):
@@ -489,6 +467,15 @@ def read_openai_evals_kind(path: Path) -> TaskKind:
     except OSError:
         return TaskKind(None, "the OpenAI evals log cannot be read")
     return openai_evals_kind(spec, types)
+
+
+def _json(data: bytes, fields: Fields) -> Any:
+    """Parse a log's JSON document or line as its reader does.
+
+    Unread fields are pruned when Python cannot parse it whole (``load_json``); raises
+    :class:`~polarscore.exceptions.InputFileError` (a ``ValueError``) when it cannot be read.
+    """
+    return load_json(data, what="", fields=fields)
 
 
 # --- plain tables -------------------------------------------------------------------------------
@@ -620,11 +607,9 @@ def log_kind(
 
 
 def _read_kind(path: Path, source_format: str, reader: Any, verdicts: Sequence[str]) -> TaskKind:
-    if source_format == "inspect_eval":
+    if source_format in ("inspect_eval", "inspect_json"):
         header = getattr(reader, "header", None)
         return inspect_kind(header if isinstance(header, Mapping) else {})
-    if source_format == "inspect_json":
-        return inspect_kind(inspect_json_header(path))
     if source_format == "lm_eval":
         return lm_eval_kind(getattr(reader, "results", None), str(getattr(reader, "task", "")))
     if source_format == "helm":

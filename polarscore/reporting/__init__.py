@@ -22,8 +22,9 @@ import polars as pl
 
 from polarscore import _atomic, _inputs
 from polarscore._defaults import DEFAULT_THRESHOLD
-from polarscore._validation import check_number, invalid_parameter
+from polarscore._validation import check_budget, check_number, invalid_parameter
 from polarscore.exceptions import ColumnNotFoundError, ColumnTypeError, PolarscoreError
+from polarscore.logs._zip import MAX_ENTRY_BYTES
 from polarscore.provenance import read_provenance, recorded_thresholds
 from polarscore.reporting._aggregate import ReportData, aggregate
 from polarscore.reporting._framework import framework_columns
@@ -50,8 +51,11 @@ def _names(value: str | Sequence[str] | None, parameter: str) -> list[str] | Non
     raise invalid_parameter(_FUNCTION, parameter, "a column name or a list of column names", value)
 
 
-def _load(source: Source) -> tuple[pl.LazyFrame, str, dict[str, Any] | None, dict[str, Any]]:
+def _load(
+    source: Source, max_entry_bytes: int | None
+) -> tuple[pl.LazyFrame, str, dict[str, Any] | None, dict[str, Any]]:
     """Return the frame, a label for it, its provenance record and facts about its file."""
+    limit = check_budget(max_entry_bytes, function=_FUNCTION, parameter="max_entry_bytes")
     if isinstance(source, pl.DataFrame | pl.LazyFrame):
         return source.lazy(), "a Polars frame", None, {}
     if isinstance(source, str | PathLike):
@@ -64,9 +68,9 @@ def _load(source: Source) -> tuple[pl.LazyFrame, str, dict[str, Any] | None, dic
         )
     if not items:
         raise invalid_parameter(_FUNCTION, "source", "at least one path", source)
-    files = _inputs.resolve_inputs([str(Path(i)) for i in items])
-    schemas = {file: _inputs.read_schema(file) for file in files}
-    frame = _inputs.scan_inputs(files, schemas)
+    files, frame, _ = _inputs.open_inputs(
+        [str(Path(i)) for i in items], max_entry_bytes=0 if limit is None else limit
+    )
     record = None
     for file in files:
         if _inputs.is_parquet_table(file):
@@ -191,9 +195,10 @@ def build_report_data(
     n_bootstrap: int = 2000,
     title: str | None = None,
     framework: str | Sequence[str] | None = None,
+    max_entry_bytes: int | None = MAX_ENTRY_BYTES,
 ) -> ReportData:
     """Check the arguments of :func:`report` and run its queries; see :func:`report`."""
-    lazy, label, record, info = _load(source)
+    lazy, label, record, info = _load(source, max_entry_bytes)
     schema = lazy.collect_schema()
     score_list = _score_list(schema, scores, record)
     by_list = _by_list(schema, by, score_list)
@@ -363,6 +368,7 @@ def report(
     n_bootstrap: int = 2000,
     title: str | None = None,
     framework: str | Sequence[str] | None = None,
+    max_entry_bytes: int | None = MAX_ENTRY_BYTES,
 ) -> str:
     r"""Return a self-contained HTML report of a scored eval log.
 
@@ -409,6 +415,10 @@ def report(
         polarscore passes and the framework says wrong, and the other way round, with examples);
         default: every ``framework_*`` column of a log read by :func:`polarscore.scan_log`.
         ``[]`` for none.
+    max_entry_bytes
+        For eval logs given as paths: the most bytes one entry of an inspect-ai ``.eval``
+        archive may inflate to, as for :func:`polarscore.scan_log` (default 256 MiB; None: no
+        limit).
 
     Returns
     -------
@@ -466,6 +476,7 @@ def report(
         n_bootstrap=n_bootstrap,
         title=title,
         framework=framework,
+        max_entry_bytes=max_entry_bytes,
     )
     from polarscore import __version__
 

@@ -10,6 +10,7 @@
 //! messages, by one reader.
 
 mod json;
+mod prune;
 mod sample;
 mod zip;
 
@@ -26,7 +27,7 @@ use polars_arrow::offset::OffsetsBuffer;
 use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyCapsule, PyTuple};
+use pyo3::types::{PyBytes, PyCapsule, PyDict, PyTuple};
 use rayon::prelude::*;
 
 use sample::Row;
@@ -95,6 +96,38 @@ pub fn read_zip_directory(
             })
             .collect()
     }))
+}
+
+/// The JSON document `text` (a buffer) with the fields `keep` does not list replaced by `null`
+/// (see [`prune::prune`]), or `None` when it is not JSON.
+///
+/// `keep` maps each key a reader reads to the keys it reads inside its value (a dict), or to
+/// `None` when it reads the value whole; an array's items are read by the array's dict.
+#[pyfunction]
+pub fn prune_json<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyAny>,
+    keep: &Bound<'py, PyDict>,
+) -> PyResult<Option<Bound<'py, PyBytes>>> {
+    let keep = keep_tree(keep)?;
+    let buffer = PyBuffer::<u8>::get(text)?;
+    let bytes = contiguous(&buffer)?;
+    let pruned = py.detach(|| prune::prune(bytes, &keep));
+    Ok(pruned.map(|out| PyBytes::new(py, &out)))
+}
+
+/// A `keep` dict (see [`prune_json`]) as a tree (it is the reader's own, a few levels deep).
+fn keep_tree(keep: &Bound<'_, PyDict>) -> PyResult<prune::Keep> {
+    let mut keys = HashMap::with_capacity(keep.len());
+    for (key, value) in keep.iter() {
+        let tree = if value.is_none() {
+            prune::Keep::All
+        } else {
+            keep_tree(value.cast::<PyDict>()?)?
+        };
+        keys.insert(key.extract::<String>()?, tree);
+    }
+    Ok(prune::Keep::Keys(keys))
 }
 
 /// The bytes of a buffer, borrowed for as long as it is held.
