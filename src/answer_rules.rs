@@ -2,7 +2,9 @@
 //!
 //! * [`repair_mojibake_into`]: UTF-8 that was read as Latin-1 or cp1252 (`DÃ¡in` for `Dáin`),
 //!   undone only when the whole text re-encodes to valid UTF-8.
-//! * [`drop_parentheticals_into`]: an alias without its disambiguator (`Shot (unit)`).
+//! * [`drop_parentheticals_into`]: an alias without its disambiguator (`Shot (unit)`), and
+//!   [`alias_head`]: an alias without the comment that follows it (`Cher, in 1998, ...`).
+//! * [`join_words_into`]: an alias of several words written as one (`seashells`).
 //! * [`unglue_into`] and [`split_year_citations_into`]: words a chat interface glued together
 //!   (`isIdaho`, a year with its citation marker `193912`).
 //! * [`alias_date`] and [`date_matches`]: a date read at the granularity the answer gives.
@@ -14,6 +16,7 @@
 //! `tests/oracles/answer_match.py` restates each function.
 
 use crate::answer_words::is_stopword;
+use crate::pyunicode::Tables;
 
 // --- mojibake -----------------------------------------------------------------------------------
 
@@ -121,6 +124,60 @@ pub fn drop_parentheticals_into(text: &str, out: &mut String) -> bool {
     }
     out.push_str(text.get(copied..).unwrap_or(""));
     changed
+}
+
+/// The head of an alias that goes on with a comment (`Secretariat, who in 1973 became the first
+/// Triple Crown champion`): the text before its first `,`, `:` or `;` followed by a space, when
+/// the alias has six words or more (split at spaces), the head at most half of them and no
+/// digit, and what follows is no item of a list (`New York, New Jersey, ...`: the next part, up
+/// to the next mark or *and*, has at most three words and starts with a capital letter).
+///
+/// `None` when the alias has no such head. The oracle's `alias_head` restates it.
+pub fn alias_head(text: &str) -> Option<&str> {
+    let b = text.as_bytes();
+    let mark =
+        |i: usize| matches!(b.get(i), Some(b',' | b':' | b';')) && b.get(i + 1) == Some(&b' ');
+    let at = (0..b.len()).find(|&i| mark(i))?;
+    let count = |s: &str| s.split(' ').filter(|w| !w.is_empty()).count();
+    let (head, tail) = (text.get(..at)?, text.get(at + 2..)?);
+    let (words, head_words) = (count(text), count(head));
+    if words < 6 || head_words == 0 || 2 * head_words > words {
+        return None;
+    }
+    if head.bytes().any(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    // The next part: up to the next mark, or the word *and*.
+    let tb = tail.as_bytes();
+    let end = (0..tb.len())
+        .find(|&i| matches!(tb.get(i), Some(b',' | b':' | b';')) && tb.get(i + 1) == Some(&b' '))
+        .unwrap_or(tb.len());
+    let part = tail.get(..end)?;
+    let part = part.split(" and ").next().unwrap_or(part);
+    let listed = count(part) <= 3
+        && tail
+            .bytes()
+            .find(|c| *c != b' ')
+            .is_some_and(|c| c.is_ascii_uppercase());
+    (!listed).then_some(head)
+}
+
+/// The words of a normalised alias written as one (`" sea shells "` → `" seashells "`), into
+/// `out`: `true` when the alias has two words or more, none of them starting with a digit, and
+/// the joined word has three characters or more (`false` leaves `out` unspecified).
+pub fn join_words_into(t: &Tables, normalized: &str, out: &mut String) -> bool {
+    out.clear();
+    out.push(' ');
+    let mut words = 0;
+    for w in normalized.split(' ').filter(|w| !w.is_empty()) {
+        if w.chars().next().is_some_and(|c| t.digit_value(c).is_some()) {
+            return false;
+        }
+        out.push_str(w);
+        words += 1;
+    }
+    out.push(' ');
+    words >= 2 && out.chars().count() >= 5
 }
 
 /// `re.sub(r"([a-z])(?=[A-Z])", r"\1 ", text)` into `out` (`isIdaho` → `is Idaho`); `true` when
