@@ -126,40 +126,39 @@ pub fn drop_parentheticals_into(text: &str, out: &mut String) -> bool {
     changed
 }
 
+/// The words that open a comment on what comes before them (`, who was ...`, `, in 1998`), where
+/// a reason, a condition or a contrast (`, because ...`, `, if ...`, `, as ...`, `, while ...`)
+/// is part of the answer.
+const COMMENT_WORDS: [&str; 12] = [
+    "who", "whom", "whose", "which", "when", "where", "in", "aka", "also", "born", "known",
+    "formerly",
+];
+
 /// The head of an alias that goes on with a comment (`Secretariat, who in 1973 became the first
-/// Triple Crown champion`): the text before its first `,`, `:` or `;` followed by a space, when
-/// the alias has six words or more (split at spaces), the head at most half of them and no
-/// digit, and what follows is no item of a list (`New York, New Jersey, ...`: the next part, up
-/// to the next mark or *and*, has at most three words and starts with a capital letter).
+/// Triple Crown champion`): the text before its first `,` or `;` followed by a space, when the
+/// alias has six words or more (split at spaces), the head at most half of them and no digit or
+/// colon (`Gross income: $25,500, ...` labels a value), and what follows opens with one of
+/// [`COMMENT_WORDS`] (in any case).
 ///
 /// `None` when the alias has no such head. The oracle's `alias_head` restates it.
 pub fn alias_head(text: &str) -> Option<&str> {
     let b = text.as_bytes();
-    let mark =
-        |i: usize| matches!(b.get(i), Some(b',' | b':' | b';')) && b.get(i + 1) == Some(&b' ');
-    let at = (0..b.len()).find(|&i| mark(i))?;
+    let at = (0..b.len())
+        .find(|&i| matches!(b.get(i), Some(b',' | b';')) && b.get(i + 1) == Some(&b' '))?;
     let count = |s: &str| s.split(' ').filter(|w| !w.is_empty()).count();
     let (head, tail) = (text.get(..at)?, text.get(at + 2..)?);
     let (words, head_words) = (count(text), count(head));
     if words < 6 || head_words == 0 || 2 * head_words > words {
         return None;
     }
-    if head.bytes().any(|c| c.is_ascii_digit()) {
+    if head.bytes().any(|c| c.is_ascii_digit() || c == b':') {
         return None;
     }
-    // The next part: up to the next mark, or the word *and*.
-    let tb = tail.as_bytes();
-    let end = (0..tb.len())
-        .find(|&i| matches!(tb.get(i), Some(b',' | b':' | b';')) && tb.get(i + 1) == Some(&b' '))
-        .unwrap_or(tb.len());
-    let part = tail.get(..end)?;
-    let part = part.split(" and ").next().unwrap_or(part);
-    let listed = count(part) <= 3
-        && tail
-            .bytes()
-            .find(|c| *c != b' ')
-            .is_some_and(|c| c.is_ascii_uppercase());
-    (!listed).then_some(head)
+    let first = tail.split(' ').find(|w| !w.is_empty())?;
+    COMMENT_WORDS
+        .iter()
+        .any(|c| c.as_bytes().eq_ignore_ascii_case(first.as_bytes()))
+        .then_some(head)
 }
 
 /// The words of a normalised alias written as one (`" sea shells "` → `" seashells "`), into
@@ -577,6 +576,42 @@ mod tests {
         assert_eq!(repair("Malmö"), None);
         assert_eq!(repair("plain"), None);
         assert_eq!(repair("DÃ¡in 東"), None);
+    }
+
+    #[test]
+    fn alias_heads() {
+        let cher = "Cher, in 1998, with the song Believe. She was 52 years old";
+        assert_eq!(alias_head(cher), Some("Cher"));
+        let pope = "Nicholas Breakspear; who was Adrian IV from 1154 to 1159";
+        assert_eq!(alias_head(pope), Some("Nicholas Breakspear"));
+        // a reason, a list, a label, a short alias, a number, a long head: no head
+        for alias in [
+            "constitutional, because the interest of the state is sufficient",
+            "New York, New Jersey, New Hampshire, New Mexico",
+            "Gross income: $25,500, who knows what else it was",
+            "Paris, in France",
+            "Apollo 11, in 1969 with Neil Armstrong aboard",
+            "The very long head of this alias, who is short",
+            "Cher,in 1998 with the song Believe that year",
+        ] {
+            assert_eq!(alias_head(alias), None, "{alias}");
+        }
+    }
+
+    fn joined(normalized: &str) -> Option<String> {
+        let t = crate::pyunicode::test_tables::install();
+        let mut out = String::new();
+        join_words_into(t, normalized, &mut out).then_some(out)
+    }
+
+    #[test]
+    fn joined_words() {
+        assert_eq!(joined(" sea shells ").as_deref(), Some(" seashells "));
+        assert_eq!(joined(" j k l ").as_deref(), Some(" jkl "));
+        assert_eq!(joined(" seashells "), None);
+        assert_eq!(joined(" 1 2 "), None);
+        assert_eq!(joined(" a 2b "), None);
+        assert_eq!(joined(" a b "), None);
     }
 
     fn dropped(text: &str) -> Option<String> {

@@ -100,25 +100,30 @@ def _words(text: str) -> int:
     return len([w for w in text.split(" ") if w])
 
 
+#: Words that open a comment on what comes before them (where a reason, a condition or a
+#: contrast does not).
+COMMENT_WORDS = {
+    "who", "whom", "whose", "which", "when", "where", "in", "aka", "also", "born", "known",
+    "formerly",
+}  # fmt: skip
+
+
 def alias_head(text: str) -> str | None:
     """The alias before a comment that follows it (``Cher, in 1998, ...``), or None.
 
-    The text before the first ``,``, ``:`` or ``;`` followed by a space, when the alias has six
-    words or more, the head at most half of them and no digit, and the next part is no list
-    item (at most three words up to the next mark or *and*, starting with a capital letter).
+    The text before the first ``,`` or ``;`` followed by a space, when the alias has six words or
+    more, the head at most half of them and no digit or colon, and the rest opens with a word of
+    ``COMMENT_WORDS``.
     """
-    mark = re.search(r"[,:;] ", text)
+    mark = re.search(r"[,;] ", text)
     if mark is None:
         return None
     head, tail = text[: mark.start()], text[mark.end() :]
     words, head_words = _words(text), _words(head)
-    if words < 6 or head_words == 0 or 2 * head_words > words or re.search(r"[0-9]", head):
+    if words < 6 or head_words == 0 or 2 * head_words > words or re.search(r"[0-9:]", head):
         return None
-    nxt = re.search(r"[,:;] ", tail)
-    part = (tail[: nxt.start()] if nxt else tail).split(" and ")[0]
-    first = tail.lstrip(" ")[:1]
-    listed = _words(part) <= 3 and first != "" and first in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-    return None if listed else head
+    first_word = next((w for w in tail.split(" ") if w), "")
+    return head if first_word.isascii() and first_word.lower() in COMMENT_WORDS else None
 
 
 def join_words(normalized: str) -> str | None:
