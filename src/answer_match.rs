@@ -1256,13 +1256,12 @@ impl Matcher {
         // rejecting rules find it in the response's items.
         if opts.glued_words && opts.contains {
             let resp = self.response.as_str();
-            let joined = &mut self.scratch;
             let hit = self.alias_spans.iter().copied().find(|&(_, s, e, _)| {
-                let a = self.aliases.get(s..e).unwrap_or(" ");
-                rules::join_words_into(t, a, joined)
-                    && contains_padded(resp.as_bytes(), joined.as_bytes())
+                rules::joined_in(t, self.aliases.get(s..e).unwrap_or(" "), resp)
             });
-            if let Some((index, _, _, notes)) = hit {
+            if let Some((index, s, e, notes)) = hit {
+                let joined = &mut self.scratch;
+                rules::join_words_into(t, self.aliases.get(s..e).unwrap_or(" "), joined);
                 let start = self.aliases.len();
                 self.aliases.push_str(joined);
                 let notes = notes | row_notes | NOTE_JOINED;

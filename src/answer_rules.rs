@@ -143,8 +143,7 @@ const COMMENT_WORDS: [&str; 12] = [
 /// `None` when the alias has no such head. The oracle's `alias_head` restates it.
 pub fn alias_head(text: &str) -> Option<&str> {
     let b = text.as_bytes();
-    let at = (0..b.len())
-        .find(|&i| matches!(b.get(i), Some(b',' | b';')) && b.get(i + 1) == Some(&b' '))?;
+    let at = memchr::memchr2_iter(b',', b';', b).find(|&i| b.get(i + 1) == Some(&b' '))?;
     let count = |s: &str| s.split(' ').filter(|w| !w.is_empty()).count();
     let (head, tail) = (text.get(..at)?, text.get(at + 2..)?);
     let (words, head_words) = (count(text), count(head));
@@ -161,11 +160,53 @@ pub fn alias_head(text: &str) -> Option<&str> {
         .then_some(head)
 }
 
+/// Whether the words of the normalised `alias`, written as one as [`join_words_into`] joins them,
+/// are a word of the padded normalised `text`: found in place, without building the joined word
+/// (most rows that reach this rule have no such word).
+pub fn joined_in(t: &Tables, alias: &str, text: &str) -> bool {
+    let inner = alias.trim_matches(' ');
+    if memchr::memchr(b' ', inner.as_bytes()).is_none() {
+        return false;
+    }
+    let mut chars = 0;
+    for w in inner.split(' ').filter(|w| !w.is_empty()) {
+        if w.chars().next().is_some_and(|c| t.digit_value(c).is_some()) {
+            return false;
+        }
+        chars += w.chars().take(3).count();
+    }
+    let Some(&lead) = inner.as_bytes().first() else {
+        return false;
+    };
+    if chars < 3 {
+        return false;
+    }
+    let tb = text.as_bytes();
+    memchr::memchr_iter(lead, tb).any(|p| {
+        if p == 0 || tb.get(p - 1) != Some(&b' ') {
+            return false;
+        }
+        let mut at = p;
+        for w in inner.split(' ').filter(|w| !w.is_empty()) {
+            match tb.get(at..) {
+                Some(rest) if rest.starts_with(w.as_bytes()) => at += w.len(),
+                _ => return false,
+            }
+        }
+        tb.get(at) == Some(&b' ')
+    })
+}
+
 /// The words of a normalised alias written as one (`" sea shells "` → `" seashells "`), into
 /// `out`: `true` when the alias has two words or more, none of them starting with a digit, and
 /// the joined word has three characters or more (`false` leaves `out` unspecified).
 pub fn join_words_into(t: &Tables, normalized: &str, out: &mut String) -> bool {
     out.clear();
+    // One word (`" paris "`): nothing to join.
+    let inner = normalized.trim_matches(' ').as_bytes();
+    if memchr::memchr(b' ', inner).is_none() {
+        return false;
+    }
     out.push(' ');
     let mut words = 0;
     for w in normalized.split(' ').filter(|w| !w.is_empty()) {
@@ -176,7 +217,7 @@ pub fn join_words_into(t: &Tables, normalized: &str, out: &mut String) -> bool {
         words += 1;
     }
     out.push(' ');
-    words >= 2 && out.chars().count() >= 5
+    words >= 2 && out.chars().nth(4).is_some()
 }
 
 /// `re.sub(r"([a-z])(?=[A-Z])", r"\1 ", text)` into `out` (`isIdaho` → `is Idaho`); `true` when
@@ -612,6 +653,21 @@ mod tests {
         assert_eq!(joined(" 1 2 "), None);
         assert_eq!(joined(" a 2b "), None);
         assert_eq!(joined(" a b "), None);
+        let t = crate::pyunicode::test_tables::install();
+        for (alias, text) in [
+            (" sea shells ", " sally sells seashells "),
+            (" sea shells ", " seashells "),
+            (" sea shells ", " sea shells "),
+            (" sea shells ", " seashellsx "),
+            (" sea shells ", " xseashells "),
+            (" j k l ", " jkl "),
+            (" a b ", " ab "),
+            (" 1 2 ", " 12 "),
+            (" seashells ", " seashells "),
+        ] {
+            let built = joined(alias).is_some_and(|j| text.contains(&j));
+            assert_eq!(joined_in(t, alias, text), built, "{alias:?} in {text:?}");
+        }
     }
 
     fn dropped(text: &str) -> Option<String> {
