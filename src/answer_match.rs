@@ -398,6 +398,8 @@ impl Rule {
 pub const NOTE_PARENTHETICAL: u8 = 1;
 pub const NOTE_MOJIBAKE: u8 = 2;
 pub const NOTE_GLUED: u8 = 4;
+pub const NOTE_COMMENT: u8 = 8;
+pub const NOTE_JOINED: u8 = 16;
 
 /// The decision for a row that has a usable alias.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -445,6 +447,8 @@ impl Decision {
             (NOTE_PARENTHETICAL, "parenthetical dropped"),
             (NOTE_MOJIBAKE, "mojibake repaired"),
             (NOTE_GLUED, "glued words split"),
+            (NOTE_COMMENT, "comment dropped"),
+            (NOTE_JOINED, "words joined"),
         ] {
             if self.notes & bit != 0 {
                 out.push_str("; ");
@@ -1120,6 +1124,21 @@ impl Matcher {
                     notes | NOTE_PARENTHETICAL,
                 ));
             }
+            // An alias that goes on with a comment (`Cher, in 1998, with the song ...`) is
+            // also tried as its head.
+            if let Some(head) = opts
+                .parentheticals
+                .then(|| rules::alias_head(text))
+                .flatten()
+                .filter(|h| !py_is_blank(h))
+            {
+                self.norm
+                    .normalize_into(t, fold, nw, head, &mut self.scratch);
+                let start = self.aliases.len();
+                self.aliases.push_str(&self.scratch);
+                self.alias_spans
+                    .push((index, start, self.aliases.len(), notes | NOTE_COMMENT));
+            }
         }
         if self.alias_spans.is_empty() {
             return None;
@@ -1230,6 +1249,31 @@ impl Matcher {
                 if let Some(d) = d.or_else(|| spans.value_rule(opts, glued, asks_when, notes)) {
                     return Some((d, read));
                 }
+            }
+        }
+        // An alias of several words matches them written as one word (`seashells` for
+        // `Sea Shells`, `JKL` for `J K L`): the joined alias joins the row's aliases, so the
+        // rejecting rules find it in the response's items.
+        if opts.glued_words && opts.contains {
+            let resp = self.response.as_str();
+            let hit = self.alias_spans.iter().copied().find(|&(_, s, e, _)| {
+                rules::joined_in(t, self.aliases.get(s..e).unwrap_or(" "), resp)
+            });
+            if let Some((index, s, e, notes)) = hit {
+                let joined = &mut self.scratch;
+                rules::join_words_into(t, self.aliases.get(s..e).unwrap_or(" "), joined);
+                let start = self.aliases.len();
+                self.aliases.push_str(joined);
+                let notes = notes | row_notes | NOTE_JOINED;
+                self.alias_spans
+                    .push((index, start, self.aliases.len(), notes));
+                let d = Decision {
+                    rule: Rule::Contains,
+                    graded: 1.0,
+                    index: Some(index),
+                    notes,
+                };
+                return Some((d, read));
             }
         }
         let resp = self.response.as_str();

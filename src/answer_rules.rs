@@ -2,7 +2,9 @@
 //!
 //! * [`repair_mojibake_into`]: UTF-8 that was read as Latin-1 or cp1252 (`DÃ¡in` for `Dáin`),
 //!   undone only when the whole text re-encodes to valid UTF-8.
-//! * [`drop_parentheticals_into`]: an alias without its disambiguator (`Shot (unit)`).
+//! * [`drop_parentheticals_into`]: an alias without its disambiguator (`Shot (unit)`), and
+//!   [`alias_head`]: an alias without the comment that follows it (`Cher, in 1998, ...`).
+//! * [`join_words_into`]: an alias of several words written as one (`seashells`).
 //! * [`unglue_into`] and [`split_year_citations_into`]: words a chat interface glued together
 //!   (`isIdaho`, a year with its citation marker `193912`).
 //! * [`alias_date`] and [`date_matches`]: a date read at the granularity the answer gives.
@@ -14,6 +16,7 @@
 //! `tests/oracles/answer_match.py` restates each function.
 
 use crate::answer_words::is_stopword;
+use crate::pyunicode::Tables;
 
 // --- mojibake -----------------------------------------------------------------------------------
 
@@ -121,6 +124,100 @@ pub fn drop_parentheticals_into(text: &str, out: &mut String) -> bool {
     }
     out.push_str(text.get(copied..).unwrap_or(""));
     changed
+}
+
+/// The words that open a comment on what comes before them (`, who was ...`, `, in 1998`), where
+/// a reason, a condition or a contrast (`, because ...`, `, if ...`, `, as ...`, `, while ...`)
+/// is part of the answer.
+const COMMENT_WORDS: [&str; 12] = [
+    "who", "whom", "whose", "which", "when", "where", "in", "aka", "also", "born", "known",
+    "formerly",
+];
+
+/// The head of an alias that goes on with a comment (`Secretariat, who in 1973 became the first
+/// Triple Crown champion`): the text before its first `,` or `;` followed by a space, when the
+/// alias has six words or more (split at spaces), the head at most half of them and no digit or
+/// colon (`Gross income: $25,500, ...` labels a value), and what follows opens with one of
+/// [`COMMENT_WORDS`] (in any case).
+///
+/// `None` when the alias has no such head. The oracle's `alias_head` restates it.
+pub fn alias_head(text: &str) -> Option<&str> {
+    let b = text.as_bytes();
+    let at = memchr::memchr2_iter(b',', b';', b).find(|&i| b.get(i + 1) == Some(&b' '))?;
+    let count = |s: &str| s.split(' ').filter(|w| !w.is_empty()).count();
+    let (head, tail) = (text.get(..at)?, text.get(at + 2..)?);
+    let (words, head_words) = (count(text), count(head));
+    if words < 6 || head_words == 0 || 2 * head_words > words {
+        return None;
+    }
+    if head.bytes().any(|c| c.is_ascii_digit() || c == b':') {
+        return None;
+    }
+    let first = tail.split(' ').find(|w| !w.is_empty())?;
+    COMMENT_WORDS
+        .iter()
+        .any(|c| c.as_bytes().eq_ignore_ascii_case(first.as_bytes()))
+        .then_some(head)
+}
+
+/// Whether the words of the normalised `alias`, written as one as [`join_words_into`] joins them,
+/// are a word of the padded normalised `text`: found in place, without building the joined word
+/// (most rows that reach this rule have no such word).
+pub fn joined_in(t: &Tables, alias: &str, text: &str) -> bool {
+    let inner = alias.trim_matches(' ');
+    if memchr::memchr(b' ', inner.as_bytes()).is_none() {
+        return false;
+    }
+    let mut chars = 0;
+    for w in inner.split(' ').filter(|w| !w.is_empty()) {
+        if w.chars().next().is_some_and(|c| t.digit_value(c).is_some()) {
+            return false;
+        }
+        chars += w.chars().take(3).count();
+    }
+    let Some(&lead) = inner.as_bytes().first() else {
+        return false;
+    };
+    if chars < 3 {
+        return false;
+    }
+    let tb = text.as_bytes();
+    memchr::memchr_iter(lead, tb).any(|p| {
+        if p == 0 || tb.get(p - 1) != Some(&b' ') {
+            return false;
+        }
+        let mut at = p;
+        for w in inner.split(' ').filter(|w| !w.is_empty()) {
+            match tb.get(at..) {
+                Some(rest) if rest.starts_with(w.as_bytes()) => at += w.len(),
+                _ => return false,
+            }
+        }
+        tb.get(at) == Some(&b' ')
+    })
+}
+
+/// The words of a normalised alias written as one (`" sea shells "` → `" seashells "`), into
+/// `out`: `true` when the alias has two words or more, none of them starting with a digit, and
+/// the joined word has three characters or more (`false` leaves `out` unspecified).
+pub fn join_words_into(t: &Tables, normalized: &str, out: &mut String) -> bool {
+    out.clear();
+    // One word (`" paris "`): nothing to join.
+    let inner = normalized.trim_matches(' ').as_bytes();
+    if memchr::memchr(b' ', inner).is_none() {
+        return false;
+    }
+    out.push(' ');
+    let mut words = 0;
+    for w in normalized.split(' ').filter(|w| !w.is_empty()) {
+        if w.chars().next().is_some_and(|c| t.digit_value(c).is_some()) {
+            return false;
+        }
+        out.push_str(w);
+        words += 1;
+    }
+    out.push(' ');
+    words >= 2 && out.chars().nth(4).is_some()
 }
 
 /// `re.sub(r"([a-z])(?=[A-Z])", r"\1 ", text)` into `out` (`isIdaho` → `is Idaho`); `true` when
@@ -520,6 +617,57 @@ mod tests {
         assert_eq!(repair("Malmö"), None);
         assert_eq!(repair("plain"), None);
         assert_eq!(repair("DÃ¡in 東"), None);
+    }
+
+    #[test]
+    fn alias_heads() {
+        let cher = "Cher, in 1998, with the song Believe. She was 52 years old";
+        assert_eq!(alias_head(cher), Some("Cher"));
+        let pope = "Nicholas Breakspear; who was Adrian IV from 1154 to 1159";
+        assert_eq!(alias_head(pope), Some("Nicholas Breakspear"));
+        // a reason, a list, a label, a short alias, a number, a long head: no head
+        for alias in [
+            "constitutional, because the interest of the state is sufficient",
+            "New York, New Jersey, New Hampshire, New Mexico",
+            "Gross income: $25,500, who knows what else it was",
+            "Paris, in France",
+            "Apollo 11, in 1969 with Neil Armstrong aboard",
+            "The very long head of this alias, who is short",
+            "Cher,in 1998 with the song Believe that year",
+        ] {
+            assert_eq!(alias_head(alias), None, "{alias}");
+        }
+    }
+
+    fn joined(normalized: &str) -> Option<String> {
+        let t = crate::pyunicode::test_tables::install();
+        let mut out = String::new();
+        join_words_into(t, normalized, &mut out).then_some(out)
+    }
+
+    #[test]
+    fn joined_words() {
+        assert_eq!(joined(" sea shells ").as_deref(), Some(" seashells "));
+        assert_eq!(joined(" j k l ").as_deref(), Some(" jkl "));
+        assert_eq!(joined(" seashells "), None);
+        assert_eq!(joined(" 1 2 "), None);
+        assert_eq!(joined(" a 2b "), None);
+        assert_eq!(joined(" a b "), None);
+        let t = crate::pyunicode::test_tables::install();
+        for (alias, text) in [
+            (" sea shells ", " sally sells seashells "),
+            (" sea shells ", " seashells "),
+            (" sea shells ", " sea shells "),
+            (" sea shells ", " seashellsx "),
+            (" sea shells ", " xseashells "),
+            (" j k l ", " jkl "),
+            (" a b ", " ab "),
+            (" 1 2 ", " 12 "),
+            (" seashells ", " seashells "),
+        ] {
+            let built = joined(alias).is_some_and(|j| text.contains(&j));
+            assert_eq!(joined_in(t, alias, text), built, "{alias:?} in {text:?}");
+        }
     }
 
     fn dropped(text: &str) -> Option<String> {

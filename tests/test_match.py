@@ -325,7 +325,9 @@ def test_parenthetical_qualifiers_are_dropped_from_aliases() -> None:
 def test_mojibake_is_repaired_on_both_sides() -> None:
     assert _why("Dáin", ["DÃ¡in"]) == "exact; mojibake repaired"
     assert _why("DÃ¡in Ironfoot", ["Dáin"]) == "contains; mojibake repaired"
-    assert _why("Dáin", ["DÃ¡in"], repair_mojibake=False) == "no_match"
+    # unrepaired, the alias reads "da in": only its words joined still find "dain"
+    assert _why("Dáin", ["DÃ¡in"], repair_mojibake=False) == "contains; words joined"
+    assert _why("Dáin", ["DÃ¡in"], repair_mojibake=False, glued_words=False) == "no_match"
     # text that does not re-encode cleanly is left alone
     assert _why("Malmö", ["Malmö"]) == "exact"
 
@@ -364,6 +366,36 @@ def test_approximate_numbers(response: str, gold: str) -> None:
 )
 def test_different_numbers_do_not_pass(response: str, gold: str) -> None:
     assert _why(response, [gold], approximate_numbers=True) == "no_match"
+
+
+def test_an_alias_is_also_tried_without_its_comment() -> None:
+    cher = ["Cher, in 1998, with the song Believe. She was 52 years old"]
+    assert _why("Cher", cher) == "exact; comment dropped"
+    bell = ["To inventor Alexander Graham Bell, who helped direct her education"]
+    assert _why("She dedicated it to Alexander Graham Bell.", bell) == (
+        "token_recall; comment dropped"
+    )
+    assert _why("Cher", cher, parentheticals=False) == "no_match"
+    # a reason, a condition, a list or a label is part of the answer: no head
+    for alias in [
+        "constitutional, because the interest of the state is sufficient",
+        "not guilty, provided that the intent was not to make it an offense",
+        "New York, New Jersey, New Hampshire, New Mexico",
+        "Gross income: $25,500, adjusted gross income: $19,500",
+        "Paris, France",  # too short to carry a comment
+    ]:
+        head = alias.split(",")[0]
+        assert _why(head, [alias]) != "exact; comment dropped", alias
+
+
+def test_an_alias_of_several_words_matches_them_written_as_one() -> None:
+    assert _why("Sally sells seashells.", ["Sea Shells"]) == "contains; words joined"
+    assert _why('The letters are "JKL".', ["J K L"]) == "contains; words joined"
+    assert _why("It is nonpartisan.", ["non-partisan"]) == "contains; words joined"
+    assert _why("Sally sells seashells.", ["Sea Shells"], glued_words=False) == "no_match"
+    # never numbers (`1 2` is no `12`), never a word of two letters
+    assert _why("12", ["1 2"]) == "no_match"
+    assert _why("ab", ["a b"]) == "no_match"
 
 
 def test_glued_words_are_split() -> None:
@@ -421,6 +453,46 @@ def test_new_rules_agree_with_oracle(
     names = ("dates", "parentheticals", "repair_mojibake", "approximate_numbers", "glued_words")
     options = dict(zip(names, flags, strict=True))
     _assert_kernel_is_oracle(response, references, question, options)
+
+
+#: Words of aliases with a comment after a comma, and of words written as one.
+_COMMENT_WORDS = [
+    "Cher", "Cher,", "in", "In", "IN", "\u212anown", "who", "who,", "because", "1998,", "the",
+    "song", "Believe.", "She", "was", "52", "years;", "old", "Sea", "Shells", "seashells", "J", "K",
+    "L", "jkl", "non-partisan", "nonpartisan", ":", ",", ", ", "2b", "a", "b", "ab",
+]  # fmt: skip
+comment_phrase = st.lists(st.sampled_from(_COMMENT_WORDS), max_size=10).map(" ".join)
+comment_words = st.lists(st.sampled_from(_COMMENT_WORDS), min_size=1, max_size=3)
+
+
+@st.composite
+def comment_rows(draw: st.DrawFn) -> tuple[str, list[str | None]]:
+    """An alias of a head, a mark, an opening word and a tail, an alias of a few words; a
+    response that is mostly the head, those words joined or spaced, or random phrases."""
+    head = " ".join(draw(comment_words))
+    mark = draw(st.sampled_from([", ", "; ", ": ", ",", " "]))
+    opener = draw(st.sampled_from(["who", "in", "IN", "\u212anown", "because", "Sea", "52"]))
+    tail = draw(comment_phrase)
+    alias = f"{head}{mark}{opener} {tail}"
+    parts = draw(comment_words)
+    spaced, joined = " ".join(parts), "".join(parts)
+    texts = [head, joined, spaced, alias, f"It is {head}.", f"It is {joined}."]
+    response = draw(st.sampled_from(texts) | comment_phrase)
+    others = draw(st.lists(st.none() | comment_phrase, max_size=1))
+    return response, [alias, spaced, *others]
+
+
+@given(
+    row=comment_rows(),
+    parentheticals=st.booleans(),
+    glued_words=st.booleans(),
+    contains=st.booleans(),
+)
+def test_alias_heads_and_joined_words_agree_with_oracle(
+    row: tuple[str, list[str | None]], *, parentheticals: bool, glued_words: bool, contains: bool
+) -> None:
+    options = {"parentheticals": parentheticals, "glued_words": glued_words, "contains": contains}
+    _assert_kernel_is_oracle(*row, None, options)
 
 
 _GRID_TEXTS = [

@@ -16,10 +16,13 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 import polarscore as ps
 from polarscore.exceptions import InvalidParameterError
 from polarscore.scores.match import CLAIM_DEFAULTS
+from tests import strategies
 
 DATA = Path(__file__).parent / "data"
 LETTERS = "ABCDEFGHIJ"
@@ -401,3 +404,164 @@ def test_bare_candidate_lists_are_still_hedges(
 def test_a_sweep_in_a_list_is_still_rejected() -> None:
     (got,) = _with_questions([("It could be 1990, 1991, 1992, 1993 or 1994", ["1992"], None)])
     assert (got["score"], got["rule"]) == (0.0, "sweep"), got
+
+
+# --- invariants of the rejection rules on random text -------------------------------------------
+#
+# The claim rules have no pure-Python oracle (the differential tests switch them off); these
+# properties hold them to what a rejection may do, on random Unicode and on generated hedges.
+
+REJECTIONS = {
+    "hedge": "hedges",
+    "negated": "negations",
+    "sweep": "sweeps",
+    "degenerate": "degenerate_loops",
+}
+REJECTING = sorted(REJECTIONS.values())
+ALL_OFF = dict.fromkeys(REJECTING, False)
+
+#: Made-up names of three or four consonant-vowel syllables: no English word among them, so no
+#: joint, negation or hedging word, and no name holds another.
+_SYLLABLES = [c + v for c in "bdfgklmprtvz" for v in "aiou"]
+made_up_name = st.lists(st.sampled_from(_SYLLABLES), min_size=3, max_size=4).map(
+    lambda s: "".join(s).capitalize()
+)
+names = st.one_of(made_up_name, st.tuples(made_up_name, made_up_name).map(" ".join))
+#: Random text with the words the rules read: joints, denials, cue words, numbers, marks.
+_GRAMMAR = [
+    "or", "and", "not", "no", "isn't", "either", "maybe", "possibly", "wrong", ", ", "; ",
+    " / ", "\n- ", "1.", "2)", "(A)", "Paris", "London", "12", "13", "14", "it is", "?", ".",
+]  # fmt: skip
+claim_text = st.lists(
+    st.one_of(st.sampled_from(_GRAMMAR), names, strategies.words, strategies.any_char),
+    max_size=16,
+).map(" ".join)
+any_response = st.one_of(strategies.text, claim_text)
+any_gold = st.one_of(strategies.text, names, strategies.words, st.sampled_from(_GRAMMAR))
+
+
+@st.composite
+def rows(draw: st.DrawFn) -> tuple[str, list[str]]:
+    """Golds, and a response that mostly names some of them among other candidates, joints,
+    denials and noise."""
+    golds = draw(
+        st.lists(
+            st.one_of(names, names, st.integers(1, 40).map(str), strategies.words, any_gold),
+            min_size=1,
+            max_size=3,
+        )
+    )
+    gold = st.sampled_from(golds)
+    grammar = st.sampled_from(_GRAMMAR)
+    parts = st.one_of(gold, gold, grammar, grammar, names, strategies.words, strategies.any_char)
+    candidate = st.one_of(gold, names, st.integers(0, 2000).map(str))
+    joint = st.sampled_from(["or", ", ", "; ", " / ", "and", "not", ", not", "is wrong;", "\n- "])
+    offer = st.tuples(
+        st.sampled_from(["", "It is", "Maybe", "Either", "Not", "The answer is", "1."]),
+        candidate,
+        st.lists(st.tuples(joint, candidate).map(" ".join), min_size=1, max_size=5).map(" ".join),
+        st.sampled_from(["", ".", "?", " or so.", ", I think."]),
+    ).map(" ".join)
+    sweep = st.integers(5, 40).map(lambda n: " ".join(str(k) for k in range(1, n + 1)))
+    loop = st.tuples(st.lists(parts, min_size=1, max_size=4).map(" ".join), st.integers(4, 9))
+    loops = loop.map(lambda t: "The answer is " + (t[0] + " ") * t[1])
+    response = draw(
+        st.one_of(any_response, st.lists(parts, max_size=12).map(" ".join), offer, sweep, loops)
+    )
+    return response, golds
+
+
+def _one(
+    response: str | None, references: list[str | None], question: str | None = None, **options: bool
+) -> dict[str, object]:
+    df = pl.DataFrame(
+        {"response": [response], "references": [references], "question": [question]},
+        schema={"response": pl.String, "references": pl.List(pl.String), "question": pl.String},
+    )
+    return dict(
+        df.select(ps.answer_match_details("response", "references", question="question", **options))
+        .unnest("answer_match_details")
+        .row(0, named=True)
+    )
+
+
+@given(gold=any_gold)
+def test_a_response_that_is_the_gold_is_never_rejected(gold: str) -> None:
+    got = _one(gold, [gold])
+    if got["score"] is None:  # no usable reference: blank
+        assert not gold.strip()
+        return
+    assert got["score"] == 1.0, got
+    assert got["rule"] not in REJECTIONS, got
+
+
+HEDGE_TEMPLATES = ["{x} or {g}", "It is either {x} or {g}.", "{g} or {x}?", "Maybe {g}, maybe {x}."]
+
+
+@given(
+    pair=st.one_of(
+        st.tuples(names, names),
+        st.tuples(st.integers(0, 10**6), st.integers(0, 10**6)).map(
+            lambda p: (str(p[0]), str(p[1]))
+        ),
+    ),
+    template=st.sampled_from(HEDGE_TEMPLATES),
+)
+def test_gold_offered_beside_a_candidate_of_its_type_is_a_hedge(
+    pair: tuple[str, str], template: str
+) -> None:
+    gold, other = pair
+    assume(other.lower() not in gold.lower() and gold.lower() not in other.lower())
+    response = template.format(g=gold, x=other)
+    got = _one(response, [gold])
+    assert (got["score"], got["rule"]) == (0.0, "hedge"), (response, got)
+    assert gold.lower() in str(got["reason"]), got  # the candidates it saw
+    # the hedge rule, and it alone, rejects it
+    assert _one(response, [gold], hedges=False)["score"] == 1.0
+    # a question that asks for several takes the list
+    assert _one(response, [gold], "Name two of them.")["score"] == 1.0
+
+
+@given(
+    row=rows(),
+    question=st.one_of(st.none(), strategies.text, st.just("Name two of them.")),
+    on=st.sets(st.sampled_from(REJECTING)),
+    more=st.sets(st.sampled_from(REJECTING)),
+)
+def test_switching_a_rejection_rule_off_never_rejects_more(
+    row: tuple[str, list[str]], question: str | None, on: set[str], more: set[str]
+) -> None:
+    """With fewer rejection rules on, a row scores at least as high."""
+    response, golds = row
+    fewer = {**ALL_OFF, **dict.fromkeys(on, True)}
+    most = {**fewer, **dict.fromkeys(more, True)}
+    low = _one(response, list(golds), question, **most)
+    high = _one(response, list(golds), question, **fewer)
+    assert (low["score"] is None) == (high["score"] is None)
+    if low["score"] is not None:
+        assert low["score"] <= high["score"], (low, high)
+
+
+@given(
+    row=rows(),
+    question=st.one_of(st.none(), strategies.text),
+    on=st.sets(st.sampled_from(REJECTING), min_size=1),
+)
+def test_a_rejection_only_lowers_an_accept_to_zero_and_names_its_rule(
+    row: tuple[str, list[str]], question: str | None, on: set[str]
+) -> None:
+    """Against the same row with the rejection rules off: the decision is the same, or it was
+    an accept that a rule that is on turned into 0.0, named in the rule and the reason."""
+    response, golds = row
+    options = {**ALL_OFF, **dict.fromkeys(on, True)}
+    got = _one(response, list(golds), question, **options)
+    base = _one(response, list(golds), question, **ALL_OFF)
+    if got == base:
+        return
+    assert base["score"] == 1.0, (got, base)
+    assert got["score"] == 0.0, got
+    assert got["graded_score"] == 0.0, got
+    assert got["reference_index"] is None, got
+    assert got["rule"] in REJECTIONS, got
+    assert REJECTIONS[str(got["rule"])] in on, (got, on)
+    assert str(got["reason"]).startswith(str(got["rule"])), got

@@ -252,7 +252,8 @@ def answer_match(
         question asks when (or none is given). A conflicting date never matches.
     parentheticals
         Also try each alias without its parenthetical qualifiers (``"Shot (unit)"`` as
-        ``"Shot"``).
+        ``"Shot"``), and an alias that goes on with a comment after a comma as its head
+        (``"Cher, in 1998, with the song Believe"`` as ``"Cher"``).
     repair_mojibake
         Repair UTF-8 read as Latin-1 or cp1252 on both sides, where the text re-encodes cleanly
         (``"DÃ¡in"`` is ``"Dáin"``); see :func:`polarscore.repair_mojibake`.
@@ -264,7 +265,8 @@ def answer_match(
     glued_words
         The exact, contains, date and number rules also read the response with words a chat
         interface glued together split (``"isIdaho1"``, a year and its citation marker
-        ``"193912"``).
+        ``"193912"``), and an alias of several words matches them written as one
+        (``"seashells"`` for ``"Sea Shells"``).
     hedges
         Reject (rule ``hedge``) a gold the response names only among other candidates of its
         type: ``"It is either Paris or London."``, a bare list of three or more, candidates
@@ -439,7 +441,8 @@ def answer_match_details(
           inconclusive;
         * ``reason`` (``String``): the rule, then what was done to the texts for it to accept
           them, each after ``"; "``: ``"parenthetical dropped"``, ``"mojibake repaired"``,
-          ``"glued words split"`` (``"exact; parenthetical dropped"``); for a rejection, what the
+          ``"glued words split"``, ``"comment dropped"``, ``"words joined"``
+          (``"exact; parenthetical dropped"``); for a rejection, what the
           rule saw (``"hedge; paris | london"``, ``"sweep; numbers 1 to 20"``).
 
     See Also

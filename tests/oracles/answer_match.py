@@ -96,6 +96,48 @@ def drop_parentheticals(text: str) -> str:
     return re.sub(r"\([^()]*\)", " ", text)
 
 
+def _words(text: str) -> int:
+    return len([w for w in text.split(" ") if w])
+
+
+#: Words that open a comment on what comes before them (where a reason, a condition or a
+#: contrast does not).
+COMMENT_WORDS = {
+    "who", "whom", "whose", "which", "when", "where", "in", "aka", "also", "born", "known",
+    "formerly",
+}  # fmt: skip
+
+
+def alias_head(text: str) -> str | None:
+    """The alias before a comment that follows it (``Cher, in 1998, ...``), or None.
+
+    The text before the first ``,`` or ``;`` followed by a space, when the alias has six words or
+    more, the head at most half of them and no digit or colon, and the rest opens with a word of
+    ``COMMENT_WORDS``.
+    """
+    mark = re.search(r"[,;] ", text)
+    if mark is None:
+        return None
+    head, tail = text[: mark.start()], text[mark.end() :]
+    words, head_words = _words(text), _words(head)
+    if words < 6 or head_words == 0 or 2 * head_words > words or re.search(r"[0-9:]", head):
+        return None
+    first_word = next((w for w in tail.split(" ") if w), "")
+    return head if first_word.isascii() and first_word.lower() in COMMENT_WORDS else None
+
+
+def join_words(normalized: str) -> str | None:
+    """A normalised alias of two words or more written as one (``" seashells "``), or None.
+
+    None when a word starts with a digit or the joined word has fewer than three characters.
+    """
+    words = normalized.split()
+    if len(words) < 2 or any(re.match(r"\d", w) for w in words):
+        return None
+    joined = "".join(words)
+    return f" {joined} " if len(joined) >= 3 else None
+
+
 MONTHS = {
     "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4,
     "apr": 4, "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8,
@@ -296,22 +338,26 @@ class Decision:
 
 
 #: The rules in the order they are tried (their rank), then no match: the first four on the
-#: response as written, then again on the response with glued words split.
-_RULES = [*["exact", "contains", "date", "approx_number"] * 2, "token_recall", NO_MATCH]
+#: response as written, then again on the response with glued words split, then the alias's
+#: words joined (``contains``).
+_RULES = [*["exact", "contains", "date", "approx_number"] * 2, "contains", "token_recall", NO_MATCH]
 
 
 def _alias_variants(
     usable: list[tuple[int, str]], repair: Callable[[str], str], *, parentheticals: bool
-) -> list[tuple[int, str, bool, bool]]:
-    """Each alias as (index, text, dropped a parenthetical, repaired), in the order tried."""
+) -> list[tuple[int, str, str, bool]]:
+    """Each alias as (index, text, what was dropped, repaired), in the order tried."""
     variants = []
     for index, alias in usable:
         fixed = repair(alias)
-        variants.append((index, fixed, False, fixed != alias))
+        variants.append((index, fixed, "", fixed != alias))
         if parentheticals:
             stripped = drop_parentheticals(fixed)
             if stripped != fixed and stripped.strip():
-                variants.append((index, stripped, True, fixed != alias))
+                variants.append((index, stripped, "parenthetical dropped", fixed != alias))
+            head = alias_head(fixed)
+            if head is not None and head.strip():
+                variants.append((index, head, "comment dropped", fixed != alias))
     return variants
 
 
@@ -333,11 +379,13 @@ def _token_recall(
     return recall
 
 
-def _notes(*, dropped: bool, repaired: bool, unglued: bool) -> list[str]:
+def _notes(*, dropped: str, repaired: bool, unglued: bool, joined: bool) -> list[str]:
     flags = (
-        (dropped, "parenthetical dropped"),
+        (dropped == "parenthetical dropped", "parenthetical dropped"),
         (repaired, "mojibake repaired"),
         (unglued, "glued words split"),
+        (dropped == "comment dropped", "comment dropped"),
+        (joined, "words joined"),
     )
     return [note for flag, note in flags if flag]
 
@@ -399,20 +447,30 @@ def answer_match(
                 ref, resp_tokens, q_tokens, stem_prefix, numbers_must_match=numbers_must_match
             )
         # The same rules again on the response with glued words split (not token recall), read
-        # only when no rule accepts the response as written: its ranks come after all of theirs.
-        fallback = 8 if token_recall and recall >= min_token_recall else 9
+        # only when no rule accepts the response as written: its ranks come after all of theirs;
+        # then the alias's words joined, found in the response as written.
+        fallback = 9 if token_recall and recall >= min_token_recall else 10
+        joined = join_words(ref) if glued_words and contains else None
         rule = next(
-            (i for i, hit in enumerate(hits(ref, resp) + hits(ref, glued)) if hit), fallback
+            (
+                i
+                for i, hit in enumerate(
+                    [*hits(ref, resp), *hits(ref, glued), joined is not None and joined in resp]
+                )
+                if hit
+            ),
+            fallback,
         )
-        graded = 1.0 if rule < 8 else recall
+        graded = 1.0 if rule < 9 else recall
         notes = _notes(
             dropped=dropped,
             repaired=repaired or fixed_response != raw_response,
             unglued=4 <= rule < 8,
+            joined=rule == 8,
         )
         candidates.append((rule, -graded, order, index, notes))
     rule, neg_graded, _, index, notes = min(candidates, key=lambda c: c[:3])
-    matched = rule < 9
+    matched = rule < 10
     name = _RULES[rule]
     reason = "; ".join([name, *notes]) if matched else name
     # The kernel skips the later rules on rows an earlier one decided: their graded score is
