@@ -878,6 +878,10 @@ thread_local! {
 
 /// Whether the tests ask for the portable block scan (see `PORTABLE`).
 #[cfg(test)]
+#[cfg_attr(
+    not(all(target_arch = "x86_64", not(feature = "portable"))),
+    allow(dead_code)
+)]
 fn tests_want_portable() -> bool {
     PORTABLE.with(std::cell::Cell::get)
 }

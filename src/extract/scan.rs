@@ -133,7 +133,7 @@ mod tests {
                 let c = b[i];
                 let next = b.get(i + 1).map(|&c| (c & 0x7f).to_ascii_lowercase());
                 let letter = matches!(c.to_ascii_lowercase(), b'a' | b'c')
-                    || (c.to_ascii_lowercase() == b'b' && next == Some(b'y'));
+                    || (c.eq_ignore_ascii_case(&b'b') && next == Some(b'y'));
                 c == b'\n' || c == b'*' || (letter && (i == 0 || !b[i - 1].is_ascii_alphabetic()))
             })
             .unwrap_or(b.len())
