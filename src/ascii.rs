@@ -184,11 +184,11 @@ pub struct Block64 {
 /// the classes it reads.
 #[inline(always)]
 pub fn classify(block: &[u8; 64]) -> Block64 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
     {
         sse2::classify(block)
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
     {
         classify_words(block)
     }
@@ -196,7 +196,10 @@ pub fn classify(block: &[u8; 64]) -> Block64 {
 
 /// [`classify`] eight bytes at a time, without SIMD: the portable version, and the tests' check
 /// of the SSE2 one.
-#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+#[cfg_attr(
+    all(target_arch = "x86_64", not(feature = "portable")),
+    allow(dead_code)
+)]
 #[inline(always)]
 fn classify_words(block: &[u8; 64]) -> Block64 {
     let mut out = Block64::default();
@@ -224,11 +227,11 @@ fn classify_words(block: &[u8; 64]) -> Block64 {
 /// the low seven bits of each byte.
 #[inline(always)]
 pub fn lower_spaced(block: &[u8; 64]) -> [u8; 64] {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
     {
         sse2::lower_spaced(block)
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
     {
         lower_spaced_words(block)
     }
@@ -236,7 +239,10 @@ pub fn lower_spaced(block: &[u8; 64]) -> [u8; 64] {
 
 /// [`lower_spaced`] eight bytes at a time, without SIMD: the portable version, and the tests'
 /// check of the SSE2 one.
-#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+#[cfg_attr(
+    all(target_arch = "x86_64", not(feature = "portable")),
+    allow(dead_code)
+)]
 #[inline(always)]
 fn lower_spaced_words(block: &[u8; 64]) -> [u8; 64] {
     let mut out = [0u8; 64];
@@ -254,7 +260,7 @@ fn lower_spaced_words(block: &[u8; 64]) -> [u8; 64] {
     out
 }
 
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 pub(crate) mod sse2 {
     //! The SSE2 intrinsics are `unsafe` to call from a function without
     //! `#[target_feature(enable = "sse2")]`, which could not be inlined into its callers; here

@@ -274,7 +274,7 @@ impl<'n> PairFinder<'n> {
         };
         let mut i = 0;
         #[cfg(target_arch = "x86_64")]
-        if hay.len() >= gap + 64 && std::arch::is_x86_feature_detected!("avx2") {
+        if hay.len() >= gap + 64 && crate::cpu::has_avx2() {
             // SAFETY: the processor has AVX2 (checked just above).
             match unsafe { pair_scan_avx2(hay, gap, (first, last), &mut check) } {
                 Ok(found) => return found,
@@ -350,7 +350,7 @@ unsafe fn pair_scan_avx2(
 /// keeps `i + gap + 16` within `hay`; bytes past it never match).
 #[inline(always)]
 fn pair_bits(hay: &[u8], i: usize, gap: usize, first: u8, last: u8) -> u64 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
     if let (Some(a), Some(b)) = (
         hay.get(i..).and_then(|r| r.first_chunk::<16>()),
         hay.get(i + gap..).and_then(|r| r.first_chunk::<16>()),

@@ -28,6 +28,7 @@
 mod expressions;
 pub mod final_choice;
 pub mod final_number;
+mod scan;
 
 use crate::pyunicode::{is_py_space, Tables};
 

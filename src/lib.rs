@@ -23,6 +23,7 @@ mod columns;
 #[cfg(feature = "plugin")]
 mod compat;
 pub mod correctness;
+pub mod cpu;
 pub mod deterministic;
 #[cfg(feature = "plugin")]
 mod evallog;

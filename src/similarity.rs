@@ -459,9 +459,7 @@ impl Reading<'_, '_> {
 fn has_avx2() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("bmi1")
-            && std::arch::is_x86_feature_detected!("bmi2")
+        crate::cpu::has_avx2() && crate::cpu::has_bmi1() && crate::cpu::has_bmi2()
     }
     #[cfg(not(target_arch = "x86_64"))]
     {

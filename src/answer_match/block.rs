@@ -28,6 +28,10 @@ impl Classes {
     /// Record one vector lane of a block (16 or 32 bytes) at bit `shift`: its letters, digits,
     /// `_` and bytes of 0x80 or more, as bits; the bytes `equal` finds for `.`, `,` and `'`; and
     /// with `UPPER`, the capitals `upper` finds. The SSE2 and AVX2 classifications share it.
+    #[cfg_attr(
+        not(all(target_arch = "x86_64", not(feature = "portable"))),
+        allow(dead_code)
+    )]
     #[inline(always)]
     fn add_lane<const UPPER: bool>(
         &mut self,
@@ -57,11 +61,11 @@ impl Classes {
 /// as they are, every other byte a space.
 #[inline(always)]
 pub(super) fn classify<const UPPER: bool>(block: &[u8; 64], words: &mut [u8; 64]) -> Classes {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
     {
         sse2::classify::<UPPER>(block, words)
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
     {
         classify_bytes::<UPPER>(block, words)
     }
@@ -69,7 +73,7 @@ pub(super) fn classify<const UPPER: bool>(block: &[u8; 64], words: &mut [u8; 64]
 
 /// [`classify`] a byte at a time: the portable version, and the tests' check of the SSE2 one.
 #[cfg_attr(
-    all(target_arch = "x86_64", target_feature = "sse2", not(test)),
+    all(target_arch = "x86_64", not(feature = "portable"), not(test)),
     allow(dead_code)
 )]
 fn classify_bytes<const UPPER: bool>(block: &[u8; 64], words: &mut [u8; 64]) -> Classes {
@@ -107,11 +111,11 @@ fn classify_bytes<const UPPER: bool>(block: &[u8; 64], words: &mut [u8; 64]) -> 
 /// The spaces among the 64 bytes of `block`.
 #[inline(always)]
 pub(super) fn spaces(block: &[u8; 64]) -> u64 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
     {
         sse2::spaces(block)
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
     {
         spaces_bytes(block)
     }
@@ -119,7 +123,7 @@ pub(super) fn spaces(block: &[u8; 64]) -> u64 {
 
 /// [`spaces`] a byte at a time: the portable version, and the tests' check of the SSE2 one.
 #[cfg_attr(
-    all(target_arch = "x86_64", target_feature = "sse2", not(test)),
+    all(target_arch = "x86_64", not(feature = "portable"), not(test)),
     allow(dead_code)
 )]
 fn spaces_bytes(block: &[u8; 64]) -> u64 {
@@ -134,9 +138,9 @@ fn spaces_bytes(block: &[u8; 64]) -> u64 {
 /// upper-case one (`isIdaho`), 64 bytes at a time: the lower-case mask of each block, moved one
 /// byte on, meets its upper-case mask.
 pub(crate) fn lower_before_upper(bytes: &[u8]) -> bool {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
     {
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if crate::cpu::has_avx2() {
             // SAFETY: the processor has AVX2, which is all the function needs.
             return unsafe { avx2::lower_before_upper(bytes) };
         }
@@ -172,11 +176,11 @@ fn lower_before_upper_by(bytes: &[u8], cases: impl Fn(&[u8; 64]) -> (u64, u64)) 
 /// The ASCII lower-case and upper-case letters among the 64 bytes of `block`.
 #[inline(always)]
 fn cases(block: &[u8; 64]) -> (u64, u64) {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
     {
         sse2::cases(block)
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
     {
         cases_bytes(block)
     }
@@ -184,7 +188,7 @@ fn cases(block: &[u8; 64]) -> (u64, u64) {
 
 /// [`cases`] a byte at a time: the portable version, and the tests' check of the SSE2 one.
 #[cfg_attr(
-    all(target_arch = "x86_64", target_feature = "sse2", not(test)),
+    all(target_arch = "x86_64", not(feature = "portable"), not(test)),
     allow(dead_code)
 )]
 fn cases_bytes(block: &[u8; 64]) -> (u64, u64) {
@@ -196,7 +200,7 @@ fn cases_bytes(block: &[u8; 64]) -> (u64, u64) {
     (lower, upper)
 }
 
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 mod sse2 {
     //! The SSE2 intrinsics are called in `unsafe` blocks, sound because this module is only
     //! compiled where SSE2 is enabled for the whole build (every x86_64 target), as in
@@ -268,7 +272,7 @@ mod sse2 {
     }
 }
 
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 pub(super) mod avx2 {
     //! [`super::classify`] with AVX2, compiled for it whatever the build's target and called
     //! only when the processor has it (from code compiled for AVX2 too, which inlines it).
@@ -372,7 +376,7 @@ mod tests {
                 with(classify::<false>, block)
             };
             assert_eq!(got, want, "{block:?}");
-            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
             {
                 let sse2 = if upper {
                     with(sse2::classify::<true>, block)
@@ -380,7 +384,7 @@ mod tests {
                     with(sse2::classify::<false>, block)
                 };
                 assert_eq!(sse2, want, "{block:?}");
-                if std::arch::is_x86_feature_detected!("avx2") {
+                if crate::cpu::has_avx2() {
                     let avx2 = if upper {
                         // SAFETY: the processor has AVX2.
                         with(|b, w| unsafe { avx2::classify::<true>(b, w) }, block)
@@ -413,8 +417,8 @@ mod tests {
                 *x = alphabet[next() % alphabet.len()];
             }
             check_classes(&block);
-            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-            if std::arch::is_x86_feature_detected!("avx2") {
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+            if crate::cpu::has_avx2() {
                 // SAFETY: as above.
                 assert_eq!(unsafe { avx2::cases(&block) }, cases_bytes(&block));
             }

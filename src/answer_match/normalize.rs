@@ -534,11 +534,8 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
     /// after a separator or a number, which end no word and start no rewrite.
     #[inline(never)]
     fn block_words(&mut self, i: usize) -> usize {
-        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-        if std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("bmi1")
-            && !tests_want_portable()
-        {
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        if crate::cpu::has_avx2() && crate::cpu::has_bmi1() && !tests_want_portable() {
             // SAFETY: the processor has AVX2 and BMI1, all the function needs.
             return unsafe { self.block_words_avx2(i) };
         }
@@ -550,7 +547,7 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
     ///
     /// # Safety
     /// The processor must have AVX2 and BMI1.
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
     #[target_feature(enable = "avx2,bmi1")]
     unsafe fn block_words_avx2(&mut self, i: usize) -> usize {
         self.block_words_by(i, |head, lowered| {
@@ -881,10 +878,18 @@ thread_local! {
 
 /// Whether the tests ask for the portable block scan (see `PORTABLE`).
 #[cfg(test)]
+#[cfg_attr(
+    not(all(target_arch = "x86_64", not(feature = "portable"))),
+    allow(dead_code)
+)]
 fn tests_want_portable() -> bool {
     PORTABLE.with(std::cell::Cell::get)
 }
 
+#[cfg_attr(
+    not(all(target_arch = "x86_64", not(feature = "portable"))),
+    allow(dead_code)
+)]
 #[cfg(not(test))]
 #[inline(always)]
 fn tests_want_portable() -> bool {

@@ -33,18 +33,21 @@ pub(crate) type Lowered = [u8; 80];
 /// elsewhere eight bytes at a time.
 #[inline(always)]
 pub(crate) fn block64(block: &[u8; 64], lowered: &mut Lowered) -> Masks {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
     {
         sse2::block64(block, lowered)
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
     {
         block64_words(block, lowered)
     }
 }
 
 /// [`block64`] without SIMD: the portable version, and the tests' check of the SSE2 one.
-#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+#[cfg_attr(
+    all(target_arch = "x86_64", not(feature = "portable")),
+    allow(dead_code)
+)]
 #[inline(always)]
 pub(crate) fn block64_words(block: &[u8; 64], lowered: &mut Lowered) -> Masks {
     use crate::ascii::{gather_high_bits, in_range, space_bytes, word_bytes};
@@ -71,7 +74,7 @@ pub(crate) fn block64_words(block: &[u8; 64], lowered: &mut Lowered) -> Masks {
     out
 }
 
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 mod sse2 {
     //! The SSE2 intrinsics are `unsafe` to call from a function without
     //! `#[target_feature(enable = "sse2")]`, which could not be inlined into its callers; here

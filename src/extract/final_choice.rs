@@ -25,6 +25,9 @@
 //! Every trigger looks ahead a bounded number of bytes and the end-of-text checks look at a
 //! bounded part of the text per option, so the pass is linear in the text's length.
 
+use super::scan::{folded, next_start, question_begins, Starts};
+use crate::ascii::{in_range, word_bytes};
+
 /// Which form a choice was read from.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum ChoiceForm {
@@ -338,23 +341,15 @@ pub fn final_choice(text: &str, options: Option<&[Option<&str>]>) -> Choice {
     while i < n {
         // Most bytes start no rule: a letter inside a word, or a byte no trigger begins with.
         if !line_start {
-            while i < n && skips(b, i) {
-                i += 1;
-            }
+            i = next_start::<ChoiceStarts>(b, i);
             if i == n {
                 break;
             }
         }
-        let c = b[i];
-        if line_start && statement.is_some() {
-            let mut j = i;
-            while j < n && matches!(b[j], b' ' | b'\t') {
-                j += 1;
-            }
-            if b[j..].starts_with(b"Question:") {
-                break;
-            }
+        if line_start && statement.is_some() && question_begins(b, i, false) {
+            break;
         }
+        let c = b[i];
         line_start = c == b'\n';
         match c {
             b'a' | b'A' if word_at(b, i, b"answer") => {
@@ -601,23 +596,30 @@ pub fn final_choice(text: &str, options: Option<&[Option<&str>]>) -> Choice {
     none(None, NoChoice::NoLetter)
 }
 
-/// The bytes a rule of the main loop starts at (letters only at a word's start).
-const STARTS: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut k = 0;
-    let starts = b"\naAicCoO\\*";
-    while k < starts.len() {
-        t[starts[k] as usize] = true;
-        k += 1;
-    }
-    t
-};
+/// The bytes a rule of the main loop may start at, for [`next_start`]: a newline, `\\` and
+/// `*` anywhere; at a word's start (after no letter, digit or `_`), a letter of either case
+/// followed by the second letter of a rule's word: `an` (`answer`), `is` (`is the correct
+/// answer`), `cl` (`closest is`), `ch` (`choice is`), `op` (`option is`).
+struct ChoiceStarts;
 
-/// Whether byte `i` starts no rule of the main loop (and is no newline).
-#[inline]
-fn skips(b: &[u8], i: usize) -> bool {
-    let c = b[i];
-    !STARTS[usize::from(c)] || (c.is_ascii_alphabetic() && i > 0 && is_word_byte(b[i - 1]))
+impl Starts for ChoiceStarts {
+    #[inline(always)]
+    fn marks(low: u64) -> u64 {
+        in_range(low, b'\n', b'\n') | in_range(low, b'\\', b'\\') | in_range(low, b'*', b'*')
+    }
+
+    #[inline(always)]
+    fn letters(low: u64, next: u64) -> u64 {
+        (folded(low, b'a', b'a') & folded(next, b'n', b'n'))
+            | (folded(low, b'i', b'i') & folded(next, b's', b's'))
+            | (folded(low, b'c', b'c') & (folded(next, b'l', b'l') | folded(next, b'h', b'h')))
+            | (folded(low, b'o', b'o') & folded(next, b'p', b'p'))
+    }
+
+    #[inline(always)]
+    fn word(low: u64) -> u64 {
+        word_bytes(low)
+    }
 }
 
 /// Take `hit`, read at byte `at`, as the last statement, unless it lies inside the last one
@@ -739,6 +741,34 @@ mod tests {
         );
         // Letters past the options' count are not options.
         assert_eq!(final_choice("Answer: D", Some(&opts)).letter, None);
+    }
+
+    /// Bytes no rule starts at: not a newline, `\\` or `*`, and not a letter at a word's start
+    /// followed by the second letter of a rule's word (every rule's first test).
+    fn skips(b: &[u8], i: usize) -> bool {
+        let c = b[i];
+        let pair = [
+            c.to_ascii_lowercase(),
+            b.get(i + 1).map_or(0, u8::to_ascii_lowercase),
+        ];
+        let letter = [b"an", b"is", b"cl", b"ch", b"op"].contains(&&pair);
+        !(b"\n\\*".contains(&c) || letter)
+            || (c.is_ascii_alphabetic() && i > 0 && is_word_byte(b[i - 1]))
+    }
+
+    #[test]
+    fn next_start_skips_only_bytes_no_rule_starts_at() {
+        let text =
+            "The answer is (B).\n**Answer:** \\boxed{C} option is A; choice is \u{e9}a cat_i9o\n\
+                    Is the best answer? closest is (D) *x* aaa_a 0a Oo Ii\u{2212}c AN In OPTION cHoIcE \u{e9}is";
+        let b = text.as_bytes();
+        for at in 0..=b.len() {
+            let want = (at..b.len()).find(|&i| !skips(b, i)).unwrap_or(b.len());
+            let got = next_start::<ChoiceStarts>(b, at);
+            // It may stop earlier (at a byte no rule starts at), never later.
+            assert!(got <= want, "{at}: {got} > {want}");
+            assert!((at..got).all(|i| skips(b, i)), "{at}");
+        }
     }
 
     #[test]

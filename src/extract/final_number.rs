@@ -26,6 +26,9 @@
 //! Every trigger looks ahead a bounded number of bytes, and every number is read once from its
 //! start, so the pass is linear in the text's length.
 
+use super::scan::{folded, next_start, question_begins, Starts};
+use crate::ascii::in_range;
+
 /// Which form a final number was read from.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, PartialOrd, Ord)]
 pub enum NumberForm {
@@ -303,23 +306,33 @@ impl Sentence {
     }
 }
 
-/// The bytes a rule of the main loop starts at (`a`/`A` only at a word's start).
-const STARTS: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut k = 0;
-    let starts = b"0123456789.\\()=\n!?{}\"#aA";
-    while k < starts.len() {
-        t[starts[k] as usize] = true;
-        k += 1;
-    }
-    t
-};
+/// The bytes a rule of the main loop may start at, for [`next_start`]: digits, a newline and
+/// `.\\()=!?{}"#` anywhere (in ranges of neighbouring bytes that also hold `/`, `>` and `|`,
+/// which start nothing), and after no letter an `a` or `A` followed by `n` or `N` (`answer`) or
+/// by `:` (`A:`).
+struct NumberStarts;
 
-/// Whether byte `i` starts no rule of the main loop (and is no newline).
-#[inline]
-fn skips(b: &[u8], i: usize) -> bool {
-    let c = b[i];
-    !STARTS[usize::from(c)] || (c.is_ascii_alphabetic() && i > 0 && b[i - 1].is_ascii_alphabetic())
+impl Starts for NumberStarts {
+    #[inline(always)]
+    fn marks(low: u64) -> u64 {
+        in_range(low, b'\n', b'\n')
+            | in_range(low, b'!', b'#')
+            | in_range(low, b'(', b')')
+            | in_range(low, b'.', b'9')
+            | in_range(low, b'=', b'?')
+            | in_range(low, b'\\', b'\\')
+            | in_range(low, b'{', b'}')
+    }
+
+    #[inline(always)]
+    fn letters(low: u64, next: u64) -> u64 {
+        folded(low, b'a', b'a') & (folded(next, b'n', b'n') | in_range(next, b':', b':'))
+    }
+
+    #[inline(always)]
+    fn word(low: u64) -> u64 {
+        folded(low, b'a', b'z')
+    }
 }
 
 /// The final number of `text` and the form it was read from.
@@ -349,26 +362,24 @@ pub fn final_number(text: &str) -> Option<(Num, NumberForm)> {
     while i < n {
         // Most bytes start no rule: a letter inside a word, or a byte no trigger begins with.
         if !line_start {
-            while i < n && skips(b, i) {
-                i += 1;
-            }
+            i = next_start::<NumberStarts>(b, i);
             if i == n {
                 break;
             }
         }
-        let c = b[i];
-        if line_start && best.is_some() {
-            let mut j = i;
-            while j < n && matches!(b[j], b' ' | b'\t') {
-                j += 1;
-            }
-            let rest = &b[j..];
-            if rest.starts_with(b"Question:") || rest.starts_with(b"Q:") {
-                break;
-            }
+        if line_start && best.is_some() && question_begins(b, i, true) {
+            break;
         }
+        let c = b[i];
         line_start = c == b'\n';
-        if let Some((num, end)) = number_at(b, i) {
+        // Only these bytes start a number: the other marks skip the call (and its result's
+        // copy through memory).
+        let number = if matches!(c, b'0'..=b'9' | b'.' | b'\\') {
+            number_at(b, i)
+        } else {
+            None
+        };
+        if let Some((num, end)) = number {
             last = Some(num);
             sentence.number(num);
             if box_depth > 0 {
@@ -644,6 +655,30 @@ mod tests {
 
     fn v(text: &str) -> Option<String> {
         final_number_text(text).map(|(s, _)| s)
+    }
+
+    /// Bytes no rule starts at: none of `0123456789.\\()=\n!?{}"#`, and not an `a` or `A`
+    /// after no letter and before `n`, `N` or `:` (every rule's first test).
+    fn skips(b: &[u8], i: usize) -> bool {
+        let c = b[i];
+        let next = b.get(i + 1).map(u8::to_ascii_lowercase);
+        let letter = c.eq_ignore_ascii_case(&b'a') && matches!(next, Some(b'n' | b':'));
+        !(b"0123456789.\\()=\n!?{}\"#".contains(&c) || letter)
+            || (c.is_ascii_alphabetic() && i > 0 && b[i - 1].is_ascii_alphabetic())
+    }
+
+    #[test]
+    fn next_start_skips_only_bytes_no_rule_starts_at() {
+        let text = "The answer is 12.\nA: 3/4 = 0.75 (so) {x}|y> #### 5! \"answer\": 7?\n\
+                    \\boxed{\\frac{1}{2}} aAa ba 9a \u{e9}a \u{2212}5 _a Answers: 1,234.5 aN A:A: \u{e9}an";
+        let b = text.as_bytes();
+        for at in 0..=b.len() {
+            let want = (at..b.len()).find(|&i| !skips(b, i)).unwrap_or(b.len());
+            let got = next_start::<NumberStarts>(b, at);
+            // It may stop earlier (at a byte no rule starts at), never later.
+            assert!(got <= want, "{at}: {got} > {want}");
+            assert!((at..got).all(|i| skips(b, i)), "{at}");
+        }
     }
 
     #[test]

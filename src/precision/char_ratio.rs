@@ -665,9 +665,7 @@ fn lcs_str<const W: usize>(
             *v = v.wrapping_add(u) | (*v - u);
         };
         #[cfg(target_arch = "x86_64")]
-        let members = text.len() >= 64
-            && std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("bmi1");
+        let members = text.len() >= 64 && crate::cpu::has_avx2() && crate::cpu::has_bmi1();
         #[cfg(not(target_arch = "x86_64"))]
         let members = false;
         if members {

@@ -286,7 +286,7 @@ fn has_scheme(text: &str) -> bool {
 /// `Source:` or `12:30`, cost nothing), else from the colons `memchr` finds.
 fn scheme_colons(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
     #[cfg(target_arch = "x86_64")]
-    let avx2 = std::arch::is_x86_feature_detected!("avx2");
+    let avx2 = crate::cpu::has_avx2();
     #[cfg(not(target_arch = "x86_64"))]
     let avx2 = false;
     scheme_colons_with(bytes, avx2)
@@ -733,7 +733,7 @@ impl LinkScratch {
     /// processor has it ([`avx2::plan`]).
     fn plan(&mut self, text: &str) -> Plan {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if crate::cpu::has_avx2() {
             // SAFETY: the processor has AVX2, which is all the function needs.
             return unsafe { avx2::plan(self, text) };
         }
@@ -1016,7 +1016,7 @@ pub fn normalize_tokens(
 #[inline]
 fn colon_and_ascii(bytes: &[u8]) -> (bool, bool) {
     #[cfg(target_arch = "x86_64")]
-    if bytes.len() >= 64 && std::arch::is_x86_feature_detected!("avx2") {
+    if bytes.len() >= 64 && crate::cpu::has_avx2() {
         let mut blocks = bytes.chunks_exact(64);
         // SAFETY: the processor has AVX2, which is all the function needs.
         let (colon, high) = unsafe { avx2::colon_and_high(&mut blocks) };
@@ -1032,7 +1032,7 @@ fn colon_and_ascii(bytes: &[u8]) -> (bool, bool) {
 /// cost a branch each; else with the standard library.
 #[inline]
 fn colon_and_ascii_by_16(bytes: &[u8], text: &[u8]) -> (bool, bool) {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
     {
         let mut chunks = bytes.chunks_exact(16);
         let (colon, high) = sse2::colon_and_high(&mut chunks);
@@ -1046,7 +1046,7 @@ fn colon_and_ascii_by_16(bytes: &[u8], text: &[u8]) -> (bool, bool) {
         };
         (colon || colon_rest, !(high || high_rest))
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
     {
         let _ = text;
         (bytes.contains(&b':'), bytes.is_ascii())
@@ -1057,6 +1057,10 @@ fn colon_and_ascii_by_16(bytes: &[u8], text: &[u8]) -> (bool, bool) {
 /// that cover them (of 8 bytes, overlapping, from 8 bytes on; of 4 from 4; else the bytes
 /// zero-padded), a colon found as a zero byte of the word with every byte's colon bits
 /// flipped.
+#[cfg_attr(
+    not(all(target_arch = "x86_64", not(feature = "portable"))),
+    allow(dead_code)
+)]
 #[inline(always)]
 fn colon_and_high_short(bytes: &[u8]) -> (bool, bool) {
     const ONES: u64 = 0x0101_0101_0101_0101;
@@ -1090,18 +1094,18 @@ fn colon_and_high_short(bytes: &[u8]) -> (bool, bool) {
 /// else 0.
 #[inline]
 fn graphic_prefix(bytes: &[u8]) -> usize {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
     {
         sse2::graphic_prefix(bytes)
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
     {
         let _ = bytes;
         0
     }
 }
 
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 mod sse2 {
     //! Sound because this module is only compiled where SSE2 is enabled for the whole build
     //! (every x86_64 target), as `crate::ascii`'s.
@@ -1174,7 +1178,7 @@ fn sigma_at(bytes: &[u8], at: usize) -> bool {
 /// time), else [`sigma_by_lead_bytes`].
 fn may_hold_capital_sigma(text: &str) -> bool {
     #[cfg(target_arch = "x86_64")]
-    if text.len() > 32 && std::arch::is_x86_feature_detected!("avx2") {
+    if text.len() > 32 && crate::cpu::has_avx2() {
         // SAFETY: the processor has AVX2, which is all the function needs.
         return unsafe { avx2::may_hold_capital_sigma(text.as_bytes()) };
     }
@@ -1761,11 +1765,11 @@ mod avx2 {
     #[cold]
     #[inline(never)]
     fn check_writer_features() -> bool {
-        let yes = std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("bmi1")
-            && std::arch::is_x86_feature_detected!("bmi2")
-            && std::arch::is_x86_feature_detected!("popcnt")
-            && std::arch::is_x86_feature_detected!("lzcnt");
+        let yes = crate::cpu::has_avx2()
+            && crate::cpu::has_bmi1()
+            && crate::cpu::has_bmi2()
+            && crate::cpu::has_popcnt()
+            && crate::cpu::has_lzcnt();
         WRITER_FEATURES.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
         yes
     }
@@ -2169,7 +2173,7 @@ mod tests {
         // classes' edges: the same masks and bytes as the SSE2 (or word) version.
         #[cfg(target_arch = "x86_64")]
         {
-            if !std::arch::is_x86_feature_detected!("avx2") {
+            if !crate::cpu::has_avx2() {
                 return;
             }
             let edges = [
@@ -2477,7 +2481,7 @@ mod tests {
                 let first = want.iter().copied().find(|&c| c >= from);
                 assert_eq!(find_scheme_colon::<false>(&bytes, from), first);
                 #[cfg(target_arch = "x86_64")]
-                if std::arch::is_x86_feature_detected!("avx2") {
+                if crate::cpu::has_avx2() {
                     // The processor has AVX2, as `find_scheme_colon::<true>` requires.
                     let got = find_scheme_colon::<true>(&bytes, from);
                     assert_eq!(got, first, "{bytes:?} {from}");
@@ -2503,8 +2507,11 @@ mod tests {
                         .position(|&x| !(0x21..=0x7f).contains(&x))
                         .unwrap_or(len);
                     let got = graphic_prefix(&bytes);
-                    assert!(got <= want && (got == want || want - got < 16 || got == len & !15));
-                    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+                    assert!(
+                        got <= want
+                            && (got == want || want - got < 16 || got == len & !15 || got == 0)
+                    );
+                    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
                     assert_eq!(got, want.min(len & !15), "{bytes:?}");
                 }
             }
@@ -2804,7 +2811,7 @@ mod tests {
                     let want = first(&|i| bytes[i] == b);
                     assert_eq!(find_byte::<false>(&bytes, from, b), want);
                     #[cfg(target_arch = "x86_64")]
-                    if std::arch::is_x86_feature_detected!("avx2") {
+                    if crate::cpu::has_avx2() {
                         // SAFETY: the processor has AVX2.
                         let got = unsafe { avx2::find_byte(&bytes, from, b) };
                         assert_eq!(got, want, "{bytes:?} {from} {b}");
@@ -2813,7 +2820,7 @@ mod tests {
                 let want = first(&|i| bytes[i] == b':' && bytes.get(i + 1..i + 3) == Some(b"//"));
                 assert_eq!(find_scheme_colon::<false>(&bytes, from), want);
                 #[cfg(target_arch = "x86_64")]
-                if std::arch::is_x86_feature_detected!("avx2") {
+                if crate::cpu::has_avx2() {
                     assert_eq!(find_scheme_colon::<true>(&bytes, from), want);
                     let slash = first(&|i| bytes[i] == b':' && bytes.get(i + 1) == Some(&b'/'));
                     // SAFETY: the processor has AVX2.
@@ -2823,7 +2830,7 @@ mod tests {
                 let want = first(&|i| bytes[i] <= 0x20 || bytes[i] >= 0x80);
                 assert_eq!(find_url_stop::<false>(&bytes, from), want);
                 #[cfg(target_arch = "x86_64")]
-                if std::arch::is_x86_feature_detected!("avx2") {
+                if crate::cpu::has_avx2() {
                     // SAFETY: the processor has AVX2.
                     let got = unsafe { avx2::find_url_stop(&bytes, from) };
                     assert_eq!(got, want, "{bytes:?} {from}");

@@ -17,7 +17,7 @@ pub fn numbers(t: &Tables, text: &str, digits: &mut String, out: &mut Vec<f64>) 
 /// digits only; `false` is right for any text).
 pub fn numbers_with(t: &Tables, text: &str, ascii: bool, digits: &mut String, out: &mut Vec<f64>) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
+    if crate::cpu::has_avx2() {
         // SAFETY: the processor has AVX2 (checked just above).
         unsafe { avx2::numbers_with(t, text, ascii, digits, out) };
         return;
@@ -35,7 +35,7 @@ pub fn numbers_with(t: &Tables, text: &str, ascii: bool, digits: &mut String, ou
 /// count of a text's numbers matters (none or some), this reads it without reading them.
 pub fn has_number(t: &Tables, text: &str, ascii: bool) -> bool {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
+    if crate::cpu::has_avx2() {
         // SAFETY: the processor has AVX2 (checked just above).
         return unsafe { avx2::has_number(t, text, ascii) };
     }
@@ -622,11 +622,11 @@ impl Classes for Portable {
 /// [`long_text_bits`] of 16 bytes: with SSE2 on x86_64, else byte by byte.
 #[inline(always)]
 fn chunk_classes<const ASCII: bool>(chunk: &[u8; 16]) -> (u64, u64) {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
     {
         sse2::classes::<ASCII>(chunk)
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
     {
         let (mut digit, mut lead) = (0u64, 0u64);
         for (k, &x) in chunk.iter().enumerate() {
@@ -652,7 +652,7 @@ const NO_DIGIT_LEADS: [(u8, u8); 2] = [(0xE2, 0xE9), (0xEB, 0xEE)];
 
 /// Whether the byte `x` (0x80 or more) may begin a decimal digit: [`DIGIT_LEAD`] or more, and
 /// not in [`NO_DIGIT_LEADS`].
-#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
+#[cfg(any(test, not(all(target_arch = "x86_64", not(feature = "portable")))))]
 #[inline(always)]
 const fn may_lead_digit(x: u8) -> bool {
     x >= DIGIT_LEAD
@@ -660,7 +660,7 @@ const fn may_lead_digit(x: u8) -> bool {
         && !(x >= NO_DIGIT_LEADS[1].0 && x <= NO_DIGIT_LEADS[1].1)
 }
 
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 mod sse2 {
     //! Sound because this module is only compiled where SSE2 is enabled for the whole build
     //! (every x86_64 target), as `crate::ascii`'s, whose byte-class helpers it uses.
@@ -1256,7 +1256,7 @@ mod tests {
     fn block_bits<const ASCII: bool>(text: &[u8], base: usize) -> (u64, u64) {
         let portable = block_bits_by::<ASCII, Portable>(text, base);
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if crate::cpu::has_avx2() {
             assert_eq!(
                 block_bits_by::<ASCII, avx2::Avx2>(text, base),
                 portable,

@@ -1,0 +1,90 @@
+//! Which SIMD instructions the kernels may use: the one place they ask.
+//!
+//! A kernel with an AVX2 (or BMI) version calls one of these functions instead of
+//! `is_x86_feature_detected!` itself, and runs its portable version when it answers `false`. The
+//! standard library caches what it detects, so a call costs a load and a test.
+//!
+//! With the `portable` cargo feature every function here answers `false`, and the x86_64 SSE2
+//! paths (compiled in, as SSE2 is part of x86_64's baseline) are compiled out by their own
+//! `not(feature = "portable")` cfg: the build then runs the code that a processor without these
+//! instructions runs (aarch64 today), so its speed can be measured on an x86_64 machine
+//! (`benchmarks/bench_portable.py`). A backend for another architecture (NEON) would answer here
+//! too.
+
+// On other architectures the callers are compiled out: nothing calls these functions.
+#![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+
+/// `is_x86_feature_detected!($feature)` on x86_64 without the `portable` feature; `false`
+/// elsewhere.
+macro_rules! detected {
+    ($feature:tt) => {{
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        {
+            std::arch::is_x86_feature_detected!($feature)
+        }
+        #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
+        {
+            false
+        }
+    }};
+}
+
+/// Whether the processor has AVX2 (and the build may use it).
+#[inline]
+pub fn has_avx2() -> bool {
+    detected!("avx2")
+}
+
+/// Whether the processor has BMI1 (`andn`, `blsr`, `tzcnt`...).
+#[inline]
+pub fn has_bmi1() -> bool {
+    detected!("bmi1")
+}
+
+/// Whether the processor has BMI2 (`pdep`, `pext`...).
+#[inline]
+pub fn has_bmi2() -> bool {
+    detected!("bmi2")
+}
+
+/// Whether the processor has `popcnt`.
+#[inline]
+pub fn has_popcnt() -> bool {
+    detected!("popcnt")
+}
+
+/// Whether the processor has `lzcnt`.
+#[inline]
+pub fn has_lzcnt() -> bool {
+    detected!("lzcnt")
+}
+
+#[cfg(test)]
+mod tests {
+    /// The `portable` feature answers no to every question; otherwise the answers are the
+    /// standard library's.
+    #[test]
+    fn answers_follow_the_feature() {
+        let answers = [
+            super::has_avx2(),
+            super::has_bmi1(),
+            super::has_bmi2(),
+            super::has_popcnt(),
+            super::has_lzcnt(),
+        ];
+        if cfg!(feature = "portable") || !cfg!(target_arch = "x86_64") {
+            assert_eq!(answers, [false; 5]);
+        }
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        assert_eq!(
+            answers,
+            [
+                std::arch::is_x86_feature_detected!("avx2"),
+                std::arch::is_x86_feature_detected!("bmi1"),
+                std::arch::is_x86_feature_detected!("bmi2"),
+                std::arch::is_x86_feature_detected!("popcnt"),
+                std::arch::is_x86_feature_detected!("lzcnt"),
+            ]
+        );
+    }
+}
