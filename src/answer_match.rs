@@ -188,7 +188,7 @@ fn ascii_plural_base(b: &[u8]) -> (usize, bool) {
 /// The stem of `token` ([`stem_into`]) as a [`StemKeys`] key, when `token` is ASCII and its stem
 /// at most eight bytes: the stem's bytes, little-endian, zero-padded (no stem holds a zero
 /// byte, so the key tells stems apart).
-#[inline]
+#[inline(always)]
 fn ascii_stem_key(token: &[u8], prefix: Option<usize>) -> Option<u64> {
     if !token.is_ascii() {
         return None;
@@ -203,7 +203,13 @@ fn ascii_stem_key(token: &[u8], prefix: Option<usize>) -> Option<u64> {
     if keep + usize::from(y) > 8 {
         return None;
     }
-    let key = ascii::load_short(token.get(..keep)?);
+    let key = match token.first_chunk::<8>() {
+        // One load, the bytes past the stem masked off.
+        Some(head) => {
+            u64::from_le_bytes(*head) & u64::MAX.checked_shr(64 - 8 * keep as u32).unwrap_or(0)
+        }
+        None => ascii::load_short(token.get(..keep)?),
+    };
     Some(if y {
         key | u64::from(b'y') << (8 * keep)
     } else {
@@ -480,9 +486,38 @@ impl Decision {
     }
 }
 
-/// The words of a normalised text.
-fn words(text: &str) -> Vec<&str> {
-    text.split(' ').filter(|w| !w.is_empty()).collect()
+/// The words of a normalised text (`text.split(' ')` but the empty ones), into `out`, a buffer
+/// of another row's words that keeps its allocation ([`recycle`]).
+fn words_into<'t>(text: &'t str, out: &mut Vec<&'t str>) {
+    out.clear();
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let from = at;
+        // Words are short: a plain scan beats a `memchr` call per word.
+        let end = bytes
+            .get(from..)
+            .and_then(|rest| rest.iter().position(|&b| b == b' '))
+            .map_or(bytes.len(), |k| from + k);
+        at = end + 1;
+        if let Some(word) = text.get(from..end).filter(|w| !w.is_empty()) {
+            out.push(word);
+        }
+    }
+}
+
+/// An empty list of words of any lifetime, in the allocation of `words` (a `Vec` turned into
+/// one of another type of the same size is collected in place, and no word is carried over).
+fn recycle<'b>(mut words: Vec<&str>) -> Vec<&'b str> {
+    words.clear();
+    words.into_iter().map(|_| "").collect()
+}
+
+/// The word lists of [`Spans::value_rule`], kept from row to row for their allocations.
+#[derive(Default)]
+struct WordLists {
+    alias: Vec<&'static str>,
+    response: Vec<&'static str>,
 }
 
 /// How common each byte is in normalised English text, roughly (higher is more common): the
@@ -509,6 +544,10 @@ static BYTE_RANK: [u8; 256] = {
 /// The candidates are the places (`memchr`) of the needle's rarest byte by [`BYTE_RANK`], each
 /// checked in full.
 fn contains_padded(hay: &[u8], needle: &[u8]) -> bool {
+    // (A short response holds no longer alias: most rows of short answers end here.)
+    if needle.len() > hay.len() {
+        return false;
+    }
     let Some((k, &rare)) = needle
         .iter()
         .enumerate()
@@ -648,40 +687,55 @@ impl Spans<'_> {
         resp: &str,
         asks_when: bool,
         notes: u8,
+        lists: &mut WordLists,
     ) -> Option<Decision> {
         let decided = |rule: Rule, span: &AliasSpan| Self::decided(rule, span, notes);
         // Dates and numbers need a digit in the alias: the others are skipped unread.
         let has_digit = |s: &&AliasSpan| self.alias(s).bytes().any(|b| b.is_ascii_digit());
+        let mut alias_words = recycle(std::mem::take(&mut lists.alias));
+        let mut resp_words = recycle(std::mem::take(&mut lists.response));
+        let mut found = None;
         if opts.dates {
             let mut read = None;
             for span in self.spans.iter().filter(has_digit) {
-                let Some(date) = rules::alias_date(&words(self.alias(span))) else {
+                words_into(self.alias(span), &mut alias_words);
+                let Some(date) = rules::alias_date(&alias_words) else {
                     continue;
                 };
                 let (dates, decades) = read.get_or_insert_with(|| {
-                    let w = words(resp);
-                    (rules::find_dates(&w), rules::find_decades(&w))
+                    words_into(resp, &mut resp_words);
+                    (
+                        rules::find_dates(&resp_words),
+                        rules::find_decades(&resp_words),
+                    )
                 });
                 if rules::date_matches(date, dates, decades, asks_when) {
-                    return Some(decided(Rule::Date, span));
+                    found = Some(decided(Rule::Date, span));
+                    break;
                 }
             }
         }
-        if opts.approximate_numbers {
+        if found.is_none() && opts.approximate_numbers {
             // The response's words are split only for an alias that is a number.
             let mut numbers = None;
             for span in self.spans.iter().filter(has_digit) {
-                let alias_words = words(self.alias(span));
+                words_into(self.alias(span), &mut alias_words);
                 let Some(number) = rules::alias_number(&alias_words) else {
                     continue;
                 };
-                let found = numbers.get_or_insert_with(|| rules::find_numbers(&words(resp)));
-                if rules::number_matches(&number, found) {
-                    return Some(decided(Rule::ApproxNumber, span));
+                let found_numbers = numbers.get_or_insert_with(|| {
+                    words_into(resp, &mut resp_words);
+                    rules::find_numbers(&resp_words)
+                });
+                if rules::number_matches(&number, found_numbers) {
+                    found = Some(decided(Rule::ApproxNumber, span));
+                    break;
                 }
             }
         }
-        None
+        lists.alias = recycle(alias_words);
+        lists.response = recycle(resp_words);
+        found
     }
 }
 
@@ -755,6 +809,7 @@ pub struct Matcher {
     keys: Vec<(usize, usize)>,
     /// What `aliases`, `alias_spans`, `letter_refs` and `tokens` were prepared from.
     prepared: Prepared,
+    word_lists: WordLists,
     /// The key of the row being decided, before it is known to differ from `prepared`'s.
     next_prepared: Vec<u8>,
 }
@@ -846,28 +901,6 @@ fn pair_index(text: &[u8]) -> usize {
     }
 }
 
-/// The words of a normalised text (between single spaces; empty ones skipped): a plain scan,
-/// which beats a `memchr` call per word on words this short.
-#[inline]
-fn space_words(text: &str) -> impl Iterator<Item = &str> {
-    let bytes = text.as_bytes();
-    let mut at = 0;
-    std::iter::from_fn(move || {
-        while at < bytes.len() {
-            let from = at;
-            let end = bytes
-                .get(from..)
-                .and_then(|rest| rest.iter().position(|&b| b == b' '))
-                .map_or(bytes.len(), |k| from + k);
-            at = end + 1;
-            if end > from {
-                return text.get(from..end);
-            }
-        }
-        None
-    })
-}
-
 impl RecallTokens {
     /// Intern the content tokens of the normalised aliases.
     fn build<'s>(
@@ -896,18 +929,26 @@ impl RecallTokens {
         self.pairs_set.clear();
         for (k, alias) in aliases.enumerate() {
             let stamp = k as u32 + 1;
-            for word in space_words(alias) {
-                if is_stopword(word) {
-                    continue;
-                }
-                let id = self.intern(t, word, prefix);
-                if let Some(l) = self.listed.get_mut(id as usize) {
-                    if *l != stamp {
-                        *l = stamp;
-                        self.ids.push(id);
+            let bytes = alias.as_bytes();
+            for_each_word(
+                bytes,
+                |_| false,
+                |w| {
+                    let Some(word) = alias.get(w.start..w.end(bytes)) else {
+                        return true;
+                    };
+                    if !is_stopword(word) {
+                        let id = self.intern(t, word, prefix);
+                        if let Some(l) = self.listed.get_mut(id as usize) {
+                            if *l != stamp {
+                                *l = stamp;
+                                self.ids.push(id);
+                            }
+                        }
                     }
-                }
-            }
+                    true
+                },
+            );
             self.ends.push(self.ids.len());
         }
     }
@@ -1381,7 +1422,13 @@ impl Matcher {
             self.norm.normalize_into(t, fold, nw, q, &mut self.question);
         }
         let asks_when = !has_question || rules::asks_when(&self.question);
-        if let Some(d) = spans.value_rule(opts, &self.response, asks_when, row_notes) {
+        if let Some(d) = spans.value_rule(
+            opts,
+            &self.response,
+            asks_when,
+            row_notes,
+            &mut self.word_lists,
+        ) {
             return Some((d, read));
         }
         // Only when no rule accepts the response as written: the same rules (token recall
@@ -1407,7 +1454,9 @@ impl Matcher {
             if glued != self.response {
                 let notes = row_notes | NOTE_GLUED;
                 let d = spans.text_rule(opts, glued, notes);
-                if let Some(d) = d.or_else(|| spans.value_rule(opts, glued, asks_when, notes)) {
+                if let Some(d) = d.or_else(|| {
+                    spans.value_rule(opts, glued, asks_when, notes, &mut self.word_lists)
+                }) {
                     return Some((d, read));
                 }
             }
