@@ -2116,10 +2116,11 @@ mod tests {
             // Runs of one reference, as when several models answer one question.
             let r = refs[next() % refs.len()];
             for _ in 0..1 + next() % 3 {
-                let opts = variants[usize::from(next() % 5 == 0) * (next() % variants.len())];
+                let opts =
+                    variants[usize::from(next().is_multiple_of(5)) * (next() % variants.len())];
                 let fold = opts.fold_accents.then_some(fold);
                 let response = responses[next() % responses.len()];
-                let question = (next() % 3 == 0).then_some("Which city, name two?");
+                let question = next().is_multiple_of(3).then_some("Which city, name two?");
                 let got = shared.decide(t, fold, &opts, response, r.iter().copied(), question);
                 let mut fresh = Matcher::default();
                 let want = fresh.decide(t, fold, &opts, response, r.iter().copied(), question);
