@@ -30,7 +30,7 @@ use crate::answer_rules as rules;
 use crate::answer_words::is_stopword;
 use crate::ascii;
 use crate::pyunicode::{py_is_blank, Tables};
-use crate::tokens::Vocab;
+use crate::tokens::{Vocab, ABSENT};
 
 /// Whether [`rules::unglue_into`] would change `text`: a lower-case ASCII letter comes right
 /// before an upper-case one (`isIdaho`), found 64 bytes at a time.
@@ -188,7 +188,7 @@ fn ascii_plural_base(b: &[u8]) -> (usize, bool) {
 /// The stem of `token` ([`stem_into`]) as a [`StemKeys`] key, when `token` is ASCII and its stem
 /// at most eight bytes: the stem's bytes, little-endian, zero-padded (no stem holds a zero
 /// byte, so the key tells stems apart).
-#[inline]
+#[inline(always)]
 fn ascii_stem_key(token: &[u8], prefix: Option<usize>) -> Option<u64> {
     if !token.is_ascii() {
         return None;
@@ -203,7 +203,13 @@ fn ascii_stem_key(token: &[u8], prefix: Option<usize>) -> Option<u64> {
     if keep + usize::from(y) > 8 {
         return None;
     }
-    let key = ascii::load_short(token.get(..keep)?);
+    let key = match token.first_chunk::<8>() {
+        // One load, the bytes past the stem masked off.
+        Some(head) => {
+            u64::from_le_bytes(*head) & u64::MAX.checked_shr(64 - 8 * keep as u32).unwrap_or(0)
+        }
+        None => ascii::load_short(token.get(..keep)?),
+    };
     Some(if y {
         key | u64::from(b'y') << (8 * keep)
     } else {
@@ -212,31 +218,28 @@ fn ascii_stem_key(token: &[u8], prefix: Option<usize>) -> Option<u64> {
 }
 
 /// A row's tokens that are ASCII stems of at most eight bytes, by [`ascii_stem_key`]: an
-/// open-addressing table of a few dozen slots, so that a response word's stem is looked up
-/// without building it nor hashing it as a string.
+/// open-addressing table of a few dozen slots, in which such a token is interned and a response
+/// word's stem looked up without building it nor hashing it as a string.
 #[derive(Default)]
 struct StemKeys {
     /// A power-of-two number of slots, each a key and its token's id, or [`NO_KEY`].
     slots: Vec<(u64, u32)>,
-    /// The keys and ids to put in the slots ([`StemKeys::fill`]).
-    pending: Vec<(u64, u32)>,
+    /// The keys and ids held, to grow the slots.
+    held: Vec<(u64, u32)>,
 }
 
 /// An empty slot of [`StemKeys`]: no key, as no stem holds a byte of 0xff.
 const NO_KEY: u64 = u64::MAX;
 
+/// The slots of an empty [`StemKeys`].
+const STEM_SLOTS: usize = 16;
+
 impl StemKeys {
-    /// The slots, emptied and sized for the pending keys (at least half of them left empty),
-    /// then filled with them.
-    fn fill(&mut self) {
-        let size = (2 * self.pending.len()).next_power_of_two().max(16);
+    /// Empty the table (back to [`STEM_SLOTS`] slots).
+    fn clear(&mut self) {
+        self.held.clear();
         self.slots.clear();
-        self.slots.resize(size, (NO_KEY, 0));
-        for k in 0..self.pending.len() {
-            if let Some(&(key, id)) = self.pending.get(k) {
-                self.insert(key, id);
-            }
-        }
+        self.slots.resize(STEM_SLOTS, (NO_KEY, 0));
     }
 
     #[inline(always)]
@@ -245,13 +248,42 @@ impl StemKeys {
         (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40) as usize & mask
     }
 
-    /// Add `key` for token `id` (each token's key is added once, as it is first met).
-    fn insert(&mut self, key: u64, id: u32) {
+    /// The id of `key`'s token, interned as `id` if it is not held yet; and whether it was.
+    #[inline]
+    fn intern(&mut self, key: u64, id: u32) -> (u32, bool) {
+        if (self.held.len() + 1) * 2 > self.slots.len() {
+            let size = (self.slots.len() * 2).max(STEM_SLOTS);
+            self.slots.clear();
+            self.slots.resize(size, (NO_KEY, 0));
+            for k in 0..self.held.len() {
+                if let Some(&(key, id)) = self.held.get(k) {
+                    self.put(key, id);
+                }
+            }
+        }
         let mask = self.slots.len().wrapping_sub(1);
         let mut k = self.slot(key);
-        // `fill` leaves at least half the slots empty.
+        // At least half the slots are empty: an empty one ends every probe.
         while let Some(slot) = self.slots.get_mut(k) {
-            if slot.0 == NO_KEY || slot.0 == key {
+            if slot.0 == key {
+                return (slot.1, false);
+            }
+            if slot.0 == NO_KEY {
+                *slot = (key, id);
+                self.held.push((key, id));
+                return (id, true);
+            }
+            k = (k + 1) & mask;
+        }
+        (crate::tokens::ABSENT, false)
+    }
+
+    /// Put a key not held into the slots.
+    fn put(&mut self, key: u64, id: u32) {
+        let mask = self.slots.len().wrapping_sub(1);
+        let mut k = self.slot(key);
+        while let Some(slot) = self.slots.get_mut(k) {
+            if slot.0 == NO_KEY {
                 *slot = (key, id);
                 return;
             }
@@ -458,9 +490,38 @@ impl Decision {
     }
 }
 
-/// The words of a normalised text.
-fn words(text: &str) -> Vec<&str> {
-    text.split(' ').filter(|w| !w.is_empty()).collect()
+/// The words of a normalised text (`text.split(' ')` but the empty ones), into `out`, a buffer
+/// of another row's words that keeps its allocation ([`recycle`]).
+fn words_into<'t>(text: &'t str, out: &mut Vec<&'t str>) {
+    out.clear();
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let from = at;
+        // Words are short: a plain scan beats a `memchr` call per word.
+        let end = bytes
+            .get(from..)
+            .and_then(|rest| rest.iter().position(|&b| b == b' '))
+            .map_or(bytes.len(), |k| from + k);
+        at = end + 1;
+        if let Some(word) = text.get(from..end).filter(|w| !w.is_empty()) {
+            out.push(word);
+        }
+    }
+}
+
+/// An empty list of words of any lifetime, in the allocation of `words` (a `Vec` turned into
+/// one of another type of the same size is collected in place, and no word is carried over).
+fn recycle<'b>(mut words: Vec<&str>) -> Vec<&'b str> {
+    words.clear();
+    words.into_iter().map(|_| "").collect()
+}
+
+/// The word lists of [`Spans::value_rule`], kept from row to row for their allocations.
+#[derive(Default)]
+struct WordLists {
+    alias: Vec<&'static str>,
+    response: Vec<&'static str>,
 }
 
 /// How common each byte is in normalised English text, roughly (higher is more common): the
@@ -487,6 +548,10 @@ static BYTE_RANK: [u8; 256] = {
 /// The candidates are the places (`memchr`) of the needle's rarest byte by [`BYTE_RANK`], each
 /// checked in full.
 fn contains_padded(hay: &[u8], needle: &[u8]) -> bool {
+    // (A short response holds no longer alias: most rows of short answers end here.)
+    if needle.len() > hay.len() {
+        return false;
+    }
     let Some((k, &rare)) = needle
         .iter()
         .enumerate()
@@ -626,40 +691,55 @@ impl Spans<'_> {
         resp: &str,
         asks_when: bool,
         notes: u8,
+        lists: &mut WordLists,
     ) -> Option<Decision> {
         let decided = |rule: Rule, span: &AliasSpan| Self::decided(rule, span, notes);
         // Dates and numbers need a digit in the alias: the others are skipped unread.
         let has_digit = |s: &&AliasSpan| self.alias(s).bytes().any(|b| b.is_ascii_digit());
+        let mut alias_words = recycle(std::mem::take(&mut lists.alias));
+        let mut resp_words = recycle(std::mem::take(&mut lists.response));
+        let mut found = None;
         if opts.dates {
             let mut read = None;
             for span in self.spans.iter().filter(has_digit) {
-                let Some(date) = rules::alias_date(&words(self.alias(span))) else {
+                words_into(self.alias(span), &mut alias_words);
+                let Some(date) = rules::alias_date(&alias_words) else {
                     continue;
                 };
                 let (dates, decades) = read.get_or_insert_with(|| {
-                    let w = words(resp);
-                    (rules::find_dates(&w), rules::find_decades(&w))
+                    words_into(resp, &mut resp_words);
+                    (
+                        rules::find_dates(&resp_words),
+                        rules::find_decades(&resp_words),
+                    )
                 });
                 if rules::date_matches(date, dates, decades, asks_when) {
-                    return Some(decided(Rule::Date, span));
+                    found = Some(decided(Rule::Date, span));
+                    break;
                 }
             }
         }
-        if opts.approximate_numbers {
+        if found.is_none() && opts.approximate_numbers {
             // The response's words are split only for an alias that is a number.
             let mut numbers = None;
             for span in self.spans.iter().filter(has_digit) {
-                let alias_words = words(self.alias(span));
+                words_into(self.alias(span), &mut alias_words);
                 let Some(number) = rules::alias_number(&alias_words) else {
                     continue;
                 };
-                let found = numbers.get_or_insert_with(|| rules::find_numbers(&words(resp)));
-                if rules::number_matches(&number, found) {
-                    return Some(decided(Rule::ApproxNumber, span));
+                let found_numbers = numbers.get_or_insert_with(|| {
+                    words_into(resp, &mut resp_words);
+                    rules::find_numbers(&resp_words)
+                });
+                if rules::number_matches(&number, found_numbers) {
+                    found = Some(decided(Rule::ApproxNumber, span));
+                    break;
                 }
             }
         }
-        None
+        lists.alias = recycle(alias_words);
+        lists.response = recycle(resp_words);
+        found
     }
 }
 
@@ -731,6 +811,47 @@ pub struct Matcher {
     seen: String,
     /// Per alias: its longest ASCII word, where the rejecting rules look for its sentences.
     keys: Vec<(usize, usize)>,
+    /// What `aliases`, `alias_spans`, `letter_refs` and `tokens` were prepared from.
+    prepared: Prepared,
+    word_lists: WordLists,
+    /// The key of the row being decided, before it is known to differ from `prepared`'s.
+    next_prepared: Vec<u8>,
+}
+
+/// What a [`Matcher`]'s prepared references came from: a key of the options that shape them and
+/// of the references themselves (each a null mark, or its length and bytes), so that a row whose
+/// references and options are the last prepared row's reuses them.
+#[derive(Default)]
+struct Prepared {
+    key: Vec<u8>,
+    /// The aliases (and the letters) are those of `key`; so are the recall tokens.
+    aliases: bool,
+    tokens: bool,
+    /// The letters of the references that are multiple-choice letters, one bit each.
+    gold_letters: u32,
+}
+
+impl Prepared {
+    /// The options the prepared references depend on, as the start of a key.
+    fn options(opts: &Options, fold: Option<&FoldTable>) -> [u8; 24] {
+        let mut key = [0u8; 24];
+        let flags = [
+            opts.letters,
+            opts.repair_mojibake,
+            opts.parentheticals,
+            opts.number_words,
+            fold.is_some(),
+            opts.stem_prefix.is_some(),
+        ];
+        for (k, flag) in flags.into_iter().enumerate() {
+            key[k] = u8::from(flag);
+        }
+        let prefix = opts.stem_prefix.unwrap_or(0) as u64;
+        key[8..16].copy_from_slice(&prefix.to_le_bytes());
+        let table = fold.map_or(0, |f| f as *const FoldTable as usize) as u64;
+        key[16..24].copy_from_slice(&table.to_le_bytes());
+        key
+    }
 }
 
 /// The token-recall rule's tokens of a row: the aliases' stemmed content tokens, interned
@@ -739,10 +860,16 @@ pub struct Matcher {
 /// Only the aliases' tokens (a few) are ever asked about, so the response's and the question's
 /// words are read once each and only looked up among them: no set of the response's own tokens
 /// is built or sorted, and a word whose first byte starts no alias token is not even stemmed
-/// (stemming keeps a token's first character).
+/// (stemming keeps a token's first character). A token that is a short ASCII stem (most are) is
+/// interned by its [`ascii_stem_key`], neither written out nor hashed as a string; the others
+/// go to a [`Vocab`].
 #[derive(Default)]
 struct RecallTokens {
+    /// The tokens that are short ASCII stems, by their bytes.
+    keys: StemKeys,
+    /// The other tokens, and the id of each of them (`long_ids[vocab id]`).
     vocab: Vocab,
+    long_ids: Vec<u32>,
     /// Each alias's distinct token ids, one alias after the other; `ends[k]` ends alias `k`'s.
     ids: Vec<u32>,
     ends: Vec<usize>,
@@ -759,8 +886,6 @@ struct RecallTokens {
     pairs: Vec<u64>,
     /// The bits set in `pairs`, to clear them for the next row.
     pairs_set: Vec<u16>,
-    /// The tokens that are short ASCII stems, by their bytes.
-    keys: StemKeys,
     stem: String,
 }
 
@@ -788,7 +913,9 @@ impl RecallTokens {
         aliases: impl Iterator<Item = &'s str>,
         prefix: Option<usize>,
     ) {
+        self.keys.clear();
         self.vocab.clear();
+        self.long_ids.clear();
         self.ids.clear();
         self.ends.clear();
         self.listed.clear();
@@ -804,45 +931,98 @@ impl RecallTokens {
             self.pairs = vec![0; 1024];
         }
         self.pairs_set.clear();
-        self.keys.pending.clear();
         for (k, alias) in aliases.enumerate() {
             let stamp = k as u32 + 1;
-            for word in alias.split(' ') {
-                if word.is_empty() || is_stopword(word) {
-                    continue;
-                }
-                self.stem.clear();
-                stem_into(t, word, prefix, &mut self.stem);
-                let id = self.vocab.intern(&self.stem) as usize;
-                if id == self.listed.len() {
-                    self.listed.push(0);
-                    self.digit
-                        .push(self.stem.chars().next().is_some_and(|c| is_digit(t, c)));
-                    if let Some(&b) = self.stem.as_bytes().first() {
-                        if let Some(w) = self.first.get_mut(usize::from(b >> 6)) {
-                            *w |= 1 << (b & 63);
+            let bytes = alias.as_bytes();
+            for_each_word(
+                bytes,
+                |_| false,
+                |w| {
+                    let Some(word) = alias.get(w.start..w.end(bytes)) else {
+                        return true;
+                    };
+                    if !is_stopword(word) {
+                        let id = self.intern(t, word, prefix);
+                        if let Some(l) = self.listed.get_mut(id as usize) {
+                            if *l != stamp {
+                                *l = stamp;
+                                self.ids.push(id);
+                            }
                         }
                     }
-                    let k = pair_index(self.stem.as_bytes());
-                    if let Some(w) = self.pairs.get_mut(k >> 6) {
-                        *w |= 1 << (k & 63);
-                        self.pairs_set.push(k as u16);
-                    }
-                    // A stem is its own stem's key, when it has one.
-                    if let Some(key) = ascii_stem_key(self.stem.as_bytes(), None) {
-                        self.keys.pending.push((key, id as u32));
-                    }
-                }
-                if let Some(l) = self.listed.get_mut(id) {
-                    if *l != stamp {
-                        *l = stamp;
-                        self.ids.push(id as u32);
+                    true
+                },
+            );
+            self.ends.push(self.ids.len());
+        }
+    }
+
+    /// The id of the stem of `word` (of an alias), interned if it is new.
+    #[inline]
+    fn intern(&mut self, t: &Tables, word: &str, prefix: Option<usize>) -> u32 {
+        let next = self.listed.len() as u32;
+        let key = match ascii_stem_key(word.as_bytes(), prefix) {
+            Some(key) => key,
+            None => {
+                self.stem.clear();
+                stem_into(t, word, prefix, &mut self.stem);
+                // A stem is its own stem's key, when it has one (a non-ASCII word may have a
+                // short ASCII stem).
+                match ascii_stem_key(self.stem.as_bytes(), None) {
+                    Some(key) => key,
+                    None => {
+                        let v = self.vocab.intern(&self.stem) as usize;
+                        if v == self.long_ids.len() {
+                            self.long_ids.push(next);
+                            let stem = self.stem.as_bytes();
+                            let digit = self.stem.chars().next().is_some_and(|c| is_digit(t, c));
+                            let (first, pair) = (stem.first().copied(), pair_index(stem));
+                            self.add_token(first, pair, digit);
+                        }
+                        return self.long_ids.get(v).copied().unwrap_or(ABSENT);
                     }
                 }
             }
-            self.ends.push(self.ids.len());
+        };
+        let (id, new) = self.keys.intern(key, next);
+        if new {
+            // The stem's bytes: those of the key up to its first zero (no stem holds one).
+            let bytes = key.to_le_bytes();
+            let len = 8 - (key.leading_zeros() / 8) as usize;
+            let stem = bytes.get(..len).unwrap_or(&[]);
+            let digit = stem.first().is_some_and(u8::is_ascii_digit);
+            self.add_token(stem.first().copied(), pair_index(stem), digit);
         }
-        self.keys.fill();
+        id
+    }
+
+    /// A new token, of first byte `first` (none when it is empty), [`pair_index`] `pair`, and
+    /// whether it starts with a decimal digit.
+    #[inline]
+    fn add_token(&mut self, first: Option<u8>, pair: usize, digit: bool) {
+        self.listed.push(0);
+        self.digit.push(digit);
+        if let Some(b) = first {
+            if let Some(w) = self.first.get_mut(usize::from(b >> 6)) {
+                *w |= 1 << (b & 63);
+            }
+        }
+        if let Some(w) = self.pairs.get_mut(pair >> 6) {
+            *w |= 1 << (pair & 63);
+            self.pairs_set.push(pair as u16);
+        }
+    }
+
+    /// The id of the token that is the stem `stem`, or [`ABSENT`].
+    #[inline]
+    fn stem_id(keys: &StemKeys, vocab: &Vocab, long_ids: &[u32], stem: &str) -> u32 {
+        match ascii_stem_key(stem.as_bytes(), None) {
+            Some(key) => keys.get(key),
+            None => long_ids
+                .get(vocab.get(stem) as usize)
+                .copied()
+                .unwrap_or(ABSENT),
+        }
     }
 
     /// Mark which tokens the normalised `text` holds, in `held` (cleared first).
@@ -852,9 +1032,10 @@ impl RecallTokens {
         } else {
             &mut self.in_response
         };
+        let n_tokens = self.listed.len();
         held.clear();
-        held.resize(self.vocab.len(), false);
-        let mut missing = self.vocab.len();
+        held.resize(n_tokens, false);
+        let mut missing = n_tokens;
         // A word whose stem can be no token is skipped before it is stemmed: by its first two
         // bytes, or its first one when stems keep one character. A stem of `Some(0)`
         // characters is empty: every word may then give any token.
@@ -866,7 +1047,8 @@ impl RecallTokens {
         // (No pair table before the first token is built: then no word is skipped by its pair.)
         let pairs = self.pairs.first_chunk::<1024>().filter(|_| by_pair);
         let first = &self.first;
-        let (vocab, stem, keys) = (&self.vocab, &mut self.stem, &self.keys);
+        let (vocab, long_ids, stem, keys) =
+            (&self.vocab, &self.long_ids, &mut self.stem, &self.keys);
         let bytes = text.as_bytes();
         let take = |w: WordAt| {
             let Some(word) = text.get(w.start..w.end(bytes)) else {
@@ -882,7 +1064,7 @@ impl RecallTokens {
                 None => {
                     stem.clear();
                     stem_into(t, word, prefix, stem);
-                    vocab.get(stem)
+                    Self::stem_id(keys, vocab, long_ids, stem)
                 }
             };
             if let Some(h) = held.get_mut(id as usize) {
@@ -960,7 +1142,7 @@ impl Matcher {
         fold: Option<&FoldTable>,
         opts: &Options,
         response: &str,
-        references: impl Iterator<Item = Option<&'a str>>,
+        references: impl Iterator<Item = Option<&'a str>> + Clone,
         question: Option<&str>,
     ) -> Option<Decision> {
         self.seen.clear();
@@ -1070,24 +1252,20 @@ impl Matcher {
         }
     }
 
-    /// The rules that accept, with the letter rule first; also whether the response's items
-    /// were read (for the letters) and whether it was repaired.
-    fn decide_rules<'a>(
+    /// Normalise the usable aliases of a row's references (and their parenthetical-free
+    /// forms) into [`Matcher::aliases`], and note the ones that are multiple-choice letters.
+    fn prepare<'a>(
         &mut self,
         t: &Tables,
         fold: Option<&FoldTable>,
         opts: &Options,
-        response: &str,
         references: impl Iterator<Item = Option<&'a str>>,
-        question: Option<&str>,
-    ) -> Option<(Decision, Read)> {
-        let fold = fold.filter(|_| opts.fold_accents);
+    ) {
         let nw = opts.number_words;
         self.aliases.clear();
         self.alias_spans.clear();
         self.letter_refs.clear();
         let mut gold_letters = 0u32;
-        let mut read = Read::default();
         for (i, alias) in references.enumerate() {
             let Some(alias) = alias.filter(|a| !py_is_blank(a)) else {
                 continue;
@@ -1140,6 +1318,46 @@ impl Matcher {
                     .push((index, start, self.aliases.len(), notes | NOTE_COMMENT));
             }
         }
+        self.prepared.gold_letters = gold_letters;
+    }
+
+    /// The rules that accept, with the letter rule first; also whether the response's items
+    /// were read (for the letters) and whether it was repaired.
+    fn decide_rules<'a>(
+        &mut self,
+        t: &Tables,
+        fold: Option<&FoldTable>,
+        opts: &Options,
+        response: &str,
+        references: impl Iterator<Item = Option<&'a str>> + Clone,
+        question: Option<&str>,
+    ) -> Option<(Decision, Read)> {
+        let fold = fold.filter(|_| opts.fold_accents);
+        let nw = opts.number_words;
+        let mut read = Read::default();
+        // The references as prepared last, for rows that repeat their row before's (several
+        // models answering one question, one question asked several times).
+        self.next_prepared.clear();
+        self.next_prepared
+            .extend_from_slice(&Prepared::options(opts, fold));
+        for alias in references.clone() {
+            match alias {
+                None => self.next_prepared.push(0),
+                Some(a) => {
+                    self.next_prepared.push(1);
+                    self.next_prepared
+                        .extend_from_slice(&(a.len() as u64).to_le_bytes());
+                    self.next_prepared.extend_from_slice(a.as_bytes());
+                }
+            }
+        }
+        if !self.prepared.aliases || self.prepared.key != self.next_prepared {
+            std::mem::swap(&mut self.prepared.key, &mut self.next_prepared);
+            self.prepare(t, fold, opts, references);
+            self.prepared.aliases = true;
+            self.prepared.tokens = false;
+        }
+        let gold_letters = self.prepared.gold_letters;
         if self.alias_spans.is_empty() {
             return None;
         }
@@ -1190,6 +1408,9 @@ impl Matcher {
                     let letters = &self.letter_refs;
                     self.alias_spans
                         .retain(|s| !letters.iter().any(|&(i, _)| i == s.0));
+                    // The aliases are this row's only: the next row prepares its own.
+                    self.prepared.aliases = false;
+                    self.prepared.tokens = false;
                     if self.alias_spans.is_empty() {
                         return Some((Decision::rejected(Rule::NoMatch), read));
                     }
@@ -1220,7 +1441,13 @@ impl Matcher {
             self.norm.normalize_into(t, fold, nw, q, &mut self.question);
         }
         let asks_when = !has_question || rules::asks_when(&self.question);
-        if let Some(d) = spans.value_rule(opts, &self.response, asks_when, row_notes) {
+        if let Some(d) = spans.value_rule(
+            opts,
+            &self.response,
+            asks_when,
+            row_notes,
+            &mut self.word_lists,
+        ) {
             return Some((d, read));
         }
         // Only when no rule accepts the response as written: the same rules (token recall
@@ -1246,7 +1473,9 @@ impl Matcher {
             if glued != self.response {
                 let notes = row_notes | NOTE_GLUED;
                 let d = spans.text_rule(opts, glued, notes);
-                if let Some(d) = d.or_else(|| spans.value_rule(opts, glued, asks_when, notes)) {
+                if let Some(d) = d.or_else(|| {
+                    spans.value_rule(opts, glued, asks_when, notes, &mut self.word_lists)
+                }) {
                     return Some((d, read));
                 }
             }
@@ -1290,7 +1519,10 @@ impl Matcher {
         }
         let prefix = opts.stem_prefix;
         let tokens = &mut self.tokens;
-        tokens.build(t, self.alias_spans.iter().map(alias), prefix);
+        if !self.prepared.tokens {
+            tokens.build(t, self.alias_spans.iter().map(alias), prefix);
+            self.prepared.tokens = true;
+        }
         tokens.mark(t, resp, prefix, false);
         if has_question {
             tokens.mark(t, &self.question, prefix, true);
@@ -1727,11 +1959,13 @@ mod tests {
         }
         assert_eq!(ascii_stem_key("é".as_bytes(), None), None);
         // Keys in and out of a table, with its probes around its end.
-        let mut keys = StemKeys {
-            pending: (0..40u32).map(|k| (u64::from(k) * 977 + 1, k)).collect(),
-            ..StemKeys::default()
-        };
-        keys.fill();
+        let mut keys = StemKeys::default();
+        keys.clear();
+        for k in 0..40u32 {
+            assert_eq!(keys.intern(u64::from(k) * 977 + 1, k), (k, true));
+        }
+        // Interned again, a key keeps its first id.
+        assert_eq!(keys.intern(977 + 1, 99), (1, false));
         for k in 0..40u32 {
             assert_eq!(keys.get(u64::from(k) * 977 + 1), k);
             assert_eq!(keys.get(u64::from(k) * 977 + 2), crate::tokens::ABSENT);
@@ -1815,7 +2049,21 @@ mod tests {
                 let mut tokens = RecallTokens::default();
                 tokens.build(t, aliases.iter().map(String::as_str), prefix);
                 tokens.mark(t, &response, prefix, false);
-                let mut want = vec![false; tokens.vocab.len()];
+                // One token per distinct stem of the aliases' content words, each found again.
+                let mut stems = std::collections::HashSet::new();
+                for word in aliases
+                    .iter()
+                    .flat_map(|a| a.split(' '))
+                    .filter(|w| !w.is_empty() && !is_stopword(w))
+                {
+                    let mut stem = String::new();
+                    stem_into(t, word, prefix, &mut stem);
+                    let (keys, vocab, long_ids) = (&tokens.keys, &tokens.vocab, &tokens.long_ids);
+                    assert_ne!(RecallTokens::stem_id(keys, vocab, long_ids, &stem), ABSENT);
+                    stems.insert(stem);
+                }
+                assert_eq!(tokens.listed.len(), stems.len(), "{aliases:?} {prefix:?}");
+                let mut want = vec![false; tokens.listed.len()];
                 let mut stem = String::new();
                 for word in response
                     .split(' ')
@@ -1823,7 +2071,9 @@ mod tests {
                 {
                     stem.clear();
                     stem_into(t, word, prefix, &mut stem);
-                    if let Some(h) = want.get_mut(tokens.vocab.get(&stem) as usize) {
+                    let (keys, vocab, long_ids) = (&tokens.keys, &tokens.vocab, &tokens.long_ids);
+                    let id = RecallTokens::stem_id(keys, vocab, long_ids, &stem);
+                    if let Some(h) = want.get_mut(id as usize) {
                         *h = true;
                     }
                 }
@@ -1831,6 +2081,95 @@ mod tests {
                     tokens.in_response, want,
                     "{aliases:?} {response:?} {prefix:?}"
                 );
+            }
+        }
+    }
+
+    /// A matcher that decides many rows reuses the references it prepared for the row before
+    /// when they repeat: every decision (and what a rejection saw) is the one a fresh matcher
+    /// makes, whatever the rows before were, with letters, nulls, parentheticals and options
+    /// that change between rows.
+    #[test]
+    fn repeated_references_decide_as_fresh_ones() {
+        let t = test_tables::install();
+        let fold = test_fold::install();
+        let refs: [&[Option<&str>]; 9] = [
+            &[Some("Paris (France)")],
+            &[Some("B")],
+            &[Some("b"), Some("Berlin")],
+            &[None, Some("the Seine river")],
+            &[Some("  ")],
+            &[Some("42 cats")],
+            &[Some("Ã©clair")],
+            &[Some("paris")],
+            &[Some("June 1990"), None],
+        ];
+        let responses = [
+            "Paris",
+            "The answer is B",
+            "It is (C).",
+            "seine",
+            "cats, 42 of them",
+            "not paris",
+            "éclair",
+            "Paris or London",
+            "in June 1990",
+            "",
+        ];
+        let base = Options {
+            exact: true,
+            contains: true,
+            token_recall: true,
+            min_token_recall: 0.3,
+            stem_prefix: Some(6),
+            numbers_must_match: true,
+            fold_accents: true,
+            number_words: true,
+            dates: true,
+            parentheticals: true,
+            repair_mojibake: true,
+            approximate_numbers: false,
+            glued_words: true,
+            hedges: true,
+            negations: true,
+            sweeps: true,
+            degenerate_loops: true,
+            letters: true,
+        };
+        let variants = [
+            base,
+            Options {
+                letters: false,
+                parentheticals: false,
+                ..base
+            },
+            Options {
+                stem_prefix: Some(1),
+                repair_mojibake: false,
+                ..base
+            },
+            Options {
+                fold_accents: false,
+                number_words: false,
+                ..base
+            },
+        ];
+        let mut next = crate::testing::lcg(44);
+        let mut shared = Matcher::default();
+        for _ in 0..3_000 {
+            // Runs of one reference, as when several models answer one question.
+            let r = refs[next() % refs.len()];
+            for _ in 0..1 + next() % 3 {
+                let opts =
+                    variants[usize::from(next().is_multiple_of(5)) * (next() % variants.len())];
+                let fold = opts.fold_accents.then_some(fold);
+                let response = responses[next() % responses.len()];
+                let question = next().is_multiple_of(3).then_some("Which city, name two?");
+                let got = shared.decide(t, fold, &opts, response, r.iter().copied(), question);
+                let mut fresh = Matcher::default();
+                let want = fresh.decide(t, fold, &opts, response, r.iter().copied(), question);
+                assert_eq!(got, want, "{response:?} {r:?} {opts:?}");
+                assert_eq!(shared.seen(), fresh.seen(), "{response:?} {r:?}");
             }
         }
     }

@@ -840,8 +840,10 @@ pub struct Scratch {
     /// F1: the references' words, interned together; each reference's word ids one after the
     /// other (`ends` holds where each ends); how often the response holds each word.
     vocab: Vocab,
-    /// The references' words of up to eight bytes, and a filter of the longer ones.
+    /// The references' words of up to eight bytes, and a filter of the longer ones, whose
+    /// ids in `vocab` are mapped to the words' ids by `long_ids`.
     short: ShortWords,
+    long_ids: Vec<u32>,
     filter: WordFilter,
     ids: Vec<u32>,
     counts: Vec<u32>,
@@ -957,6 +959,19 @@ impl ShortWords {
                     self.filled.push(at);
                 }
             }
+        }
+    }
+
+    /// The id of the word of `len` bytes (1 to 8) whose bytes are `head`, added as `id` if it
+    /// is not held yet.
+    #[inline]
+    fn intern(&mut self, len: usize, head: u64, id: u32) -> u32 {
+        match self.get(len, head) {
+            crate::tokens::ABSENT => {
+                self.insert(len, head, id);
+                id
+            }
+            held => held,
         }
     }
 
@@ -1122,6 +1137,8 @@ fn f1<'a, const RECORD: bool>(
     s: &mut Scratch,
 ) -> Option<f64> {
     s.vocab.clear();
+    s.long_ids.clear();
+    let mut n_words = 0u32;
     s.ids.clear();
     s.ends.clear();
     s.filter.clear();
@@ -1130,6 +1147,7 @@ fn f1<'a, const RECORD: bool>(
     let mut firsts = article_starts();
     for reference in references.flatten().filter(|r| !py_is_blank(r)) {
         let (vocab, short, filter) = (&mut s.vocab, &mut s.short, &mut s.filter);
+        let (long_ids, n_words) = (&mut s.long_ids, &mut n_words);
         let firsts = &mut firsts;
         let (ids, word) = (&mut s.ids, &mut s.word);
         for_each_word(
@@ -1139,20 +1157,29 @@ fn f1<'a, const RECORD: bool>(
             &mut s.buf,
             #[inline(always)]
             |w| {
-                let id = match w {
-                    Word::Ascii { .. } => {
-                        word.clear();
-                        w.push_to(word);
-                        vocab.intern(word)
-                    }
-                    Word::Normalized(w) => vocab.intern(w),
-                };
                 let (len, head) = w.len_and_head();
                 insert_start(firsts, len, head);
-                if len <= 8 {
-                    short.insert(len, head, id);
+                // A word of up to eight bytes is interned by its bytes alone; a longer one in
+                // the vocabulary, whose ids are mapped to the words' (`long_ids`).
+                let id = if len <= 8 {
+                    short.intern(len, head, *n_words)
                 } else {
                     filter.insert(len, head);
+                    let v = match w {
+                        Word::Ascii { .. } => {
+                            word.clear();
+                            w.push_to(word);
+                            vocab.intern(word)
+                        }
+                        Word::Normalized(w) => vocab.intern(w),
+                    } as usize;
+                    if v == long_ids.len() {
+                        long_ids.push(*n_words);
+                    }
+                    long_ids.get(v).copied().unwrap_or(crate::tokens::ABSENT)
+                };
+                if id == *n_words {
+                    *n_words += 1;
                 }
                 ids.push(id);
                 true
@@ -1164,9 +1191,16 @@ fn f1<'a, const RECORD: bool>(
         return None;
     }
     s.counts.clear();
-    s.counts.resize(s.vocab.len(), 0);
+    s.counts.resize(n_words as usize, 0);
     let mut n_response = 0;
     let (vocab, short, filter) = (&s.vocab, &s.short, &s.filter);
+    let long_ids = &s.long_ids;
+    let long_id = |v: u32| {
+        long_ids
+            .get(v as usize)
+            .copied()
+            .unwrap_or(crate::tokens::ABSENT)
+    };
     let counts = &mut s.counts;
     let (response_ids, mut start) = (&mut s.response_ids, 0);
     let longest = s
@@ -1196,8 +1230,8 @@ fn f1<'a, const RECORD: bool>(
                 match w {
                     Word::Ascii {
                         text, start, end, ..
-                    } => look_up_ascii(vocab, text, start, end),
-                    Word::Normalized(word) => look_up(vocab, word),
+                    } => long_id(look_up_ascii(vocab, text, start, end)),
+                    Word::Normalized(word) => long_id(look_up(vocab, word)),
                 }
             } else {
                 crate::tokens::ABSENT
