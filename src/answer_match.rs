@@ -668,7 +668,14 @@ impl Spans<'_> {
     /// response `resp` (each rule over every alias before the next rule).
     fn text_rule(&self, opts: &Options, resp: &str, notes: u8) -> Option<Decision> {
         if opts.exact {
-            if let Some(span) = self.spans.iter().find(|s| self.alias(s) == resp) {
+            // An alias that normalises to nothing (an article alone: `A`, `The`) is matched as
+            // written ([`Matcher::bare`]), never by its empty normal form, which an empty or null
+            // response would equal.
+            let hit = self.spans.iter().find(|s| {
+                let a = self.alias(s);
+                a != " " && a == resp
+            });
+            if let Some(span) = hit {
                 return Some(Self::decided(Rule::Exact, span, notes));
             }
         }
@@ -807,6 +814,9 @@ pub struct Matcher {
     claims: claims::Claims,
     /// The references that are multiple-choice letters.
     letter_refs: Vec<(u32, u8)>,
+    /// The references that normalise to nothing (an article alone: `A`, `The`), as written:
+    /// trimmed of ASCII white space and in ASCII lower case.
+    bare: Vec<(u32, String)>,
     /// What the last rejection saw, for its reason.
     seen: String,
     /// Per alias: its longest ASCII word, where the rejecting rules look for its sentences.
@@ -1265,6 +1275,7 @@ impl Matcher {
         self.aliases.clear();
         self.alias_spans.clear();
         self.letter_refs.clear();
+        self.bare.clear();
         let mut gold_letters = 0u32;
         for (i, alias) in references.enumerate() {
             let Some(alias) = alias.filter(|a| !py_is_blank(a)) else {
@@ -1283,6 +1294,12 @@ impl Matcher {
             let notes = if repaired { NOTE_MOJIBAKE } else { 0 };
             self.norm
                 .normalize_into(t, fold, nw, text, &mut self.scratch);
+            if self.scratch == " " {
+                let written = text.trim_matches(|c: char| c.is_ascii_whitespace());
+                if !written.is_empty() {
+                    self.bare.push((index, written.to_ascii_lowercase()));
+                }
+            }
             let start = self.aliases.len();
             self.aliases.push_str(&self.scratch);
             self.alias_spans
@@ -1425,6 +1442,23 @@ impl Matcher {
             spans: &self.alias_spans,
             aliases: &self.aliases,
         };
+        // An alias that normalises to nothing matches the response that writes it alone.
+        if opts.exact && self.response == " " && !self.bare.is_empty() {
+            let written = response.trim_matches(|c: char| c.is_ascii_whitespace());
+            let hit = self
+                .bare
+                .iter()
+                .find(|(_, w)| w.eq_ignore_ascii_case(written))
+                .and_then(|&(index, _)| {
+                    let variant = NOTE_PARENTHETICAL | NOTE_COMMENT;
+                    self.alias_spans
+                        .iter()
+                        .find(|s| s.0 == index && s.3 & variant == 0 && spans.alias(s) == " ")
+                });
+            if let Some(span) = hit {
+                return Some((Spans::decided(Rule::Exact, span, row_notes), read));
+            }
+        }
         // Most rows end here, before the question is read.
         if let Some(d) = spans.text_rule(opts, &self.response, row_notes) {
             return Some((d, read));

@@ -719,3 +719,27 @@ def test_agreement_with_human_verdicts_beats_the_simple_scorer() -> None:
         baseline=(pl.col("baseline") == pl.col("human_correct")).mean(),
     ).row(0, named=True)
     assert overall["match"] >= overall["baseline"] + 0.03, overall
+
+
+@pytest.mark.parametrize(
+    ("response", "references", "expected"),
+    [
+        (None, ["A"], 0.0),
+        ("", ["The"], 0.0),
+        ("  ", [None, "A"], 0.0),
+        ("The", ["A"], 0.0),
+        ("The", ["The"], 1.0),
+        (" the ", ["The "], 1.0),
+    ],
+)
+def test_an_article_gold_matches_only_itself(
+    response: str | None, references: list[str | None], expected: float
+) -> None:
+    """A gold that normalises to nothing (an article alone) is no match for an empty answer."""
+    frame = pl.DataFrame(
+        {"response": [response], "references": [references]},
+        schema={"response": pl.String, "references": pl.List(pl.String)},
+    )
+    got = frame.select(ps.answer_match("response", "references")).item()
+    assert got == expected
+    assert oracle.answer_match(response, references).score == expected

@@ -20,6 +20,11 @@ from polarscore.scores.match import RULE_DEFAULTS as DEFAULTS
 _L = r"[^\W\d_]"
 
 
+#: Rust's ``char::is_ascii_whitespace``, and ASCII's capitals to lower case.
+_ASCII_SPACE = " \t\n\x0c\r"
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
 def normalize(text: str, *, fold_accents: bool = True, number_words: bool = True) -> str:
     if fold_accents:
         text = "".join(
@@ -431,7 +436,7 @@ def answer_match(
         """Exact, contains, date and approximate number, on one reading of the response."""
         date = alias_date(ref.split()) if dates else None
         return [
-            exact and text == ref,
+            exact and ref != " " and text == ref,
             contains and ref != " " and ref in text,
             date is not None and date_matches(date, text.split(), asks_when=asks_when),
             approximate_numbers and number_matches(ref.split(), text.split()),
@@ -441,6 +446,16 @@ def answer_match(
     variants = _alias_variants(usable, repair, parentheticals=parentheticals)
     for order, (index, alias, dropped, repaired) in enumerate(variants):
         ref = norm(alias)
+        # An alias that normalises to nothing (an article alone) matches only the response that
+        # writes it alone (ASCII white space and case aside), never an empty one.
+        written = alias.strip(_ASCII_SPACE).translate(_ASCII_LOWER)
+        as_written = (
+            exact
+            and not dropped
+            and ref == resp == " "
+            and written != ""
+            and written == fixed_response.strip(_ASCII_SPACE).translate(_ASCII_LOWER)
+        )
         recall = 0.0
         if token_recall:
             recall = _token_recall(
@@ -455,7 +470,12 @@ def answer_match(
             (
                 i
                 for i, hit in enumerate(
-                    [*hits(ref, resp), *hits(ref, glued), joined is not None and joined in resp]
+                    [
+                        as_written or hits(ref, resp)[0],
+                        *hits(ref, resp)[1:],
+                        *hits(ref, glued),
+                        joined is not None and joined in resp,
+                    ]
                 )
                 if hit
             ),
