@@ -504,3 +504,22 @@ def test_a_log_whose_kind_cannot_be_read_scores_null_with_the_reason(tmp_path: P
         ps.correct_details("response", "references", task_kind=pl.col("task_kind"))
     ).to_series()
     assert details.struct.field("rule").unique().to_list() == ["no_kind"]
+
+
+def test_a_null_gold_beside_a_letter_is_no_match_for_a_missing_answer() -> None:
+    """A null or blank gold listed first neither matches an answer that commits to no letter nor
+    hides the gold letter from the details."""
+    frame = pl.DataFrame(
+        {
+            "response": [None, "B", "The answer is (C)."],
+            "references": [[None, "A"], ["", "B"], [None, "C"]],
+        },
+        schema={"response": pl.String, "references": pl.List(pl.String)},
+    )
+    out = frame.select(
+        score=ps.correct("response", "references"),
+        details=ps.correct_details("response", "references"),
+    )
+    assert out["score"].to_list() == [0.0, 1.0, 1.0]
+    assert out["details"].struct.field("gold").to_list() == ["A", "B", "C"]
+    assert out["details"].struct.field("reason").to_list() == [None, None, None]

@@ -114,8 +114,11 @@ def _choice_parts(
         chosen = pl.coalesce(chosen, _letter(_option_index(choices, response)))
     # Any gold counts: a bare letter, or (with the options) an option's text.
     letters = references.list.eval(pl.element().str.extract(_GOLD_LETTER, 1).str.to_uppercase())
-    hit = letters.list.contains(chosen)
-    usable = letters.list.drop_nulls().list.len() > 0
+    # A null among the golds' letters (a gold that is no letter) must not match a response
+    # that commits to none: `list.contains` counts null as equal to null.
+    letters = letters.list.drop_nulls()
+    hit = letters.list.contains(chosen) & chosen.is_not_null()
+    usable = letters.list.len() > 0
     if choices is not None:
         index = chosen.replace_strict(
             {letter: i for i, letter in enumerate(_LETTERS)}, default=None, return_dtype=pl.Int64
@@ -125,7 +128,9 @@ def _choice_parts(
         options = choices.list.eval(_norm(pl.element()))
         hit = hit | golds.list.contains(stated)
         usable = usable | (golds.list.set_intersection(options).list.len() > 0)
-    gold = _gold_letter(references.list.first(), choices)
+    # The first gold that is not blank (a log may list a null or empty alias first).
+    first = references.list.eval(pl.element().filter(pl.element().str.strip_chars() != ""))
+    gold = _gold_letter(first.list.first(), choices)
     score = pl.when(usable).then(hit.fill_null(value=False))
     return score.cast(pl.Float64), chosen, gold, details
 
