@@ -523,3 +523,20 @@ def test_a_null_gold_beside_a_letter_is_no_match_for_a_missing_answer() -> None:
     assert out["score"].to_list() == [0.0, 1.0, 1.0]
     assert out["details"].struct.field("gold").to_list() == ["A", "B", "C"]
     assert out["details"].struct.field("reason").to_list() == [None, None, None]
+
+
+@pytest.mark.parametrize("golds_as", ["text", "list"])
+def test_correct_of_short_answers_shares_answer_match_call(golds_as: str) -> None:
+    """On a table of short answers, ``correct`` is answer_match's own call, so the default
+    scorers run the kernel once for both columns (Polars merges the equal calls)."""
+    golds = ["Paris", "Rome"]
+    frame = pl.LazyFrame(
+        {
+            "response": ["It is Paris.", "Milan"],
+            "reference": [[g] for g in golds] if golds_as == "list" else golds,
+        }
+    )
+    scored = ps.score_frame(frame, scorers=["answer_match", "correct"])
+    assert scored.explain().count(":answer_match(") == 1
+    out = scored.collect()
+    assert out["correct"].to_list() == out["answer_match"].to_list() == [1.0, 0.0]

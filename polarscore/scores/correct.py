@@ -273,7 +273,11 @@ def correct(
         if kind == "numeric":
             return _number_parts(resp, refs)[0].alias(function)
         if kind in _TEXT_KINDS:
-            return _text_parts(resp, refs, quest)[0].alias(function)
+            # answer_match reads a text or a list reference alike: given as the caller gave it,
+            # the call is the one a frame's answer_match column makes (score_frame's default
+            # scorers), and Polars computes it once for both.
+            given = parse_text_or_list_expr(references, function=function, parameter="references")
+            return _text_parts(resp, given, quest)[0].alias(function)
         return _per_row(resp, pl.lit(None, dtype=pl.Float64)).alias(function)
     choice = _choice_parts(_only(kind, resp, ["multiple_choice"]), refs, opts)[0]
     number = _number_parts(_only(kind, resp, ["numeric"]), refs)[0]
