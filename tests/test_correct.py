@@ -9,6 +9,7 @@ import pytest
 
 import polarscore as ps
 from polarscore import cli
+from polarscore._compat import PLAN_TIME_DTYPES
 from polarscore.logs._task_kind import (
     TASK_KINDS,
     helm_kind,
@@ -537,6 +538,9 @@ def test_correct_of_short_answers_shares_answer_match_call(golds_as: str) -> Non
         }
     )
     scored = ps.score_frame(frame, scorers=["answer_match", "correct"])
-    assert scored.explain().count(":answer_match(") == 1
+    # On Polars 1.x each text input passes through a per-batch function (polarscore._compat),
+    # and Polars merges no call that reads one: the sharing starts with Polars 2.
+    calls = scored.explain().count(":answer_match(")
+    assert calls == (1 if PLAN_TIME_DTYPES else 2)
     out = scored.collect()
     assert out["correct"].to_list() == out["answer_match"].to_list() == [1.0, 0.0]

@@ -116,7 +116,8 @@ def _choice_parts(
     letters = references.list.eval(pl.element().str.extract(_GOLD_LETTER, 1).str.to_uppercase())
     # A null among the golds' letters (a gold that is no letter) must not match a response
     # that commits to none: `list.contains` counts null as equal to null.
-    letters = letters.list.drop_nulls()
+    # (`list.drop_nulls` would type an all-null list `List(Null)` on Polars 1.30.)
+    letters = letters.list.eval(pl.element().drop_nulls())
     hit = letters.list.contains(chosen) & chosen.is_not_null()
     usable = letters.list.len() > 0
     if choices is not None:
