@@ -1755,10 +1755,9 @@ mod tests {
         }
     }
 
-    fn decide(response: &str, refs: &[Option<&str>], question: Option<&str>) -> Option<Decision> {
-        let t = test_tables::install();
-        let fold = test_fold::install();
-        let opts = Options {
+    /// Every rule on, at the default threshold and stem length.
+    fn every_rule() -> Options {
+        Options {
             exact: true,
             contains: true,
             token_recall: true,
@@ -1777,7 +1776,13 @@ mod tests {
             sweeps: true,
             degenerate_loops: true,
             letters: true,
-        };
+        }
+    }
+
+    fn decide(response: &str, refs: &[Option<&str>], question: Option<&str>) -> Option<Decision> {
+        let t = test_tables::install();
+        let fold = test_fold::install();
+        let opts = every_rule();
         Matcher::default().decide(
             t,
             Some(fold),
@@ -2151,24 +2156,8 @@ mod tests {
             "",
         ];
         let base = Options {
-            exact: true,
-            contains: true,
-            token_recall: true,
-            min_token_recall: 0.3,
-            stem_prefix: Some(6),
-            numbers_must_match: true,
-            fold_accents: true,
-            number_words: true,
-            dates: true,
-            parentheticals: true,
-            repair_mojibake: true,
             approximate_numbers: false,
-            glued_words: true,
-            hedges: true,
-            negations: true,
-            sweeps: true,
-            degenerate_loops: true,
-            letters: true,
+            ..every_rule()
         };
         let variants = [
             base,
