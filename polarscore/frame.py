@@ -491,8 +491,15 @@ def select_scores(
 
 
 #: The columns ``correct`` reads, when the frame has them: its question, and each row's options.
+#: ``answer_match`` reads the same question.
 QUESTION_COLUMNS = ("question", "input")
 CHOICES_COLUMNS = ("choices", "options")
+
+
+def _question_column(schema: pl.Schema) -> pl.Expr | None:
+    """Return the frame's question column (the first text one of :data:`QUESTION_COLUMNS`)."""
+    texts = [n for n in QUESTION_COLUMNS if n in schema and is_text_dtype(schema[n])]
+    return pl.col(texts[0]) if texts else None
 
 
 def _read_columns(schema: pl.Schema, options: Mapping[str, Any]) -> dict[str, pl.Expr]:
@@ -505,13 +512,25 @@ def _read_columns(schema: pl.Schema, options: Mapping[str, Any]) -> dict[str, pl
                 found["choices"] = pl.col(name)
                 break
     if "question" not in options:
-        texts = [n for n in QUESTION_COLUMNS if n in schema and is_text_dtype(schema[n])]
-        if texts:
-            found["question"] = pl.col(texts[0])
+        question = _question_column(schema)
+        if question is not None:
+            found["question"] = question
     return found
 
 
-def with_correct_options(
+def _with_question(
+    requests: Sequence[ScorerRequest], question: pl.Expr | None
+) -> list[ScorerRequest]:
+    """Return ``requests`` with ``question`` as every ``answer_match``'s that names none."""
+    out = list(requests)
+    if question is not None:
+        for i, request in enumerate(out):
+            if request.spec.name == "answer_match" and "question" not in request.options:
+                out[i] = replace(request, options={**request.options, "question": question})
+    return out
+
+
+def with_frame_options(
     frame: pl.DataFrame | pl.LazyFrame,
     requests: Sequence[ScorerRequest],
     *,
@@ -520,28 +539,34 @@ def with_correct_options(
     task_kind: str | None = None,
     function: str = _FUNCTION,
 ) -> tuple[list[ScorerRequest], TaskKind | None]:
-    """Fill in the options of a ``correct`` request from the frame: its task kind and columns.
+    """Fill in the options the frame's columns give: ``correct``'s, and ``answer_match``'s question.
 
-    The kind is ``task_kind`` when given (it overrides any log's); else the frame's
+    ``correct``'s kind is ``task_kind`` when given (it overrides any log's); else the frame's
     ``task_kind`` column (the log readers write it: one kind per log, so mixed logs work);
     else a plain table's kind told from its gold answers (:func:`table_kind`, which reads the
     first rows of the reference column). The question is the ``question`` or ``input`` column,
     the options the ``choices`` or ``options`` list column, when the frame has them and the
-    request does not name its own.
+    request does not name its own. ``answer_match`` gets the same question (unless its request
+    names one): the question makes it more exact (it does not count alias words the question
+    already holds, and reads what the question asks for), and on short answers ``correct`` and
+    ``answer_match`` are then one call that Polars computes once.
 
     Returns
     -------
     tuple
-        The requests (``correct``'s with its options filled in), and the table's kind when it
-        was told from the gold answers or given (``None`` when read from a column).
+        The requests (with their options filled in), and the table's kind when it was told from
+        the gold answers or given (``None`` when read from a column, or without ``correct``).
     """
     if task_kind is not None:
         check_choice(task_kind, function=function, parameter="task_kind", allowed=TASK_KINDS)
-    position = next((i for i, r in enumerate(requests) if r.spec.name == "correct"), None)
-    if position is None:
-        return list(requests), None
-    request = requests[position]
+    if not requests:
+        return [], None
     schema = frame.collect_schema()
+    out = _with_question(requests, _question_column(schema))
+    position = next((i for i, r in enumerate(out) if r.spec.name == "correct"), None)
+    if position is None:
+        return out, None
+    request = out[position]
     options = dict(request.options)
     found: TaskKind | None = None
     options.update(_read_columns(schema, options))
@@ -561,7 +586,6 @@ def with_correct_options(
                     choices if isinstance(choices, pl.Expr) else None,
                 )
                 options["task_kind"] = found.kind if found.kind is not None else "none"
-    out = list(requests)
     out[position] = replace(request, options=options)
     return out, found
 
@@ -604,6 +628,9 @@ def score_frame(
         options are the scorer's own keyword options, checked when the expressions are built.
         ``None`` (default) runs every scorer of :func:`polarscore.default_scorers` with its
         default options (the judge-free checks, such as ``contains``, run only when named).
+        The frame's ``question`` (else ``input``) text column is the ``question`` of
+        ``answer_match`` and ``correct`` unless their options name one; ``correct`` also
+        reads the ``choices`` (else ``options``) list column.
     thresholds
         Optional pass thresholds: one number for every scorer, or ``{name: threshold}``. Each
         adds a ``Boolean`` column ``<column>_passed``, true where the score is at least the
@@ -663,7 +690,7 @@ def score_frame(
     if not isinstance(frame, pl.DataFrame | pl.LazyFrame):
         raise invalid_parameter(_FUNCTION, "frame", "a polars DataFrame or LazyFrame", frame)
     requests = resolve_scorers(scorers, thresholds=thresholds, prefix=prefix)
-    requests, _ = with_correct_options(
+    requests, _ = with_frame_options(
         frame, requests, reference=reference, references=references, task_kind=task_kind
     )
     return add_scores(
@@ -684,5 +711,5 @@ __all__ = [
     "score_exprs",
     "score_frame",
     "select_scores",
-    "with_correct_options",
+    "with_frame_options",
 ]

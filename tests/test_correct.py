@@ -526,17 +526,22 @@ def test_a_null_gold_beside_a_letter_is_no_match_for_a_missing_answer() -> None:
     assert out["details"].struct.field("reason").to_list() == [None, None, None]
 
 
+@pytest.mark.parametrize("with_question", [False, True])
 @pytest.mark.parametrize("golds_as", ["text", "list"])
-def test_correct_of_short_answers_shares_answer_match_call(golds_as: str) -> None:
+def test_correct_of_short_answers_shares_answer_match_call(
+    golds_as: str, *, with_question: bool
+) -> None:
     """On a table of short answers, ``correct`` is answer_match's own call, so the default
-    scorers run the kernel once for both columns (Polars merges the equal calls)."""
+    scorers run the kernel once for both columns (Polars merges the equal calls), with the
+    frame's question column or without one."""
     golds = ["Paris", "Rome"]
-    frame = pl.LazyFrame(
-        {
-            "response": ["It is Paris.", "Milan"],
-            "reference": [[g] for g in golds] if golds_as == "list" else golds,
-        }
-    )
+    columns: dict[str, object] = {
+        "response": ["It is Paris.", "Milan"],
+        "reference": [[g] for g in golds] if golds_as == "list" else golds,
+    }
+    if with_question:
+        columns["input"] = ["Capital of France?", "Capital of Italy?"]
+    frame = pl.LazyFrame(columns)
     scored = ps.score_frame(frame, scorers=["answer_match", "correct"])
     # On Polars 1.x each text input passes through a per-batch function (polarscore._compat),
     # and Polars merges no call that reads one: the sharing starts with Polars 2.

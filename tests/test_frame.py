@@ -304,3 +304,30 @@ def test_a_non_text_column_error_says_how_to_cast() -> None:
         df.select(ps.answer_match("gold", "answer"))
     fixed = df.with_columns(pl.col("answer").cast(pl.String))
     assert fixed.select(ps.answer_correctness("answer", "gold")).item() == 1.0
+
+
+def test_answer_match_reads_the_frames_question() -> None:
+    # The question makes answer_match more exact: an answer that echoes the question's words
+    # ("Sri Lanka") does not match an alias made of them.
+    df = pl.DataFrame(
+        {
+            "input": ["Which party won in Sri Lanka?", "who played the lead?", None],
+            "response": ["Sri Lanka", "It was Tom Hanks", "Sri Lanka"],
+            "reference": [
+                "Sri Lanka Podujana Peramuna",
+                "Tom Hanks",
+                "Sri Lanka Podujana Peramuna",
+            ],
+        }
+    )
+    with_question = df.select(ps.answer_match("response", "reference", question="input"))
+    without = df.select(ps.answer_match("response", "reference"))
+    assert with_question.to_series().to_list() != without.to_series().to_list()
+    out = ps.score_frame(df, scorers=["answer_match", "correct"])
+    assert out["answer_match"].to_list() == with_question.to_series().to_list()
+    # A `question` column comes before `input`; a question the request names is kept.
+    both = df.with_columns(question=pl.lit("unrelated"))
+    out = ps.score_frame(both, scorers=["answer_match"])
+    assert out["answer_match"].to_list() == without.to_series().to_list()
+    named = ps.score_frame(df, scorers={"answer_match": {"question": pl.lit(None, pl.String)}})
+    assert named["answer_match"].to_list() == without.to_series().to_list()

@@ -25,7 +25,7 @@ from polarscore.exceptions import (
     InputFileError,
     InvalidParameterError,
 )
-from polarscore.frame import ScorerRequest, resolve_scorers, score_frame, with_correct_options
+from polarscore.frame import ScorerRequest, resolve_scorers, score_frame, with_frame_options
 from polarscore.logs._errors import reader_error
 from polarscore.logs._task_kind import TASK_KINDS, TaskKind, recorded_kind
 from polarscore.provenance import (
@@ -287,7 +287,7 @@ def _score_to_file(args: argparse.Namespace) -> int:
         )
     total = _inputs.count_rows(files)
     progress = _progress.Progress(total, stream=_progress.stderr_if_tty(quiet=args.quiet))
-    requests, found = with_correct_options(
+    requests, found = with_frame_options(
         frame,
         requests,
         reference=reference,
