@@ -866,6 +866,62 @@ def test_slices_keep_a_dictionary_for_repeated_texts(tmp_path: Path) -> None:
         assert not chunks["response"].has_dictionary_page
 
 
+@pytest.mark.skipif(
+    int(pa.__version__.split(".")[0]) < 21, reason="pyarrow's writer takes views from 21 on"
+)
+def test_slices_handed_as_views_write_the_same_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Handing Polars' text to pyarrow's writer as Arrow views (no copy) writes the file
+    converting it to Arrow's large types wrote, byte for byte: the same rows, Parquet schema,
+    Arrow schema (large types) and key-value metadata, for every kind of column, nested ones
+    too (those pyarrow cannot write as views are converted)."""
+    import pyarrow.parquet as pq
+
+    rows = 4_000
+    four = rows // 4
+    frame = pl.DataFrame(
+        {
+            "text": ["a", "bb", None, "é" * 30] * four,
+            "repeated": ["why is the sky blue?"] * rows,
+            "bytes": [b"x", None, b"yy" * 30, b""] * four,
+            "category": pl.Series(["u", "v", "u", None] * four, dtype=pl.Categorical),
+            "enum": pl.Series(["u", "v", "u", None] * four, dtype=pl.Enum(["u", "v"])),
+            "texts": [["a"], None, [], ["b", None]] * four,
+            "pair": pl.Series(
+                [["a", "b"], ["c", "d"], None, ["e", None]] * four, dtype=pl.Array(pl.String, 2)
+            ),
+            "record": [{"p": "q", "n": 1}, None, {"p": None, "n": 2}, {"p": "zz", "n": 3}] * four,
+            "records": [[{"k": "v"}], [], None, [{"k": None}]] * four,
+            "score": [1.0, None, 0.5, 0.0] * four,
+        }
+    )
+    metadata = {"polarscore": json.dumps({"inputs": "é"}, ensure_ascii=False), "other": "x"}
+    written = {}
+    for views in (False, True):
+        monkeypatch.setattr(_output, "_writes_views", lambda views=views: views)
+        target = tmp_path / f"views_{views}.parquet"
+        _output.write_in_slices(
+            frame.lazy(),
+            target,
+            "parquet",
+            total=rows,
+            progress=_progress.Progress(rows, stream=None),
+            slice_rows=rows // 3,
+            metadata=metadata,
+        )
+        written[views] = target
+    assert written[True].read_bytes() == written[False].read_bytes()
+    assert pq.read_metadata(written[True]).num_row_groups == 4  # one per slice
+    assert_frame_equal(pl.read_parquet(written[True]), frame)
+    schema = pq.read_schema(written[True])
+    assert schema.field("text").type == pa.large_string()
+    assert schema.field("texts").type == pa.large_list(pa.large_string())
+    stored = pq.read_metadata(written[True]).metadata
+    assert {key.decode() for key in stored} == {"ARROW:schema", *metadata}
+    assert stored[b"polarscore"].decode() == metadata["polarscore"]
+
+
 def test_a_failed_write_stops_the_slices(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A slice is written while the next one is scored: a write that fails stops the run with
     its own error once the next slice is scored, and no later slice is scored or written."""

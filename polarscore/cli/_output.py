@@ -8,6 +8,7 @@ goes through :func:`polarscore._atomic.atomic_target`.
 from __future__ import annotations
 
 import functools
+import importlib
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
@@ -132,6 +133,11 @@ def write_in_slices(
     with open(path, "wb") as out, ThreadPoolExecutor(1, "polarscore-writer") as pool:
         writer = _SliceWriter(out, kind, one_slice=total <= rows, metadata=metadata)
         pending: Future[None] | None = None
+        if kind == "parquet" and total > rows:
+            # pyarrow's import (a tenth of a second or more, numpy's included) runs on the
+            # writer thread while the first slice is scored; prepare() imports it again, which
+            # waits for this import if it is still running.
+            pool.submit(importlib.import_module, "pyarrow.parquet")
         offset = 0
         try:
             while offset < total:
@@ -177,6 +183,9 @@ class _SliceWriter:
         self.one_slice = one_slice
         self.metadata = dict(metadata or {})
         self.parquet: pq.ParquetWriter | None = None
+        self.schema: pa.Schema | None = None  # the file's Arrow schema (large types)
+        # Per column, whether it is handed to the writer as Arrow views (None: no column is).
+        self.views: list[bool] | None = None
 
     def prepare(self, part: pl.DataFrame, offset: int) -> Callable[[], None]:
         """Make one slice ready to write (``offset``: its first row's index in the log).
@@ -198,24 +207,119 @@ class _SliceWriter:
             return lambda: None
         import pyarrow.parquet as pq
 
-        table = part.to_arrow()
         if self.parquet is None:
-            schema = table.schema
+            # The file's Arrow schema: Polars' text as Arrow's large (64-bit offset) types, as
+            # Polars' own writer declares it.
+            schema = part.head(0).to_arrow().schema
             if self.metadata:
                 schema = schema.with_metadata({**(schema.metadata or {}), **self.metadata})
+            self.schema = schema
+            if _writes_views():
+                self.views = _view_columns(part, schema)
             self.parquet = pq.ParquetWriter(
                 self.out,
-                schema,
+                schema if self.views is None else _arrow_views(part.head(0), self.views).schema,
                 compression="zstd",
                 use_dictionary=_dictionary_columns(part, schema),
                 dictionary_pagesize_limit=DICTIONARY_PAGE_BYTES,
+                # With views, the schema (with the metadata) is stored by close(), as the writer
+                # would have stored the large types' schema.
+                store_schema=self.views is None,
             )
+        table = part.to_arrow() if self.views is None else _arrow_views(part, self.views)
         return functools.partial(self.parquet.write_table, table)
 
     def close(self) -> None:
         """Write the Parquet footer of a file written in several slices."""
         if self.parquet is not None:
+            if self.views is not None and self.schema is not None:
+                self.parquet.add_key_value_metadata(_stored_metadata(self.schema))
             self.parquet.close()
+
+
+def _writes_views() -> bool:
+    """Whether pyarrow's Parquet writer takes Arrow's string and binary views (pyarrow 21+).
+
+    Polars holds text as views; handing them over as they are spares converting every slice's
+    text to Arrow's large strings (a copy of it, about a tenth of the CPU of reading, slicing
+    and writing a log of short answers). The Parquet bytes written are the same.
+    """
+    import pyarrow as pa
+
+    return int(pa.__version__.split(".")[0]) >= 21
+
+
+def _large_type(dtype: pa.DataType) -> pa.DataType | None:
+    """Return ``dtype`` with Arrow's views as the large types, or None if it is not handled.
+
+    Lists, large lists and fixed-size lists are followed. Structs and dictionaries are not:
+    their columns go through Polars' own conversion (pyarrow 26's writer cannot write a struct
+    that holds views).
+    """
+    import pyarrow as pa
+
+    if pa.types.is_string_view(dtype):
+        return pa.large_string()
+    if pa.types.is_binary_view(dtype):
+        return pa.large_binary()
+    if pa.types.is_dictionary(dtype) or pa.types.is_struct(dtype):
+        return None
+    if pa.types.is_large_list(dtype) or pa.types.is_list(dtype):
+        inner = _large_type(dtype.value_type)
+        if inner is None:
+            return None
+        field = dtype.value_field.with_type(inner)
+        return pa.large_list(field) if pa.types.is_large_list(dtype) else pa.list_(field)
+    if pa.types.is_fixed_size_list(dtype):
+        inner = _large_type(dtype.value_type)
+        if inner is None:
+            return None
+        return pa.list_(dtype.value_field.with_type(inner), dtype.list_size)
+    return None if pa.types.is_nested(dtype) else dtype
+
+
+def _view_columns(part: pl.DataFrame, schema: pa.Schema) -> list[bool]:
+    """Return, per column, whether its views stand for the large types of ``schema``."""
+    from polars import CompatLevel
+
+    views = part.head(0).to_arrow(compat_level=CompatLevel.newest()).schema
+    return [_large_type(view.type) == field.type for view, field in zip(views, schema, strict=True)]
+
+
+def _arrow_views(part: pl.DataFrame, views: list[bool]) -> pa.Table:
+    """Return ``part`` as an Arrow table, its text as Polars holds it (views), without a copy.
+
+    ``views`` (:func:`_view_columns`) says which columns are handed over as views; the others
+    are converted as :meth:`polars.DataFrame.to_arrow` does.
+    """
+    import pyarrow as pa
+    from polars import CompatLevel
+
+    if all(views):
+        return part.to_arrow(compat_level=CompatLevel.newest())
+    viewed = part.select(c for c, keep in zip(part.columns, views, strict=True) if keep)
+    table = viewed.to_arrow(compat_level=CompatLevel.newest())
+    converted = part.select(c for c, keep in zip(part.columns, views, strict=True) if not keep)
+    rest = converted.to_arrow()
+    columns = [
+        table.column(name) if keep else rest.column(name)
+        for name, keep in zip(part.columns, views, strict=True)
+    ]
+    return pa.table(columns, names=part.columns)
+
+
+def _stored_metadata(schema: pa.Schema) -> dict[str, str]:
+    """Return the key-value metadata pyarrow's writer would store for ``schema``.
+
+    The schema's own metadata, and its Arrow form (IPC, in base64, its metadata included) under
+    ``ARROW:schema``, so that readers give the large types. Given in this order, Arrow's
+    writer stores them in the order it stores its own.
+    """
+    import base64
+
+    stored = {key.decode(): value.decode() for key, value in (schema.metadata or {}).items()}
+    stored["ARROW:schema"] = base64.b64encode(schema.serialize().to_pybytes()).decode()
+    return stored
 
 
 #: The largest dictionary page of a column written in slices (Arrow's default is 1 MiB).
