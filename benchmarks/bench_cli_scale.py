@@ -79,10 +79,33 @@ ps.score_frame(frame, response=response, reference=reference, scorers=scorers).w
 """
 
 
-def make_input(n_rows: int, workdir: Path, log: Path | None = None) -> Path:
+#: The text columns a distinct copy marks (:func:`distinct_copy`), when a log has them.
+DISTINCT_COLUMNS = ("id", "input", "response")
+
+
+def distinct_copy(frame: pl.LazyFrame, copy: int) -> pl.LazyFrame:
+    """Return the ``copy``-th repeat of ``frame`` with its ``id``, ``input`` and ``response``
+    made unlike every other repeat's, so that a writer cannot store the repeats as one
+    dictionary: ``:copy`` after the id, and ``copy`` written in binary as spaces and tabs after
+    a line break at the end of the texts (trailing blanks, which the scorers strip)."""
+    if copy == 0:
+        return frame
+    blanks = "\n" + bin(copy)[2:].replace("0", " ").replace("1", "\t")
+    names = frame.collect_schema().names()
+    return frame.with_columns(
+        [pl.col("id") + f":{copy}"] * ("id" in names)
+        + [pl.col(name) + blanks for name in DISTINCT_COLUMNS[1:] if name in names]
+    )
+
+
+def make_input(
+    n_rows: int, workdir: Path, log: Path | None = None, *, distinct: bool = False
+) -> Path:
     """Write (once) an ``n_rows`` log made of ``log`` (a Parquet eval log), or else of the
-    cached 1M-row synthetic log, repeated."""
-    path = workdir / f"{log.stem if log else 'log'}_{n_rows}.parquet"
+    cached 1M-row synthetic log, repeated (``distinct``: each repeat's texts marked, see
+    :func:`distinct_copy`)."""
+    stem = f"{log.stem if log else 'log'}_{n_rows}{'_distinct' if distinct else ''}"
+    path = workdir / f"{stem}.parquet"
     if path.exists():
         return path
     if log is None:
@@ -94,7 +117,11 @@ def make_input(n_rows: int, workdir: Path, log: Path | None = None) -> Path:
         base, base_rows = log, pl.scan_parquet(log).select(pl.len()).collect().item()
     copies = math.ceil(n_rows / base_rows)
     tmp = path.with_suffix(".tmp")
-    pl.concat([pl.scan_parquet(base)] * copies).head(n_rows).sink_parquet(tmp, engine="streaming")
+    repeats = [
+        distinct_copy(pl.scan_parquet(base), k) if distinct else pl.scan_parquet(base)
+        for k in range(copies)
+    ]
+    pl.concat(repeats).head(n_rows).sink_parquet(tmp, engine="streaming")
     tmp.replace(path)
     return path
 
@@ -227,12 +254,13 @@ def print_summary(results: list[dict[str, float | int]]) -> None:
 
 
 def make_input_in_child(
-    n_rows: int, workdir: Path, log: Path | None, response: str
+    n_rows: int, workdir: Path, log: Path | None, response: str, *, distinct: bool = False
 ) -> tuple[Path, int]:
     """:func:`make_input` in a fresh interpreter, and the bytes of its ``response`` column:
     Linux carries a process's peak RSS over into the programs it starts, so this process must
     never hold a whole log, or every child's peak RSS would be at least that."""
-    command = [sys.executable, __file__, "--make-input", str(n_rows), str(workdir), response]
+    flag = "--make-distinct-input" if distinct else "--make-input"
+    command = [sys.executable, __file__, flag, str(n_rows), str(workdir), response]
     done = subprocess.run(
         [*command, *([str(log)] if log else [])], check=True, text=True, capture_output=True
     )
@@ -241,9 +269,14 @@ def make_input_in_child(
 
 
 def main() -> None:
-    if sys.argv[1:2] == ["--make-input"]:
+    if sys.argv[1] in ("--make-input", "--make-distinct-input"):
         n_rows, workdir, response, *log = sys.argv[2:]
-        source = make_input(int(n_rows), Path(workdir), Path(log[0]) if log else None)
+        source = make_input(
+            int(n_rows),
+            Path(workdir),
+            Path(log[0]) if log else None,
+            distinct=sys.argv[1] == "--make-distinct-input",
+        )
         text_bytes = pl.scan_parquet(source).select(pl.col(response).str.len_bytes().sum())
         print(source, text_bytes.collect(engine="streaming").item())
         return
