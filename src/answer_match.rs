@@ -769,7 +769,7 @@ fn may_hedge(raw: &str, normalized: &str) -> bool {
         return true;
     }
     // Every word a joint or a negation is made of (`neither` holds `either`...).
-    normalized.split(' ').any(|w| {
+    claims::words(normalized).any(|w| {
         matches!(
             w,
             "or" | "and"
@@ -1210,30 +1210,36 @@ impl Matcher {
             }
             let keys = (!all).then_some((aliases, self.keys.as_slice()));
             self.claims
-                .read(&mut self.norm, t, fold, opts.number_words, raw, keys);
+                .read(&mut self.norm, t, fold, opts.number_words, raw, keys, false);
         }
-        // A response that names two golds (neither a part of the other) answers a question
-        // that asks for several, or gives the references' own list: no hedge.
-        let mut hits = self
-            .alias_spans
-            .iter()
-            .map(alias)
-            .filter(|a| *a != " " && contains_padded(resp.as_bytes(), a.as_bytes()));
-        let several = hits.next().is_some_and(|first| {
-            hits.any(|other| {
-                !contains_padded(first.as_bytes(), other.as_bytes())
-                    && !contains_padded(other.as_bytes(), first.as_bytes())
-            })
-        });
-        // So does a question that counts what it asks for (`3 candidates`, `name two`).
-        let several = several
-            || question.is_some_and(|q| {
-                self.norm
-                    .normalize_into(t, fold, opts.number_words, q, &mut self.question);
-                claims::asks_several(&self.question)
+        // The hedge rule applies unless the response names two golds (neither a part of the
+        // other), so answers a question that asks for several or gives the references' own
+        // list, or the question counts what it asks for (`3 candidates`, `name two`). Worked
+        // out only when an item would be a hedge.
+        let (alias_spans, norm, question_text) =
+            (&self.alias_spans, &mut self.norm, &mut self.question);
+        let hedges = || {
+            if !opts.hedges {
+                return false;
+            }
+            let mut hits = alias_spans
+                .iter()
+                .map(alias)
+                .filter(|a| *a != " " && contains_padded(resp.as_bytes(), a.as_bytes()));
+            let several = hits.next().is_some_and(|first| {
+                hits.any(|other| {
+                    !contains_padded(first.as_bytes(), other.as_bytes())
+                        && !contains_padded(other.as_bytes(), first.as_bytes())
+                })
             });
+            let several = several
+                || question.is_some_and(|q| {
+                    norm.normalize_into(t, fold, opts.number_words, q, question_text);
+                    claims::asks_several(question_text)
+                });
+            !several
+        };
         let spans = self.alias_spans.iter().map(alias);
-        let hedges = opts.hedges && !several;
         match self.claims.judge(spans, hedges, opts.negations) {
             Some(v) => {
                 self.seen.push_str(&self.claims.candidates);
@@ -1390,7 +1396,7 @@ impl Matcher {
         if gold_letters != 0 {
             read.items = true;
             self.claims
-                .read(&mut self.norm, t, fold, nw, response, None);
+                .read(&mut self.norm, t, fold, nw, response, None, true);
             let verdict = self
                 .claims
                 .judge_letters(gold_letters, opts.hedges, opts.negations);

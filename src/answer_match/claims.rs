@@ -117,6 +117,8 @@ pub struct Claims {
     cues: Vec<u8>,
     text: String,
     scratch: String,
+    /// The items' letters are read (for [`Claims::judge_letters`]).
+    letters: bool,
     /// The candidates of the last rejection, `" | "` between them.
     pub candidates: String,
 }
@@ -448,7 +450,12 @@ fn separator(b: &[u8], i: usize) -> Option<(u16, usize)> {
             Some(0xA2) => (LIST, 3),
             _ => return None,
         },
-        _ if c.is_ascii_alphabetic() && !prev.is_some_and(|p| p.is_ascii_alphanumeric()) => {
+        // The first letters of the words below.
+        _ if matches!(
+            c.to_ascii_lowercase(),
+            b'o' | b'a' | b'n' | b'e' | b'b' | b'h' | b't' | b'w'
+        ) && !prev.is_some_and(|p| p.is_ascii_alphanumeric()) =>
+        {
             let len = b.get(i..).map_or(0, |r| {
                 r.iter().take_while(|x| x.is_ascii_alphabetic()).count()
             });
@@ -500,9 +507,8 @@ enum Kind {
 }
 
 fn kind(alias: &str) -> Kind {
-    let mut words = alias.split(' ').filter(|w| !w.is_empty()).peekable();
-    if words.peek().is_some() && words.all(|w| w.as_bytes().first().is_some_and(u8::is_ascii_digit))
-    {
+    let mut ws = words(alias).peekable();
+    if ws.peek().is_some() && ws.all(|w| w.as_bytes().first().is_some_and(u8::is_ascii_digit)) {
         Kind::Number
     } else {
         Kind::Name
@@ -510,7 +516,37 @@ fn kind(alias: &str) -> Kind {
 }
 
 fn word_count(padded: &str) -> usize {
-    padded.split(' ').filter(|w| !w.is_empty()).count()
+    words(padded).count()
+}
+
+/// The words of a normalised text: `text.split(' ')` but the empty ones, by a plain byte scan
+/// (words are short: a `memchr` call per word costs more than it saves).
+pub fn words(text: &str) -> Words<'_> {
+    Words { text, at: 0 }
+}
+
+/// The iterator of [`words`].
+pub struct Words<'t> {
+    text: &'t str,
+    at: usize,
+}
+
+impl<'t> Iterator for Words<'t> {
+    type Item = &'t str;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'t str> {
+        let b = self.text.as_bytes();
+        let rest = b.get(self.at..)?;
+        let from = self.at + rest.iter().position(|&c| c != b' ')?;
+        let end = b
+            .get(from..)
+            .and_then(|r| r.iter().position(|&c| c == b' '))
+            .map_or(b.len(), |k| from + k);
+        self.at = end;
+        // A space is a character boundary: the slice is always there.
+        self.text.get(from..end)
+    }
 }
 
 impl Claims {
@@ -528,7 +564,9 @@ impl Claims {
         number_words: bool,
         response: &str,
         keys: Option<(&str, &[(usize, usize)])>,
+        letters: bool,
     ) {
+        self.letters = letters;
         self.items.clear();
         self.runs.clear();
         self.cues.clear();
@@ -613,7 +651,13 @@ impl Claims {
                 i += len;
                 start = i;
             } else {
+                // Past the rest of a word of ASCII letters and digits: a letter is a separator
+                // only at a word's start, a digit never.
+                let word = b.get(i).is_some_and(u8::is_ascii_alphanumeric);
                 i += 1;
+                while word && i < to && b.get(i).is_some_and(u8::is_ascii_alphanumeric) {
+                    i += 1;
+                }
             }
             // Stay on a character boundary: a multi-byte character is inside an item.
             while i < to && !response.is_char_boundary(i) {
@@ -657,14 +701,20 @@ impl Claims {
         norm.normalize_into(t, fold, number_words, raw, &mut self.scratch);
         let start = self.text.len();
         self.text.push_str(&self.scratch);
-        let (letter, letter_negated) = match item_letter(raw.as_bytes()) {
+        // Only the letter rule reads an item's letter.
+        let read = if self.letters {
+            item_letter(raw.as_bytes())
+        } else {
+            None
+        };
+        let (letter, letter_negated) = match read {
             Some((l, n)) => (Some(l), n),
             None => (None, false),
         };
         // What the item may be as a candidate.
         let (mut n, mut negated, mut digit, mut name, mut cued) = (0, false, false, false, false);
         let (mut opener, mut verb, mut examples) = (false, false, false);
-        for w in self.scratch.split(' ').filter(|w| !w.is_empty()) {
+        for w in words(&self.scratch) {
             if n == 0 {
                 opener = clause_starter(w);
             }
@@ -695,10 +745,9 @@ impl Claims {
             .split(|c: char| !c.is_alphanumeric())
             .find(|w| {
                 !w.is_empty()
-                    && !matches!(
-                        w.to_ascii_lowercase().as_str(),
-                        "the" | "a" | "an" | "maybe" | "perhaps" | "possibly" | "either"
-                    )
+                    && !["the", "a", "an", "maybe", "perhaps", "possibly", "either"]
+                        .iter()
+                        .any(|skip| w.eq_ignore_ascii_case(skip))
             })
             .and_then(|w| w.chars().next())
             .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit());
@@ -802,13 +851,15 @@ impl Claims {
     }
 
     /// The verdict on the gold aliases (normalised and padded): `None` when some item asserts
-    /// one, or when no item holds one.
+    /// one, or when no item holds one. `hedges` says whether the hedge rule applies; it is
+    /// asked once, and only when an item would be a hedge.
     pub fn judge<'a>(
         &mut self,
         aliases: impl Iterator<Item = &'a str> + Clone,
-        hedges: bool,
+        mut hedges: impl FnMut() -> bool,
         negations: bool,
     ) -> Option<Verdict> {
+        let mut hedge_rule = None;
         self.candidates.clear();
         // First the gold items, and how many of each run's candidates they are.
         let mut gold_items = 0usize;
@@ -932,7 +983,7 @@ impl Claims {
                             && run.starts
                             && run.first_words <= short
                             && (kind == Kind::Number || run.lower <= 1))));
-            if hedges && bare && listed {
+            if bare && listed && *hedge_rule.get_or_insert_with(&mut hedges) {
                 hedged = true;
                 self.list_run(it.run, k);
                 continue;
@@ -984,7 +1035,7 @@ impl Claims {
 pub fn sweep(response: &str, alias: &str) -> Option<(u64, u64)> {
     let mut need = [0u64; 8];
     let mut n_need = 0;
-    for w in alias.split(' ').filter(|w| !w.is_empty()) {
+    for w in words(alias) {
         if let Some(v) = integer(w) {
             if let Some(slot) = need.get_mut(n_need) {
                 *slot = v;
@@ -1002,7 +1053,7 @@ pub fn sweep(response: &str, alias: &str) -> Option<(u64, u64)> {
     let done = |len: u32, regular: u32, lo: u64, hi: u64| {
         len >= 5 && regular >= 3 && 2 * regular >= len - 1 && covered(lo, hi)
     };
-    for w in response.split(' ').filter(|w| !w.is_empty()) {
+    for w in words(response) {
         match integer(w) {
             Some(v) => {
                 if len == 0 {
@@ -1083,7 +1134,7 @@ pub fn asks_several(question: &str) -> bool {
             )
     };
     let mut prev = "";
-    for w in question.split(' ').filter(|w| !w.is_empty()) {
+    for w in words(question) {
         if (count(prev) && plural(w))
             || (matches!(prev, "name" | "list" | "give") && count(w))
             || (prev == "which" && plural(w) && !matches!(w, "does" | "goes"))
@@ -1110,7 +1161,7 @@ pub fn degenerate_loop(response: &str) -> Option<(usize, usize)> {
     let mut ring = [0u64; P];
     let mut runs = [0usize; P + 1];
     let mut best: Option<(usize, usize)> = None;
-    for (n, w) in response.split(' ').filter(|w| !w.is_empty()).enumerate() {
+    for (n, w) in words(response).enumerate() {
         let h = w.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
             (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
         });
