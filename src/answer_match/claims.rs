@@ -1156,6 +1156,9 @@ fn integer(w: &str) -> Option<u64> {
 /// The longest stretch of the response that repeats a loop of one to eight words at least four
 /// times, when it is twenty words or more: `(loop length, words)`.
 pub fn degenerate_loop(response: &str) -> Option<(usize, usize)> {
+    if !may_loop(response) {
+        return None;
+    }
     const P: usize = 8;
     // The keys of the last eight words, word `k` at `k % P`.
     let mut ring = [0u64; P];
@@ -1179,6 +1182,38 @@ pub fn degenerate_loop(response: &str) -> Option<(usize, usize)> {
         }
     }
     best
+}
+
+/// Whether a normalised text may hold a loop of [`degenerate_loop`]: a cheap test that most
+/// texts fail. A loop of `p` words (one to eight) over twenty words or more has word `n` equal to
+/// word `n - p` for twelve `n` in a row or more, and twelve in a row hold three multiples of four
+/// in a row: so at three checkpoints in a row (every fourth word), the same `p` gives a word equal
+/// to the one `p` before it. Only the checkpoints compare words, by their bytes.
+fn may_loop(text: &str) -> bool {
+    const P: usize = 8;
+    // The last sixteen words, word `n` at `n % 16`.
+    let mut ring = [""; 16];
+    // Per checkpoint: a bit per `p` that gives an equal word; the last two checkpoints'.
+    let (mut m1, mut m2) = (0u16, 0u16);
+    for (n, w) in words(text).enumerate() {
+        if let Some(slot) = ring.get_mut(n % 16) {
+            *slot = w;
+        }
+        if n % 4 != 0 {
+            continue;
+        }
+        let mut m = 0u16;
+        for p in 1..=P.min(n) {
+            if ring.get((n - p) % 16) == Some(&w) {
+                m |= 1 << p;
+            }
+        }
+        if m & m1 & m2 != 0 {
+            return true;
+        }
+        (m2, m1) = (m1, m);
+    }
+    false
 }
 
 #[cfg(test)]
