@@ -499,6 +499,17 @@ fn find(hay: &str, needle: &str) -> Option<usize> {
     memchr::memmem::find(hay.as_bytes(), needle.as_bytes())
 }
 
+/// Whether an item (normalised) denies the alias found at `at` in it: a negation right before it
+/// (`not X`, but `No. 12` is a number), a verdict right after it (`X is wrong`), or a joint
+/// before the item that negates (`nor X`).
+fn denied(item: &str, alias: &str, at: usize, by_joint: bool) -> bool {
+    let before = item.get(..at + 1).unwrap_or("");
+    let after = item.get(at + alias.len() - 1..).unwrap_or("");
+    let denier = before.trim_end().rsplit(' ').next().filter(|w| negator(w));
+    let numbered = denier == Some("no") && kind(alias) == Kind::Number;
+    by_joint || (denier.is_some() && !numbered) || AFTER.iter().any(|v| after.starts_with(v))
+}
+
 /// The kind of answer an alias is, for the candidates it is compared with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -603,6 +614,116 @@ impl Claims {
             }
             start = end;
         }
+    }
+
+    /// Whether the last item of `response` gives a gold alias alone in its run and does not deny
+    /// it, where [`Claims::read`] with `keys` would read it: then [`Claims::judge`] finds the
+    /// row asserted (its verdict is `None` as soon as one gold item is asserted, and such an item
+    /// is: no other candidate shares its run), and the response need not be read. A cheap test
+    /// for the many responses that end with their answer (`... A: 18`): it reads the text
+    /// backwards to that item's run start, and normalises that item alone.
+    ///
+    /// A separator is known by its bytes and the byte before ([`separator`]), and none starts
+    /// inside another (a word's letters after the first, a character's continuation bytes), so
+    /// the separators met backwards are those the cut meets forwards.
+    #[allow(clippy::too_many_arguments)]
+    pub fn tail_asserts<'a>(
+        &mut self,
+        norm: &mut Normalizer,
+        t: &Tables,
+        fold: Option<&FoldTable>,
+        number_words: bool,
+        response: &str,
+        keys: Option<(&str, &[(usize, usize)])>,
+        mut aliases: impl Iterator<Item = &'a str>,
+        negations: bool,
+    ) -> bool {
+        let b = response.as_bytes();
+        let filled = |from: usize, to: usize| {
+            b.get(from..to)
+                .is_some_and(|r| r.iter().any(|&c| c.is_ascii_alphanumeric() || c >= 0x80))
+        };
+        // The last separator that starts before `end`: its start, bits and length.
+        let before = |end: usize| {
+            (0..end).rev().find_map(|j| {
+                if !response.is_char_boundary(j) {
+                    return None;
+                }
+                separator(b, j).map(|(bits, len)| (j, bits, len))
+            })
+        };
+        // The last item, and the separator right before it.
+        let mut end = b.len();
+        let (from, to, mut sep) = loop {
+            match before(end) {
+                Some((j, bits, len)) if filled(j + len, end) => {
+                    break (j + len, end, Some((j, bits)))
+                }
+                Some((j, _, _)) => end = j,
+                None if filled(0, end) => break (0, end, None),
+                None => return false,
+            }
+        };
+        // The joint before it: the marks back to the item before, or to the start of the text or,
+        // with keys, of the sentence (where the cut starts a run).
+        let mut joint = 0u16;
+        // Where the item's sentence starts, when met on the way.
+        let mut piece = None;
+        while let Some((j, bits)) = sep {
+            if keys.is_some() && bits & SENTENCE != 0 {
+                piece = Some(j + 1);
+                break;
+            }
+            joint |= bits;
+            let prev = before(j);
+            if filled(prev.map_or(0, |(k, _, len)| k + len), j) {
+                // An item before it in its sentence: the joint must start a run.
+                if joint & HARD == 0 && joint & LIST != 0 {
+                    return false;
+                }
+                break;
+            }
+            sep = prev.map(|(k, bits, _)| (k, bits));
+            if sep.is_none() {
+                piece = Some(0);
+            }
+        }
+        if let Some((text, spans)) = keys {
+            // The sentence that holds the item must be one that is read.
+            let ends = |at: &usize| separator(b, *at).is_some_and(|(bits, _)| bits & SENTENCE != 0);
+            let piece = piece.unwrap_or_else(|| {
+                (0..from)
+                    .rev()
+                    .filter(|&k| matches!(b.get(k), Some(b'.' | b'!' | b'?')))
+                    .find(ends)
+                    .map_or(0, |k| k + 1)
+            });
+            let stop = (to..b.len())
+                .filter(|&k| matches!(b.get(k), Some(b'.' | b'!' | b'?')))
+                .find(ends)
+                .map_or(b.len(), |k| k + 1);
+            let sentence = b.get(piece..stop).unwrap_or(&[]);
+            let hit = spans.iter().any(|&(s, e)| {
+                text.get(s..e)
+                    .is_some_and(|key| contains_ignore_case(sentence, key.as_bytes()))
+            });
+            if !hit {
+                return false;
+            }
+        }
+        let Some(raw) = response.get(from..to) else {
+            return false;
+        };
+        norm.normalize_into(t, fold, number_words, raw, &mut self.scratch);
+        let item = self.scratch.as_str();
+        let Some((alias, at)) = aliases.find_map(|a| {
+            (a.len() > 2)
+                .then(|| find(item, a).map(|p| (a, p)))
+                .flatten()
+        }) else {
+            return false;
+        };
+        !(negations && denied(item, alias, at, joint & NEGATE_NEXT != 0))
     }
 
     /// [`Claims::read`] of the sentences in `response[from..to]`, as if they were the text.
@@ -875,14 +996,8 @@ impl Claims {
                 continue;
             };
             gold_items += 1;
-            let before = item.get(..at + 1).unwrap_or("");
             let after = item.get(at + alias.len() - 1..).unwrap_or("");
-            // (`No. 12` is a number, not a denial.)
-            let denier = before.trim_end().rsplit(' ').next().filter(|w| negator(w));
-            let numbered = denier == Some("no") && kind(alias) == Kind::Number;
-            let neg = it.negated_by_joint
-                || (denier.is_some() && !numbered)
-                || AFTER.iter().any(|v| after.starts_with(v));
+            let neg = denied(item, alias, at, it.negated_by_joint);
             // The first item of a list leads in to its candidate: the gold must end it.
             let ends_item = after == " ";
             it.gold = Some((at, alias.len(), kind(alias), word_count(alias), neg));
