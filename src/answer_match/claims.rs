@@ -1274,6 +1274,11 @@ pub fn degenerate_loop(response: &str) -> Option<(usize, usize)> {
     if !may_loop(response) {
         return None;
     }
+    loop_scan(response)
+}
+
+/// [`degenerate_loop`] without its cheap test first: word `n` against the eight before it.
+fn loop_scan(response: &str) -> Option<(usize, usize)> {
     const P: usize = 8;
     // The keys of the last eight words, word `k` at `k % P`.
     let mut ring = [0u64; P];
@@ -1306,29 +1311,54 @@ pub fn degenerate_loop(response: &str) -> Option<(usize, usize)> {
 /// to the one `p` before it. Only the checkpoints compare words, by their bytes.
 fn may_loop(text: &str) -> bool {
     const P: usize = 8;
-    // The last sixteen words, word `n` at `n % 16`.
-    let mut ring = [""; 16];
+    let b = text.as_bytes();
+    // The last sixteen words (start, end), word `n` at `n % 16`.
+    let mut ring = [(0usize, 0usize); 16];
     // Per checkpoint: a bit per `p` that gives an equal word; the last two checkpoints'.
     let (mut m1, mut m2) = (0u16, 0u16);
-    for (n, w) in words(text).enumerate() {
-        if let Some(slot) = ring.get_mut(n % 16) {
-            *slot = w;
-        }
-        if n % 4 != 0 {
-            continue;
-        }
-        let mut m = 0u16;
-        for p in 1..=P.min(n) {
-            if ring.get((n - p) % 16) == Some(&w) {
-                m |= 1 << p;
+    let (mut n, mut i) = (0usize, 0usize);
+    while i < b.len() {
+        let end = next_space(b, i);
+        if end > i {
+            if let Some(slot) = ring.get_mut(n % 16) {
+                *slot = (i, end);
             }
+            if n % 4 == 0 {
+                let w = b.get(i..end);
+                let mut m = 0u16;
+                for p in 1..=P.min(n) {
+                    let same = ring
+                        .get((n - p) % 16)
+                        .is_some_and(|&(s, e)| e - s == end - i && b.get(s..e) == w);
+                    m |= u16::from(same) << p;
+                }
+                if m & m1 & m2 != 0 {
+                    return true;
+                }
+                (m2, m1) = (m1, m);
+            }
+            n += 1;
         }
-        if m & m1 & m2 != 0 {
-            return true;
-        }
-        (m2, m1) = (m1, m);
+        i = end + 1;
     }
     false
+}
+
+/// The first space at or after `i` in `b` (`b.len()` when there is none), eight bytes at a time.
+fn next_space(b: &[u8], mut i: usize) -> usize {
+    const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    while let Some(chunk) = b.get(i..).and_then(|r| r.first_chunk::<8>()) {
+        // A byte of `x` is zero where the text has a space; `t` has its high bit set there.
+        let x = u64::from_le_bytes(*chunk) ^ 0x2020_2020_2020_2020;
+        let t = !(((x & LOW) + LOW) | x | LOW);
+        if t != 0 {
+            return i + t.trailing_zeros() as usize / 8;
+        }
+        i += 8;
+    }
+    b.get(i..)
+        .and_then(|r| r.iter().position(|&c| c == b' '))
+        .map_or(b.len(), |k| i + k)
 }
 
 #[cfg(test)]
@@ -1395,6 +1425,52 @@ mod tests {
         assert_eq!(sweep(" 1 2 3 4 29 29 ", " 5 7 15 16 "), Some((1, 29)));
         assert_eq!(sweep(" 10 20 30 40 50 ", " 30 "), Some((10, 50)));
         assert_eq!(sweep(" 1 2 3 4 5 ", " paris "), None);
+    }
+
+    /// A small seeded generator of test texts (xorshift).
+    fn next(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    #[test]
+    fn the_cheap_loop_test_never_misses_a_loop() {
+        let vocab = ["a", "b", "c", "dd", "ee", "paris", "12", "13", "and"];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut found = 0;
+        for _ in 0..20_000 {
+            let mut text = String::from(" ");
+            let n = 10 + next(&mut seed) % 60;
+            let mut k = 0;
+            while k < n {
+                // Now and then a loop of one to eight words, repeated two to seven times.
+                if next(&mut seed) % 10 == 0 {
+                    let p = 1 + (next(&mut seed) % 8) as usize;
+                    let unit: Vec<&str> = (0..p)
+                        .map(|_| vocab[(next(&mut seed) % vocab.len() as u64) as usize])
+                        .collect();
+                    for _ in 0..2 + next(&mut seed) % 6 {
+                        for w in &unit {
+                            text.push_str(w);
+                            text.push(' ');
+                            k += 1;
+                        }
+                    }
+                } else {
+                    text.push_str(vocab[(next(&mut seed) % vocab.len() as u64) as usize]);
+                    text.push(' ');
+                    k += 1;
+                }
+            }
+            let full = loop_scan(&text);
+            assert_eq!(degenerate_loop(&text), full, "{text}");
+            assert!(full.is_none() || may_loop(&text), "{text}");
+            found += usize::from(full.is_some());
+        }
+        // The texts hold loops, and texts without one.
+        assert!(found > 1000 && found < 19_000, "{found}");
     }
 
     #[test]
