@@ -2225,7 +2225,6 @@ mod tests {
         }
     }
 
-    #[test]
     /// A row whose last item asserts the gold alone in its run is decided without reading the
     /// response: as it is when the response is read whole, on texts of separators, joints,
     /// denials, sentence ends and golds.

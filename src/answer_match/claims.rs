@@ -15,8 +15,15 @@
 //! negation comes right before it (`not X`, `isn't X`, `neither X`, `nor X`) or a verdict right
 //! after it (`X is wrong`). A row whose every gold item is hedged or negated is rejected.
 //!
+//! A row is judged asserted as soon as one gold item is, so a response whose last item gives the
+//! gold alone in its run, undenied (`... A: 18`), is decided from that item alone
+//! ([`Claims::tail_asserts`]) and the rest is never cut. A degenerate loop is looked for only when
+//! a cheap test (a few word comparisons at every fourth word) finds one possible
+//! ([`degenerate_loop`]).
+//!
 //! Every pass is linear in the text: the cut is one scan, each item is normalised once, the
-//! run-level counts are gathered once, and a gold item reads only its run's counts.
+//! run-level counts are gathered once, and a gold item reads only its run's counts; the tail test
+//! reads the text backwards once, to its last item's run start, and that item's sentence once.
 
 use crate::answer_match::{FoldTable, Normalizer};
 use crate::pyunicode::Tables;
@@ -567,6 +574,7 @@ impl Claims {
     /// no word of an alias holds no gold item and is skipped unread (a key is a word of the
     /// normalised alias; where the raw text spells it otherwise, the sentence is skipped and
     /// the gold in it cannot be rejected).
+    #[allow(clippy::too_many_arguments)]
     pub fn read(
         &mut self,
         norm: &mut Normalizer,
@@ -1323,7 +1331,7 @@ fn may_loop(text: &str) -> bool {
             if let Some(slot) = ring.get_mut(n % 16) {
                 *slot = (i, end);
             }
-            if n % 4 == 0 {
+            if n.is_multiple_of(4) {
                 let w = b.get(i..end);
                 let mut m = 0u16;
                 for p in 1..=P.min(n) {
@@ -1446,7 +1454,7 @@ mod tests {
             let mut k = 0;
             while k < n {
                 // Now and then a loop of one to eight words, repeated two to seven times.
-                if next(&mut seed) % 10 == 0 {
+                if next(&mut seed).is_multiple_of(10) {
                     let p = 1 + (next(&mut seed) % 8) as usize;
                     let unit: Vec<&str> = (0..p)
                         .map(|_| vocab[(next(&mut seed) % vocab.len() as u64) as usize])
