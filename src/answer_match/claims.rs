@@ -1176,8 +1176,19 @@ pub fn sweep(response: &str, alias: &str) -> Option<(u64, u64)> {
     let done = |len: u32, regular: u32, lo: u64, hi: u64| {
         len >= 5 && regular >= 3 && 2 * regular >= len - 1 && covered(lo, hi)
     };
-    for w in words(response) {
-        match integer(w) {
+    // The words, by a scan for spaces eight bytes at a time (`integer` of a word at once).
+    let b = response.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let end = next_space(b, i);
+        let at = i;
+        i = end + 1;
+        let Some(w) = b.get(at..end).filter(|w| !w.is_empty()) else {
+            continue;
+        };
+        let number = (w.len() <= 18 && w.iter().all(u8::is_ascii_digit))
+            .then(|| w.iter().fold(0u64, |v, &d| v * 10 + u64::from(d - b'0')));
+        match number {
             Some(v) => {
                 if len == 0 {
                     (len, regular, lo, hi, step) = (1, 0, v, v, 0);
@@ -1193,7 +1204,7 @@ pub fn sweep(response: &str, alias: &str) -> Option<(u64, u64)> {
                 }
                 prev = v;
             }
-            None if matches!(w, "and" | "or" | "to") => {}
+            None if matches!(w, b"and" | b"or" | b"to") => {}
             None => {
                 if done(len, regular, lo, hi) {
                     return Some((lo, hi));
@@ -1479,6 +1490,90 @@ mod tests {
         }
         // The texts hold loops, and texts without one.
         assert!(found > 1000 && found < 19_000, "{found}");
+    }
+
+    /// [`sweep`] over `str` words and `integer`, as it was first written: the oracle of the byte
+    /// scan.
+    fn sweep_by_words(response: &str, need: &[u64]) -> Option<(u64, u64)> {
+        let covered = |lo: u64, hi: u64| need.iter().all(|&v| lo <= v && v <= hi);
+        let (mut len, mut regular, mut prev, mut step, mut lo, mut hi) =
+            (0u32, 0u32, 0u64, 0i128, 0, 0);
+        let done = |len: u32, regular: u32, lo: u64, hi: u64| {
+            len >= 5 && regular >= 3 && 2 * regular >= len - 1 && covered(lo, hi)
+        };
+        for w in response.split(' ').filter(|w| !w.is_empty()) {
+            match integer(w) {
+                Some(v) => {
+                    if len == 0 {
+                        (len, regular, lo, hi, step) = (1, 0, v, v, 0);
+                    } else {
+                        let d = i128::from(v) - i128::from(prev);
+                        if d == 1 || (d != 0 && d == step) {
+                            regular += 1;
+                        }
+                        step = d;
+                        len += 1;
+                        lo = lo.min(v);
+                        hi = hi.max(v);
+                    }
+                    prev = v;
+                }
+                None if matches!(w, "and" | "or" | "to") => {}
+                None => {
+                    if done(len, regular, lo, hi) {
+                        return Some((lo, hi));
+                    }
+                    len = 0;
+                }
+            }
+        }
+        done(len, regular, lo, hi).then_some((lo, hi))
+    }
+
+    #[test]
+    fn the_sweep_scan_agrees_with_its_word_oracle() {
+        let vocab = [
+            "1",
+            "2",
+            "3",
+            "4",
+            "5",
+            "6",
+            "10",
+            "12",
+            "20",
+            "and",
+            "or",
+            "to",
+            "x",
+            "007",
+            "123456789012345678",
+            "1234567890123456789",
+            "",
+            "",
+        ];
+        let mut seed = 0x1234_5678_9abc_def1u64;
+        let mut found = 0;
+        for _ in 0..20_000 {
+            let n = next(&mut seed) % 40;
+            let mut text = String::from(" ");
+            for _ in 0..n {
+                if next(&mut seed).is_multiple_of(8) {
+                    // A run of numbers one apart, or two apart.
+                    let (from, step) = (next(&mut seed) % 8, 1 + next(&mut seed) % 2);
+                    for k in 0..3 + next(&mut seed) % 6 {
+                        text.push_str(&format!("{} ", from + k * step));
+                    }
+                }
+                text.push_str(vocab[(next(&mut seed) % vocab.len() as u64) as usize]);
+                text.push(' ');
+            }
+            let gold = [3u64, 12, 5][(next(&mut seed) % 3) as usize];
+            let got = sweep(&text, &format!(" {gold} "));
+            assert_eq!(got, sweep_by_words(&text, &[gold]), "{text}");
+            found += usize::from(got.is_some());
+        }
+        assert!(found > 1000, "{found}");
     }
 
     #[test]
