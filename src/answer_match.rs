@@ -769,7 +769,7 @@ fn may_hedge(raw: &str, normalized: &str) -> bool {
         return true;
     }
     // Every word a joint or a negation is made of (`neither` holds `either`...).
-    normalized.split(' ').any(|w| {
+    claims::words(normalized).any(|w| {
         matches!(
             w,
             "or" | "and"
@@ -826,6 +826,9 @@ pub struct Matcher {
     word_lists: WordLists,
     /// The key of the row being decided, before it is known to differ from `prepared`'s.
     next_prepared: Vec<u8>,
+    /// Read every accepted response whole (tests check the shortcut against it).
+    #[cfg(test)]
+    read_whole: bool,
 }
 
 /// What a [`Matcher`]'s prepared references came from: a key of the options that shape them and
@@ -1209,31 +1212,56 @@ impl Matcher {
                 }
             }
             let keys = (!all).then_some((aliases, self.keys.as_slice()));
+            #[cfg(test)]
+            let shortcut = !self.read_whole;
+            #[cfg(not(test))]
+            let shortcut = true;
+            // Most accepted responses end with their answer, alone: no need to read them.
+            if shortcut
+                && self.claims.tail_asserts(
+                    &mut self.norm,
+                    t,
+                    fold,
+                    opts.number_words,
+                    raw,
+                    keys,
+                    self.alias_spans.iter().map(alias),
+                    opts.negations,
+                )
+            {
+                return Some(d);
+            }
             self.claims
-                .read(&mut self.norm, t, fold, opts.number_words, raw, keys);
+                .read(&mut self.norm, t, fold, opts.number_words, raw, keys, false);
         }
-        // A response that names two golds (neither a part of the other) answers a question
-        // that asks for several, or gives the references' own list: no hedge.
-        let mut hits = self
-            .alias_spans
-            .iter()
-            .map(alias)
-            .filter(|a| *a != " " && contains_padded(resp.as_bytes(), a.as_bytes()));
-        let several = hits.next().is_some_and(|first| {
-            hits.any(|other| {
-                !contains_padded(first.as_bytes(), other.as_bytes())
-                    && !contains_padded(other.as_bytes(), first.as_bytes())
-            })
-        });
-        // So does a question that counts what it asks for (`3 candidates`, `name two`).
-        let several = several
-            || question.is_some_and(|q| {
-                self.norm
-                    .normalize_into(t, fold, opts.number_words, q, &mut self.question);
-                claims::asks_several(&self.question)
+        // The hedge rule applies unless the response names two golds (neither a part of the
+        // other), so answers a question that asks for several or gives the references' own
+        // list, or the question counts what it asks for (`3 candidates`, `name two`). Worked
+        // out only when an item would be a hedge.
+        let (alias_spans, norm, question_text) =
+            (&self.alias_spans, &mut self.norm, &mut self.question);
+        let hedges = || {
+            if !opts.hedges {
+                return false;
+            }
+            let mut hits = alias_spans
+                .iter()
+                .map(alias)
+                .filter(|a| *a != " " && contains_padded(resp.as_bytes(), a.as_bytes()));
+            let several = hits.next().is_some_and(|first| {
+                hits.any(|other| {
+                    !contains_padded(first.as_bytes(), other.as_bytes())
+                        && !contains_padded(other.as_bytes(), first.as_bytes())
+                })
             });
+            let several = several
+                || question.is_some_and(|q| {
+                    norm.normalize_into(t, fold, opts.number_words, q, question_text);
+                    claims::asks_several(question_text)
+                });
+            !several
+        };
         let spans = self.alias_spans.iter().map(alias);
-        let hedges = opts.hedges && !several;
         match self.claims.judge(spans, hedges, opts.negations) {
             Some(v) => {
                 self.seen.push_str(&self.claims.candidates);
@@ -1390,7 +1418,7 @@ impl Matcher {
         if gold_letters != 0 {
             read.items = true;
             self.claims
-                .read(&mut self.norm, t, fold, nw, response, None);
+                .read(&mut self.norm, t, fold, nw, response, None, true);
             let verdict = self
                 .claims
                 .judge_letters(gold_letters, opts.hedges, opts.negations);
@@ -2195,6 +2223,109 @@ mod tests {
                 assert_eq!(shared.seen(), fresh.seen(), "{response:?} {r:?}");
             }
         }
+    }
+
+    /// A row whose last item asserts the gold alone in its run is decided without reading the
+    /// response: as it is when the response is read whole, on texts of separators, joints,
+    /// denials, sentence ends and golds.
+    #[test]
+    fn the_tail_shortcut_decides_as_the_whole_read() {
+        let t = test_tables::install();
+        let fold = test_fold::install();
+        let golds = [
+            "Paris",
+            "18",
+            "George Washington",
+            "1992",
+            "B",
+            "twelve",
+            "Café",
+            "U.S.",
+            "no",
+        ];
+        let tokens = [
+            ",",
+            ";",
+            "/",
+            ".",
+            "!",
+            "?",
+            ":",
+            "(",
+            ")",
+            "(A)",
+            "\"",
+            "*",
+            "“",
+            "•",
+            "|",
+            "\n",
+            " or ",
+            " and ",
+            " nor ",
+            " neither ",
+            " either ",
+            " but ",
+            "not ",
+            "isn't ",
+            " is wrong",
+            "...",
+            " ",
+            " ",
+            "A:",
+            "The answer is",
+            "maybe",
+            "including",
+            "J. F.",
+            "1.",
+            "2)",
+            "12",
+            "13",
+            "3.5",
+            "1,000",
+            "10:30",
+            "London",
+            "it is",
+            "No.",
+            "é",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % m as u64) as usize
+        };
+        let mut opts = every_rule();
+        opts.approximate_numbers = false;
+        let (mut fast, mut whole) = (Matcher::default(), Matcher::default());
+        whole.read_whole = true;
+        let mut accepted = 0;
+        for _ in 0..30_000 {
+            let refs: Vec<Option<&str>> = (0..1 + next(2))
+                .map(|_| Some(golds[next(golds.len())]))
+                .collect();
+            let mut response = String::new();
+            for _ in 0..1 + next(12) {
+                let gold = refs[next(refs.len())].unwrap_or("");
+                response.push_str(if next(4) == 0 {
+                    gold
+                } else {
+                    tokens[next(tokens.len())]
+                });
+                if next(2) == 0 {
+                    response.push(' ');
+                }
+            }
+            let question = ["", "Name two cities."][next(2)];
+            let q = (!question.is_empty()).then_some(question);
+            let a = fast.decide(t, Some(fold), &opts, &response, refs.iter().copied(), q);
+            let b = whole.decide(t, Some(fold), &opts, &response, refs.iter().copied(), q);
+            assert_eq!(a, b, "{response:?} {refs:?}");
+            assert_eq!(fast.seen(), whole.seen(), "{response:?} {refs:?}");
+            accepted += usize::from(a.is_some_and(|d| d.rule == Rule::Contains));
+        }
+        assert!(accepted > 1000, "{accepted}");
     }
 
     #[test]

@@ -15,8 +15,15 @@
 //! negation comes right before it (`not X`, `isn't X`, `neither X`, `nor X`) or a verdict right
 //! after it (`X is wrong`). A row whose every gold item is hedged or negated is rejected.
 //!
+//! A row is judged asserted as soon as one gold item is, so a response whose last item gives the
+//! gold alone in its run, undenied (`... A: 18`), is decided from that item alone
+//! ([`Claims::tail_asserts`]) and the rest is never cut. A degenerate loop is looked for only when
+//! a cheap test (a few word comparisons at every fourth word) finds one possible
+//! ([`degenerate_loop`]).
+//!
 //! Every pass is linear in the text: the cut is one scan, each item is normalised once, the
-//! run-level counts are gathered once, and a gold item reads only its run's counts.
+//! run-level counts are gathered once, and a gold item reads only its run's counts; the tail test
+//! reads the text backwards once, to its last item's run start, and that item's sentence once.
 
 use crate::answer_match::{FoldTable, Normalizer};
 use crate::pyunicode::Tables;
@@ -117,6 +124,8 @@ pub struct Claims {
     cues: Vec<u8>,
     text: String,
     scratch: String,
+    /// The items' letters are read (for [`Claims::judge_letters`]).
+    letters: bool,
     /// The candidates of the last rejection, `" | "` between them.
     pub candidates: String,
 }
@@ -448,7 +457,12 @@ fn separator(b: &[u8], i: usize) -> Option<(u16, usize)> {
             Some(0xA2) => (LIST, 3),
             _ => return None,
         },
-        _ if c.is_ascii_alphabetic() && !prev.is_some_and(|p| p.is_ascii_alphanumeric()) => {
+        // The first letters of the words below.
+        _ if matches!(
+            c.to_ascii_lowercase(),
+            b'o' | b'a' | b'n' | b'e' | b'b' | b'h' | b't' | b'w'
+        ) && !prev.is_some_and(|p| p.is_ascii_alphanumeric()) =>
+        {
             let len = b.get(i..).map_or(0, |r| {
                 r.iter().take_while(|x| x.is_ascii_alphabetic()).count()
             });
@@ -492,6 +506,17 @@ fn find(hay: &str, needle: &str) -> Option<usize> {
     memchr::memmem::find(hay.as_bytes(), needle.as_bytes())
 }
 
+/// Whether an item (normalised) denies the alias found at `at` in it: a negation right before it
+/// (`not X`, but `No. 12` is a number), a verdict right after it (`X is wrong`), or a joint
+/// before the item that negates (`nor X`).
+fn denied(item: &str, alias: &str, at: usize, by_joint: bool) -> bool {
+    let before = item.get(..at + 1).unwrap_or("");
+    let after = item.get(at + alias.len() - 1..).unwrap_or("");
+    let denier = before.trim_end().rsplit(' ').next().filter(|w| negator(w));
+    let numbered = denier == Some("no") && kind(alias) == Kind::Number;
+    by_joint || (denier.is_some() && !numbered) || AFTER.iter().any(|v| after.starts_with(v))
+}
+
 /// The kind of answer an alias is, for the candidates it is compared with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -500,9 +525,8 @@ enum Kind {
 }
 
 fn kind(alias: &str) -> Kind {
-    let mut words = alias.split(' ').filter(|w| !w.is_empty()).peekable();
-    if words.peek().is_some() && words.all(|w| w.as_bytes().first().is_some_and(u8::is_ascii_digit))
-    {
+    let mut ws = words(alias).peekable();
+    if ws.peek().is_some() && ws.all(|w| w.as_bytes().first().is_some_and(u8::is_ascii_digit)) {
         Kind::Number
     } else {
         Kind::Name
@@ -510,7 +534,37 @@ fn kind(alias: &str) -> Kind {
 }
 
 fn word_count(padded: &str) -> usize {
-    padded.split(' ').filter(|w| !w.is_empty()).count()
+    words(padded).count()
+}
+
+/// The words of a normalised text: `text.split(' ')` but the empty ones, by a plain byte scan
+/// (words are short: a `memchr` call per word costs more than it saves).
+pub fn words(text: &str) -> Words<'_> {
+    Words { text, at: 0 }
+}
+
+/// The iterator of [`words`].
+pub struct Words<'t> {
+    text: &'t str,
+    at: usize,
+}
+
+impl<'t> Iterator for Words<'t> {
+    type Item = &'t str;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'t str> {
+        let b = self.text.as_bytes();
+        let rest = b.get(self.at..)?;
+        let from = self.at + rest.iter().position(|&c| c != b' ')?;
+        let end = b
+            .get(from..)
+            .and_then(|r| r.iter().position(|&c| c == b' '))
+            .map_or(b.len(), |k| from + k);
+        self.at = end;
+        // A space is a character boundary: the slice is always there.
+        self.text.get(from..end)
+    }
 }
 
 impl Claims {
@@ -520,6 +574,7 @@ impl Claims {
     /// no word of an alias holds no gold item and is skipped unread (a key is a word of the
     /// normalised alias; where the raw text spells it otherwise, the sentence is skipped and
     /// the gold in it cannot be rejected).
+    #[allow(clippy::too_many_arguments)]
     pub fn read(
         &mut self,
         norm: &mut Normalizer,
@@ -528,7 +583,9 @@ impl Claims {
         number_words: bool,
         response: &str,
         keys: Option<(&str, &[(usize, usize)])>,
+        letters: bool,
     ) {
+        self.letters = letters;
         self.items.clear();
         self.runs.clear();
         self.cues.clear();
@@ -565,6 +622,116 @@ impl Claims {
             }
             start = end;
         }
+    }
+
+    /// Whether the last item of `response` gives a gold alias alone in its run and does not deny
+    /// it, where [`Claims::read`] with `keys` would read it: then [`Claims::judge`] finds the
+    /// row asserted (its verdict is `None` as soon as one gold item is asserted, and such an item
+    /// is: no other candidate shares its run), and the response need not be read. A cheap test
+    /// for the many responses that end with their answer (`... A: 18`): it reads the text
+    /// backwards to that item's run start, and normalises that item alone.
+    ///
+    /// A separator is known by its bytes and the byte before ([`separator`]), and none starts
+    /// inside another (a word's letters after the first, a character's continuation bytes), so
+    /// the separators met backwards are those the cut meets forwards.
+    #[allow(clippy::too_many_arguments)]
+    pub fn tail_asserts<'a>(
+        &mut self,
+        norm: &mut Normalizer,
+        t: &Tables,
+        fold: Option<&FoldTable>,
+        number_words: bool,
+        response: &str,
+        keys: Option<(&str, &[(usize, usize)])>,
+        mut aliases: impl Iterator<Item = &'a str>,
+        negations: bool,
+    ) -> bool {
+        let b = response.as_bytes();
+        let filled = |from: usize, to: usize| {
+            b.get(from..to)
+                .is_some_and(|r| r.iter().any(|&c| c.is_ascii_alphanumeric() || c >= 0x80))
+        };
+        // The last separator that starts before `end`: its start, bits and length.
+        let before = |end: usize| {
+            (0..end).rev().find_map(|j| {
+                if !response.is_char_boundary(j) {
+                    return None;
+                }
+                separator(b, j).map(|(bits, len)| (j, bits, len))
+            })
+        };
+        // The last item, and the separator right before it.
+        let mut end = b.len();
+        let (from, to, mut sep) = loop {
+            match before(end) {
+                Some((j, bits, len)) if filled(j + len, end) => {
+                    break (j + len, end, Some((j, bits)))
+                }
+                Some((j, _, _)) => end = j,
+                None if filled(0, end) => break (0, end, None),
+                None => return false,
+            }
+        };
+        // The joint before it: the marks back to the item before, or to the start of the text or,
+        // with keys, of the sentence (where the cut starts a run).
+        let mut joint = 0u16;
+        // Where the item's sentence starts, when met on the way.
+        let mut piece = None;
+        while let Some((j, bits)) = sep {
+            if keys.is_some() && bits & SENTENCE != 0 {
+                piece = Some(j + 1);
+                break;
+            }
+            joint |= bits;
+            let prev = before(j);
+            if filled(prev.map_or(0, |(k, _, len)| k + len), j) {
+                // An item before it in its sentence: the joint must start a run.
+                if joint & HARD == 0 && joint & LIST != 0 {
+                    return false;
+                }
+                break;
+            }
+            sep = prev.map(|(k, bits, _)| (k, bits));
+            if sep.is_none() {
+                piece = Some(0);
+            }
+        }
+        if let Some((text, spans)) = keys {
+            // The sentence that holds the item must be one that is read.
+            let ends = |at: &usize| separator(b, *at).is_some_and(|(bits, _)| bits & SENTENCE != 0);
+            let piece = piece.unwrap_or_else(|| {
+                (0..from)
+                    .rev()
+                    .filter(|&k| matches!(b.get(k), Some(b'.' | b'!' | b'?')))
+                    .find(ends)
+                    .map_or(0, |k| k + 1)
+            });
+            let stop = (to..b.len())
+                .filter(|&k| matches!(b.get(k), Some(b'.' | b'!' | b'?')))
+                .find(ends)
+                .map_or(b.len(), |k| k + 1);
+            let sentence = b.get(piece..stop).unwrap_or(&[]);
+            let hit = spans.iter().any(|&(s, e)| {
+                text.get(s..e)
+                    .is_some_and(|key| contains_ignore_case(sentence, key.as_bytes()))
+            });
+            if !hit {
+                return false;
+            }
+        }
+        let Some(raw) = response.get(from..to) else {
+            return false;
+        };
+        norm.normalize_into(t, fold, number_words, raw, &mut self.scratch);
+        let item = self.scratch.as_str();
+        let Some((alias, at)) = aliases.find_map(|a| {
+            (a.len() > 2)
+                .then(|| find(item, a).map(|p| (a, p)))
+                .flatten()
+        }) else {
+            return false;
+        };
+        !(negations && denied(item, alias, at, joint & NEGATE_NEXT != 0))
     }
 
     /// [`Claims::read`] of the sentences in `response[from..to]`, as if they were the text.
@@ -613,7 +780,13 @@ impl Claims {
                 i += len;
                 start = i;
             } else {
+                // Past the rest of a word of ASCII letters and digits: a letter is a separator
+                // only at a word's start, a digit never.
+                let word = b.get(i).is_some_and(u8::is_ascii_alphanumeric);
                 i += 1;
+                while word && i < to && b.get(i).is_some_and(u8::is_ascii_alphanumeric) {
+                    i += 1;
+                }
             }
             // Stay on a character boundary: a multi-byte character is inside an item.
             while i < to && !response.is_char_boundary(i) {
@@ -657,14 +830,20 @@ impl Claims {
         norm.normalize_into(t, fold, number_words, raw, &mut self.scratch);
         let start = self.text.len();
         self.text.push_str(&self.scratch);
-        let (letter, letter_negated) = match item_letter(raw.as_bytes()) {
+        // Only the letter rule reads an item's letter.
+        let read = if self.letters {
+            item_letter(raw.as_bytes())
+        } else {
+            None
+        };
+        let (letter, letter_negated) = match read {
             Some((l, n)) => (Some(l), n),
             None => (None, false),
         };
         // What the item may be as a candidate.
         let (mut n, mut negated, mut digit, mut name, mut cued) = (0, false, false, false, false);
         let (mut opener, mut verb, mut examples) = (false, false, false);
-        for w in self.scratch.split(' ').filter(|w| !w.is_empty()) {
+        for w in words(&self.scratch) {
             if n == 0 {
                 opener = clause_starter(w);
             }
@@ -695,10 +874,9 @@ impl Claims {
             .split(|c: char| !c.is_alphanumeric())
             .find(|w| {
                 !w.is_empty()
-                    && !matches!(
-                        w.to_ascii_lowercase().as_str(),
-                        "the" | "a" | "an" | "maybe" | "perhaps" | "possibly" | "either"
-                    )
+                    && !["the", "a", "an", "maybe", "perhaps", "possibly", "either"]
+                        .iter()
+                        .any(|skip| w.eq_ignore_ascii_case(skip))
             })
             .and_then(|w| w.chars().next())
             .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit());
@@ -802,13 +980,15 @@ impl Claims {
     }
 
     /// The verdict on the gold aliases (normalised and padded): `None` when some item asserts
-    /// one, or when no item holds one.
+    /// one, or when no item holds one. `hedges` says whether the hedge rule applies; it is
+    /// asked once, and only when an item would be a hedge.
     pub fn judge<'a>(
         &mut self,
         aliases: impl Iterator<Item = &'a str> + Clone,
-        hedges: bool,
+        mut hedges: impl FnMut() -> bool,
         negations: bool,
     ) -> Option<Verdict> {
+        let mut hedge_rule = None;
         self.candidates.clear();
         // First the gold items, and how many of each run's candidates they are.
         let mut gold_items = 0usize;
@@ -824,14 +1004,8 @@ impl Claims {
                 continue;
             };
             gold_items += 1;
-            let before = item.get(..at + 1).unwrap_or("");
             let after = item.get(at + alias.len() - 1..).unwrap_or("");
-            // (`No. 12` is a number, not a denial.)
-            let denier = before.trim_end().rsplit(' ').next().filter(|w| negator(w));
-            let numbered = denier == Some("no") && kind(alias) == Kind::Number;
-            let neg = it.negated_by_joint
-                || (denier.is_some() && !numbered)
-                || AFTER.iter().any(|v| after.starts_with(v));
+            let neg = denied(item, alias, at, it.negated_by_joint);
             // The first item of a list leads in to its candidate: the gold must end it.
             let ends_item = after == " ";
             it.gold = Some((at, alias.len(), kind(alias), word_count(alias), neg));
@@ -932,7 +1106,7 @@ impl Claims {
                             && run.starts
                             && run.first_words <= short
                             && (kind == Kind::Number || run.lower <= 1))));
-            if hedges && bare && listed {
+            if bare && listed && *hedge_rule.get_or_insert_with(&mut hedges) {
                 hedged = true;
                 self.list_run(it.run, k);
                 continue;
@@ -984,7 +1158,7 @@ impl Claims {
 pub fn sweep(response: &str, alias: &str) -> Option<(u64, u64)> {
     let mut need = [0u64; 8];
     let mut n_need = 0;
-    for w in alias.split(' ').filter(|w| !w.is_empty()) {
+    for w in words(alias) {
         if let Some(v) = integer(w) {
             if let Some(slot) = need.get_mut(n_need) {
                 *slot = v;
@@ -1002,8 +1176,19 @@ pub fn sweep(response: &str, alias: &str) -> Option<(u64, u64)> {
     let done = |len: u32, regular: u32, lo: u64, hi: u64| {
         len >= 5 && regular >= 3 && 2 * regular >= len - 1 && covered(lo, hi)
     };
-    for w in response.split(' ').filter(|w| !w.is_empty()) {
-        match integer(w) {
+    // The words, by a scan for spaces eight bytes at a time (`integer` of a word at once).
+    let b = response.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let end = next_space(b, i);
+        let at = i;
+        i = end + 1;
+        let Some(w) = b.get(at..end).filter(|w| !w.is_empty()) else {
+            continue;
+        };
+        let number = (w.len() <= 18 && w.iter().all(u8::is_ascii_digit))
+            .then(|| w.iter().fold(0u64, |v, &d| v * 10 + u64::from(d - b'0')));
+        match number {
             Some(v) => {
                 if len == 0 {
                     (len, regular, lo, hi, step) = (1, 0, v, v, 0);
@@ -1019,7 +1204,7 @@ pub fn sweep(response: &str, alias: &str) -> Option<(u64, u64)> {
                 }
                 prev = v;
             }
-            None if matches!(w, "and" | "or" | "to") => {}
+            None if matches!(w, b"and" | b"or" | b"to") => {}
             None => {
                 if done(len, regular, lo, hi) {
                     return Some((lo, hi));
@@ -1083,7 +1268,7 @@ pub fn asks_several(question: &str) -> bool {
             )
     };
     let mut prev = "";
-    for w in question.split(' ').filter(|w| !w.is_empty()) {
+    for w in words(question) {
         if (count(prev) && plural(w))
             || (matches!(prev, "name" | "list" | "give") && count(w))
             || (prev == "which" && plural(w) && !matches!(w, "does" | "goes"))
@@ -1105,12 +1290,20 @@ fn integer(w: &str) -> Option<u64> {
 /// The longest stretch of the response that repeats a loop of one to eight words at least four
 /// times, when it is twenty words or more: `(loop length, words)`.
 pub fn degenerate_loop(response: &str) -> Option<(usize, usize)> {
+    if !may_loop(response) {
+        return None;
+    }
+    loop_scan(response)
+}
+
+/// [`degenerate_loop`] without its cheap test first: word `n` against the eight before it.
+fn loop_scan(response: &str) -> Option<(usize, usize)> {
     const P: usize = 8;
     // The keys of the last eight words, word `k` at `k % P`.
     let mut ring = [0u64; P];
     let mut runs = [0usize; P + 1];
     let mut best: Option<(usize, usize)> = None;
-    for (n, w) in response.split(' ').filter(|w| !w.is_empty()).enumerate() {
+    for (n, w) in words(response).enumerate() {
         let h = w.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
             (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
         });
@@ -1128,6 +1321,63 @@ pub fn degenerate_loop(response: &str) -> Option<(usize, usize)> {
         }
     }
     best
+}
+
+/// Whether a normalised text may hold a loop of [`degenerate_loop`]: a cheap test that most
+/// texts fail. A loop of `p` words (one to eight) over twenty words or more has word `n` equal to
+/// word `n - p` for twelve `n` in a row or more, and twelve in a row hold three multiples of four
+/// in a row: so at three checkpoints in a row (every fourth word), the same `p` gives a word equal
+/// to the one `p` before it. Only the checkpoints compare words, by their bytes.
+fn may_loop(text: &str) -> bool {
+    const P: usize = 8;
+    let b = text.as_bytes();
+    // The last sixteen words (start, end), word `n` at `n % 16`.
+    let mut ring = [(0usize, 0usize); 16];
+    // Per checkpoint: a bit per `p` that gives an equal word; the last two checkpoints'.
+    let (mut m1, mut m2) = (0u16, 0u16);
+    let (mut n, mut i) = (0usize, 0usize);
+    while i < b.len() {
+        let end = next_space(b, i);
+        if end > i {
+            if let Some(slot) = ring.get_mut(n % 16) {
+                *slot = (i, end);
+            }
+            if n.is_multiple_of(4) {
+                let w = b.get(i..end);
+                let mut m = 0u16;
+                for p in 1..=P.min(n) {
+                    let same = ring
+                        .get((n - p) % 16)
+                        .is_some_and(|&(s, e)| e - s == end - i && b.get(s..e) == w);
+                    m |= u16::from(same) << p;
+                }
+                if m & m1 & m2 != 0 {
+                    return true;
+                }
+                (m2, m1) = (m1, m);
+            }
+            n += 1;
+        }
+        i = end + 1;
+    }
+    false
+}
+
+/// The first space at or after `i` in `b` (`b.len()` when there is none), eight bytes at a time.
+fn next_space(b: &[u8], mut i: usize) -> usize {
+    const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    while let Some(chunk) = b.get(i..).and_then(|r| r.first_chunk::<8>()) {
+        // A byte of `x` is zero where the text has a space; `t` has its high bit set there.
+        let x = u64::from_le_bytes(*chunk) ^ 0x2020_2020_2020_2020;
+        let t = !(((x & LOW) + LOW) | x | LOW);
+        if t != 0 {
+            return i + t.trailing_zeros() as usize / 8;
+        }
+        i += 8;
+    }
+    b.get(i..)
+        .and_then(|r| r.iter().position(|&c| c == b' '))
+        .map_or(b.len(), |k| i + k)
 }
 
 #[cfg(test)]
@@ -1194,6 +1444,136 @@ mod tests {
         assert_eq!(sweep(" 1 2 3 4 29 29 ", " 5 7 15 16 "), Some((1, 29)));
         assert_eq!(sweep(" 10 20 30 40 50 ", " 30 "), Some((10, 50)));
         assert_eq!(sweep(" 1 2 3 4 5 ", " paris "), None);
+    }
+
+    /// A small seeded generator of test texts (xorshift).
+    fn next(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    #[test]
+    fn the_cheap_loop_test_never_misses_a_loop() {
+        let vocab = ["a", "b", "c", "dd", "ee", "paris", "12", "13", "and"];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut found = 0;
+        for _ in 0..20_000 {
+            let mut text = String::from(" ");
+            let n = 10 + next(&mut seed) % 60;
+            let mut k = 0;
+            while k < n {
+                // Now and then a loop of one to eight words, repeated two to seven times.
+                if next(&mut seed).is_multiple_of(10) {
+                    let p = 1 + (next(&mut seed) % 8) as usize;
+                    let unit: Vec<&str> = (0..p)
+                        .map(|_| vocab[(next(&mut seed) % vocab.len() as u64) as usize])
+                        .collect();
+                    for _ in 0..2 + next(&mut seed) % 6 {
+                        for w in &unit {
+                            text.push_str(w);
+                            text.push(' ');
+                            k += 1;
+                        }
+                    }
+                } else {
+                    text.push_str(vocab[(next(&mut seed) % vocab.len() as u64) as usize]);
+                    text.push(' ');
+                    k += 1;
+                }
+            }
+            let full = loop_scan(&text);
+            assert_eq!(degenerate_loop(&text), full, "{text}");
+            assert!(full.is_none() || may_loop(&text), "{text}");
+            found += usize::from(full.is_some());
+        }
+        // The texts hold loops, and texts without one.
+        assert!(found > 1000 && found < 19_000, "{found}");
+    }
+
+    /// [`sweep`] over `str` words and `integer`, as it was first written: the oracle of the byte
+    /// scan.
+    fn sweep_by_words(response: &str, need: &[u64]) -> Option<(u64, u64)> {
+        let covered = |lo: u64, hi: u64| need.iter().all(|&v| lo <= v && v <= hi);
+        let (mut len, mut regular, mut prev, mut step, mut lo, mut hi) =
+            (0u32, 0u32, 0u64, 0i128, 0, 0);
+        let done = |len: u32, regular: u32, lo: u64, hi: u64| {
+            len >= 5 && regular >= 3 && 2 * regular >= len - 1 && covered(lo, hi)
+        };
+        for w in response.split(' ').filter(|w| !w.is_empty()) {
+            match integer(w) {
+                Some(v) => {
+                    if len == 0 {
+                        (len, regular, lo, hi, step) = (1, 0, v, v, 0);
+                    } else {
+                        let d = i128::from(v) - i128::from(prev);
+                        if d == 1 || (d != 0 && d == step) {
+                            regular += 1;
+                        }
+                        step = d;
+                        len += 1;
+                        lo = lo.min(v);
+                        hi = hi.max(v);
+                    }
+                    prev = v;
+                }
+                None if matches!(w, "and" | "or" | "to") => {}
+                None => {
+                    if done(len, regular, lo, hi) {
+                        return Some((lo, hi));
+                    }
+                    len = 0;
+                }
+            }
+        }
+        done(len, regular, lo, hi).then_some((lo, hi))
+    }
+
+    #[test]
+    fn the_sweep_scan_agrees_with_its_word_oracle() {
+        let vocab = [
+            "1",
+            "2",
+            "3",
+            "4",
+            "5",
+            "6",
+            "10",
+            "12",
+            "20",
+            "and",
+            "or",
+            "to",
+            "x",
+            "007",
+            "123456789012345678",
+            "1234567890123456789",
+            "",
+            "",
+        ];
+        let mut seed = 0x1234_5678_9abc_def1u64;
+        let mut found = 0;
+        for _ in 0..20_000 {
+            let n = next(&mut seed) % 40;
+            let mut text = String::from(" ");
+            for _ in 0..n {
+                if next(&mut seed).is_multiple_of(8) {
+                    // A run of numbers one apart, or two apart.
+                    let (from, step) = (next(&mut seed) % 8, 1 + next(&mut seed) % 2);
+                    for k in 0..3 + next(&mut seed) % 6 {
+                        text.push_str(&format!("{} ", from + k * step));
+                    }
+                }
+                text.push_str(vocab[(next(&mut seed) % vocab.len() as u64) as usize]);
+                text.push(' ');
+            }
+            let gold = [3u64, 12, 5][(next(&mut seed) % 3) as usize];
+            let got = sweep(&text, &format!(" {gold} "));
+            assert_eq!(got, sweep_by_words(&text, &[gold]), "{text}");
+            found += usize::from(got.is_some());
+        }
+        assert!(found > 1000, "{found}");
     }
 
     #[test]
