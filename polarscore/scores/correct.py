@@ -66,8 +66,9 @@ def _as_list(references: IntoExpr, function: str) -> pl.Expr:
     return pl.concat_list(refs)
 
 
-def _norm(text: pl.Expr) -> pl.Expr:
-    return text.str.strip_chars().str.to_lowercase().str.replace_all(r"\s+", " ")
+def _lower(text: pl.Expr) -> pl.Expr:
+    """Return the text stripped and lowercased (the kernels read whitespace runs as one space)."""
+    return text.str.strip_chars().str.to_lowercase()
 
 
 def _choice_inputs(
@@ -75,8 +76,9 @@ def _choice_inputs(
 ) -> list[pl.Expr]:
     """Return the multiple-choice kernels' inputs.
 
-    With the options, the kernels also read the response, golds and options normalised by
-    Polars (strip, lowercase, whitespace runs as one space), to compare texts as Polars does.
+    With the options, the kernels also read the response, golds and options stripped and
+    lowercased by Polars (so that letter case follows Polars' Unicode tables); they compare texts
+    with each run of whitespace as one space.
     """
     if choices is None:
         return [response, references]
@@ -85,9 +87,9 @@ def _choice_inputs(
         response,
         golds,
         choices,
-        _norm(response),
-        golds.list.eval(_norm(pl.element())),
-        choices.list.eval(_norm(pl.element())),
+        _lower(response),
+        golds.list.eval(_lower(pl.element())),
+        choices.list.eval(_lower(pl.element())),
     ]
 
 

@@ -9,9 +9,12 @@
 //!   `f64` the way Polars casts a canonical number (`"1/3"` is no `f64`), equal as numbers.
 //! * Multiple choice: the final letter (or, with the options, the option the response states)
 //!   against the golds' bare letters, and with the options, the chosen option's text against the
-//!   golds' texts. Texts are compared after the normalisation Polars applied to them (strip,
-//!   lowercase, whitespace runs as one space), which the caller passes in, normalised by Polars
-//!   itself, so that both sides of the comparison are Polars' own strings.
+//!   golds' texts. Texts are compared as the rule normalised them (strip, lowercase, each run of
+//!   whitespace as one space): the caller passes them stripped and lowercased by Polars itself
+//!   (its lowercasing follows its own Unicode tables), and [`same_text`] reads each run of
+//!   whitespace as one space, as `str.replace_all(r"\s+", " ")` wrote it (the `regex` crate's
+//!   `\s` is Unicode's White_Space, as `char::is_whitespace` is; lowercasing neither makes nor
+//!   unmakes whitespace).
 
 use super::final_choice::{self, Choice};
 use super::final_number::{self, NumberForm};
@@ -120,20 +123,51 @@ impl Chosen {
     }
 }
 
-/// The options' normalised texts and the normalised texts of what is compared with them.
+/// The options' texts, as given and stripped and lowercased.
 #[derive(Clone, Copy)]
 pub struct Options<'a> {
     /// The options' texts as given (`None`: a null list), read by `final_choice`.
     pub texts: Items<'a>,
-    /// The options' normalised texts, item for item.
+    /// The options' texts stripped and lowercased, item for item.
     pub normalized: Items<'a>,
 }
 
-/// The index of the first option whose normalised text equals `text` (`None` for a null text or
+/// `text` with each run of whitespace as one space.
+fn collapsed(text: &str) -> impl Iterator<Item = char> + '_ {
+    let mut chars = text.chars().peekable();
+    std::iter::from_fn(move || {
+        let c = chars.next()?;
+        if c.is_whitespace() {
+            while chars.next_if(|c| c.is_whitespace()).is_some() {}
+            Some(' ')
+        } else {
+            Some(c)
+        }
+    })
+}
+
+/// Whether two stripped, lowercased texts are equal once each run of whitespace is one space.
+fn same_str(a: &str, b: &str) -> bool {
+    a == b || collapsed(a).eq(collapsed(b))
+}
+
+/// [`same_str`] of two items, a null equal to a null only (as `list.contains` and
+/// `list.set_intersection` compare).
+fn same_text(a: Option<&str>, b: Option<&str>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => same_str(a, b),
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+/// The index of the first option whose text is the same as `text` (`None` for a null text or
 /// options, or no such option), as the rule's `list.concat` / `arg_max` found it.
 fn option_index(options: Items<'_>, text: Option<&str>) -> Option<usize> {
     let text = text?;
-    options?.iter().position(|o| *o == Some(text))
+    options?
+        .iter()
+        .position(|o| o.is_some_and(|o| same_str(o, text)))
 }
 
 /// Kleene `|`.
@@ -157,7 +191,8 @@ pub struct ChoiceVerdict {
 }
 
 /// The multiple-choice rule: see the module's docs. `normalized_response` and
-/// `normalized_golds` are only read with `options` (the golds' item for item).
+/// `normalized_golds` (stripped and lowercased, the golds' item for item) are only read with
+/// `options`.
 pub fn choice_verdict(
     response: Option<&str>,
     golds: Items<'_>,
@@ -192,10 +227,12 @@ pub fn choice_verdict(
                 .and_then(|(n, i)| n.get(usize::from(i)).copied().flatten()),
             _ => None,
         };
-        let named = normalized_golds.map(|golds| golds.contains(&stated));
+        let named = normalized_golds.map(|golds| golds.iter().any(|g| same_text(*g, stated)));
         // `golds.list.set_intersection(options).list.len() > 0`, null meeting null.
         let shared = match (normalized_golds, o.normalized) {
-            (Some(golds), Some(opts)) => Some(golds.iter().any(|g| opts.contains(g))),
+            (Some(golds), Some(opts)) => {
+                Some(golds.iter().any(|g| opts.iter().any(|o| same_text(*g, *o))))
+            }
             _ => None,
         };
         hit = or(hit, named);
@@ -255,6 +292,16 @@ mod tests {
             &mut String::new(),
         );
         assert_eq!((v.score, v.gold.as_deref()), (Some(0.0), Some("1/3")));
+    }
+
+    #[test]
+    fn whitespace_runs_compare_as_one_space() {
+        assert!(same_str("new  york", "new york"));
+        assert!(same_str("new\u{a0}\t\nyork", "new\u{2003}york"));
+        assert!(!same_str("new\u{1c}york", "new york"));
+        assert!(!same_str("newyork", "new york"));
+        assert!(same_text(None, None));
+        assert!(!same_text(Some(""), None));
     }
 
     #[test]
