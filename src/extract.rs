@@ -24,6 +24,7 @@
 //! A found number is cleaned as lm-eval's GSM8K metric ignores text: `,` and `$` dropped, then
 //! one trailing `.`.
 
+pub mod correct;
 #[cfg(feature = "plugin")]
 mod expressions;
 pub mod final_choice;

@@ -68,6 +68,43 @@ def _number_details(text: str | None) -> dict[str, str | None]:
 Row = dict[str, Any]
 
 
+def _number_rule(row: Row) -> dict[str, Any]:
+    """correct_number_details' struct as the oracles read it."""
+    response, golds = row["response"], row["references"]
+    found = None if response is None else oracle_final.final_number(response)
+    numbers = [oracle_final.final_number(g) for g in golds or [] if g is not None]
+    gold = next((n[0] for n in numbers if n is not None), None)
+    reason = (
+        "the gold holds no number"
+        if gold is None
+        else (None if response is None or found is not None else "no_number")
+    )
+    return {
+        "correct": oracle_correct.correct(response, golds, task_kind="numeric"),
+        "extracted": None if found is None else found[0],
+        "gold": gold,
+        "form": None if found is None else found[1],
+        "reason": reason,
+    }
+
+
+def _choice_rule(row: Row) -> dict[str, Any]:
+    """correct_choice_details' struct as the oracles read it."""
+    response, golds = row["response"], row["references"]
+    read = (None, None, None) if response is None else oracle_final.final_choice(response)
+    first = next((g for g in golds or [] if g is not None and g.strip()), None)
+    letter = None if first is None else oracle_correct.gold_letter(first)
+    return {
+        "correct": oracle_correct.correct(response, golds, task_kind="multiple_choice"),
+        "extracted": read[0],
+        "gold": letter,
+        "form": read[1],
+        "reason": "the gold is neither a letter nor one of the options"
+        if letter is None
+        else read[2],
+    }
+
+
 class _Anything:
     """Equal to every value: an output field the oracle does not model."""
 
@@ -248,6 +285,8 @@ final_choice_text = st.lists(
     ),
     max_size=12,
 ).map("".join)  # fmt: skip
+#: Gold answers of multiple choice: letters in their marks, blanks, and text that is none.
+gold_letter = st.sampled_from(["A", "b", "(C)", "D.", " (e). ", "", " ", "x", "AB", "B)"])
 #: Texts that are, or almost are, UTF-8 read as Latin-1 or cp1252.
 mojibake_text = st.text(max_size=12).map(lambda t: t.encode("utf-8").decode("latin-1")) | st.text(
     max_size=12
@@ -575,6 +614,42 @@ CASES: dict[str, Case] = {
         st.just({}),
         lambda: ps.final_number_details("text"),
         lambda row: _number_details(row["text"]),
+    ),
+    "correct_number": Case(
+        {
+            "response": (S, st.one_of(optional_text, number_text)),
+            "references": (L, st.one_of(st.none(), st.lists(st.none() | number_text, max_size=3))),
+        },
+        st.just({}),
+        lambda: plugin_call("correct_number", pl.col("response"), pl.col("references")),
+        lambda row: _number_rule(row)["correct"],
+    ),
+    "correct_number_details": Case(
+        {
+            "response": (S, st.one_of(optional_text, number_text)),
+            "references": (L, st.one_of(st.none(), st.lists(st.none() | number_text, max_size=3))),
+        },
+        st.just({}),
+        lambda: plugin_call("correct_number_details", pl.col("response"), pl.col("references")),
+        _number_rule,
+    ),
+    "correct_choice": Case(
+        {
+            "response": (S, st.one_of(optional_text, final_choice_text)),
+            "references": (L, st.one_of(st.none(), st.lists(st.none() | gold_letter, max_size=3))),
+        },
+        st.just({}),
+        lambda: plugin_call("correct_choice", pl.col("response"), pl.col("references")),
+        lambda row: _choice_rule(row)["correct"],
+    ),
+    "correct_choice_details": Case(
+        {
+            "response": (S, st.one_of(optional_text, final_choice_text)),
+            "references": (L, st.one_of(st.none(), st.lists(st.none() | gold_letter, max_size=3))),
+        },
+        st.just({}),
+        lambda: plugin_call("correct_choice_details", pl.col("response"), pl.col("references")),
+        _choice_rule,
     ),
     "choice_match": Case(
         {

@@ -29,18 +29,10 @@ from polarscore._utils import (
     parse_text_or_list_expr,
 )
 from polarscore._validation import invalid_parameter
+from polarscore.kernels._plugin import plugin_call
 from polarscore.logs._task_kind import TASK_KINDS, infer_kind
-from polarscore.scores.extraction import (
-    final_choice,
-    final_choice_details,
-    final_number,
-    final_number_details,
-)
 from polarscore.scores.match import answer_match, answer_match_details
 
-_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-#: A gold answer that is a bare option letter: ``B``, ``(B)``, ``B.``, ``b``.
-_GOLD_LETTER = r"^\s*\(?([A-Za-z])\)?\.?\s*$"
 #: The kinds graded by answer_match.
 _TEXT_KINDS = ("short_answer", "free_form")
 
@@ -74,86 +66,71 @@ def _as_list(references: IntoExpr, function: str) -> pl.Expr:
     return pl.concat_list(refs)
 
 
-def _norm(text: pl.Expr) -> pl.Expr:
-    return text.str.strip_chars().str.to_lowercase().str.replace_all(r"\s+", " ")
+def _lower(text: pl.Expr) -> pl.Expr:
+    """Return the text stripped and lowercased (the kernels read whitespace runs as one space)."""
+    return text.str.strip_chars().str.to_lowercase()
 
 
-def _option_index(choices: pl.Expr, text: pl.Expr) -> pl.Expr:
-    """Return the index of the option equal to ``text`` (case and spacing aside), else null."""
-    listed = choices.list.eval(_norm(pl.element())).list.concat(pl.concat_list(_norm(text)))
-    first = listed.list.eval(pl.element() == pl.element().last()).list.arg_max()
-    return pl.when(first < choices.list.len()).then(first)
-
-
-def _letter(index: pl.Expr) -> pl.Expr:
-    return pl.lit(_LETTERS).str.slice(index.cast(pl.Int64), 1)
-
-
-def _gold_letter(gold: pl.Expr, choices: pl.Expr | None) -> pl.Expr:
-    """Return the gold letter: a bare letter as given, else the letter of the option it states."""
-    bare = gold.str.extract(_GOLD_LETTER, 1).str.to_uppercase()
-    if choices is None:
-        return bare
-    return pl.coalesce(bare, _letter(_option_index(choices, gold)))
-
-
-def _choice_parts(
+def _choice_inputs(
     response: pl.Expr, references: pl.Expr, choices: pl.Expr | None
-) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
-    """Return ``(score, chosen, gold, details)`` of the multiple-choice rule.
+) -> list[pl.Expr]:
+    """Return the multiple-choice kernels' inputs.
 
-    The score reads :func:`final_choice` (``details`` is only read by :func:`correct_details`).
+    With the options, the kernels also read the response, golds and options stripped and
+    lowercased by Polars (so that letter case follows Polars' Unicode tables); they compare texts
+    with each run of whitespace as one space.
     """
     if choices is None:
-        chosen, details = final_choice(response), final_choice_details(response)
-    else:
-        chosen = final_choice(response, choices=choices)
-        details = final_choice_details(response, choices=choices)
-        # An answer that is exactly one option's text (lm-evaluation-harness' and HELM's
-        # multiple-choice answers) is that option.
-        chosen = pl.coalesce(chosen, _letter(_option_index(choices, response)))
-    # Any gold counts: a bare letter, or (with the options) an option's text.
-    letters = references.list.eval(pl.element().str.extract(_GOLD_LETTER, 1).str.to_uppercase())
-    # A null among the golds' letters (a gold that is no letter) must not match a response
-    # that commits to none: `list.contains` counts null as equal to null.
-    # (`list.drop_nulls` would type an all-null list `List(Null)` on Polars 1.30.)
-    letters = letters.list.eval(pl.element().drop_nulls())
-    hit = letters.list.contains(chosen) & chosen.is_not_null()
-    usable = letters.list.len() > 0
-    if choices is not None:
-        index = chosen.replace_strict(
-            {letter: i for i, letter in enumerate(_LETTERS)}, default=None, return_dtype=pl.Int64
-        )
-        stated = _norm(choices.list.get(index, null_on_oob=True))
-        golds = references.list.eval(_norm(pl.element()))
-        options = choices.list.eval(_norm(pl.element()))
-        hit = hit | golds.list.contains(stated)
-        usable = usable | (golds.list.set_intersection(options).list.len() > 0)
-    # The first gold that is not blank (a log may list a null or empty alias first).
-    first = references.list.eval(pl.element().filter(pl.element().str.strip_chars() != ""))
-    gold = _gold_letter(first.list.first(), choices)
-    score = pl.when(usable).then(hit.fill_null(value=False))
-    return score.cast(pl.Float64), chosen, gold, details
+        return [response, references]
+    golds = pl.concat_list(references)
+    return [
+        response,
+        golds,
+        choices,
+        _lower(response),
+        golds.list.eval(_lower(pl.element())),
+        choices.list.eval(_lower(pl.element())),
+    ]
 
 
-def _number_parts(
-    response: pl.Expr, references: pl.Expr
-) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
-    """Return ``(score, number, gold, details)`` of the numeric rule (any alias counts).
+def _choice_score(response: pl.Expr, references: pl.Expr, choices: pl.Expr | None) -> pl.Expr:
+    """Return the multiple-choice rule's score, in one native pass per row.
 
-    The score reads :func:`final_number` (``details`` is only read by :func:`correct_details`).
+    The letter the response finally commits to (:func:`final_choice`; with the options, an
+    answer that is exactly one option's text is that option, as lm-evaluation-harness' and
+    HELM's multiple-choice answers are) against any gold's letter: a bare letter, or (with the
+    options) the letter of the option a gold states. A gold with no letter never matches a
+    response that commits to none.
     """
-    number = final_number(response)
-    golds = references.list.eval(final_number(pl.element()))
-    value = number.cast(pl.Float64, strict=False)
-    numbers = golds.list.eval(pl.element().cast(pl.Float64, strict=False))
-    usable = numbers.list.drop_nulls().list.len() > 0
-    listed = numbers.list.concat(pl.concat_list(value))
-    first = listed.list.eval(pl.element() == pl.element().last()).list.arg_max()
-    hit = (first < numbers.list.len()) & value.is_not_null()
-    gold = golds.list.drop_nulls().list.first()
-    score = pl.when(usable).then(hit.fill_null(value=False)).cast(pl.Float64)
-    return score, number, gold, final_number_details(response)
+    return plugin_call("correct_choice", *_choice_inputs(response, references, choices))
+
+
+def _choice_details(response: pl.Expr, references: pl.Expr, choices: pl.Expr | None) -> pl.Expr:
+    """Return ``{correct, extracted, gold, form, reason}`` of the multiple-choice rule.
+
+    ``gold`` is the first gold that is not blank (a log may list a null or empty alias first),
+    as a letter; ``form`` and ``reason`` are :func:`final_choice_details`' (the reason says when
+    the gold is neither a letter nor one of the options).
+    """
+    return plugin_call("correct_choice_details", *_choice_inputs(response, references, choices))
+
+
+def _number_score(response: pl.Expr, references: pl.Expr) -> pl.Expr:
+    """Return the numeric rule's score, in one native pass per row.
+
+    The final number of the response (:func:`final_number`) against every gold alias's, each
+    read as a ``Float64``, equal as numbers (any alias counts; null where none holds one).
+    """
+    return plugin_call("correct_number", response, references)
+
+
+def _number_details(response: pl.Expr, references: pl.Expr) -> pl.Expr:
+    """Return ``{correct, extracted, gold, form, reason}`` of the numeric rule.
+
+    ``gold`` is the first alias's number; ``form`` and ``reason`` are
+    :func:`final_number_details`' (the reason says when the gold holds no number).
+    """
+    return plugin_call("correct_number_details", response, references)
 
 
 def _text_parts(
@@ -267,21 +244,22 @@ def correct(
     """
     function = "correct"
     resp, refs, quest, opts = _inputs(response, references, question, choices, function)
+    # The native rules read a text or a list reference alike (a text as a list of one).
+    given = parse_text_or_list_expr(references, function=function, parameter="references")
     kind = _kind(task_kind, function, refs, opts)
     if isinstance(kind, str):
         if kind == "multiple_choice":
-            return _choice_parts(resp, refs, opts)[0].alias(function)
+            return _choice_score(resp, given, opts).alias(function)
         if kind == "numeric":
-            return _number_parts(resp, refs)[0].alias(function)
+            return _number_score(resp, given).alias(function)
         if kind in _TEXT_KINDS:
             # answer_match reads a text or a list reference alike: given as the caller gave it,
             # the call is the one a frame's answer_match column makes (score_frame's default
             # scorers), and Polars computes it once for both.
-            given = parse_text_or_list_expr(references, function=function, parameter="references")
             return _text_parts(resp, given, quest)[0].alias(function)
         return _per_row(resp, pl.lit(None, dtype=pl.Float64)).alias(function)
-    choice = _choice_parts(_only(kind, resp, ["multiple_choice"]), refs, opts)[0]
-    number = _number_parts(_only(kind, resp, ["numeric"]), refs)[0]
+    choice = _choice_score(_only(kind, resp, ["multiple_choice"]), given, opts)
+    number = _number_score(_only(kind, resp, ["numeric"]), given)
     text = _text_parts(_only(kind, resp, _TEXT_KINDS), refs, quest)[0]
     return (
         pl.when(kind == "multiple_choice")
@@ -338,6 +316,7 @@ def correct_details(
     """
     function = "correct_details"
     resp, refs, quest, opts = _inputs(response, references, question, choices, function)
+    given = parse_text_or_list_expr(references, function=function, parameter="references")
     kind = _kind(task_kind, function, refs, opts)
     kind_expr = pl.lit(kind, dtype=pl.String) if isinstance(kind, str) else kind.cast(pl.String)
 
@@ -353,23 +332,23 @@ def correct_details(
             reason.cast(pl.String),
         ]
 
-    def choice_fields() -> list[pl.Expr]:
-        score, chosen, gold, det = _choice_parts(_only(kind, resp, ["multiple_choice"]), refs, opts)
-        reason = (
-            pl.when(gold.is_null())
-            .then(pl.lit("the gold is neither a letter nor one of the options"))
-            .otherwise(det.struct.field("reason"))
+    def rule_fields(details: pl.Expr, rule: str) -> list[pl.Expr]:
+        field = details.struct.field
+        return fields(
+            field("correct"),
+            rule,
+            field("extracted"),
+            field("gold"),
+            field("form"),
+            field("reason"),
         )
-        return fields(score, "final_choice", chosen, gold, det.struct.field("form"), reason)
+
+    def choice_fields() -> list[pl.Expr]:
+        resp_mc = _only(kind, resp, ["multiple_choice"])
+        return rule_fields(_choice_details(resp_mc, given, opts), "final_choice")
 
     def number_fields() -> list[pl.Expr]:
-        score, number, gold, det = _number_parts(_only(kind, resp, ["numeric"]), refs)
-        reason = (
-            pl.when(gold.is_null())
-            .then(pl.lit("the gold holds no number"))
-            .otherwise(det.struct.field("reason"))
-        )
-        return fields(score, "final_number", number, gold, det.struct.field("form"), reason)
+        return rule_fields(_number_details(_only(kind, resp, ["numeric"]), given), "final_number")
 
     def text_fields() -> list[pl.Expr]:
         score, det = _text_parts(_only(kind, resp, _TEXT_KINDS), refs, quest)

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use crate::columns::{
     map_row_ranges, output_len, per_text, row_items, tables, References, RowRefs, Texts,
 };
-use crate::extract::{self, final_choice, final_number, ChoiceRules};
+use crate::extract::{self, correct, final_choice, final_number, ChoiceRules};
 use crate::plugin::{polars_expr, CallerContext};
 use crate::pyunicode::is_py_space;
 
@@ -423,4 +423,245 @@ fn choice_match(
     });
     let out: Float64Chunked = scores.into_iter().collect();
     Ok(out.with_name("choice_match".into()).into_series())
+}
+
+/// Row `row`'s references as a list in `buf` (one text column's value is a list of one, as
+/// `pl.concat_list` makes it); `false` for a null list.
+fn row_list<'a>(refs: &References<'a>, row: usize, buf: &mut Vec<Option<&'a str>>) -> bool {
+    buf.clear();
+    match refs.row(row) {
+        RowRefs::One(text) => {
+            buf.push(text);
+            true
+        }
+        RowRefs::Many(list) => {
+            buf.extend(list.iter());
+            true
+        }
+        RowRefs::Null => false,
+    }
+}
+
+/// The row count of inputs of these lengths (0 when one is empty).
+fn rows_of(lens: &[usize]) -> PolarsResult<usize> {
+    if lens.contains(&0) {
+        Ok(0)
+    } else {
+        output_len(lens)
+    }
+}
+
+/// Per row: `correct`'s numeric rule (see `extract::correct::number_verdict`).
+fn correct_number_rows(
+    inputs: &[Series],
+    context: &CallerContext,
+    details: bool,
+) -> PolarsResult<Vec<correct::NumberVerdict>> {
+    let text = Texts::new(&inputs[0], "response")?;
+    let gold = References::new(&inputs[1], "references")?;
+    let n = rows_of(&[text.len(), gold.len()])?;
+    Ok(map_row_ranges(n, !context.parallel(), |rows| {
+        let (mut golds, mut buf) = (Vec::new(), String::new());
+        rows.map(|row| {
+            let has = row_list(&gold, row, &mut golds);
+            let items = has.then_some(&golds[..]);
+            correct::number_verdict(text.get(row), items, details, &mut buf)
+        })
+        .collect()
+    }))
+}
+
+/// Per row: `correct`'s numeric score: the response's final number equals a gold alias's, as
+/// numbers (1.0 or 0.0); null where no gold holds a number.
+#[polars_expr(output_type=Float64)]
+fn correct_number(inputs: &[Series], context: CallerContext) -> PolarsResult<Series> {
+    let rows = correct_number_rows(inputs, &context, false)?;
+    let out: Float64Chunked = rows.iter().map(|v| v.score).collect();
+    Ok(out.with_name("correct".into()).into_series())
+}
+
+/// The fields of the `*_details` structs of `correct`'s native rules.
+fn correct_rule_details_type(_: &[Field]) -> PolarsResult<Field> {
+    Ok(Field::new(
+        "correct_rule_details".into(),
+        DataType::Struct(vec![
+            Field::new("correct".into(), DataType::Float64),
+            Field::new("extracted".into(), DataType::String),
+            Field::new("gold".into(), DataType::String),
+            Field::new("form".into(), DataType::String),
+            Field::new("reason".into(), DataType::String),
+        ]),
+    ))
+}
+
+/// Assemble a `correct_rule_details` struct from its five columns.
+fn rule_details(
+    score: Float64Chunked,
+    extracted: StringChunked,
+    gold: StringChunked,
+    form: StringChunked,
+    reason: StringChunked,
+) -> PolarsResult<Series> {
+    let n = score.len();
+    let fields = [
+        score.with_name("correct".into()).into_series(),
+        extracted.with_name("extracted".into()).into_series(),
+        gold.with_name("gold".into()).into_series(),
+        form.with_name("form".into()).into_series(),
+        reason.with_name("reason".into()).into_series(),
+    ];
+    Ok(StructChunked::from_series("correct_rule_details".into(), n, fields.iter())?.into_series())
+}
+
+/// Per row: `{correct, extracted, gold, form, reason}` of `correct`'s numeric rule: the score,
+/// the response's final number, the first gold alias's number, the form read, and the reason
+/// (`"the gold holds no number"` when no alias holds one, else `final_number_details`').
+#[polars_expr(output_type_func=correct_rule_details_type)]
+fn correct_number_details(inputs: &[Series], context: CallerContext) -> PolarsResult<Series> {
+    let rows = correct_number_rows(inputs, &context, true)?;
+    let text = Texts::new(&inputs[0], "response")?;
+    let reason = rows
+        .iter()
+        .enumerate()
+        .map(|(row, v)| match (&v.gold, &v.number) {
+            (None, _) => Some("the gold holds no number"),
+            (Some(_), None) => text.get(row).map(|_| "no_number"),
+            (Some(_), Some(_)) => None,
+        });
+    rule_details(
+        rows.iter().map(|v| v.score).collect(),
+        rows.iter()
+            .map(|v| v.number.as_ref().map(|(s, _)| s.as_str()))
+            .collect(),
+        rows.iter().map(|v| v.gold.as_deref()).collect(),
+        rows.iter()
+            .map(|v| v.number.as_ref().map(|(_, f)| f.name()))
+            .collect(),
+        reason.collect(),
+    )
+}
+
+/// `correct`'s multiple-choice inputs: the response and the golds, and with the options, the
+/// options, the normalised response, golds and options.
+struct ChoiceInputs<'a> {
+    text: Texts<'a>,
+    gold: References<'a>,
+    options: Option<[References<'a>; 2]>,
+    normalized: Option<(Texts<'a>, References<'a>)>,
+    n: usize,
+}
+
+impl<'a> ChoiceInputs<'a> {
+    fn new(inputs: &'a [Series]) -> PolarsResult<Self> {
+        let text = Texts::new(&inputs[0], "response")?;
+        let gold = References::new(&inputs[1], "references")?;
+        let (options, normalized) = if inputs.len() >= 6 {
+            let opts = References::new(&inputs[2], "choices")?;
+            let nopts = References::new(&inputs[5], "choices")?;
+            let nt = Texts::new(&inputs[3], "response")?;
+            let ng = References::new(&inputs[4], "references")?;
+            (Some([opts, nopts]), Some((nt, ng)))
+        } else {
+            (None, None)
+        };
+        let mut lens = vec![text.len(), gold.len()];
+        if let (Some([o, no]), Some((nt, ng))) = (&options, &normalized) {
+            lens.extend([o.len(), no.len(), nt.len(), ng.len()]);
+        }
+        let n = rows_of(&lens)?;
+        Ok(ChoiceInputs {
+            text,
+            gold,
+            options,
+            normalized,
+            n,
+        })
+    }
+
+    /// Per row: the verdict, and (when `details`) the gold letter.
+    fn rows(
+        &self,
+        context: &CallerContext,
+        details: bool,
+    ) -> Vec<(correct::ChoiceVerdict, Option<correct::Chosen>)> {
+        map_row_ranges(self.n, !context.parallel(), |rows| {
+            let mut bufs: [Vec<Option<&str>>; 4] = Default::default();
+            rows.map(|row| {
+                let [golds, texts, normalized, normalized_golds] = &mut bufs;
+                let golds = row_list(&self.gold, row, golds).then_some(&golds[..]);
+                let (options, nresponse, ngolds) = match (&self.options, &self.normalized) {
+                    (Some([o, no]), Some((nt, ng))) => {
+                        let has_texts =
+                            matches!(o.row(row), RowRefs::Many(_)) && row_list(o, row, texts);
+                        let has_norm = matches!(no.row(row), RowRefs::Many(_))
+                            && row_list(no, row, normalized);
+                        let has_ng = row_list(ng, row, normalized_golds);
+                        (
+                            Some(correct::Options {
+                                texts: has_texts.then_some(&texts[..]),
+                                normalized: has_norm.then_some(&normalized[..]),
+                            }),
+                            nt.get(row),
+                            has_ng.then_some(&normalized_golds[..]),
+                        )
+                    }
+                    _ => (None, None, None),
+                };
+                let verdict =
+                    correct::choice_verdict(self.text.get(row), golds, options, nresponse, ngolds);
+                let gold = if details {
+                    correct::gold_choice(golds, options, ngolds)
+                } else {
+                    None
+                };
+                (verdict, gold)
+            })
+            .collect()
+        })
+    }
+}
+
+fn chosen_str(c: Option<correct::Chosen>) -> Option<&'static str> {
+    match c? {
+        correct::Chosen::Letter(l) => letter_str(l),
+        correct::Chosen::PastZ => Some(""),
+    }
+}
+
+/// Per row: `correct`'s multiple-choice score: the final letter (or the option stated) against
+/// the golds' letters (and with the options, their texts); null where no gold is usable.
+#[polars_expr(output_type=Float64)]
+fn correct_choice(inputs: &[Series], context: CallerContext) -> PolarsResult<Series> {
+    let rows = ChoiceInputs::new(inputs)?.rows(&context, false);
+    let out: Float64Chunked = rows.iter().map(|(v, _)| v.score).collect();
+    Ok(out.with_name("correct".into()).into_series())
+}
+
+/// Per row: `{correct, extracted, gold, form, reason}` of `correct`'s multiple-choice rule: the
+/// score, the letter chosen, the first gold's letter, `final_choice_details`' form, and the
+/// reason (`"the gold is neither a letter nor one of the options"` when the gold has no letter,
+/// else `final_choice_details`').
+#[polars_expr(output_type_func=correct_rule_details_type)]
+fn correct_choice_details(inputs: &[Series], context: CallerContext) -> PolarsResult<Series> {
+    let rows = ChoiceInputs::new(inputs)?.rows(&context, true);
+    let reason = rows.iter().map(|(v, gold)| match gold {
+        None => Some("the gold is neither a letter nor one of the options"),
+        Some(_) => v
+            .read
+            .and_then(|c| c.reason)
+            .map(final_choice::NoChoice::name),
+    });
+    rule_details(
+        rows.iter().map(|(v, _)| v.score).collect(),
+        rows.iter().map(|(v, _)| chosen_str(v.chosen)).collect(),
+        rows.iter().map(|(_, g)| chosen_str(*g)).collect(),
+        rows.iter()
+            .map(|(v, _)| {
+                v.read
+                    .and_then(|c| c.form)
+                    .map(final_choice::ChoiceForm::name)
+            })
+            .collect(),
+        reason.collect(),
+    )
 }

@@ -224,13 +224,14 @@ fn filler(c: u8) -> bool {
     )
 }
 
-/// The first number at or after `at`, past filler only, within `limit` bytes.
-fn number_after_filler(b: &[u8], at: usize, limit: usize) -> Option<Num> {
+/// The start of the first number at or after `at`, past filler only, within `limit` bytes
+/// (`number_at` reads it there).
+fn number_after_filler(b: &[u8], at: usize, limit: usize) -> Option<usize> {
     let mut i = at;
     let end = b.len().min(at + limit);
     while i < end {
-        if let Some((n, _)) = number_at(b, i) {
-            return Some(n);
+        if number_at(b, i).is_some() {
+            return Some(i);
         }
         // A sign is read with the number that follows it.
         if b[i] == b'-' {
@@ -249,14 +250,14 @@ fn number_after_filler(b: &[u8], at: usize, limit: usize) -> Option<Num> {
     None
 }
 
-/// The first number of the sentence from `at`, within `limit` bytes (a `.` followed by a space
-/// or line end, or a newline, ends the sentence).
-fn number_in_sentence(b: &[u8], at: usize, limit: usize) -> Option<Num> {
+/// The start of the first number of the sentence from `at`, within `limit` bytes (a `.`
+/// followed by a space or line end, or a newline, ends the sentence).
+fn number_in_sentence(b: &[u8], at: usize, limit: usize) -> Option<usize> {
     let end = b.len().min(at + limit);
     let mut i = at;
     while i < end {
-        if let Some((n, _)) = number_at(b, i) {
-            return Some(n);
+        if number_at(b, i).is_some() {
+            return Some(i);
         }
         match b[i] {
             b'\n' if i > at && b[at..i].iter().any(|c| !c.is_ascii_whitespace()) => return None,
@@ -268,17 +269,17 @@ fn number_in_sentence(b: &[u8], at: usize, limit: usize) -> Option<Num> {
     None
 }
 
-/// The numbers of the sentence being read, outside parentheses.
+/// The numbers of the sentence being read, outside parentheses (each by its start).
 #[derive(Default)]
 struct Sentence {
     depth: usize,
-    first: Option<Num>,
-    after_eq: Option<Num>,
+    first: Option<usize>,
+    after_eq: Option<usize>,
     saw_eq: bool,
 }
 
 impl Sentence {
-    fn number(&mut self, num: Num) {
+    fn number(&mut self, num: usize) {
         if self.depth > 0 {
             return;
         }
@@ -298,7 +299,7 @@ impl Sentence {
     }
 
     /// End the sentence: its result, if it has a number, becomes the last result.
-    fn end(&mut self, result: &mut Option<Num>) {
+    fn end(&mut self, result: &mut Option<usize>) {
         if let Some(num) = self.after_eq.or(self.first) {
             *result = Some(num);
         }
@@ -336,26 +337,35 @@ impl Starts for NumberStarts {
 }
 
 /// The final number of `text` and the form it was read from.
+///
+/// The pass keeps the numbers it may answer with by their start (a `usize`, not a `Num`: GSM8K
+/// solutions hold a number every few bytes), and reads the answer's parts once at the end.
 pub fn final_number(text: &str) -> Option<(Num, NumberForm)> {
     let b = text.as_bytes();
+    let (at, form) = final_number_at(b)?;
+    number_at(b, at).map(|(num, _)| (num, form))
+}
+
+/// The start of the final number of `b` (where `number_at` reads it) and its form.
+fn final_number_at(b: &[u8]) -> Option<(usize, NumberForm)> {
     let n = b.len();
     // The best statement so far (a later one of the same or a preferred form replaces it).
-    let mut best: Option<(Num, NumberForm)> = None;
-    let mut last: Option<Num> = None;
+    let mut best: Option<(usize, NumberForm)> = None;
+    let mut last: Option<usize> = None;
     // The last result, read sentence by sentence outside parentheses: a sentence's first number
     // after its last `=`, else its first number ("So each team has 24 / 8 = 3 people.", "It
     // will take 30 more minutes for the 6 paintings."); `(16 x 13)` after a result is working.
     let mut sentence = Sentence::default();
-    let mut result: Option<Num> = None;
-    let offer = |best: &mut Option<(Num, NumberForm)>, num: Num, form: NumberForm| {
+    let mut result: Option<usize> = None;
+    let offer = |best: &mut Option<(usize, NumberForm)>, num: usize, form: NumberForm| {
         if best.is_none_or(|(_, f)| form >= f) {
             *best = Some((num, form));
         }
     };
     // An open box: its brace depth, its first number, and its first number after its last `=`.
     let mut box_depth = 0usize;
-    let mut box_first: Option<Num> = None;
-    let mut box_after_eq: Option<Num> = None;
+    let mut box_first: Option<usize> = None;
+    let mut box_after_eq: Option<usize> = None;
     let mut box_saw_eq = false;
     let mut line_start = true;
     let mut i = 0;
@@ -379,7 +389,8 @@ pub fn final_number(text: &str) -> Option<(Num, NumberForm)> {
         } else {
             None
         };
-        if let Some((num, end)) = number {
+        if let Some((_, end)) = number {
+            let num = i;
             last = Some(num);
             sentence.number(num);
             if box_depth > 0 {
@@ -620,7 +631,7 @@ pub fn gold_number(text: &str) -> Option<String> {
         while j < b.len() && b[j] == b'#' {
             j += 1;
         }
-        let num = number_after_filler(b, j, 16)?;
+        let (num, _) = number_at(b, number_after_filler(b, j, 16)?)?;
         let mut out = String::new();
         push_canonical(text, &num, &mut out);
         return Some(out);

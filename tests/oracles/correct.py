@@ -33,6 +33,17 @@ def infer_kind(references: list[str | None] | None) -> str | None:
     return "short_answer"
 
 
+def _float(number: str | None) -> float | None:
+    """A canonical number as a ``float``: a fraction ``p/q`` is none (Polars' cast refuses it)."""
+    return None if number is None or "/" in number else float(number)
+
+
+def gold_letter(gold: str) -> str | None:
+    """The letter a gold states as a bare letter (``B``, ``(b)``, ``B.``), else None."""
+    found = _GOLD_LETTER.search(gold)
+    return None if found is None else found.group(1).upper()
+
+
 def _choice(text: str | None) -> str | None:
     return None if text is None else oracle_final.final_choice(text)[0]
 
@@ -56,15 +67,15 @@ def correct(
     if references is None or kind in (None, "none"):
         return None
     if kind == "multiple_choice":
-        golds = [m.group(1).upper() for r in references if r and (m := _GOLD_LETTER.search(r))]
+        golds = [letter for r in references if r and (letter := gold_letter(r))]
         if not golds:
             return None
         return float(_choice(response) in golds)
     if kind == "numeric":
         numbers = [_number(r) for r in references if r is not None]
-        values = [float(n) for n in numbers if n is not None]
+        values = [v for n in numbers if (v := _float(n)) is not None]
         if not values:
             return None
-        answer = _number(response)
-        return float(answer is not None and float(answer) in values)
+        answer = _float(_number(response))
+        return float(answer is not None and answer in values)
     return oracle_match.answer_match(response, references, question=question).score
