@@ -180,12 +180,25 @@ fn lcs_bit_parallel<T: Copy + Into<char>>(a: &[T], b: &[T], s: &mut RatioScratch
     if words > BLOCK_WORDS {
         return lcs_blocked(pattern, text, s);
     }
+    // Up to 16 words, the state is a fixed array the compiler keeps unrolled.
     set_masks(pattern, words, s);
     let total = match words {
         1 => lcs_one_word(text, m, s),
         2 => lcs_few_words::<T, 2>(text, m, s),
         3 => lcs_few_words::<T, 3>(text, m, s),
         4 => lcs_few_words::<T, 4>(text, m, s),
+        5 => lcs_few_words::<T, 5>(text, m, s),
+        6 => lcs_few_words::<T, 6>(text, m, s),
+        7 => lcs_few_words::<T, 7>(text, m, s),
+        8 => lcs_few_words::<T, 8>(text, m, s),
+        9 => lcs_few_words::<T, 9>(text, m, s),
+        10 => lcs_few_words::<T, 10>(text, m, s),
+        11 => lcs_few_words::<T, 11>(text, m, s),
+        12 => lcs_few_words::<T, 12>(text, m, s),
+        13 => lcs_few_words::<T, 13>(text, m, s),
+        14 => lcs_few_words::<T, 14>(text, m, s),
+        15 => lcs_few_words::<T, 15>(text, m, s),
+        16 => lcs_few_words::<T, 16>(text, m, s),
         _ => lcs_many_words(text, m, words, s),
     };
     clear_masks(pattern, words, s);
@@ -558,10 +571,12 @@ fn wide_slot(keys: &[u32], c: u32) -> usize {
 /// among the first `m`.
 #[inline(always)]
 fn matched<const W: usize>(state: &[u64; W], m: usize) -> usize {
+    // The pattern's `m` bits: whole words, then the first bits of the last (the bits above
+    // them, and any padding word past it, are not the pattern's).
     let mut total = 0usize;
-    for (w, &v) in state.iter().enumerate() {
-        let bits = if w + 1 == W && !m.is_multiple_of(64) {
-            !v & ((1u64 << (m % 64)) - 1)
+    for (w, &v) in state.iter().enumerate().take(m.div_ceil(64)) {
+        let bits = if (w + 1) * 64 > m {
+            !v & low_bits(m % 64)
         } else {
             !v
         };
@@ -1730,6 +1745,44 @@ mod tests {
                     Some(want),
                     "{a:?} {b:?}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn patterns_of_five_to_seventeen_words() {
+        // The fixed-width states (5 to 16 words) and the first pattern past them, on ASCII
+        // and on text with other characters: the dynamic programme's counts.
+        let mut next = crate::testing::lcg(31);
+        let mut s = RatioScratch::default();
+        for letters in [
+            &['a', 'b', ' ', 'c'][..],
+            &['a', 'é', ' ', '\u{4e00}', 'b'][..],
+        ] {
+            for m in [
+                257, 300, 320, 321, 448, 512, 513, 700, 960, 1023, 1024, 1025, 1100,
+            ] {
+                let a: String = (0..m).map(|_| letters[next() % letters.len()]).collect();
+                let b: String = if m % 2 == 0 {
+                    (0..m + next() % 300)
+                        .map(|_| letters[next() % letters.len()])
+                        .collect()
+                } else {
+                    let mut b: Vec<char> = a.chars().collect();
+                    for _ in 0..next() % 6 {
+                        let at = next() % b.len();
+                        b[at] = 'x';
+                    }
+                    b.into_iter().collect()
+                };
+                let (ac, bc): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+                let want = lcs_dp(&ac, &bc);
+                assert_eq!(lcs_bit_parallel(&ac, &bc, &mut s), want, "m={m}");
+                assert_eq!(lcs_bit_parallel(&bc, &ac, &mut s), want, "m={m}");
+                if a.is_ascii() && b.is_ascii() {
+                    let got = lcs_bit_parallel(a.as_bytes(), b.as_bytes(), &mut s);
+                    assert_eq!(got, want, "m={m}");
+                }
             }
         }
     }
