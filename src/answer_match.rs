@@ -1233,6 +1233,10 @@ impl Matcher {
             }
             self.claims
                 .read(&mut self.norm, t, fold, opts.number_words, raw, keys, false);
+        } else if self.claims.light {
+            // The letter rule cut the response for its letters only.
+            self.claims
+                .read(&mut self.norm, t, fold, opts.number_words, raw, None, true);
         }
         // The hedge rule applies unless the response names two golds (neither a part of the
         // other), so answers a question that asks for several or gives the references' own
@@ -1417,8 +1421,18 @@ impl Matcher {
         read.repaired = response_repaired;
         if gold_letters != 0 {
             read.items = true;
-            self.claims
-                .read(&mut self.norm, t, fold, nw, response, None, true);
+            #[cfg(test)]
+            let light = !self.read_whole;
+            #[cfg(not(test))]
+            let light = true;
+            // Only the items' letters are read here; the hedge rules read the items whole if
+            // they come to judge them.
+            if light {
+                self.claims.read_letters(response);
+            } else {
+                self.claims
+                    .read(&mut self.norm, t, fold, nw, response, None, true);
+            }
             let verdict = self
                 .claims
                 .judge_letters(gold_letters, opts.hedges, opts.negations);

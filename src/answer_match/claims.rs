@@ -126,6 +126,9 @@ pub struct Claims {
     scratch: String,
     /// The items' letters are read (for [`Claims::judge_letters`]).
     letters: bool,
+    /// The items are cut but only their letters are read: no text, no candidates
+    /// ([`Claims::read_letters`]).
+    pub light: bool,
     /// The candidates of the last rejection, `" | "` between them.
     pub candidates: String,
 }
@@ -586,6 +589,7 @@ impl Claims {
         letters: bool,
     ) {
         self.letters = letters;
+        self.light = false;
         self.items.clear();
         self.runs.clear();
         self.cues.clear();
@@ -621,6 +625,68 @@ impl Claims {
                 self.cut(norm, t, fold, number_words, response, start, end);
             }
             start = end;
+        }
+    }
+
+    /// Cut the whole of `response` into items as [`Claims::read`] with no keys does, but read
+    /// only what [`Claims::judge_letters`] and [`Claims::letters`] look at: each item's letter
+    /// and its run's letters (the cut and the letters are taken from the raw text, so they are
+    /// the same). No item is normalised: [`Claims::judge`] needs [`Claims::read`] after it.
+    pub fn read_letters(&mut self, response: &str) {
+        self.letters = true;
+        self.light = true;
+        self.items.clear();
+        self.runs.clear();
+        self.cues.clear();
+        self.text.clear();
+        self.cues.push(0);
+        let b = response.as_bytes();
+        let (mut start, mut i, mut joint) = (0, 0, 0u16);
+        loop {
+            let sep = if i >= b.len() {
+                Some((HARD, 1))
+            } else {
+                separator(b, i)
+            };
+            if let Some((bits, len)) = sep {
+                if let Some(raw) = response.get(start..i.min(b.len())).map(str::as_bytes) {
+                    if raw.iter().any(|&c| c.is_ascii_alphanumeric() || c >= 0x80) {
+                        let first = self.items.is_empty();
+                        if first || joint & HARD != 0 || joint & LIST == 0 {
+                            self.runs.push(Run::default());
+                        }
+                        let (letter, letter_negated) = match item_letter(raw) {
+                            Some((l, n)) => (Some(l), n),
+                            None => (None, false),
+                        };
+                        if let Some(r) = self.runs.last_mut() {
+                            r.letters += u32::from(letter.is_some() && !letter_negated);
+                        }
+                        self.items.push(Item {
+                            run: self.runs.len().saturating_sub(1) as u32,
+                            letter,
+                            letter_negated,
+                            ..Item::default()
+                        });
+                        joint = 0;
+                    }
+                }
+                joint |= bits;
+                if i >= b.len() {
+                    break;
+                }
+                i += len;
+                start = i;
+            } else {
+                let word = b.get(i).is_some_and(u8::is_ascii_alphanumeric);
+                i += 1;
+                while word && i < b.len() && b.get(i).is_some_and(u8::is_ascii_alphanumeric) {
+                    i += 1;
+                }
+            }
+            while i < b.len() && !response.is_char_boundary(i) {
+                i += 1;
+            }
         }
     }
 
@@ -1383,6 +1449,112 @@ fn next_space(b: &[u8], mut i: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What [`Claims::judge_letters`] and [`Claims::letters`] read of the items and runs.
+    fn letter_view(c: &Claims) -> (Vec<(u32, Option<u8>, bool)>, Vec<u32>) {
+        let items = c.items.iter().map(|i| (i.run, i.letter, i.letter_negated));
+        (items.collect(), c.runs.iter().map(|r| r.letters).collect())
+    }
+
+    /// The letters-only cut gives each item and run the letters the whole read gives them, and
+    /// the same letter verdicts, on texts of separators, joints, denials, letters and words.
+    #[test]
+    fn the_letters_only_cut_reads_as_the_whole_read() {
+        let t = crate::pyunicode::test_tables::install();
+        let fold = crate::answer_match::test_fold::install();
+        let tokens = [
+            ",",
+            ";",
+            "/",
+            ".",
+            "!",
+            "?",
+            ":",
+            "(",
+            ")",
+            "(A)",
+            "(b)",
+            "[C]",
+            "\"",
+            "*",
+            "“",
+            "•",
+            "|",
+            "\n",
+            " or ",
+            " and ",
+            " nor ",
+            " neither ",
+            " either ",
+            " but ",
+            "not ",
+            "isn't ",
+            " is wrong",
+            " is ",
+            "...",
+            " ",
+            " ",
+            "A",
+            "B",
+            "c",
+            "d.",
+            "E)",
+            "I",
+            "a",
+            "The answer is",
+            "answer: ",
+            "ANSWER:",
+            "maybe",
+            "because",
+            "J. F.",
+            "1.",
+            "2)",
+            "12",
+            "3.5",
+            "1,000",
+            "10:30",
+            "London",
+            "Vitamin K",
+            "é",
+            "É",
+            "ﬁ",
+            "\\boxed{",
+            "}",
+            "**",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % m as u64) as usize
+        };
+        let (mut light, mut whole) = (Claims::default(), Claims::default());
+        let mut norm = Normalizer::default();
+        let mut lettered = 0;
+        for _ in 0..40_000 {
+            let mut text = String::new();
+            for _ in 0..1 + next(14) {
+                text.push_str(tokens[next(tokens.len())]);
+                if next(2) == 0 {
+                    text.push(' ');
+                }
+            }
+            light.read_letters(&text);
+            whole.read(&mut norm, t, Some(fold), true, &text, None, true);
+            assert_eq!(letter_view(&light), letter_view(&whole), "{text:?}");
+            assert_eq!(light.letters(), whole.letters(), "{text:?}");
+            let gold = 1 << next(5);
+            for (hedges, negations) in [(true, true), (false, true), (true, false)] {
+                let a = light.judge_letters(gold, hedges, negations);
+                let b = whole.judge_letters(gold, hedges, negations);
+                assert_eq!(a, b, "{text:?}");
+                assert_eq!(light.candidates, whole.candidates, "{text:?}");
+            }
+            lettered += usize::from(whole.letters() != 0);
+        }
+        assert!(lettered > 10_000, "{lettered}");
+    }
 
     #[test]
     fn letters_of_aliases_and_items() {
