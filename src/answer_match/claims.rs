@@ -17,9 +17,12 @@
 //!
 //! A row is judged asserted as soon as one gold item is, so a response whose last item gives the
 //! gold alone in its run, undenied (`... A: 18`), is decided from that item alone
-//! ([`Claims::tail_asserts`]) and the rest is never cut. A degenerate loop is looked for only when
-//! a cheap test (a few word comparisons at every fourth word) finds one possible
-//! ([`degenerate_loop`]).
+//! ([`Claims::tail_asserts`]) and the rest is never cut; else the sentences that hold a word of an
+//! alias are cut and judged one by one, up to the first that asserts a gold item
+//! ([`Claims::read_and_judge`]: nothing the judge reads crosses a sentence). A letter gold needs
+//! only the items' letters, which come from the raw text: the cut for them normalises no item
+//! ([`Claims::read_letters`]). A degenerate loop is looked for only when a cheap test (a few
+//! word comparisons at every fourth word) finds one possible ([`degenerate_loop`]).
 //!
 //! Every pass is linear in the text: the cut is one scan, each item is normalised once, the
 //! run-level counts are gathered once, and a gold item reads only its run's counts; the tail test
