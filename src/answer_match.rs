@@ -1190,57 +1190,12 @@ impl Matcher {
         } else {
             response
         };
-        if !read.items {
-            // Each alias's longest word, to skip the sentences that do not hold it; an alias
-            // without an ASCII word of letters or digits has every sentence read.
-            self.keys.clear();
-            let mut all = false;
-            for span in &self.alias_spans {
-                let (s, e) = (span.1, span.2);
-                let key = aliases
-                    .get(s..e)
-                    .unwrap_or("")
-                    .split(' ')
-                    .filter(|w| !w.is_empty() && w.bytes().all(|c| c.is_ascii_alphanumeric()))
-                    .max_by_key(|w| w.len());
-                match key {
-                    Some(w) => {
-                        let at = w.as_ptr() as usize - aliases.as_ptr() as usize;
-                        self.keys.push((at, at + w.len()));
-                    }
-                    None => all = true,
-                }
-            }
-            let keys = (!all).then_some((aliases, self.keys.as_slice()));
-            #[cfg(test)]
-            let shortcut = !self.read_whole;
-            #[cfg(not(test))]
-            let shortcut = true;
-            // Most accepted responses end with their answer, alone: no need to read them.
-            if shortcut
-                && self.claims.tail_asserts(
-                    &mut self.norm,
-                    t,
-                    fold,
-                    opts.number_words,
-                    raw,
-                    keys,
-                    self.alias_spans.iter().map(alias),
-                    opts.negations,
-                )
-            {
-                return Some(d);
-            }
-            self.claims
-                .read(&mut self.norm, t, fold, opts.number_words, raw, keys, false);
-        }
         // The hedge rule applies unless the response names two golds (neither a part of the
         // other), so answers a question that asks for several or gives the references' own
         // list, or the question counts what it asks for (`3 candidates`, `name two`). Worked
         // out only when an item would be a hedge.
-        let (alias_spans, norm, question_text) =
-            (&self.alias_spans, &mut self.norm, &mut self.question);
-        let hedges = || {
+        let (alias_spans, question_text) = (&self.alias_spans, &mut self.question);
+        let hedges = |norm: &mut Normalizer| {
             if !opts.hedges {
                 return false;
             }
@@ -1261,8 +1216,78 @@ impl Matcher {
                 });
             !several
         };
-        let spans = self.alias_spans.iter().map(alias);
-        match self.claims.judge(spans, hedges, opts.negations) {
+        let spans = alias_spans.iter().map(alias);
+        #[cfg(test)]
+        let shortcut = !self.read_whole;
+        #[cfg(not(test))]
+        let shortcut = true;
+        let verdict = if !read.items {
+            // Each alias's longest word, to skip the sentences that do not hold it; an alias
+            // without an ASCII word of letters or digits has every sentence read.
+            self.keys.clear();
+            let mut all = false;
+            for span in alias_spans {
+                let (s, e) = (span.1, span.2);
+                let key = aliases
+                    .get(s..e)
+                    .unwrap_or("")
+                    .split(' ')
+                    .filter(|w| !w.is_empty() && w.bytes().all(|c| c.is_ascii_alphanumeric()))
+                    .max_by_key(|w| w.len());
+                match key {
+                    Some(w) => {
+                        let at = w.as_ptr() as usize - aliases.as_ptr() as usize;
+                        self.keys.push((at, at + w.len()));
+                    }
+                    None => all = true,
+                }
+            }
+            let keys = (!all).then_some((aliases, self.keys.as_slice()));
+            // Most accepted responses end with their answer, alone: no need to read them.
+            if shortcut
+                && self.claims.tail_asserts(
+                    &mut self.norm,
+                    t,
+                    fold,
+                    opts.number_words,
+                    raw,
+                    keys,
+                    spans.clone(),
+                    opts.negations,
+                )
+            {
+                return Some(d);
+            }
+            match keys.filter(|_| shortcut) {
+                // Sentence by sentence, up to the first that asserts a gold item.
+                Some(keys) => self.claims.read_and_judge(
+                    &mut self.norm,
+                    t,
+                    fold,
+                    opts.number_words,
+                    raw,
+                    keys,
+                    spans,
+                    hedges,
+                    opts.negations,
+                ),
+                None => {
+                    self.claims
+                        .read(&mut self.norm, t, fold, opts.number_words, raw, keys, false);
+                    self.claims
+                        .judge(&mut self.norm, spans, hedges, opts.negations)
+                }
+            }
+        } else {
+            if self.claims.light {
+                // The letter rule cut the response for its letters only.
+                self.claims
+                    .read(&mut self.norm, t, fold, opts.number_words, raw, None, true);
+            }
+            self.claims
+                .judge(&mut self.norm, spans, hedges, opts.negations)
+        };
+        match verdict {
             Some(v) => {
                 self.seen.push_str(&self.claims.candidates);
                 Some(Decision::rejected(match v {
@@ -1417,8 +1442,18 @@ impl Matcher {
         read.repaired = response_repaired;
         if gold_letters != 0 {
             read.items = true;
-            self.claims
-                .read(&mut self.norm, t, fold, nw, response, None, true);
+            #[cfg(test)]
+            let light = !self.read_whole;
+            #[cfg(not(test))]
+            let light = true;
+            // Only the items' letters are read here; the hedge rules read the items whole if
+            // they come to judge them.
+            if light {
+                self.claims.read_letters(response);
+            } else {
+                self.claims
+                    .read(&mut self.norm, t, fold, nw, response, None, true);
+            }
             let verdict = self
                 .claims
                 .judge_letters(gold_letters, opts.hedges, opts.negations);

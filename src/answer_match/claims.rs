@@ -17,9 +17,12 @@
 //!
 //! A row is judged asserted as soon as one gold item is, so a response whose last item gives the
 //! gold alone in its run, undenied (`... A: 18`), is decided from that item alone
-//! ([`Claims::tail_asserts`]) and the rest is never cut. A degenerate loop is looked for only when
-//! a cheap test (a few word comparisons at every fourth word) finds one possible
-//! ([`degenerate_loop`]).
+//! ([`Claims::tail_asserts`]) and the rest is never cut; else the sentences that hold a word of an
+//! alias are cut and judged one by one, up to the first that asserts a gold item
+//! ([`Claims::read_and_judge`]: nothing the judge reads crosses a sentence). A letter gold needs
+//! only the items' letters, which come from the raw text: the cut for them normalises no item
+//! ([`Claims::read_letters`]). A degenerate loop is looked for only when a cheap test (a few
+//! word comparisons at every fourth word) finds one possible ([`degenerate_loop`]).
 //!
 //! Every pass is linear in the text: the cut is one scan, each item is normalised once, the
 //! run-level counts are gathered once, and a gold item reads only its run's counts; the tail test
@@ -115,6 +118,26 @@ pub enum Verdict {
     Negated,
 }
 
+/// What [`Claims::judge`] has found so far, piece by piece: the gold items seen, whether one
+/// was hedged, and the answer of the hedge rule once asked.
+#[derive(Default)]
+struct Judging {
+    gold_items: usize,
+    hedged: bool,
+    hedge_rule: Option<bool>,
+}
+
+impl Judging {
+    /// The verdict when no gold item seen is asserted.
+    fn verdict(&self) -> Option<Verdict> {
+        (self.gold_items > 0).then_some(if self.hedged {
+            Verdict::Hedge
+        } else {
+            Verdict::Negated
+        })
+    }
+}
+
 /// Reusable buffers of the item analysis.
 #[derive(Default)]
 pub struct Claims {
@@ -126,6 +149,9 @@ pub struct Claims {
     scratch: String,
     /// The items' letters are read (for [`Claims::judge_letters`]).
     letters: bool,
+    /// The items are cut but only their letters are read: no text, no candidates
+    /// ([`Claims::read_letters`]).
+    pub light: bool,
     /// The candidates of the last rejection, `" | "` between them.
     pub candidates: String,
 }
@@ -489,6 +515,31 @@ fn separator(b: &[u8], i: usize) -> Option<(u16, usize)> {
     })
 }
 
+/// The end of the sentence that starts at `start` of a raw text: after the next dot, `!` or `?`
+/// that ends one, or the text's end.
+fn sentence_end(b: &[u8], start: usize) -> usize {
+    let mut from = start;
+    while let Some(k) = b
+        .get(from..)
+        .and_then(|r| memchr::memchr3(b'.', b'!', b'?', r))
+    {
+        let at = from + k;
+        if separator(b, at).is_some_and(|(bits, _)| bits & SENTENCE != 0) {
+            return at + 1;
+        }
+        from = at + 1;
+    }
+    b.len()
+}
+
+/// Whether a raw sentence holds one of the keys (`spans` of `text`) in any ASCII case.
+fn holds_key(sentence: &[u8], text: &str, spans: &[(usize, usize)]) -> bool {
+    spans.iter().any(|&(s, e)| {
+        text.get(s..e)
+            .is_some_and(|key| contains_ignore_case(sentence, key.as_bytes()))
+    })
+}
+
 /// Whether `key` (ASCII, lower case, not empty) occurs in `hay` in any ASCII case: each place of
 /// its first byte in either case (`memchr2`), compared for the key's length.
 fn contains_ignore_case(hay: &[u8], key: &[u8]) -> bool {
@@ -586,6 +637,7 @@ impl Claims {
         letters: bool,
     ) {
         self.letters = letters;
+        self.light = false;
         self.items.clear();
         self.runs.clear();
         self.cues.clear();
@@ -598,29 +650,119 @@ impl Claims {
         };
         let mut start = 0;
         while start < b.len() {
-            // The sentence's end: after the next dot, `!` or `?` that ends one.
-            let mut end = b.len();
-            let mut from = start;
-            while let Some(k) = b
-                .get(from..)
-                .and_then(|r| memchr::memchr3(b'.', b'!', b'?', r))
-            {
-                let at = from + k;
-                if separator(b, at).is_some_and(|(bits, _)| bits & SENTENCE != 0) {
-                    end = at + 1;
-                    break;
-                }
-                from = at + 1;
-            }
-            let sentence = b.get(start..end).unwrap_or(&[]);
-            let hit = spans.iter().any(|&(s, e)| {
-                text.get(s..e)
-                    .is_some_and(|key| contains_ignore_case(sentence, key.as_bytes()))
-            });
-            if hit {
+            let end = sentence_end(b, start);
+            if holds_key(b.get(start..end).unwrap_or(&[]), text, spans) {
                 self.cut(norm, t, fold, number_words, response, start, end);
             }
             start = end;
+        }
+    }
+
+    /// [`Claims::read`] with `keys`, then [`Claims::judge`], sentence by sentence: the verdict
+    /// is `None` as soon as one gold item is asserted, and runs and cues never cross a sentence
+    /// (nor does anything else the judge reads of an item: its run, its sentence's cues, the
+    /// hedge rule, which is the row's), so each sentence is judged once it is cut, and the rest
+    /// is not read once one asserts a gold item.
+    #[allow(clippy::too_many_arguments)]
+    pub fn read_and_judge<'a>(
+        &mut self,
+        norm: &mut Normalizer,
+        t: &Tables,
+        fold: Option<&FoldTable>,
+        number_words: bool,
+        response: &str,
+        keys: (&str, &[(usize, usize)]),
+        aliases: impl Iterator<Item = &'a str> + Clone,
+        mut hedges: impl FnMut(&mut Normalizer) -> bool,
+        negations: bool,
+    ) -> Option<Verdict> {
+        self.letters = false;
+        self.light = false;
+        self.items.clear();
+        self.runs.clear();
+        self.cues.clear();
+        self.text.clear();
+        self.cues.push(0);
+        self.candidates.clear();
+        let mut j = Judging::default();
+        let (text, spans) = keys;
+        let b = response.as_bytes();
+        let mut start = 0;
+        while start < b.len() {
+            let end = sentence_end(b, start);
+            if holds_key(b.get(start..end).unwrap_or(&[]), text, spans) {
+                let from = self.items.len();
+                self.cut(norm, t, fold, number_words, response, start, end);
+                let asserted =
+                    self.judge_items(from, norm, aliases.clone(), &mut hedges, negations, &mut j);
+                if asserted {
+                    return None;
+                }
+            }
+            start = end;
+        }
+        j.verdict()
+    }
+
+    /// Cut the whole of `response` into items as [`Claims::read`] with no keys does, but read
+    /// only what [`Claims::judge_letters`] and [`Claims::letters`] look at: each item's letter
+    /// and its run's letters (the cut and the letters are taken from the raw text, so they are
+    /// the same). No item is normalised: [`Claims::judge`] needs [`Claims::read`] after it.
+    pub fn read_letters(&mut self, response: &str) {
+        self.letters = true;
+        self.light = true;
+        self.items.clear();
+        self.runs.clear();
+        self.cues.clear();
+        self.text.clear();
+        self.cues.push(0);
+        let b = response.as_bytes();
+        let (mut start, mut i, mut joint) = (0, 0, 0u16);
+        loop {
+            let sep = if i >= b.len() {
+                Some((HARD, 1))
+            } else {
+                separator(b, i)
+            };
+            if let Some((bits, len)) = sep {
+                if let Some(raw) = response.get(start..i.min(b.len())).map(str::as_bytes) {
+                    if raw.iter().any(|&c| c.is_ascii_alphanumeric() || c >= 0x80) {
+                        let first = self.items.is_empty();
+                        if first || joint & HARD != 0 || joint & LIST == 0 {
+                            self.runs.push(Run::default());
+                        }
+                        let (letter, letter_negated) = match item_letter(raw) {
+                            Some((l, n)) => (Some(l), n),
+                            None => (None, false),
+                        };
+                        if let Some(r) = self.runs.last_mut() {
+                            r.letters += u32::from(letter.is_some() && !letter_negated);
+                        }
+                        self.items.push(Item {
+                            run: self.runs.len().saturating_sub(1) as u32,
+                            letter,
+                            letter_negated,
+                            ..Item::default()
+                        });
+                        joint = 0;
+                    }
+                }
+                joint |= bits;
+                if i >= b.len() {
+                    break;
+                }
+                i += len;
+                start = i;
+            } else {
+                let word = b.get(i).is_some_and(u8::is_ascii_alphanumeric);
+                i += 1;
+                while word && i < b.len() && b.get(i).is_some_and(u8::is_ascii_alphanumeric) {
+                    i += 1;
+                }
+            }
+            while i < b.len() && !response.is_char_boundary(i) {
+                i += 1;
+            }
         }
     }
 
@@ -984,15 +1126,34 @@ impl Claims {
     /// asked once, and only when an item would be a hedge.
     pub fn judge<'a>(
         &mut self,
+        norm: &mut Normalizer,
         aliases: impl Iterator<Item = &'a str> + Clone,
-        mut hedges: impl FnMut() -> bool,
+        mut hedges: impl FnMut(&mut Normalizer) -> bool,
         negations: bool,
     ) -> Option<Verdict> {
-        let mut hedge_rule = None;
         self.candidates.clear();
+        let mut j = Judging::default();
+        if self.judge_items(0, norm, aliases, &mut hedges, negations, &mut j) {
+            return None;
+        }
+        j.verdict()
+    }
+
+    /// [`Claims::judge`] of the items from `from` on, whose runs and sentences hold no item
+    /// before it: whether one of them asserts a gold alias. What the verdict needs of the
+    /// others is carried in `j`, and their candidates in [`Claims::candidates`].
+    fn judge_items<'a>(
+        &mut self,
+        from: usize,
+        norm: &mut Normalizer,
+        aliases: impl Iterator<Item = &'a str> + Clone,
+        hedges: &mut impl FnMut(&mut Normalizer) -> bool,
+        negations: bool,
+        j: &mut Judging,
+    ) -> bool {
         // First the gold items, and how many of each run's candidates they are.
         let mut gold_items = 0usize;
-        for it in self.items.iter_mut() {
+        for it in self.items.iter_mut().skip(from) {
             let Some(item) = self.text.get(it.start..it.end) else {
                 continue;
             };
@@ -1020,11 +1181,11 @@ impl Claims {
                 }
             }
         }
+        j.gold_items += gold_items;
         if gold_items == 0 {
-            return None;
+            return false;
         }
-        let mut hedged = false;
-        for k in 0..self.items.len() {
+        for k in from..self.items.len() {
             let Some(it) = self.items.get(k).copied() else {
                 break;
             };
@@ -1106,18 +1267,14 @@ impl Claims {
                             && run.starts
                             && run.first_words <= short
                             && (kind == Kind::Number || run.lower <= 1))));
-            if bare && listed && *hedge_rule.get_or_insert_with(&mut hedges) {
-                hedged = true;
+            if bare && listed && *j.hedge_rule.get_or_insert_with(|| hedges(norm)) {
+                j.hedged = true;
                 self.list_run(it.run, k);
                 continue;
             }
-            return None;
+            return true;
         }
-        Some(if hedged {
-            Verdict::Hedge
-        } else {
-            Verdict::Negated
-        })
+        false
     }
 
     /// Add the items of run `run` to the candidates, once per run.
@@ -1383,6 +1540,253 @@ fn next_space(b: &[u8], mut i: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Per item: its run, its letter, whether it denies it.
+    type ItemLetters = Vec<(u32, Option<u8>, bool)>;
+
+    /// What [`Claims::judge_letters`] and [`Claims::letters`] read of the items and runs.
+    fn letter_view(c: &Claims) -> (ItemLetters, Vec<u32>) {
+        let items = c.items.iter().map(|i| (i.run, i.letter, i.letter_negated));
+        (items.collect(), c.runs.iter().map(|r| r.letters).collect())
+    }
+
+    /// Judging sentence by sentence, up to the first that asserts a gold item, gives the
+    /// verdict and the candidates of the whole keyed read judged at once, on texts of several
+    /// sentences of separators, joints, denials, cues and golds.
+    #[test]
+    fn judging_sentence_by_sentence_decides_as_the_whole_read() {
+        let t = crate::pyunicode::test_tables::install();
+        let fold = crate::answer_match::test_fold::install();
+        let golds = [
+            "Paris",
+            "18",
+            "George Washington",
+            "1992",
+            "twelve",
+            "no",
+            "The Who",
+        ];
+        let tokens = [
+            ",",
+            ";",
+            "/",
+            ". ",
+            ". ",
+            "! ",
+            "? ",
+            "...",
+            ":",
+            "(",
+            ")",
+            "\"",
+            "*",
+            "•",
+            "|",
+            "\n",
+            " or ",
+            " and ",
+            " nor ",
+            " neither ",
+            " either ",
+            " but ",
+            "not ",
+            "isn't ",
+            " is wrong",
+            " maybe ",
+            " including ",
+            "It is ",
+            "The answer is ",
+            "London",
+            "Lyon",
+            "13",
+            "1990",
+            "John Adams",
+            "acid rain",
+            "Berlin",
+            "J. F. Kennedy",
+            "1,000",
+            "é",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % m as u64) as usize
+        };
+        let (mut fast, mut whole) = (Claims::default(), Claims::default());
+        let mut norm = Normalizer::default();
+        let (mut rejected, mut asserted) = (0, 0);
+        for round in 0..40_000 {
+            let refs: Vec<&str> = (0..1 + next(2)).map(|_| golds[next(golds.len())]).collect();
+            // The aliases, normalised and padded, and each one's longest ASCII word.
+            let mut aliases = String::new();
+            let mut spans = Vec::new();
+            let mut keys = Vec::new();
+            let mut out = String::new();
+            for r in &refs {
+                norm.normalize_into(t, Some(fold), true, r, &mut out);
+                let s = aliases.len();
+                aliases.push_str(&out);
+                spans.push((s, aliases.len()));
+            }
+            for &(s, e) in &spans {
+                let key = aliases[s..e]
+                    .split(' ')
+                    .filter(|w| !w.is_empty() && w.bytes().all(|c| c.is_ascii_alphanumeric()))
+                    .max_by_key(|w| w.len())
+                    .unwrap();
+                let at = key.as_ptr() as usize - aliases.as_ptr() as usize;
+                keys.push((at, at + key.len()));
+            }
+            let mut text = String::new();
+            for _ in 0..1 + next(24) {
+                text.push_str(if next(4) == 0 {
+                    refs[next(refs.len())]
+                } else {
+                    tokens[next(tokens.len())]
+                });
+                if next(2) == 0 {
+                    text.push(' ');
+                }
+            }
+            let alias_iter = spans.iter().map(|&(s, e)| &aliases[s..e]);
+            let rule = round % 3 != 0;
+            let negations = round % 5 != 0;
+            let a = fast.read_and_judge(
+                &mut norm,
+                t,
+                Some(fold),
+                true,
+                &text,
+                (&aliases, &keys),
+                alias_iter.clone(),
+                |_: &mut Normalizer| rule,
+                negations,
+            );
+            whole.read(
+                &mut norm,
+                t,
+                Some(fold),
+                true,
+                &text,
+                Some((&aliases, &keys)),
+                false,
+            );
+            let b = whole.judge(&mut norm, alias_iter, |_: &mut Normalizer| rule, negations);
+            assert_eq!(a, b, "{text:?} {refs:?}");
+            if a.is_some() {
+                assert_eq!(fast.candidates, whole.candidates, "{text:?} {refs:?}");
+                rejected += 1;
+            } else {
+                asserted += usize::from(!whole.items.is_empty());
+            }
+        }
+        assert!(
+            rejected > 1_000 && asserted > 10_000,
+            "{rejected} {asserted}"
+        );
+    }
+
+    /// The letters-only cut gives each item and run the letters the whole read gives them, and
+    /// the same letter verdicts, on texts of separators, joints, denials, letters and words.
+    #[test]
+    fn the_letters_only_cut_reads_as_the_whole_read() {
+        let t = crate::pyunicode::test_tables::install();
+        let fold = crate::answer_match::test_fold::install();
+        let tokens = [
+            ",",
+            ";",
+            "/",
+            ".",
+            "!",
+            "?",
+            ":",
+            "(",
+            ")",
+            "(A)",
+            "(b)",
+            "[C]",
+            "\"",
+            "*",
+            "“",
+            "•",
+            "|",
+            "\n",
+            " or ",
+            " and ",
+            " nor ",
+            " neither ",
+            " either ",
+            " but ",
+            "not ",
+            "isn't ",
+            " is wrong",
+            " is ",
+            "...",
+            " ",
+            " ",
+            "A",
+            "B",
+            "c",
+            "d.",
+            "E)",
+            "I",
+            "a",
+            "The answer is",
+            "answer: ",
+            "ANSWER:",
+            "maybe",
+            "because",
+            "J. F.",
+            "1.",
+            "2)",
+            "12",
+            "3.5",
+            "1,000",
+            "10:30",
+            "London",
+            "Vitamin K",
+            "é",
+            "É",
+            "ﬁ",
+            "\\boxed{",
+            "}",
+            "**",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % m as u64) as usize
+        };
+        let (mut light, mut whole) = (Claims::default(), Claims::default());
+        let mut norm = Normalizer::default();
+        let mut lettered = 0;
+        for _ in 0..40_000 {
+            let mut text = String::new();
+            for _ in 0..1 + next(14) {
+                text.push_str(tokens[next(tokens.len())]);
+                if next(2) == 0 {
+                    text.push(' ');
+                }
+            }
+            light.read_letters(&text);
+            whole.read(&mut norm, t, Some(fold), true, &text, None, true);
+            assert_eq!(letter_view(&light), letter_view(&whole), "{text:?}");
+            assert_eq!(light.letters(), whole.letters(), "{text:?}");
+            let gold = 1 << next(5);
+            for (hedges, negations) in [(true, true), (false, true), (true, false)] {
+                let a = light.judge_letters(gold, hedges, negations);
+                let b = whole.judge_letters(gold, hedges, negations);
+                assert_eq!(a, b, "{text:?}");
+                assert_eq!(light.candidates, whole.candidates, "{text:?}");
+            }
+            lettered += usize::from(whole.letters() != 0);
+        }
+        assert!(lettered > 10_000, "{lettered}");
+    }
 
     #[test]
     fn letters_of_aliases_and_items() {
