@@ -2324,13 +2324,7 @@ mod tests {
             "No.",
             "é",
         ];
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |m: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % m as u64) as usize
-        };
+        let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1du64);
         let mut opts = every_rule();
         opts.approximate_numbers = false;
         let (mut fast, mut whole) = (Matcher::default(), Matcher::default());

@@ -31,3 +31,15 @@ pub(crate) fn lcg(mut seed: u64) -> impl FnMut() -> usize {
         (seed >> 33) as usize
     }
 }
+
+/// A fixed-seed random source for the kernels' generated-text tests (Marsaglia's 64-bit
+/// xorshift, shifts 13, 7, 17): each call `next(m)` gives the next number of the sequence `seed`
+/// starts, taken modulo `m` (not zero), the same on every run.
+pub(crate) fn xorshift(mut seed: u64) -> impl FnMut(usize) -> usize {
+    move |m| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % m as u64) as usize
+    }
+}

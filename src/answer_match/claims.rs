@@ -1607,13 +1607,7 @@ mod tests {
             "1,000",
             "é",
         ];
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |m: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % m as u64) as usize
-        };
+        let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1du64);
         let (mut fast, mut whole) = (Claims::default(), Claims::default());
         let mut norm = Normalizer::default();
         let (mut rejected, mut asserted) = (0, 0);
@@ -1754,13 +1748,7 @@ mod tests {
             "}",
             "**",
         ];
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |m: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % m as u64) as usize
-        };
+        let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15u64);
         let (mut light, mut whole) = (Claims::default(), Claims::default());
         let mut norm = Normalizer::default();
         let mut lettered = 0;
