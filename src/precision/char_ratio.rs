@@ -231,18 +231,22 @@ fn set_masks_at<T: Copy + Into<char>>(
     }
     clear_for(&mut s.other, pattern.len());
     s.other_masks.clear();
-    for (i, &c) in pattern.iter().enumerate() {
-        let c: char = c.into();
-        let (w, bit) = (slot(i / 64), 1u64 << (i % 64));
-        if c.is_ascii() {
-            s.ascii[c as usize * stride + w] |= bit;
-        } else {
-            let next = s.other_masks.len() / stride;
-            let row = *s.other.entry(c).or_insert(next);
-            if row == next {
-                s.other_masks.resize((next + 1) * stride, 0);
+    // A word's slot once for its 64 characters (`slot` may divide).
+    for (w, chars) in pattern.chunks(64).enumerate() {
+        let w = slot(w);
+        for (i, &c) in chars.iter().enumerate() {
+            let c: char = c.into();
+            let bit = 1u64 << i;
+            if c.is_ascii() {
+                s.ascii[c as usize * stride + w] |= bit;
+            } else {
+                let next = s.other_masks.len() / stride;
+                let row = *s.other.entry(c).or_insert(next);
+                if row == next {
+                    s.other_masks.resize((next + 1) * stride, 0);
+                }
+                s.other_masks[row * stride + w] |= bit;
             }
-            s.other_masks[row * stride + w] |= bit;
         }
     }
 }
@@ -260,10 +264,13 @@ fn clear_masks_at<T: Copy + Into<char>>(
     slot: impl Fn(usize) -> usize,
     s: &mut RatioScratch,
 ) {
-    for (i, &c) in pattern.iter().enumerate() {
-        let c: char = c.into();
-        if c.is_ascii() {
-            s.ascii[c as usize * stride + slot(i / 64)] = 0;
+    for (w, chars) in pattern.chunks(64).enumerate() {
+        let w = slot(w);
+        for &c in chars {
+            let c: char = c.into();
+            if c.is_ascii() {
+                s.ascii[c as usize * stride + w] = 0;
+            }
         }
     }
 }
@@ -361,15 +368,15 @@ mod wide {
         let sign = _mm256_set1_epi64x(i64::MIN);
         for &c in text {
             let c: char = c.into();
-            let row = if c.is_ascii() {
-                s.ascii.get(c as usize * stride..)
+            let (table, at) = if c.is_ascii() {
+                (&s.ascii, c as usize * stride)
             } else {
                 match s.other.get(&c) {
-                    Some(&row) => s.other_masks.get(row * stride..),
+                    Some(&row) => (&s.other_masks, row * stride),
                     None => continue, // no match anywhere: the state is unchanged
                 }
             };
-            let Some(row) = row.and_then(|r| r.get(..stride)) else {
+            let Some(row) = table.get(at..at + stride) else {
                 continue; // not reached: every row holds `stride` words
             };
             // Per vector: `u = v & mask`, the sum `v + u`, its carries out (the sign bit of
