@@ -721,6 +721,9 @@ fn indel_counts(a: &str, b: &str, s: &mut RatioScratch) -> Option<(usize, usize)
     // Each text's ASCII test once: the pieces of an ASCII text are ASCII, their characters
     // their bytes (of the others, each piece is counted, and tested, as needed).
     let (a_ascii, b_ascii) = (a.is_ascii(), b.is_ascii());
+    if a_ascii && b_ascii && ab.len() <= 64 && bb.len() <= 64 {
+        return Some((ab.len() + bb.len(), lcs_short_ascii(ab, bb, s)));
+    }
     let count = |text: &str, ascii: bool| if ascii { text.len() } else { char_count(text) };
     let mut prefix = common_prefix(ab, bb);
     while prefix > 0 && !(a.is_char_boundary(prefix) && b.is_char_boundary(prefix)) {
@@ -761,6 +764,61 @@ fn indel_counts(a: &str, b: &str, s: &mut RatioScratch) -> Option<(usize, usize)
         lcs_str::<4>(pattern, text, m, ascii, s)
     };
     Some((2 * same + na + nb, same + middle))
+}
+
+/// The byte tables of [`lcs_str`] and [`lcs_short_ascii`] (all zeros between calls), made once.
+#[inline]
+fn byte_tables(s: &mut RatioScratch) {
+    if s.byte_masks.len() != 256 {
+        s.byte_masks.clear();
+        s.byte_masks.resize(256, 0);
+        s.byte_rows.clear();
+        s.byte_rows.resize(256, [0; 4]);
+    }
+}
+
+/// The LCS of two ASCII texts of at most 64 bytes each (a short answer and its reference), by
+/// the one-word recurrence over the longer, the shorter as the pattern: the common prefix and
+/// suffix that [`indel_counts`] cuts off first belong to every longest common subsequence, so
+/// the recurrence over the whole texts counts them too, and at this length cutting them costs
+/// more than it saves.
+#[inline]
+fn lcs_short_ascii(a: &[u8], b: &[u8], s: &mut RatioScratch) -> usize {
+    let (pattern, text) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    byte_tables(s);
+    let Some(table) = s.byte_masks.first_chunk_mut::<256>() else {
+        return 0; // not reached: `byte_tables` made it
+    };
+    for (i, &c) in pattern.iter().enumerate() {
+        table[usize::from(c)] |= 1 << (i & 63);
+    }
+    let one = |v: u64, mask: u64| {
+        let u = v & mask;
+        v.wrapping_add(u) | (v - u)
+    };
+    // As in `lcs_str`: the loop ends once every character of the pattern is matched.
+    let used = low_bits(pattern.len());
+    let mut v = u64::MAX;
+    let mut chunks = text.chunks_exact(8);
+    let mut whole = true;
+    for chunk in &mut chunks {
+        for &c in chunk {
+            v = one(v, table[usize::from(c)]);
+        }
+        if v & used == 0 {
+            whole = false;
+            break;
+        }
+    }
+    if whole {
+        for &c in chunks.remainder() {
+            v = one(v, table[usize::from(c)]);
+        }
+    }
+    for &c in pattern {
+        table[usize::from(c)] = 0;
+    }
+    (!v & used).count_ones() as usize
 }
 
 /// The number of characters of `text`.
@@ -847,12 +905,7 @@ fn lcs_str<const W: usize>(
     // The tables are zero between calls: only the entries set here are cleared afterwards.
     // One word: a mask per byte (`byte_masks`); more: a row of four words per byte
     // (`byte_rows`), of which the first `W` are used.
-    if s.byte_masks.len() != 256 {
-        s.byte_masks.clear();
-        s.byte_masks.resize(256, 0);
-        s.byte_rows.clear();
-        s.byte_rows.resize(256, [0; 4]);
-    }
+    byte_tables(s);
     let wide = !(ascii.0 || pattern.is_ascii());
     if wide && s.wide_keys.len() != WIDE_SLOTS {
         s.wide_keys.clear();
