@@ -184,6 +184,13 @@ fn lcs_bit_parallel<T: Copy + Into<char>>(a: &[T], b: &[T], s: &mut RatioScratch
     if (AVX2_WORDS.0..=AVX2_WORDS.1).contains(&words) && crate::cpu::has_avx2() {
         return lcs_avx2(pattern, text, s);
     }
+    lcs_scalar(pattern, text, s)
+}
+
+/// [`lcs_bit_parallel`] of a `pattern` of 1 to [`BLOCK_WORDS`] words, without SIMD.
+fn lcs_scalar<T: Copy + Into<char>>(pattern: &[T], text: &[T], s: &mut RatioScratch) -> usize {
+    let m = pattern.len();
+    let words = m.div_ceil(64);
     // Up to 16 words, the state is a fixed array the compiler keeps unrolled.
     set_masks(pattern, words, s);
     let total = match words {
@@ -2048,6 +2055,13 @@ mod tests {
                 let want = lcs_dp(&ac, &bc);
                 assert_eq!(lcs_bit_parallel(&ac, &bc, &mut s), want, "m={m}");
                 assert_eq!(lcs_bit_parallel(&bc, &ac, &mut s), want, "m={m}");
+                // (the scalar recurrence, which processors without AVX2 run, whatever this one has)
+                let (pattern, text) = if ac.len() <= bc.len() {
+                    (&ac, &bc)
+                } else {
+                    (&bc, &ac)
+                };
+                assert_eq!(lcs_scalar(pattern, text, &mut s), want, "m={m}");
                 if a.is_ascii() && b.is_ascii() {
                     let got = lcs_bit_parallel(a.as_bytes(), b.as_bytes(), &mut s);
                     assert_eq!(got, want, "m={m}");
@@ -2089,6 +2103,13 @@ mod tests {
                 let want = lcs_dp(&ac, &bc);
                 assert_eq!(lcs_bit_parallel(&ac, &bc, &mut s), want, "m={m}");
                 assert_eq!(lcs_bit_parallel(&bc, &ac, &mut s), want, "m={m}");
+                // (the scalar recurrence, which processors without AVX2 run, whatever this one has)
+                let (pattern, text) = if ac.len() <= bc.len() {
+                    (&ac, &bc)
+                } else {
+                    (&bc, &ac)
+                };
+                assert_eq!(lcs_scalar(pattern, text, &mut s), want, "m={m}");
                 if a.is_ascii() && b.is_ascii() {
                     let got = lcs_bit_parallel(a.as_bytes(), b.as_bytes(), &mut s);
                     assert_eq!(got, want, "m={m}");
@@ -2121,6 +2142,7 @@ mod tests {
             }
             let want = lcs_dp(&pattern, &text);
             assert_eq!(lcs_bit_parallel(&pattern, &text, &mut s), want, "{words}");
+            assert_eq!(lcs_scalar(&pattern, &text, &mut s), want, "{words}");
             set_masks(&pattern, words, &mut s);
             let plain = lcs_many_words(&text, m, words, &mut s);
             clear_masks(&pattern, words, &mut s);
