@@ -570,9 +570,14 @@ fn separator(b: &[u8], i: usize) -> Option<(u16, usize)> {
 /// `true` at once. Anything it flags only costs the full read.
 pub fn may_cut_inside_words(raw: &str) -> bool {
     let b = raw.as_bytes();
+    // (The first letters of the joint words, and their last letters, let most words by.)
     let word_sep = |at: usize| {
-        b.get(at).is_some_and(u8::is_ascii_alphabetic)
-            && separator(b, at).is_some_and(|(_, len)| len >= 2)
+        b.get(at).is_some_and(|c| {
+            matches!(
+                c.to_ascii_lowercase(),
+                b'o' | b'a' | b'n' | b'e' | b'b' | b'h' | b't' | b'w'
+            )
+        }) && separator(b, at).is_some_and(|(_, len)| len >= 2)
     };
     // The marks a neighbour reads: `.`, `'` and `_`.
     for i in memchr::memchr3_iter(b'.', b'\'', b'_', b) {
@@ -587,7 +592,11 @@ pub fn may_cut_inside_words(raw: &str) -> bool {
         }
         // A joint word before the mark, which the whole text joins to what follows it: to the
         // `_` itself (a word character), or across a deleted dot or apostrophe.
-        if c == b'_' || b.get(i + 1).is_some_and(|n| !n.is_ascii_whitespace()) {
+        let ends_joint = i
+            .checked_sub(1)
+            .and_then(|k| b.get(k))
+            .is_some_and(|p| matches!(p.to_ascii_lowercase(), b'r' | b'd' | b't' | b'h' | b's'));
+        if ends_joint && (c == b'_' || b.get(i + 1).is_some_and(|n| !n.is_ascii_whitespace())) {
             let mut s = i;
             while s > 0 && i - s < 9 && b.get(s - 1).is_some_and(u8::is_ascii_alphabetic) {
                 s -= 1;
@@ -936,16 +945,11 @@ impl Claims {
             // The sentence that holds the item must be one that is read.
             let ends = |at: &usize| separator(b, *at).is_some_and(|(bits, _)| bits & SENTENCE != 0);
             let piece = piece.unwrap_or_else(|| {
-                (0..from)
-                    .rev()
-                    .filter(|&k| matches!(b.get(k), Some(b'.' | b'!' | b'?')))
+                memchr::memrchr3_iter(b'.', b'!', b'?', b.get(..from).unwrap_or(&[]))
                     .find(ends)
                     .map_or(0, |k| k + 1)
             });
-            let stop = (to..b.len())
-                .filter(|&k| matches!(b.get(k), Some(b'.' | b'!' | b'?')))
-                .find(ends)
-                .map_or(b.len(), |k| k + 1);
+            let stop = sentence_end(b, to);
             let sentence = b.get(piece..stop).unwrap_or(&[]);
             let hit = spans.iter().any(|&(s, e)| {
                 text.get(s..e)
