@@ -61,14 +61,14 @@ pub(crate) fn precision_options(kwargs: &PrecisionKwargs) -> PolarsResult<precis
             .ok_or_else(|| polars_err!(ComputeError: "unknown component {name}"))?;
         weights.push((comp, *w));
     }
-    let options = precision::Options {
-        indel: kwargs.char_similarity == "indel",
-        zero_missing: kwargs.missing_expected == "zero",
-        power_p: kwargs.power_p,
+    let options = precision::Options::new(
+        kwargs.char_similarity == "indel",
+        kwargs.missing_expected == "zero",
+        kwargs.power_p,
         weights,
-        stopwords: precision::stopword_table(&kwargs.stopwords),
-        max_work: kwargs.max_work,
-    };
+        precision::stopword_table(&kwargs.stopwords),
+        kwargs.max_work,
+    );
     Ok(options)
 }
 

@@ -47,7 +47,7 @@ impl Comp {
     }
 }
 
-/// Validated options (the Python side checks them).
+/// Validated options (the Python side checks them); [`Options::new`] makes them.
 pub struct Options {
     /// Indel (true) or difflib's SequenceMatcher (false).
     pub indel: bool,
@@ -60,6 +60,52 @@ pub struct Options {
     pub stopwords: StopWords,
     /// The work the character similarity of one pair may take (`None`: unbounded).
     pub max_work: Option<u64>,
+    /// What the power mean of every row takes from the options alone.
+    mean: PowerMean,
+}
+
+/// The parts of the power mean that depend on the options only, computed once for a batch
+/// instead of per row, with the same operations in the same order (so the same bits): each
+/// weight divided by their sum (added in summation order from 0), and `1 / p`.
+struct PowerMean {
+    /// `(component, weight / sum of the weights)`, in summation order.
+    scaled: Vec<(Comp, f64)>,
+    inverse_p: f64,
+}
+
+impl PowerMean {
+    fn new(power_p: f64, weights: &[(Comp, f64)]) -> PowerMean {
+        let mut total = 0.0;
+        for &(_, w) in weights {
+            total += w;
+        }
+        PowerMean {
+            scaled: weights.iter().map(|&(c, w)| (c, w / total)).collect(),
+            inverse_p: 1.0 / power_p,
+        }
+    }
+}
+
+impl Options {
+    pub fn new(
+        indel: bool,
+        zero_missing: bool,
+        power_p: f64,
+        weights: Vec<(Comp, f64)>,
+        stopwords: StopWords,
+        max_work: Option<u64>,
+    ) -> Options {
+        let mean = PowerMean::new(power_p, &weights);
+        Options {
+            indel,
+            zero_missing,
+            power_p,
+            weights,
+            stopwords,
+            max_work,
+            mean,
+        }
+    }
 }
 
 /// The stopword table of [`Options`].
@@ -175,6 +221,16 @@ pub struct Scratch {
     powers: Powers,
 }
 
+/// [`py_is_blank`], without its call for a text that starts with a printable ASCII character
+/// (most of them): such a character is no whitespace, so the text is not blank.
+#[inline(always)]
+fn is_blank(text: &str) -> bool {
+    match text.as_bytes().first() {
+        Some(&b) if (0x21..0x7f).contains(&b) => false,
+        _ => py_is_blank(text),
+    }
+}
+
 fn bad_tolerance(t: Option<f64>) -> bool {
     !matches!(t, Some(x) if x.is_finite() && x >= 0.0)
 }
@@ -282,7 +338,7 @@ pub fn score_pair(
     tol_rel: Option<f64>,
     s: &mut Scratch,
 ) -> Scored {
-    let blank_actual = response.is_none_or(py_is_blank);
+    let blank_actual = response.is_none_or(is_blank);
     let path = if bad_tolerance(tol_abs) || bad_tolerance(tol_rel) {
         Path::InvalidTolerance
     } else if o.zero_missing {
@@ -293,7 +349,7 @@ pub fn score_pair(
         } else {
             Path::Scored
         }
-    } else if reference.is_none_or(py_is_blank) {
+    } else if reference.is_none_or(is_blank) {
         Path::NoExpected
     } else if blank_actual {
         Path::EmptyActualGuard
@@ -414,21 +470,17 @@ pub fn score_pair(
         penalty: 0.0,
         score: 0.0,
     };
-    // weights normalised by their sum, terms added in order, clamped.
-    let mut total = 0.0;
-    for &(_, w) in &o.weights {
-        total += w;
-    }
+    // weights normalised by their sum (once, in `o.mean`), terms added in order, clamped.
     let p = o.power_p;
     let mut acc = 0.0;
     // The values by `Comp` discriminant: one load per weight (a `match` here was one indirect
     // jump per weight, to a different target each time, nearly always mispredicted).
     let values = c.by_comp();
-    for &(comp, w) in &o.weights {
+    for &(comp, w) in &o.mean.scaled {
         let value = values.get(comp as usize).copied().unwrap_or(0.0);
-        acc += (w / total) * power(clip(value), p, &mut s.powers);
+        acc += w * power(clip(value), p, &mut s.powers);
     }
-    let base = clip(s.powers.pow(acc, 1.0 / p));
+    let base = clip(s.powers.pow(acc, o.mean.inverse_p));
     let extra = a_n - inter;
     c.penalty = if extra >= 5 && token_precision < 0.7 {
         0.05
@@ -562,19 +614,19 @@ mod tests {
             "for", "with", "as", "by", "at", "from", "that", "this", "it", "is", "are", "was",
             "were",
         ];
-        Options {
+        Options::new(
             indel,
-            zero_missing: true,
-            power_p: 0.3,
-            weights: vec![
+            true,
+            0.3,
+            vec![
                 (Comp::Contains, 0.48),
                 (Comp::CharRatio, 0.32),
                 (Comp::TokenPrecision, 0.15),
                 (Comp::Numeric, 0.35),
             ],
-            stopwords: stopword_table(words),
-            max_work: None,
-        }
+            stopword_table(words),
+            None,
+        )
     }
 
     #[test]
