@@ -231,12 +231,16 @@ fn is_blank(text: &str) -> bool {
     }
 }
 
-/// Whether a tolerance is null, NaN, infinite or negative: `x >= 0` fails on NaN and the
-/// negatives (-inf among them) and `x < inf` on +inf, so two comparisons are `is_finite() &&
-/// x >= 0.0` (whose `is_finite` was a dozen instructions of bit tests).
+/// Whether a tolerance is null, NaN, infinite or negative (not `x.is_finite() && x >= 0.0`),
+/// from its bits: the finite values of sign 0 are exactly the bit patterns below +inf's (every
+/// NaN of sign 0 and +inf are at or above it, and every value of sign 1 far above), and the
+/// one finite value of sign 1 that is `>= 0.0` is -0. Two integer comparisons, where the
+/// floating-point tests became two dozen instructions of class tests.
 #[inline(always)]
 fn bad_tolerance(t: Option<f64>) -> bool {
-    !matches!(t, Some(x) if x >= 0.0 && x < f64::INFINITY)
+    const INF: u64 = 0x7FF0_0000_0000_0000;
+    const MINUS_ZERO: u64 = 0x8000_0000_0000_0000;
+    !matches!(t.map(f64::to_bits), Some(b) if b < INF || b == MINUS_ZERO)
 }
 
 fn clip(x: f64) -> f64 {
@@ -653,6 +657,35 @@ mod tests {
                 "{x} {p}"
             );
         }
+    }
+
+    #[test]
+    fn bad_tolerances_are_those_not_finite_and_at_least_zero() {
+        let mut next = crate::testing::lcg(31);
+        let specials = [
+            0.0,
+            -0.0,
+            1e-320,
+            -1e-320,
+            f64::MIN_POSITIVE,
+            f64::MAX,
+            f64::MIN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            -f64::NAN,
+            f64::from_bits(0x7FF0_0000_0000_0001),
+            f64::from_bits(0xFFF8_0000_0000_0001),
+            0.5,
+            -0.5,
+        ];
+        let random = (0..20_000)
+            .map(|_| f64::from_bits((next() as u64) << 33 ^ (next() as u64) << 11 ^ next() as u64));
+        for x in specials.into_iter().chain(random) {
+            let want = !(x.is_finite() && x >= 0.0);
+            assert_eq!(bad_tolerance(Some(x)), want, "{x:e} {:#x}", x.to_bits());
+        }
+        assert!(bad_tolerance(None));
     }
 
     #[test]
