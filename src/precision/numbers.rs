@@ -34,6 +34,9 @@ pub fn numbers_with(t: &Tables, text: &str, ascii: bool, digits: &mut String, ou
 /// first ASCII digit; a byte that may begin a digit that is not ASCII is decoded. Where only the
 /// count of a text's numbers matters (none or some), this reads it without reading them.
 pub fn has_number(t: &Tables, text: &str, ascii: bool) -> bool {
+    if ascii && text.len() <= 16 {
+        return short_ascii_has_digit(text.as_bytes());
+    }
     #[cfg(target_arch = "x86_64")]
     if crate::cpu::has_avx2() {
         // SAFETY: the processor has AVX2 (checked just above).
@@ -44,6 +47,45 @@ pub fn has_number(t: &Tables, text: &str, ascii: bool) -> bool {
     } else {
         any_digit::<false, Portable>(t, text)
     }
+}
+
+/// Whether `bytes` (ASCII, at most 16 of them) holds an ASCII digit, [`has_number`] of a
+/// short ASCII text (whose digits are its ASCII digits), without the block set-up: from two
+/// words that cover the bytes (of 8 bytes, overlapping, from 8 bytes on; of 4 from 4; else the
+/// bytes zero-padded). Each byte XOR `0x30` is below 10 exactly for a digit (a padding byte
+/// becomes 0x30), and a word has a byte below 10 (bytes below 0x80) exactly when
+/// `(v - 10 per byte) & !v` has a high bit: the lowest such byte sets its own, and a borrow
+/// only runs on from a byte below 10.
+#[inline(always)]
+fn short_ascii_has_digit(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES * 0x80;
+    debug_assert!(bytes.len() <= 16 && bytes.is_ascii());
+    let n = bytes.len();
+    let word = |at: usize| {
+        bytes
+            .get(at..)
+            .and_then(|r| r.first_chunk::<8>())
+            .map_or(0, |w| u64::from_le_bytes(*w))
+    };
+    let word4 = |at: usize| {
+        bytes
+            .get(at..)
+            .and_then(|r| r.first_chunk::<4>())
+            .map_or(0, |w| u64::from(u32::from_le_bytes(*w)))
+    };
+    let (a, b) = if n >= 8 {
+        (word(0), word(n - 8))
+    } else if n >= 4 {
+        (word4(0), word4(n - 4))
+    } else {
+        (crate::ascii::load_short(bytes), 0)
+    };
+    let digit = |w: u64| {
+        let v = w ^ (ONES * 0x30);
+        v.wrapping_sub(ONES * 10) & !v & HIGH != 0
+    };
+    digit(a) || digit(b)
 }
 
 /// [`has_number`], for an ASCII text (`ASCII`) or any.
@@ -1060,6 +1102,24 @@ fn greedy_sorted(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn short_ascii_texts_have_a_digit_when_a_byte_is_one() {
+        // Every ASCII byte at every position of texts of 0 to 16 bytes, among random others.
+        let mut next = crate::testing::lcg(37);
+        for n in 0..=16usize {
+            for round in 0..600 {
+                let mut text: Vec<u8> = (0..n).map(|_| (next() % 128) as u8).collect();
+                if n > 0 {
+                    text[round % n] = (round % 128) as u8;
+                }
+                let want = text.iter().any(u8::is_ascii_digit);
+                assert_eq!(super::short_ascii_has_digit(&text), want, "{text:?}");
+            }
+            let plain: Vec<u8> = (0..n).map(|k| b"abc :/9"[k % 6]).collect();
+            assert!(!super::short_ascii_has_digit(&plain), "{plain:?}");
+        }
+    }
+
     use super::*;
     use crate::pyunicode::test_tables;
 

@@ -252,9 +252,15 @@ fn find_in(table: &[u64], shift: u32, id: u64) -> (usize, u64) {
 
 impl TokenSet {
     pub fn clear(&mut self) {
-        for e in self.shorts.iter().take(self.short_count) {
-            if let Some(s) = self.short.get_mut(e.slot) {
-                *s = NO_ID;
+        // The slots are masked to the table's length (a power of two, or empty with no token
+        // held): no bounds check nor branch per token.
+        let mask = self.short.len().wrapping_sub(1);
+        let held = self.shorts.get(..self.short_count).unwrap_or(&[]);
+        if !self.short.is_empty() {
+            for e in held {
+                if let Some(s) = self.short.get_mut(e.slot & mask) {
+                    *s = NO_ID;
+                }
             }
         }
         for e in &self.longs {
