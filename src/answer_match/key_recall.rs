@@ -1,0 +1,407 @@
+//! The token-recall rule's tokens of a row whose aliases' tokens are all short ASCII stems (most
+//! rows): at most 64 tokens, each held as its [`ascii_stem_key`], which the response's and the
+//! question's words are compared with directly, and which of them a text holds as one bit each.
+//!
+//! [`super::RecallTokens`] interns the tokens into a table first, which pays on long aliases; for
+//! the few tokens of most rows, its set-up (the table, the per-token lists, the two-byte filter)
+//! costs more than the comparisons it saves. Both give the same recall (the unit tests compare
+//! them on generated rows).
+
+use super::{ascii_plural_base, ascii_stem_key, stem_into};
+use crate::answer_words::is_stopword;
+use crate::ascii;
+use crate::pyunicode::Tables;
+
+/// The most tokens a [`KeyRecall`] holds (one bit each in a `u64`).
+const MAX_TOKENS: usize = 64;
+
+/// A row's alias tokens by their keys, and which of them the response (and the question) hold.
+#[derive(Default)]
+pub(super) struct KeyRecall {
+    /// Each alias's distinct token keys, one alias after the other; `ends[k]` ends alias `k`'s.
+    keys: Vec<u64>,
+    ends: Vec<usize>,
+    /// The first bytes of the tokens, one bit each: a word that starts with no such byte has no
+    /// token as its stem (a stem keeps its word's first byte unless stems are empty).
+    first: [u64; 4],
+    /// The tokens that start with a decimal digit.
+    digit: u64,
+    /// The tokens the response holds; the question.
+    pub(super) in_response: u64,
+    pub(super) in_question: u64,
+    stem: String,
+}
+
+/// The key of the token that is the stem of `word`, when that stem is a short ASCII one: as
+/// [`super::RecallTokens`] interns an alias's word and looks up a response's.
+#[inline(always)]
+fn token_key(t: &Tables, word: &str, prefix: Option<usize>, stem: &mut String) -> Option<u64> {
+    if let Some(key) = ascii_stem_key(word.as_bytes(), prefix) {
+        return Some(key);
+    }
+    stem.clear();
+    stem_into(t, word, prefix, stem);
+    ascii_stem_key(stem.as_bytes(), None)
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The low `n` bytes of a word set (all of them from 8 on).
+#[inline(always)]
+fn low_bytes(n: usize) -> u64 {
+    if n >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * n)) - 1
+    }
+}
+
+/// [`token_key`] of `word`, whose first eight bytes (zero-padded) are `head`: an ASCII word of
+/// eight bytes or less is tested and keyed from `head`, without reading it again.
+#[inline(always)]
+fn word_key(
+    t: &Tables,
+    word: &str,
+    head: u64,
+    prefix: Option<usize>,
+    stem: &mut String,
+) -> Option<u64> {
+    let token = word.as_bytes();
+    let n = token.len();
+    if n > 8 || head & HIGH & low_bytes(n) != 0 {
+        return token_key(t, word, prefix, stem);
+    }
+    // `ascii_stem_key` of an ASCII token (a longer stem has no key either way).
+    let (keep, y) = match prefix {
+        Some(prefix) if !token.first().is_some_and(u8::is_ascii_digit) => {
+            let (base, y) = ascii_plural_base(token);
+            (base.min(prefix), y && base < prefix)
+        }
+        _ => (n, false),
+    };
+    if keep + usize::from(y) > 8 {
+        return None;
+    }
+    let key = head & low_bytes(keep);
+    Some(if y {
+        key | u64::from(b'y') << (8 * keep)
+    } else {
+        key
+    })
+}
+
+/// Call `f` with each word of a normalised text (the runs of bytes other than a space) and its
+/// first eight bytes (zero-padded), until it returns `false`; each word's end is found eight
+/// bytes at a time.
+#[inline(always)]
+fn each_word<'t>(text: &'t str, mut f: impl FnMut(&'t str, u64) -> bool) {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        if c == b' ' {
+            i += 1;
+            continue;
+        }
+        let (end, head) = next_space(b, i);
+        if !text.get(i..end).is_none_or(|w| f(w, head)) {
+            return;
+        }
+        i = end + 1;
+    }
+}
+
+/// Where the first space of `b` from `i` on is (`b.len()` when there is none), and the eight
+/// bytes from `i` (zero-padded).
+#[inline(always)]
+fn next_space(b: &[u8], i: usize) -> (usize, u64) {
+    let head = ascii::load(b, i);
+    let mut x = head;
+    let mut at = i;
+    loop {
+        // The bytes that are spaces: zero in `y` (the lowest flagged is exact; a padding byte
+        // of zero is no space).
+        let y = x ^ (ONES * u64::from(b' '));
+        let spaces = y.wrapping_sub(ONES) & !y & HIGH;
+        if spaces != 0 {
+            return (at + (spaces.trailing_zeros() / 8) as usize, head);
+        }
+        at += 8;
+        if at >= b.len() {
+            return (b.len(), head);
+        }
+        x = ascii::load(b, at);
+    }
+}
+
+impl KeyRecall {
+    /// Hold the content tokens of the normalised aliases; `false` (and nothing usable) when one
+    /// of them is no short ASCII stem, or when there are more than [`MAX_TOKENS`].
+    pub(super) fn build<'s>(
+        &mut self,
+        t: &Tables,
+        aliases: impl Iterator<Item = &'s str>,
+        prefix: Option<usize>,
+    ) -> bool {
+        self.keys.clear();
+        self.ends.clear();
+        self.first = [0; 4];
+        self.digit = 0;
+        for alias in aliases {
+            let start = self.keys.len();
+            let mut fits = true;
+            each_word(alias, |word, head| {
+                if is_stopword(word) {
+                    return true;
+                }
+                let Some(key) = word_key(t, word, head, prefix, &mut self.stem) else {
+                    fits = false;
+                    return false;
+                };
+                if self.keys.get(start..).is_some_and(|own| own.contains(&key)) {
+                    return true;
+                }
+                if self.keys.len() == MAX_TOKENS {
+                    fits = false;
+                    return false;
+                }
+                // The stem's first byte (a key holds no zero byte but its padding).
+                let b = key as u8;
+                if key != 0 {
+                    if let Some(w) = self.first.get_mut(usize::from(b >> 6)) {
+                        *w |= 1 << (b & 63);
+                    }
+                }
+                if b.is_ascii_digit() {
+                    self.digit |= 1 << self.keys.len();
+                }
+                self.keys.push(key);
+                true
+            });
+            if !fits {
+                return false;
+            }
+            self.ends.push(self.keys.len());
+        }
+        true
+    }
+
+    /// The tokens the normalised `text` holds, one bit each.
+    pub(super) fn mark(&mut self, t: &Tables, text: &str, prefix: Option<usize>) -> u64 {
+        let n = self.keys.len();
+        if n == 0 {
+            return 0;
+        }
+        let all = u64::MAX >> (MAX_TOKENS - n);
+        // Empty stems (a prefix of 0) keep no first byte: every word is then looked at.
+        let by_first = prefix != Some(0);
+        let mut held = 0u64;
+        let (first, keys, stem) = (&self.first, &self.keys, &mut self.stem);
+        each_word(text, |word, head| {
+            let b = head as u8;
+            if by_first
+                && first
+                    .get(usize::from(b >> 6))
+                    .is_none_or(|w| w & (1 << (b & 63)) == 0)
+            {
+                return true;
+            }
+            if is_stopword(word) {
+                return true;
+            }
+            let Some(key) = word_key(t, word, head, prefix, stem) else {
+                return true;
+            };
+            let mut bits = 0u64;
+            for (k, &token) in keys.iter().enumerate() {
+                bits |= u64::from(token == key) << k;
+            }
+            held |= bits;
+            held != all
+        });
+        held
+    }
+
+    /// The tokens of alias `k`, one bit each (none past the last alias built).
+    #[inline]
+    fn alias_bits(&self, k: usize) -> u64 {
+        let start = if k == 0 {
+            0
+        } else {
+            self.ends.get(k - 1).copied().unwrap_or(0)
+        };
+        let end = self.ends.get(k).copied().unwrap_or(start);
+        let below = |n: usize| if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+        below(end) & !below(start)
+    }
+
+    /// Whether what the question holds can change the recall of an alias: one whose tokens the
+    /// response holds some of but not all (and that the numbers rule does not zero). Of none or
+    /// of all, the recall is 0 or 1 whatever the question gives away.
+    pub(super) fn question_matters(&self, n_aliases: usize, numbers_must_match: bool) -> bool {
+        (0..n_aliases).any(|k| {
+            let bits = self.alias_bits(k);
+            let hits = self.in_response & bits;
+            let zeroed = numbers_must_match && self.digit & bits & !self.in_response != 0;
+            hits != 0 && hits != bits && !zeroed
+        })
+    }
+
+    /// [`super::RecallTokens::recall`] of alias `k` from the bits marked.
+    pub(super) fn recall(&self, k: usize, numbers_must_match: bool, question: bool) -> f64 {
+        let bits = self.alias_bits(k);
+        let held = self.in_response & bits;
+        if numbers_must_match && self.digit & bits & !held != 0 {
+            return 0.0;
+        }
+        let (n_all, hits_all) = (bits.count_ones(), held.count_ones());
+        let new = if question {
+            bits & !self.in_question
+        } else {
+            bits
+        };
+        let (n_new, hits_new) = (new.count_ones(), (new & held).count_ones());
+        if n_new > 0 {
+            f64::from(hits_new) / f64::from(n_new)
+        } else if n_all > 0 {
+            f64::from(hits_all) / f64::from(n_all)
+        } else {
+            0.0
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::RecallTokens;
+    use super::*;
+    use crate::pyunicode::test_tables;
+
+    /// On generated aliases, responses and questions (ASCII and not, stems around the keys'
+    /// eight bytes, numbers, stop words, every prefix), the keys' recall is the interned
+    /// tokens' whenever the keys hold the aliases; and a question that does not matter by
+    /// [`KeyRecall::question_matters`] changes no recall.
+    #[test]
+    fn key_recall_agrees_with_the_interned_tokens() {
+        let t = test_tables::install();
+        let words = [
+            "a",
+            "b",
+            "é",
+            "éa",
+            "ab",
+            "abc",
+            "cats",
+            "cat",
+            "stories",
+            "story",
+            "x1",
+            "1",
+            "12",
+            "1000s",
+            "the",
+            "of",
+            "horses",
+            "horse",
+            "zz",
+            "z",
+            "ω",
+            "ωmega",
+            "abcdefgh",
+            "abcdefghs",
+            "abcdefgies",
+            "abcdefgy",
+            "candies",
+            "candy",
+            "12345678",
+            "123456789",
+            "abcdefghé",
+            "parisé",
+            "hieroglyphics",
+        ];
+        let mut next = crate::testing::lcg(44);
+        let (mut keyed_rows, mut rows) = (0, 0);
+        for prefix in [None, Some(0), Some(1), Some(2), Some(6), Some(8), Some(9)] {
+            for _ in 0..400 {
+                let text = |max: usize, next: &mut dyn FnMut() -> usize| {
+                    let n = next() % (max + 1);
+                    let w: Vec<&str> = (0..n).map(|_| words[next() % words.len()]).collect();
+                    format!(" {} ", w.join(" ")).replace("  ", " ")
+                };
+                let aliases: Vec<String> =
+                    (0..1 + next() % 3).map(|_| text(4, &mut next)).collect();
+                let response = text(12, &mut next);
+                let question = text(8, &mut next);
+                let spans = || aliases.iter().map(String::as_str);
+                let mut keyed = KeyRecall::default();
+                rows += 1;
+                if !keyed.build(t, spans(), prefix) {
+                    continue;
+                }
+                keyed_rows += 1;
+                let mut tokens = RecallTokens::default();
+                tokens.build(t, spans(), prefix);
+                tokens.mark(t, &response, prefix, false);
+                tokens.mark(t, &question, prefix, true);
+                keyed.in_response = keyed.mark(t, &response, prefix);
+                let marked = keyed.mark(t, &question, prefix);
+                for nmm in [false, true] {
+                    let matters = keyed.question_matters(aliases.len(), nmm);
+                    for k in 0..aliases.len() + 1 {
+                        keyed.in_question = marked;
+                        for question in [false, true] {
+                            let want = tokens.recall(k, nmm, question);
+                            let got = keyed.recall(k, nmm, question);
+                            assert_eq!(
+                                got.to_bits(),
+                                want.to_bits(),
+                                "{aliases:?} {response:?} {question:?} {prefix:?} {k}"
+                            );
+                        }
+                        if !matters {
+                            keyed.in_question = 0;
+                            let got = keyed.recall(k, nmm, true);
+                            assert_eq!(got.to_bits(), tokens.recall(k, nmm, true).to_bits());
+                        }
+                    }
+                }
+            }
+        }
+        // Most generated rows are held by their keys, and some are not.
+        assert!(
+            keyed_rows > rows / 2 && keyed_rows < rows,
+            "{keyed_rows} of {rows}"
+        );
+    }
+
+    #[test]
+    fn words_and_their_heads() {
+        for text in [
+            " ",
+            "",
+            " a ",
+            "a",
+            " ab  cd ",
+            " abcdefghij k ",
+            "x é ω abcdefgh ",
+        ] {
+            let mut got = Vec::new();
+            each_word(text, |w, head| {
+                got.push((w, head));
+                true
+            });
+            let want: Vec<(&str, u64)> = text
+                .split(' ')
+                .filter(|w| !w.is_empty())
+                .map(|w| (w, ascii::load(w.as_bytes(), 0)))
+                .collect();
+            // The head holds the word's bytes and, past a short word, what follows it.
+            assert_eq!(got.len(), want.len(), "{text:?}");
+            for ((w, head), (v, whole)) in got.iter().zip(&want) {
+                assert_eq!(w, v);
+                let n = w.len().min(8);
+                assert_eq!(head & low_bytes(n), whole & low_bytes(n), "{text:?}");
+            }
+        }
+    }
+}
