@@ -513,20 +513,10 @@ impl Decision {
 /// of another row's words that keeps its allocation ([`recycle`]).
 fn words_into<'t>(text: &'t str, out: &mut Vec<&'t str>) {
     out.clear();
-    let bytes = text.as_bytes();
-    let mut at = 0;
-    while at < bytes.len() {
-        let from = at;
-        // Words are short: a plain scan beats a `memchr` call per word.
-        let end = bytes
-            .get(from..)
-            .and_then(|rest| rest.iter().position(|&b| b == b' '))
-            .map_or(bytes.len(), |k| from + k);
-        at = end + 1;
-        if let Some(word) = text.get(from..end).filter(|w| !w.is_empty()) {
-            out.push(word);
-        }
-    }
+    swar::each_word(text, |word, _| {
+        out.push(word);
+        true
+    });
 }
 
 /// An empty list of words of any lifetime, in the allocation of `words` (a `Vec` turned into
@@ -731,6 +721,9 @@ impl Spans<'_> {
         let decided = |rule: Rule, span: &AliasSpan| Self::decided(rule, span, notes);
         // Dates and numbers need a digit in the alias: the others are skipped unread.
         let has_digit = |s: &&AliasSpan| swar::has_ascii_digit(self.alias(s).as_bytes());
+        if !(opts.dates || opts.approximate_numbers) || !self.spans.iter().any(|s| has_digit(&s)) {
+            return None;
+        }
         let mut alias_words = recycle(std::mem::take(&mut lists.alias));
         let mut resp_words = recycle(std::mem::take(&mut lists.response));
         let mut found = None;

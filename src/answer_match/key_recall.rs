@@ -7,7 +7,8 @@
 //! costs more than the comparisons it saves. Both give the same recall (the unit tests compare
 //! them on generated rows).
 
-use super::{ascii_plural_base, ascii_stem_key, stem_into};
+use super::swar::each_word;
+use super::{ascii_plural_base, ascii_stem_key, for_each_word, pair_index, stem_into};
 use crate::answer_words::is_stopword;
 use crate::ascii;
 use crate::pyunicode::Tables;
@@ -24,6 +25,13 @@ pub(super) struct KeyRecall {
     /// The first bytes of the tokens, one bit each: a word that starts with no such byte has no
     /// token as its stem (a stem keeps its word's first byte unless stems are empty).
     first: [u64; 4],
+    /// The first two bytes of the tokens, one bit each of 65,536 ([`super::pair_index`]; 1,024
+    /// words once set), and the bits set, to clear them: a stem of two characters or more keeps
+    /// its word's first two bytes. Set only for a long text (`pairs_ready`), where most words
+    /// are skipped by them; a short one costs less than setting them.
+    pairs: Vec<u64>,
+    pairs_set: Vec<u16>,
+    pairs_ready: bool,
     /// The tokens that start with a decimal digit.
     digit: u64,
     /// The tokens the response holds; the question.
@@ -44,7 +52,6 @@ fn token_key(t: &Tables, word: &str, prefix: Option<usize>, stem: &mut String) -
     ascii_stem_key(stem.as_bytes(), None)
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = 0x8080_8080_8080_8080;
 
 /// The low `n` bytes of a word set (all of them from 8 on).
@@ -91,49 +98,6 @@ fn word_key(
     })
 }
 
-/// Call `f` with each word of a normalised text (the runs of bytes other than a space) and its
-/// first eight bytes (zero-padded), until it returns `false`; each word's end is found eight
-/// bytes at a time.
-#[inline(always)]
-fn each_word<'t>(text: &'t str, mut f: impl FnMut(&'t str, u64) -> bool) {
-    let b = text.as_bytes();
-    let mut i = 0;
-    while let Some(&c) = b.get(i) {
-        if c == b' ' {
-            i += 1;
-            continue;
-        }
-        let (end, head) = next_space(b, i);
-        if !text.get(i..end).is_none_or(|w| f(w, head)) {
-            return;
-        }
-        i = end + 1;
-    }
-}
-
-/// Where the first space of `b` from `i` on is (`b.len()` when there is none), and the eight
-/// bytes from `i` (zero-padded).
-#[inline(always)]
-fn next_space(b: &[u8], i: usize) -> (usize, u64) {
-    let head = ascii::load(b, i);
-    let mut x = head;
-    let mut at = i;
-    loop {
-        // The bytes that are spaces: zero in `y` (the lowest flagged is exact; a padding byte
-        // of zero is no space).
-        let y = x ^ (ONES * u64::from(b' '));
-        let spaces = y.wrapping_sub(ONES) & !y & HIGH;
-        if spaces != 0 {
-            return (at + (spaces.trailing_zeros() / 8) as usize, head);
-        }
-        at += 8;
-        if at >= b.len() {
-            return (b.len(), head);
-        }
-        x = ascii::load(b, at);
-    }
-}
-
 impl KeyRecall {
     /// Hold the content tokens of the normalised aliases; `false` (and nothing usable) when one
     /// of them is no short ASCII stem, or when there are more than [`MAX_TOKENS`].
@@ -147,6 +111,7 @@ impl KeyRecall {
         self.ends.clear();
         self.first = [0; 4];
         self.digit = 0;
+        self.pairs_ready = false;
         for alias in aliases {
             let start = self.keys.len();
             let mut fits = true;
@@ -186,6 +151,31 @@ impl KeyRecall {
         true
     }
 
+    /// Set the bits of the tokens' first two bytes ([`KeyRecall::pairs`]).
+    fn set_pairs(&mut self) {
+        if self.pairs.len() == 1024 {
+            for &k in &self.pairs_set {
+                if let Some(w) = self.pairs.get_mut(usize::from(k >> 6)) {
+                    *w = 0;
+                }
+            }
+        } else {
+            self.pairs = vec![0; 1024];
+        }
+        self.pairs_set.clear();
+        for &key in &self.keys {
+            // The stem's bytes: the key's up to its first zero (a space for a missing second).
+            let len = 8 - (key.leading_zeros() / 8) as usize;
+            let bytes = key.to_le_bytes();
+            let pair = pair_index(bytes.get(..len).unwrap_or(&[]));
+            if let Some(w) = self.pairs.get_mut(pair >> 6) {
+                *w |= 1 << (pair & 63);
+                self.pairs_set.push(pair as u16);
+            }
+        }
+        self.pairs_ready = true;
+    }
+
     /// The tokens the normalised `text` holds, one bit each.
     pub(super) fn mark(&mut self, t: &Tables, text: &str, prefix: Option<usize>) -> u64 {
         let n = self.keys.len();
@@ -193,19 +183,21 @@ impl KeyRecall {
             return 0;
         }
         let all = u64::MAX >> (MAX_TOKENS - n);
-        // Empty stems (a prefix of 0) keep no first byte: every word is then looked at.
+        // A word whose stem can be no token is skipped before it is stemmed: by its first two
+        // bytes, or its first one when stems keep one character. Empty stems (a prefix of 0)
+        // keep neither: every word is then looked at.
         let by_first = prefix != Some(0);
+        // Below this many bytes, a word at a time, by the first byte only; past it, 64 bytes at
+        // a time and by the first two, whose set-up a short text does not repay.
+        const LONG: usize = 128;
+        let by_pair = by_first && prefix != Some(1) && text.len() > LONG;
+        if by_pair && !self.pairs_ready {
+            self.set_pairs();
+        }
         let mut held = 0u64;
-        let (first, keys, stem) = (&self.first, &self.keys, &mut self.stem);
-        each_word(text, |word, head| {
-            let b = head as u8;
-            if by_first
-                && first
-                    .get(usize::from(b >> 6))
-                    .is_none_or(|w| w & (1 << (b & 63)) == 0)
-            {
-                return true;
-            }
+        let (keys, stem) = (&self.keys, &mut self.stem);
+        // The word's bits, and whether a token is still to be found.
+        let mut take = |word: &str, head: u64| {
             if is_stopword(word) {
                 return true;
             }
@@ -218,6 +210,34 @@ impl KeyRecall {
             }
             held |= bits;
             held != all
+        };
+        let bytes = text.as_bytes();
+        if by_pair {
+            let Some(pairs) = self.pairs.first_chunk::<1024>() else {
+                return 0;
+            };
+            for_each_word(
+                bytes,
+                |pair| pairs[pair >> 6] & (1 << (pair & 63)) == 0,
+                |w| {
+                    let end = w.end(bytes);
+                    text.get(w.start..end)
+                        .is_none_or(|word| take(word, ascii::load(bytes, w.start)))
+                },
+            );
+            return held;
+        }
+        let first = &self.first;
+        each_word(text, |word, head| {
+            let b = head as u8;
+            if by_first
+                && first
+                    .get(usize::from(b >> 6))
+                    .is_none_or(|w| w & (1 << (b & 63)) == 0)
+            {
+                return true;
+            }
+            take(word, head)
         });
         held
     }

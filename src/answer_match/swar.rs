@@ -38,6 +38,49 @@ pub(super) fn has_ascii_digit(b: &[u8]) -> bool {
     words(b).any(|x| ascii::in_range(x & !HIGH, b'0', b'9') & !x != 0)
 }
 
+/// Call `f` with each word of a normalised text (the runs of bytes other than a space) and its
+/// first eight bytes (zero-padded), until it returns `false`; each word's end is found eight
+/// bytes at a time.
+#[inline(always)]
+pub(super) fn each_word<'t>(text: &'t str, mut f: impl FnMut(&'t str, u64) -> bool) {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        if c == b' ' {
+            i += 1;
+            continue;
+        }
+        let (end, head) = next_space(b, i);
+        if !text.get(i..end).is_none_or(|w| f(w, head)) {
+            return;
+        }
+        i = end + 1;
+    }
+}
+
+/// Where the first space of `b` from `i` on is (`b.len()` when there is none), and the eight
+/// bytes from `i` (zero-padded).
+#[inline(always)]
+fn next_space(b: &[u8], i: usize) -> (usize, u64) {
+    let head = ascii::load(b, i);
+    let mut x = head;
+    let mut at = i;
+    loop {
+        // The bytes that are spaces: zero in `y` (the lowest flagged is exact; a padding byte
+        // of zero is no space).
+        let y = x ^ (ONES * u64::from(b' '));
+        let spaces = y.wrapping_sub(ONES) & !y & HIGH;
+        if spaces != 0 {
+            return (at + (spaces.trailing_zeros() / 8) as usize, head);
+        }
+        at += 8;
+        if at >= b.len() {
+            return (b.len(), head);
+        }
+        x = ascii::load(b, at);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
