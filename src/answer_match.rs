@@ -1394,7 +1394,9 @@ impl Matcher {
             self.aliases.push_str(&self.scratch);
             self.alias_spans
                 .push((index, start, self.aliases.len(), notes));
-            if opts.parentheticals
+            // Both variants need a parenthesis, a comma or a semicolon: most aliases have none.
+            let variants = opts.parentheticals && swar::has_any_of(text.as_bytes(), *b"(,;");
+            if variants
                 && rules::drop_parentheticals_into(text, &mut self.stripped)
                 && !py_is_blank(&self.stripped)
             {
@@ -1411,8 +1413,7 @@ impl Matcher {
             }
             // An alias that goes on with a comment (`Cher, in 1998, with the song ...`) is
             // also tried as its head.
-            if let Some(head) = opts
-                .parentheticals
+            if let Some(head) = variants
                 .then(|| rules::alias_head(text))
                 .flatten()
                 .filter(|h| !py_is_blank(h))

@@ -31,6 +31,17 @@ pub(super) fn count_spaces(b: &[u8]) -> usize {
         .sum()
 }
 
+/// Whether a byte of `b` is one of `of` (ASCII bytes).
+#[inline]
+pub(super) fn has_any_of<const N: usize>(b: &[u8], of: [u8; N]) -> bool {
+    // (A padding byte of zero is none of them.)
+    words(b).any(|x| {
+        of.iter()
+            .fold(0, |m, &c| m | zero_bytes(x ^ (ONES * u64::from(c))))
+            != 0
+    })
+}
+
 /// Whether a byte of `b` is an ASCII decimal digit.
 #[inline]
 pub(super) fn has_ascii_digit(b: &[u8]) -> bool {
@@ -107,6 +118,11 @@ mod tests {
             let spaces = b.iter().filter(|&&c| c == b' ').count();
             assert_eq!(count_spaces(b), spaces, "{text:?}");
             assert_eq!(
+                has_any_of(b, *b"(,;"),
+                b.iter().any(|c| b"(,;".contains(c)),
+                "{text:?}"
+            );
+            assert_eq!(
                 has_ascii_digit(b),
                 b.iter().any(u8::is_ascii_digit),
                 "{text:?}"
@@ -119,6 +135,11 @@ mod tests {
                 b[at] = v;
                 assert_eq!(count_spaces(&b), usize::from(v == b' '), "{v} at {at}");
                 assert_eq!(has_ascii_digit(&b), v.is_ascii_digit(), "{v} at {at}");
+                assert_eq!(
+                    has_any_of(&b, *b"(;"),
+                    v == b'(' || v == b';',
+                    "{v} at {at}"
+                );
             }
         }
     }
