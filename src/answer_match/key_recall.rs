@@ -38,6 +38,47 @@ pub(super) struct KeyRecall {
     pub(super) in_response: u64,
     pub(super) in_question: u64,
     stem: String,
+    stops: StopCache,
+}
+
+/// [`is_stopword`] of the words of eight bytes or less met so far, by their bytes: most words
+/// come back from row to row, and one compare then replaces the word list's branches.
+#[derive(Default)]
+struct StopCache {
+    /// Direct-mapped: each slot a word's bytes (zero-padded), its length (0: empty) and the
+    /// answer.
+    slots: Vec<(u64, u8, bool)>,
+}
+
+/// The slots of a [`StopCache`] (a power of two).
+const STOP_SLOTS: usize = 1024;
+
+impl StopCache {
+    /// Whether `word`, whose first eight bytes (zero-padded) are `head`, is a stop word.
+    #[inline(always)]
+    fn is_stopword(&mut self, word: &str, head: u64) -> bool {
+        let n = word.len();
+        if n > 8 || n == 0 {
+            return is_stopword(word);
+        }
+        if self.slots.len() != STOP_SLOTS {
+            self.slots = vec![(0, 0, false); STOP_SLOTS];
+        }
+        let bytes = head & low_bytes(n);
+        let at = (bytes
+            .wrapping_add(n as u64)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            >> 54) as usize;
+        match self.slots.get_mut(at & (STOP_SLOTS - 1)) {
+            Some(slot) if slot.0 == bytes && usize::from(slot.1) == n => slot.2,
+            Some(slot) => {
+                let stop = is_stopword(word);
+                *slot = (bytes, n as u8, stop);
+                stop
+            }
+            None => is_stopword(word),
+        }
+    }
 }
 
 /// The key of the token that is the stem of `word`, when that stem is a short ASCII one: as
@@ -116,7 +157,7 @@ impl KeyRecall {
             let start = self.keys.len();
             let mut fits = true;
             each_word(alias, |word, head| {
-                if is_stopword(word) {
+                if self.stops.is_stopword(word, head) {
                     return true;
                 }
                 let Some(key) = word_key(t, word, head, prefix, &mut self.stem) else {
@@ -195,10 +236,10 @@ impl KeyRecall {
             self.set_pairs();
         }
         let mut held = 0u64;
-        let (keys, stem) = (&self.keys, &mut self.stem);
+        let (keys, stem, stops) = (&self.keys, &mut self.stem, &mut self.stops);
         // The word's bits, and whether a token is still to be found.
         let mut take = |word: &str, head: u64| {
-            if is_stopword(word) {
+            if stops.is_stopword(word, head) {
                 return true;
             }
             let Some(key) = word_key(t, word, head, prefix, stem) else {
@@ -392,6 +433,47 @@ mod tests {
             keyed_rows > rows / 2 && keyed_rows < rows,
             "{keyed_rows} of {rows}"
         );
+    }
+
+    #[test]
+    fn cached_stop_words_are_the_list_s() {
+        let mut stops = StopCache::default();
+        let words = [
+            "a",
+            "an",
+            "the",
+            "of",
+            "in",
+            "is",
+            "was",
+            "their",
+            "these",
+            "those",
+            "ab",
+            "x",
+            "thes",
+            "them",
+            "theirs",
+            "é",
+            "été",
+            "abcdefgh",
+            "abcdefghi",
+            "its",
+            "it",
+            "itsy",
+        ];
+        // Twice over, in two orders: the first answers are worked out, the next ones cached.
+        for round in 0..4 {
+            for k in 0..words.len() {
+                let w = if round % 2 == 0 {
+                    words[k]
+                } else {
+                    words[words.len() - 1 - k]
+                };
+                let head = ascii::load(format!("{w} next").as_bytes(), 0);
+                assert_eq!(stops.is_stopword(w, head), is_stopword(w), "{w:?}");
+            }
+        }
     }
 
     #[test]
