@@ -1258,6 +1258,19 @@ impl Matcher {
         let shortcut = !self.read_whole;
         #[cfg(not(test))]
         let shortcut = true;
+        // A gold item is an item whose normal form holds an alias (of a word or more). Where the
+        // cut falls on word breaks of the whole response's normal form, an item's normal form is
+        // a run of its words ([`claims::may_cut_inside_words`]), so no item holds an alias that
+        // the whole does not: a response accepted by token recall, a date or a number (whose
+        // normal form holds no alias) has no gold item, and the judge would accept it.
+        if shortcut
+            && !spans
+                .clone()
+                .any(|a| a.len() > 2 && contains_padded(resp.as_bytes(), a.as_bytes()))
+            && !claims::may_cut_inside_words(raw)
+        {
+            return Some(d);
+        }
         let verdict = if !read.items {
             // Each alias's longest word, to skip the sentences that do not hold it; an alias
             // without an ASCII word of letters or digits has every sentence read.

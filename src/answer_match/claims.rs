@@ -444,6 +444,28 @@ fn last_letter(raw: &[u8]) -> Option<(u8, bool)> {
     Some((letter.to_ascii_lowercase(), negated))
 }
 
+/// The bytes a separator may start with ([`separator`]): a test that lets most bytes of a text
+/// by for one table load.
+static SEPARATOR_FIRST: [bool; 256] = {
+    let mut table = [false; 256];
+    let marks = b",;|\n/.!?:()[]{}\"*$\xE2oanebhtwOANEBHTW";
+    let mut k = 0;
+    while k < marks.len() {
+        table[marks[k] as usize] = true;
+        k += 1;
+    }
+    table
+};
+
+/// [`separator`], with [`SEPARATOR_FIRST`] first.
+#[inline(always)]
+fn separator_at(b: &[u8], i: usize) -> Option<(u16, usize)> {
+    if !SEPARATOR_FIRST[usize::from(*b.get(i)?)] {
+        return None;
+    }
+    separator(b, i)
+}
+
 /// What the bytes at `i` of a raw text are to the cut: the joint bits of a separator and its
 /// length, or `None` inside an item.
 #[inline]
@@ -512,6 +534,89 @@ fn separator(b: &[u8], i: usize) -> Option<(u16, usize)> {
             (bits, len)
         }
         _ => return None,
+    })
+}
+
+/// Whether the cut ([`Claims::read`]) of the raw text `raw` may give an item whose normal form
+/// is not a run of whole words of the normal form of `raw` itself: `false` proves that no item
+/// holds an alias (padded, on word bounds) that the whole response's normal form does not.
+///
+/// Why: normalisation (`normalize.rs`) reads words, and every rewrite but three is of one
+/// character or of one word (folding, lower case but for a capital sigma, ordinal suffixes,
+/// number words, articles). The three that read a neighbour are: a dot or an apostrophe right
+/// after a letter is deleted (`U.S.` is `us`); a comma between digits is deleted when three digits
+/// follow it (`1,000`); a dot between digits is kept (`5.97`). So the item normalised alone
+/// gives the whole text's words where the cut falls on a word break of the whole text and neither
+/// side reads a neighbour across it. The cut's separators are of two kinds:
+///
+/// * a mark ([`separator`] at a byte that is no ASCII letter): `,` `;` `|` a line break `/` `.`
+///   `!` `?` `:` brackets, `{` `}` `"` `*` `$`, `“` `”` `•`. None is a word character, and none is
+///   deleted in a way that joins its neighbours: a cut comma or slash has no digit on one side,
+///   so no thousands or decimal rewrite reads across it; a cut dot is followed by a space, a
+///   quote, a bracket, a star, another dot or nothing, each a break in the whole text (the dot
+///   itself is deleted after a letter, but the break after it stays). The character after a
+///   mark is not after a letter or a digit, alone or in the whole text;
+/// * a word (*or*, *and*, *but*...), after a byte that is no ASCII letter or digit and before
+///   one that is neither that nor non-ASCII. It is a word of its own in the whole text, unless a
+///   neighbour joins it to the next word or the one before: `_` (a word character) on either
+///   side (`but_` is one word), a dot or an apostrophe after a letter right before it (`U.S.or`
+///   is `usor`), a dot or an apostrophe right after it (deleted after its last letter) with
+///   anything but white space or the text's end after that mark (`or.London` is `orlondon`),
+///   or a non-ASCII character right before it (it may be a letter, or fold to one or to an
+///   apostrophe).
+///
+/// Those are the places this looks for; with a capital sigma (or a character that folds to one:
+/// `Ϲ`, the mathematical sigmas), whose lower case depends on the letters around it, it gives
+/// `true` at once. Anything it flags only costs the full read.
+pub fn may_cut_inside_words(raw: &str) -> bool {
+    let b = raw.as_bytes();
+    // (The first letters of the joint words, and their last letters, let most words by.)
+    let word_sep = |at: usize| {
+        b.get(at).is_some_and(|c| {
+            matches!(
+                c.to_ascii_lowercase(),
+                b'o' | b'a' | b'n' | b'e' | b'b' | b'h' | b't' | b'w'
+            )
+        }) && separator(b, at).is_some_and(|(_, len)| len >= 2)
+    };
+    // The marks a neighbour reads: `.`, `'` and `_`.
+    for i in memchr::memchr3_iter(b'.', b'\'', b'_', b) {
+        let c = b.get(i).copied().unwrap_or(b'.');
+        // A joint word after the mark, which the whole text joins to the word before.
+        let glues_back = c == b'_'
+            || i.checked_sub(1)
+                .and_then(|k| b.get(k))
+                .is_some_and(|&p| p.is_ascii_alphabetic() || p >= 0x80);
+        if glues_back && word_sep(i + 1) {
+            return true;
+        }
+        // A joint word before the mark, which the whole text joins to what follows it: to the
+        // `_` itself (a word character), or across a deleted dot or apostrophe.
+        let ends_joint = i
+            .checked_sub(1)
+            .and_then(|k| b.get(k))
+            .is_some_and(|p| matches!(p.to_ascii_lowercase(), b'r' | b'd' | b't' | b'h' | b's'));
+        if ends_joint && (c == b'_' || b.get(i + 1).is_some_and(|n| !n.is_ascii_whitespace())) {
+            let mut s = i;
+            while s > 0 && i - s < 9 && b.get(s - 1).is_some_and(u8::is_ascii_alphabetic) {
+                s -= 1;
+            }
+            if i - s >= 2 && separator(b, s).is_some_and(|(_, len)| s + len == i) {
+                return true;
+            }
+        }
+    }
+    if raw.is_ascii() {
+        return false;
+    }
+    // A non-ASCII character right before a joint word; a capital sigma or a character that
+    // folds to one: `Σ` (CE A3), `Ϲ` (CF B9), the mathematical alphanumerics (F0 9D ..).
+    b.iter().enumerate().any(|(i, &c)| {
+        c >= 0x80
+            && (matches!(
+                (c, b.get(i + 1)),
+                (0xCE, Some(0xA3)) | (0xCF, Some(0xB9)) | (0xF0, Some(0x9D))
+            ) || word_sep(i + 1))
     })
 }
 
@@ -722,7 +827,7 @@ impl Claims {
             let sep = if i >= b.len() {
                 Some((HARD, 1))
             } else {
-                separator(b, i)
+                separator_at(b, i)
             };
             if let Some((bits, len)) = sep {
                 if let Some(raw) = response.get(start..i.min(b.len())).map(str::as_bytes) {
@@ -795,12 +900,10 @@ impl Claims {
         };
         // The last separator that starts before `end`: its start, bits and length.
         let before = |end: usize| {
-            (0..end).rev().find_map(|j| {
-                if !response.is_char_boundary(j) {
-                    return None;
-                }
-                separator(b, j).map(|(bits, len)| (j, bits, len))
-            })
+            // (No separator starts on a continuation byte: [`SEPARATOR_FIRST`] has none.)
+            (0..end)
+                .rev()
+                .find_map(|j| separator_at(b, j).map(|(bits, len)| (j, bits, len)))
         };
         // The last item, and the separator right before it.
         let mut end = b.len();
@@ -842,16 +945,11 @@ impl Claims {
             // The sentence that holds the item must be one that is read.
             let ends = |at: &usize| separator(b, *at).is_some_and(|(bits, _)| bits & SENTENCE != 0);
             let piece = piece.unwrap_or_else(|| {
-                (0..from)
-                    .rev()
-                    .filter(|&k| matches!(b.get(k), Some(b'.' | b'!' | b'?')))
+                memchr::memrchr3_iter(b'.', b'!', b'?', b.get(..from).unwrap_or(&[]))
                     .find(ends)
                     .map_or(0, |k| k + 1)
             });
-            let stop = (to..b.len())
-                .filter(|&k| matches!(b.get(k), Some(b'.' | b'!' | b'?')))
-                .find(ends)
-                .map_or(b.len(), |k| k + 1);
+            let stop = sentence_end(b, to);
             let sentence = b.get(piece..stop).unwrap_or(&[]);
             let hit = spans.iter().any(|&(s, e)| {
                 text.get(s..e)
@@ -900,7 +998,7 @@ impl Claims {
             let sep = if i >= to {
                 Some((HARD, 1))
             } else {
-                separator(b, i)
+                separator_at(b, i)
             };
             if let Some((bits, len)) = sep {
                 if let Some(raw) = response.get(start..i.min(to)) {
@@ -1482,42 +1580,69 @@ fn loop_scan(response: &str) -> Option<(usize, usize)> {
 
 /// Whether a normalised text may hold a loop of [`degenerate_loop`]: a cheap test that most
 /// texts fail. A loop of `p` words (one to eight) over twenty words or more has word `n` equal to
-/// word `n - p` for twelve `n` in a row or more, and twelve in a row hold three multiples of four
-/// in a row: so at three checkpoints in a row (every fourth word), the same `p` gives a word equal
-/// to the one `p` before it. Only the checkpoints compare words, by their bytes.
+/// word `n - p` for fifteen `n` in a row or more (`r` of them spans `r + p` words, which must be
+/// twenty and four times `p`: `r` is at least fifteen, at `p` = 5), and fifteen in a row hold
+/// three multiples of five in a row: so at three checkpoints in a row (every fifth word), the same
+/// `p` gives a word equal to the one `p` before it. Only the checkpoints compare words, by a key
+/// of 32 bits that equal words share (the words are found 64 bytes at a time,
+/// [`super::for_each_word`]).
 fn may_loop(text: &str) -> bool {
     const P: usize = 8;
     let b = text.as_bytes();
-    // The last sixteen words (start, end), word `n` at `n % 16`.
-    let mut ring = [(0usize, 0usize); 16];
-    // Per checkpoint: a bit per `p` that gives an equal word; the last two checkpoints'.
-    let (mut m1, mut m2) = (0u16, 0u16);
-    let (mut n, mut i) = (0usize, 0usize);
-    while i < b.len() {
-        let end = next_space(b, i);
-        if end > i {
-            if let Some(slot) = ring.get_mut(n % 16) {
-                *slot = (i, end);
+    // The keys of the last sixteen words, word `n` at `n % 16` and again at `n % 16 + 16`, so
+    // that the eight before word `n` are one slice. A word's key is a function of its length and
+    // its first eight bytes (unequal words seldom share one: then the full scan decides).
+    let mut ring = [u32::MAX; 32];
+    // Per checkpoint: a bit per `p` that gives an equal key; the last two checkpoints'.
+    let (mut m1, mut m2) = (0u8, 0u8);
+    let (mut n, mut until_checkpoint) = (0usize, 0usize);
+    let mut found = false;
+    super::for_each_word(
+        b,
+        |_| false,
+        |w| {
+            let len = w.end(b) - w.start;
+            let head = crate::ascii::load(b, w.start);
+            let head = if len < 8 {
+                head & ((1u64 << (8 * len)) - 1)
+            } else {
+                head
+            };
+            let key = (head ^ (len as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                .wrapping_mul(0xff51_afd7_ed55_8ccd);
+            let key = (key >> 32) as u32;
+            let at = n % 16;
+            if let Some(slot) = ring.get_mut(at) {
+                *slot = key;
             }
-            if n.is_multiple_of(4) {
-                let w = b.get(i..end);
-                let mut m = 0u16;
-                for p in 1..=P.min(n) {
-                    let same = ring
-                        .get((n - p) % 16)
-                        .is_some_and(|&(s, e)| e - s == end - i && b.get(s..e) == w);
-                    m |= u16::from(same) << p;
+            if let Some(slot) = ring.get_mut(at + 16) {
+                *slot = key;
+            }
+            if until_checkpoint == 0 {
+                until_checkpoint = 5;
+                // Bit `p - 1`: word `n - p` (at `at + 16 - p`) has the key.
+                let before: &[u32; P] = ring
+                    .get(at + 16 - P..at + 16)
+                    .and_then(|s| s.try_into().ok())
+                    .unwrap_or(&[u32::MAX; P]);
+                let mut m = 0u8;
+                for (j, &k) in before.iter().enumerate() {
+                    m |= u8::from(k == key) << (P - 1 - j);
                 }
+                // Only the `p` with a word `p` before word `n`.
+                m &= ((1u16 << P.min(n)) - 1) as u8;
                 if m & m1 & m2 != 0 {
-                    return true;
+                    found = true;
+                    return false;
                 }
                 (m2, m1) = (m1, m);
             }
+            until_checkpoint -= 1;
             n += 1;
-        }
-        i = end + 1;
-    }
-    false
+            true
+        },
+    );
+    found
 }
 
 /// The first space at or after `i` in `b` (`b.len()` when there is none), eight bytes at a time.
@@ -1684,6 +1809,61 @@ mod tests {
 
     /// The letters-only cut gives each item and run the letters the whole read gives them, and
     /// the same letter verdicts, on texts of separators, joints, denials, letters and words.
+    /// Where [`may_cut_inside_words`] finds no place where the cut falls inside a word, every
+    /// item's normal form is a run of whole words of the normal form of the whole text (so an
+    /// alias found in an item is found in the whole text): on texts of joint words glued to
+    /// marks, letters, digits and non-ASCII characters, and of every separator.
+    #[test]
+    fn items_are_runs_of_the_whole_texts_words_where_no_cut_is_glued() {
+        let t = crate::pyunicode::test_tables::install();
+        let fold = crate::answer_match::test_fold::install();
+        let tokens = [
+            ",", ";", "/", ".", ". ", "!", "?", ":", "(", ")", "(A)", "[", "]", "{", "}", "\"",
+            "*", "$", "“", "”", "•", "|", "\n", "'", "'s", "’", "_", "-", "..", "...", "…", "or",
+            "and", "nor", "either", "neither", "but", "however", "though", "OR", "And", "not",
+            "isn't", "U.S.", "U.S", "e.g.", "J. F.", "x", "I", "a", "the", "an", "18th", "twelve",
+            "1", "12", "1,000", "3.5", "10:30", "5,7", "Paris", "London", "lyon", "é", "café", "Σ",
+            "ΑΣ", "Ϲ", "日本", "№", "²", "ﬁ", " ", " ", " ", "\t",
+        ];
+        let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15u64);
+        let mut claims = Claims::default();
+        let mut norm = Normalizer::default();
+        let (mut whole, mut item) = (String::new(), String::new());
+        let (mut checked, mut flagged, mut items) = (0, 0, 0);
+        for _ in 0..200_000 {
+            let mut text = String::new();
+            for _ in 0..1 + next(14) {
+                text.push_str(tokens[next(tokens.len())]);
+                // Mostly glued: the places to get wrong are between tokens.
+                if next(4) == 0 {
+                    text.push(' ');
+                }
+            }
+            if may_cut_inside_words(&text) {
+                flagged += 1;
+                continue;
+            }
+            checked += 1;
+            norm.normalize_into(t, Some(fold), true, &text, &mut whole);
+            claims.read(&mut norm, t, Some(fold), true, &text, None, false);
+            for it in &claims.items {
+                item.clear();
+                item.push_str(&claims.text[it.start..it.end]);
+                if item.trim().is_empty() {
+                    continue;
+                }
+                items += 1;
+                assert!(
+                    crate::answer_match::contains_padded(whole.as_bytes(), item.as_bytes()),
+                    "{text:?}: item {item:?} is not in {whole:?}"
+                );
+            }
+        }
+        // Both kinds of texts, and many items checked.
+        assert!(checked > 50_000 && flagged > 50_000, "{checked} {flagged}");
+        assert!(items > 200_000, "{items}");
+    }
+
     #[test]
     fn the_letters_only_cut_reads_as_the_whole_read() {
         let t = crate::pyunicode::test_tables::install();

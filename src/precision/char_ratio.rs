@@ -180,6 +180,17 @@ fn lcs_bit_parallel<T: Copy + Into<char>>(a: &[T], b: &[T], s: &mut RatioScratch
     if words > BLOCK_WORDS {
         return lcs_blocked(pattern, text, s);
     }
+    #[cfg(target_arch = "x86_64")]
+    if (AVX2_WORDS.0..=AVX2_WORDS.1).contains(&words) && crate::cpu::has_avx2() {
+        return lcs_avx2(pattern, text, s);
+    }
+    lcs_scalar(pattern, text, s)
+}
+
+/// [`lcs_bit_parallel`] of a `pattern` of 1 to [`BLOCK_WORDS`] words, without SIMD.
+fn lcs_scalar<T: Copy + Into<char>>(pattern: &[T], text: &[T], s: &mut RatioScratch) -> usize {
+    let m = pattern.len();
+    let words = m.div_ceil(64);
     // Up to 16 words, the state is a fixed array the compiler keeps unrolled.
     set_masks(pattern, words, s);
     let total = match words {
@@ -208,35 +219,247 @@ fn lcs_bit_parallel<T: Copy + Into<char>>(a: &[T], b: &[T], s: &mut RatioScratch
 /// The pattern's bit masks: ASCII characters in `s.ascii` (row `c`, `words` words a row), the
 /// others in `s.other_masks` (their rows in `s.other`).
 fn set_masks<T: Copy + Into<char>>(pattern: &[T], words: usize, s: &mut RatioScratch) {
+    set_masks_at(pattern, words, |w| w, s);
+}
+
+/// [`set_masks`] with rows of `stride` words, the mask of word `w` of the pattern (its characters
+/// `64 w` to `64 w + 63`) at `slot(w)` of each row (below `stride`; the other slots zero).
+#[inline(always)]
+fn set_masks_at<T: Copy + Into<char>>(
+    pattern: &[T],
+    stride: usize,
+    slot: impl Fn(usize) -> usize,
+    s: &mut RatioScratch,
+) {
     // `s.ascii` is all zeros between calls: only the entries the pattern sets are cleared
     // afterwards, so a short pattern costs its own length, not a 128-row table.
-    if s.ascii.len() < 128 * words {
-        s.ascii.resize(128 * words, 0);
+    if s.ascii.len() < 128 * stride {
+        s.ascii.resize(128 * stride, 0);
     }
     clear_for(&mut s.other, pattern.len());
     s.other_masks.clear();
-    for (i, &c) in pattern.iter().enumerate() {
-        let c: char = c.into();
-        let (w, bit) = (i / 64, 1u64 << (i % 64));
-        if c.is_ascii() {
-            s.ascii[c as usize * words + w] |= bit;
-        } else {
-            let next = s.other_masks.len() / words;
-            let row = *s.other.entry(c).or_insert(next);
-            if row == next {
-                s.other_masks.resize((next + 1) * words, 0);
+    // A word's slot once for its 64 characters (`slot` may divide).
+    for (w, chars) in pattern.chunks(64).enumerate() {
+        let w = slot(w);
+        for (i, &c) in chars.iter().enumerate() {
+            let c: char = c.into();
+            let bit = 1u64 << i;
+            if c.is_ascii() {
+                s.ascii[c as usize * stride + w] |= bit;
+            } else {
+                let next = s.other_masks.len() / stride;
+                let row = *s.other.entry(c).or_insert(next);
+                if row == next {
+                    s.other_masks.resize((next + 1) * stride, 0);
+                }
+                s.other_masks[row * stride + w] |= bit;
             }
-            s.other_masks[row * words + w] |= bit;
         }
     }
 }
 
 /// Zero the ASCII masks [`set_masks`] set.
 fn clear_masks<T: Copy + Into<char>>(pattern: &[T], words: usize, s: &mut RatioScratch) {
-    for (i, &c) in pattern.iter().enumerate() {
-        let c: char = c.into();
-        if c.is_ascii() {
-            s.ascii[c as usize * words + i / 64] = 0;
+    clear_masks_at(pattern, words, |w| w, s);
+}
+
+/// Zero the ASCII masks [`set_masks_at`] set.
+#[inline(always)]
+fn clear_masks_at<T: Copy + Into<char>>(
+    pattern: &[T],
+    stride: usize,
+    slot: impl Fn(usize) -> usize,
+    s: &mut RatioScratch,
+) {
+    for (w, chars) in pattern.chunks(64).enumerate() {
+        let w = slot(w);
+        for &c in chars {
+            let c: char = c.into();
+            if c.is_ascii() {
+                s.ascii[c as usize * stride + w] = 0;
+            }
+        }
+    }
+}
+
+/// The patterns (in 64-bit words) that [`lcs_avx2`] takes when the processor has AVX2: from 6
+/// words it beats the scalar recurrence (2x at 9 words, 3.5x at 16, 4x at 24-32, one thread of
+/// an AMD EPYC); below, the scalar state fits in registers and costs less.
+#[cfg(target_arch = "x86_64")]
+const AVX2_WORDS: (usize, usize) = (6, 4 * wide::MAX_VECTORS);
+
+/// The slot of word `w` of the state of [`wide::lcs`]'s `vectors` vectors (lane `w / vectors` of
+/// vector `w % vectors`).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn lane_slot(w: usize, vectors: usize) -> usize {
+    (w % vectors) * 4 + w / vectors
+}
+
+/// [`lcs_bit_parallel`] for a pattern of [`AVX2_WORDS`] words, by [`wide::lcs`]; the caller
+/// checked that the processor has AVX2.
+#[cfg(target_arch = "x86_64")]
+fn lcs_avx2<T: Copy + Into<char>>(pattern: &[T], text: &[T], s: &mut RatioScratch) -> usize {
+    let m = pattern.len();
+    let vectors = m.div_ceil(64).div_ceil(4);
+    set_masks_at(pattern, 4 * vectors, |w| lane_slot(w, vectors), s);
+    // SAFETY (each call): the processor has AVX2 (the caller's check).
+    let total = match vectors {
+        2 => unsafe { wide::lcs::<T, 2>(text, m, s) },
+        3 => unsafe { wide::lcs::<T, 3>(text, m, s) },
+        4 => unsafe { wide::lcs::<T, 4>(text, m, s) },
+        5 => unsafe { wide::lcs::<T, 5>(text, m, s) },
+        6 => unsafe { wide::lcs::<T, 6>(text, m, s) },
+        7 => unsafe { wide::lcs::<T, 7>(text, m, s) },
+        _ => unsafe { wide::lcs::<T, 8>(text, m, s) },
+    };
+    clear_masks_at(pattern, 4 * vectors, |w| lane_slot(w, vectors), s);
+    total
+}
+
+#[cfg(target_arch = "x86_64")]
+mod wide {
+    //! The multi-word recurrence with AVX2: four words of the state a vector, compiled for AVX2
+    //! whatever the build's target and called only when the processor has it.
+    //!
+    //! Word `w` of a state of `V` vectors is lane `w / V` of vector `w % V`, so the carry out
+    //! of a word goes to the same lane of the next vector, and only the last vector's carries
+    //! move up a lane (into vector 0). A step adds each word's carry out of `v + u` (computed
+    //! without the carry into it) to the word above: that is the exact sum unless a word that
+    //! gets a carry is all ones after `v + u` (the carry then runs on through it), which is rare
+    //! once the text has begun (a word is all ones until a character of its part of the pattern
+    //! comes). Such a step is detected (the word wraps to zero) and done again word by word.
+    use super::{lane_slot, RatioScratch};
+    use std::arch::x86_64::*;
+
+    /// The most vectors of a state (32 words, 2,048 characters of pattern).
+    pub(super) const MAX_VECTORS: usize = 8;
+
+    #[cfg(test)]
+    thread_local! {
+        /// Tests: the steps done again word by word on this thread.
+        pub(super) static RIPPLES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    /// The LCS of a pattern of `m` characters (`ceil(m / 64)` words, in `V` vectors) whose masks
+    /// [`super::set_masks_at`] set in rows of `4 V` words by [`lane_slot`], and `text`.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn lcs<T: Copy + Into<char>, const V: usize>(
+        text: &[T],
+        m: usize,
+        s: &RatioScratch,
+    ) -> usize {
+        let stride = 4 * V;
+        let words = m.div_ceil(64);
+        // The first state: the pattern's bits set, the bits above them clear (they and the
+        // words past the pattern take no part in its bits: a carry only moves up). The lanes
+        // whose carry out reaches a word of the pattern (all but the last word's and those
+        // past it) have their sign bit set in `reaches`.
+        let mut first = [0u64; 4 * MAX_VECTORS];
+        let mut reaches = [0u64; 4 * MAX_VECTORS];
+        for w in 0..words {
+            first[lane_slot(w, V)] = super::low_bits(m - 64 * w);
+            if w + 1 < words {
+                reaches[lane_slot(w, V)] = 1 << 63;
+            }
+        }
+        let load = |words: &[u64; 4 * MAX_VECTORS], k: usize| {
+            // SAFETY: `k < V <= MAX_VECTORS`, so the four words from `4 k` are in the array.
+            unsafe { _mm256_loadu_si256(words.as_ptr().add(4 * k).cast()) }
+        };
+        let mut state: [__m256i; V] = std::array::from_fn(|k| load(&first, k));
+        let reaches: [__m256i; V] = std::array::from_fn(|k| load(&reaches, k));
+        let sign = _mm256_set1_epi64x(i64::MIN);
+        for &c in text {
+            let c: char = c.into();
+            let (table, at) = if c.is_ascii() {
+                (&s.ascii, c as usize * stride)
+            } else {
+                match s.other.get(&c) {
+                    Some(&row) => (&s.other_masks, row * stride),
+                    None => continue, // no match anywhere: the state is unchanged
+                }
+            };
+            let Some(row) = table.get(at..at + stride) else {
+                continue; // not reached: every row holds `stride` words
+            };
+            // Per vector: `u = v & mask`, the sum `v + u`, its carries out (the sign bit of
+            // `u | (v & !sum)`, as `u` is within `v`) as 0 or 1, and `v & !mask`.
+            let mut sums = [_mm256_setzero_si256(); V];
+            let mut carries = [_mm256_setzero_si256(); V];
+            let mut kept = [_mm256_setzero_si256(); V];
+            for k in 0..V {
+                let v = state[k];
+                // SAFETY: `row` holds `4 V` words, and `k < V`.
+                let mask = unsafe { _mm256_loadu_si256(row.as_ptr().add(4 * k).cast()) };
+                let u = _mm256_and_si256(v, mask);
+                let sum = _mm256_add_epi64(v, u);
+                kept[k] = _mm256_andnot_si256(mask, v);
+                sums[k] = sum;
+                carries[k] =
+                    _mm256_srli_epi64::<63>(_mm256_or_si256(u, _mm256_andnot_si256(sum, v)));
+            }
+            // Vector 0 takes the last vector's carries one lane up (lane 0, word 0: none).
+            let up = _mm256_permute4x64_epi64::<0b10_01_00_11>(carries[V - 1]);
+            let up = _mm256_blend_epi32::<0b0000_0011>(up, _mm256_setzero_si256());
+            let mut wrapped = _mm256_setzero_si256();
+            let mut next = [_mm256_setzero_si256(); V];
+            for k in 0..V {
+                let carry = if k == 0 { up } else { carries[k - 1] };
+                let sum = _mm256_add_epi64(sums[k], carry);
+                // A word that wrapped to zero (sign bit set before, clear after) whose carry
+                // reaches the pattern.
+                wrapped = _mm256_or_si256(
+                    wrapped,
+                    _mm256_andnot_si256(sum, _mm256_and_si256(sums[k], reaches[k])),
+                );
+                next[k] = _mm256_or_si256(sum, kept[k]);
+            }
+            if _mm256_testz_si256(wrapped, sign) == 1 {
+                state = next;
+            } else {
+                ripple(&mut state, row);
+            }
+        }
+        let mut words_out = [0u64; 4 * MAX_VECTORS];
+        for (k, v) in state.iter().enumerate() {
+            // SAFETY: `k < V <= MAX_VECTORS`: four words from `4 k` are in the array.
+            unsafe { _mm256_storeu_si256(words_out.as_mut_ptr().add(4 * k).cast(), *v) };
+        }
+        (0..words)
+            .map(|w| (!words_out[lane_slot(w, V)] & super::low_bits(m - 64 * w)).count_ones())
+            .sum::<u32>() as usize
+    }
+
+    /// One step of the recurrence word by word, the carry running through every word: for the
+    /// rare step whose carries run through a whole word.
+    #[cold]
+    #[inline(never)]
+    #[target_feature(enable = "avx2")]
+    fn ripple<const V: usize>(state: &mut [__m256i; V], row: &[u64]) {
+        #[cfg(test)]
+        RIPPLES.with(|n| n.set(n.get() + 1));
+        let mut words = [0u64; 4 * MAX_VECTORS];
+        for (k, v) in state.iter().enumerate() {
+            // SAFETY: `k < V <= MAX_VECTORS`: four words from `4 k` are in the array.
+            unsafe { _mm256_storeu_si256(words.as_mut_ptr().add(4 * k).cast(), *v) };
+        }
+        let mut carry = 0u64;
+        for w in 0..4 * V {
+            let at = lane_slot(w, V);
+            let (v, mask) = (words[at], row.get(at).copied().unwrap_or(0));
+            let u = v & mask;
+            let (sum, c1) = v.overflowing_add(u);
+            let (sum, c2) = sum.overflowing_add(carry);
+            carry = u64::from(c1 | c2);
+            words[at] = sum | (v - u);
+        }
+        for (k, v) in state.iter_mut().enumerate() {
+            // SAFETY: as above.
+            *v = unsafe { _mm256_loadu_si256(words.as_ptr().add(4 * k).cast()) };
         }
     }
 }
@@ -505,6 +728,9 @@ fn indel_counts(a: &str, b: &str, s: &mut RatioScratch) -> Option<(usize, usize)
     // Each text's ASCII test once: the pieces of an ASCII text are ASCII, their characters
     // their bytes (of the others, each piece is counted, and tested, as needed).
     let (a_ascii, b_ascii) = (a.is_ascii(), b.is_ascii());
+    if a_ascii && b_ascii && ab.len() <= 64 && bb.len() <= 64 {
+        return Some((ab.len() + bb.len(), lcs_short_ascii(ab, bb, s)));
+    }
     let count = |text: &str, ascii: bool| if ascii { text.len() } else { char_count(text) };
     let mut prefix = common_prefix(ab, bb);
     while prefix > 0 && !(a.is_char_boundary(prefix) && b.is_char_boundary(prefix)) {
@@ -545,6 +771,61 @@ fn indel_counts(a: &str, b: &str, s: &mut RatioScratch) -> Option<(usize, usize)
         lcs_str::<4>(pattern, text, m, ascii, s)
     };
     Some((2 * same + na + nb, same + middle))
+}
+
+/// The byte tables of [`lcs_str`] and [`lcs_short_ascii`] (all zeros between calls), made once.
+#[inline]
+fn byte_tables(s: &mut RatioScratch) {
+    if s.byte_masks.len() != 256 {
+        s.byte_masks.clear();
+        s.byte_masks.resize(256, 0);
+        s.byte_rows.clear();
+        s.byte_rows.resize(256, [0; 4]);
+    }
+}
+
+/// The LCS of two ASCII texts of at most 64 bytes each (a short answer and its reference), by
+/// the one-word recurrence over the longer, the shorter as the pattern: the common prefix and
+/// suffix that [`indel_counts`] cuts off first belong to every longest common subsequence, so
+/// the recurrence over the whole texts counts them too, and at this length cutting them costs
+/// more than it saves.
+#[inline]
+fn lcs_short_ascii(a: &[u8], b: &[u8], s: &mut RatioScratch) -> usize {
+    let (pattern, text) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    byte_tables(s);
+    let Some(table) = s.byte_masks.first_chunk_mut::<256>() else {
+        return 0; // not reached: `byte_tables` made it
+    };
+    for (i, &c) in pattern.iter().enumerate() {
+        table[usize::from(c)] |= 1 << (i & 63);
+    }
+    let one = |v: u64, mask: u64| {
+        let u = v & mask;
+        v.wrapping_add(u) | (v - u)
+    };
+    // As in `lcs_str`: the loop ends once every character of the pattern is matched.
+    let used = low_bits(pattern.len());
+    let mut v = u64::MAX;
+    let mut chunks = text.chunks_exact(8);
+    let mut whole = true;
+    for chunk in &mut chunks {
+        for &c in chunk {
+            v = one(v, table[usize::from(c)]);
+        }
+        if v & used == 0 {
+            whole = false;
+            break;
+        }
+    }
+    if whole {
+        for &c in chunks.remainder() {
+            v = one(v, table[usize::from(c)]);
+        }
+    }
+    for &c in pattern {
+        table[usize::from(c)] = 0;
+    }
+    (!v & used).count_ones() as usize
 }
 
 /// The number of characters of `text`.
@@ -631,12 +912,7 @@ fn lcs_str<const W: usize>(
     // The tables are zero between calls: only the entries set here are cleared afterwards.
     // One word: a mask per byte (`byte_masks`); more: a row of four words per byte
     // (`byte_rows`), of which the first `W` are used.
-    if s.byte_masks.len() != 256 {
-        s.byte_masks.clear();
-        s.byte_masks.resize(256, 0);
-        s.byte_rows.clear();
-        s.byte_rows.resize(256, [0; 4]);
-    }
+    byte_tables(s);
     let wide = !(ascii.0 || pattern.is_ascii());
     if wide && s.wide_keys.len() != WIDE_SLOTS {
         s.wide_keys.clear();
@@ -1779,11 +2055,103 @@ mod tests {
                 let want = lcs_dp(&ac, &bc);
                 assert_eq!(lcs_bit_parallel(&ac, &bc, &mut s), want, "m={m}");
                 assert_eq!(lcs_bit_parallel(&bc, &ac, &mut s), want, "m={m}");
+                // (the scalar recurrence, which processors without AVX2 run, whatever this one has)
+                let (pattern, text) = if ac.len() <= bc.len() {
+                    (&ac, &bc)
+                } else {
+                    (&bc, &ac)
+                };
+                assert_eq!(lcs_scalar(pattern, text, &mut s), want, "m={m}");
                 if a.is_ascii() && b.is_ascii() {
                     let got = lcs_bit_parallel(a.as_bytes(), b.as_bytes(), &mut s);
                     assert_eq!(got, want, "m={m}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn patterns_of_six_to_thirty_three_words() {
+        // The AVX2 states (6 to 32 words, in 2 to 8 vectors) at their edges and the first
+        // pattern past them, against texts of up to 5,000 characters, ASCII and not, random or
+        // the pattern with a few edits: the dynamic programme's counts, whichever path the
+        // processor takes.
+        let mut next = crate::testing::lcg(37);
+        let mut s = RatioScratch::default();
+        for letters in [
+            &['a', 'b', ' ', 'c', 'd', 'e'][..],
+            &['a', 'é', ' ', '\u{4e00}', 'b'][..],
+        ] {
+            for m in [
+                321, 384, 385, 448, 449, 512, 513, 600, 640, 641, 767, 768, 769, 1024, 1025, 1300,
+                1536, 1537, 1800, 2047, 2048, 2049,
+            ] {
+                let a: String = (0..m).map(|_| letters[next() % letters.len()]).collect();
+                let b: String = if m % 2 == 0 {
+                    (0..m + next() % (5_000 - m))
+                        .map(|_| letters[next() % letters.len()])
+                        .collect()
+                } else {
+                    let mut b: Vec<char> = a.chars().collect();
+                    for _ in 0..next() % 6 {
+                        let at = next() % b.len();
+                        b[at] = 'x';
+                    }
+                    b.into_iter().collect()
+                };
+                let (ac, bc): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+                let want = lcs_dp(&ac, &bc);
+                assert_eq!(lcs_bit_parallel(&ac, &bc, &mut s), want, "m={m}");
+                assert_eq!(lcs_bit_parallel(&bc, &ac, &mut s), want, "m={m}");
+                // (the scalar recurrence, which processors without AVX2 run, whatever this one has)
+                let (pattern, text) = if ac.len() <= bc.len() {
+                    (&ac, &bc)
+                } else {
+                    (&bc, &ac)
+                };
+                assert_eq!(lcs_scalar(pattern, text, &mut s), want, "m={m}");
+                if a.is_ascii() && b.is_ascii() {
+                    let got = lcs_bit_parallel(a.as_bytes(), b.as_bytes(), &mut s);
+                    assert_eq!(got, want, "m={m}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn carries_through_whole_words_are_exact() {
+        // Each word of the pattern drawn from two letters of its own, and texts that take one
+        // pair of letters for a while, then another: a word whose letters have not come yet is
+        // all ones, and a carry into it runs on through it into the words above (the steps
+        // the vectors of the AVX2 recurrence do again word by word). The dynamic programme's
+        // counts, the scalar recurrence's, and (with AVX2) the steps done again counted.
+        let mut next = crate::testing::lcg(41);
+        let mut s = RatioScratch::default();
+        #[cfg(target_arch = "x86_64")]
+        let before = wide::RIPPLES.with(|n| n.get());
+        for round in 0..60 {
+            let words = 6 + round % 27;
+            let m = 64 * words - next() % 64;
+            let pair = |w: usize| [b'0' + (2 * w) as u8, b'0' + (2 * w + 1) as u8];
+            let pattern: Vec<u8> = (0..m).map(|i| pair(i / 64)[next() % 2]).collect();
+            let mut text = Vec::new();
+            while text.len() < 3_000 {
+                let letters = pair(next() % words);
+                let run = 1 + next() % 300;
+                text.extend((0..run).map(|_| letters[next() % 2]));
+            }
+            let want = lcs_dp(&pattern, &text);
+            assert_eq!(lcs_bit_parallel(&pattern, &text, &mut s), want, "{words}");
+            assert_eq!(lcs_scalar(&pattern, &text, &mut s), want, "{words}");
+            set_masks(&pattern, words, &mut s);
+            let plain = lcs_many_words(&text, m, words, &mut s);
+            clear_masks(&pattern, words, &mut s);
+            assert_eq!(plain, want, "{words}");
+        }
+        #[cfg(target_arch = "x86_64")]
+        if crate::cpu::has_avx2() {
+            let ripples = wide::RIPPLES.with(|n| n.get()) - before;
+            assert!(ripples > 100, "{ripples}");
         }
     }
 
