@@ -16,10 +16,13 @@ mod block;
 mod claims;
 #[cfg(feature = "plugin")]
 pub(crate) mod expressions;
+mod key_recall;
 mod normalize;
+mod question;
 #[cfg(any(test, fuzzing))]
 #[doc(hidden)]
 pub mod reference;
+mod swar;
 
 pub use normalize::{Normalizer, Seen};
 
@@ -235,11 +238,27 @@ const NO_KEY: u64 = u64::MAX;
 const STEM_SLOTS: usize = 16;
 
 impl StemKeys {
-    /// Empty the table (back to [`STEM_SLOTS`] slots).
+    /// Empty the table, keeping its slots (a row's aliases have about as many tokens as the
+    /// row before's: the table is not grown again for each row). The keys are taken out last
+    /// first: each one's probe then crosses only slots of keys put before it, all still held.
     fn clear(&mut self) {
-        self.held.clear();
-        self.slots.clear();
-        self.slots.resize(STEM_SLOTS, (NO_KEY, 0));
+        if self.slots.len() < STEM_SLOTS {
+            self.slots.resize(STEM_SLOTS, (NO_KEY, 0));
+        }
+        let mask = self.slots.len().wrapping_sub(1);
+        while let Some((key, _)) = self.held.pop() {
+            let mut k = self.slot(key);
+            while let Some(slot) = self.slots.get_mut(k) {
+                if slot.0 == key {
+                    slot.0 = NO_KEY;
+                    break;
+                }
+                if slot.0 == NO_KEY {
+                    break;
+                }
+                k = (k + 1) & mask;
+            }
+        }
     }
 
     #[inline(always)]
@@ -494,20 +513,10 @@ impl Decision {
 /// of another row's words that keeps its allocation ([`recycle`]).
 fn words_into<'t>(text: &'t str, out: &mut Vec<&'t str>) {
     out.clear();
-    let bytes = text.as_bytes();
-    let mut at = 0;
-    while at < bytes.len() {
-        let from = at;
-        // Words are short: a plain scan beats a `memchr` call per word.
-        let end = bytes
-            .get(from..)
-            .and_then(|rest| rest.iter().position(|&b| b == b' '))
-            .map_or(bytes.len(), |k| from + k);
-        at = end + 1;
-        if let Some(word) = text.get(from..end).filter(|w| !w.is_empty()) {
-            out.push(word);
-        }
-    }
+    swar::each_word(text, |word, _| {
+        out.push(word);
+        true
+    });
 }
 
 /// An empty list of words of any lifetime, in the allocation of `words` (a `Vec` turned into
@@ -639,6 +648,15 @@ fn word_end(text: &[u8], from: usize) -> usize {
         .map_or(text.len(), |k| from + k)
 }
 
+/// Whether the padded normalised `text` is long enough to hold the words of the normalised
+/// `alias` joined as one word between two spaces ([`rules::joined_in`]): the joined word is the
+/// alias's bytes but its spaces. (Most short responses are shorter than an alias of several
+/// words, and are then not searched.)
+#[inline]
+fn joined_fits(alias: &str, text: &str) -> bool {
+    alias.len() + 2 <= text.len() + swar::count_spaces(alias.as_bytes())
+}
+
 /// One alias as the rules see it: its position in the row's references, its span in
 /// [`Matcher::aliases`] and its `NOTE_*` bits.
 type AliasSpan = (u32, usize, usize, u8);
@@ -696,13 +714,16 @@ impl Spans<'_> {
         &self,
         opts: &Options,
         resp: &str,
-        asks_when: bool,
+        asks_when: &mut dyn FnMut() -> bool,
         notes: u8,
         lists: &mut WordLists,
     ) -> Option<Decision> {
         let decided = |rule: Rule, span: &AliasSpan| Self::decided(rule, span, notes);
         // Dates and numbers need a digit in the alias: the others are skipped unread.
-        let has_digit = |s: &&AliasSpan| self.alias(s).bytes().any(|b| b.is_ascii_digit());
+        let has_digit = |s: &&AliasSpan| swar::has_ascii_digit(self.alias(s).as_bytes());
+        if !(opts.dates || opts.approximate_numbers) || !self.spans.iter().any(|s| has_digit(&s)) {
+            return None;
+        }
         let mut alias_words = recycle(std::mem::take(&mut lists.alias));
         let mut resp_words = recycle(std::mem::take(&mut lists.response));
         let mut found = None;
@@ -710,6 +731,16 @@ impl Spans<'_> {
             let mut read = None;
             for span in self.spans.iter().filter(has_digit) {
                 words_into(self.alias(span), &mut alias_words);
+                // A date takes four words at most (`3 of may 1990`), and an alias that is one
+                // has nothing else but stop words: five other words make it none, unread.
+                if alias_words
+                    .iter()
+                    .filter(|w| !is_stopword(w))
+                    .nth(4)
+                    .is_some()
+                {
+                    continue;
+                }
                 let Some(date) = rules::alias_date(&alias_words) else {
                     continue;
                 };
@@ -720,7 +751,7 @@ impl Spans<'_> {
                         rules::find_decades(&resp_words),
                     )
                 });
-                if rules::date_matches(date, dates, decades, asks_when) {
+                if rules::date_matches(date, dates, decades, asks_when()) {
                     found = Some(decided(Rule::Date, span));
                     break;
                 }
@@ -810,6 +841,10 @@ pub struct Matcher {
     aliases: String,
     alias_spans: Vec<AliasSpan>,
     tokens: RecallTokens,
+    /// The same tokens by their keys, when they are all short ASCII stems (most rows).
+    key_tokens: key_recall::KeyRecall,
+    /// The question as the accepting rules read it.
+    question_text: question::QuestionText,
     /// The items of the response, for the rules that reject ([`claims`]).
     claims: claims::Claims,
     /// The references that are multiple-choice letters.
@@ -837,9 +872,11 @@ pub struct Matcher {
 #[derive(Default)]
 struct Prepared {
     key: Vec<u8>,
-    /// The aliases (and the letters) are those of `key`; so are the recall tokens.
+    /// The aliases (and the letters) are those of `key`; so are the recall tokens (in
+    /// `key_tokens` when `by_keys`, else in `tokens`).
     aliases: bool,
     tokens: bool,
+    by_keys: bool,
     /// The letters of the references that are multiple-choice letters, one bit each.
     gold_letters: u32,
 }
@@ -1370,7 +1407,9 @@ impl Matcher {
             self.aliases.push_str(&self.scratch);
             self.alias_spans
                 .push((index, start, self.aliases.len(), notes));
-            if opts.parentheticals
+            // Both variants need a parenthesis, a comma or a semicolon: most aliases have none.
+            let variants = opts.parentheticals && swar::has_any_of(text.as_bytes(), *b"(,;");
+            if variants
                 && rules::drop_parentheticals_into(text, &mut self.stripped)
                 && !py_is_blank(&self.stripped)
             {
@@ -1387,8 +1426,7 @@ impl Matcher {
             }
             // An alias that goes on with a comment (`Cher, in 1998, with the song ...`) is
             // also tried as its head.
-            if let Some(head) = opts
-                .parentheticals
+            if let Some(head) = variants
                 .then(|| rules::alias_head(text))
                 .flatten()
                 .filter(|h| !py_is_blank(h))
@@ -1540,21 +1578,14 @@ impl Matcher {
             return Some((d, read));
         }
         let has_question = question.is_some();
-        if let Some(q) = question {
-            let q = if opts.repair_mojibake
-                && rules::repair_mojibake_into(q, &mut self.raw, &mut self.fixed)
-            {
-                self.fixed.as_str()
-            } else {
-                q
-            };
-            self.norm.normalize_into(t, fold, nw, q, &mut self.question);
-        }
-        let asks_when = !has_question || rules::asks_when(&self.question);
+        // The question is read only when a rule asks about it (`QuestionText`).
+        let (norm, question_text) = (&mut self.norm, &mut self.question_text);
+        let mut asks_when =
+            || question.is_none_or(|q| question_text.asks_when(norm, t, fold, opts, q));
         if let Some(d) = spans.value_rule(
             opts,
             &self.response,
-            asks_when,
+            &mut asks_when,
             row_notes,
             &mut self.word_lists,
         ) {
@@ -1583,8 +1614,11 @@ impl Matcher {
             if glued != self.response {
                 let notes = row_notes | NOTE_GLUED;
                 let d = spans.text_rule(opts, glued, notes);
+                let (norm, question_text) = (&mut self.norm, &mut self.question_text);
+                let mut asks_when =
+                    || question.is_none_or(|q| question_text.asks_when(norm, t, fold, opts, q));
                 if let Some(d) = d.or_else(|| {
-                    spans.value_rule(opts, glued, asks_when, notes, &mut self.word_lists)
+                    spans.value_rule(opts, glued, &mut asks_when, notes, &mut self.word_lists)
                 }) {
                     return Some((d, read));
                 }
@@ -1596,7 +1630,8 @@ impl Matcher {
         if opts.glued_words && opts.contains {
             let resp = self.response.as_str();
             let hit = self.alias_spans.iter().copied().find(|&(_, s, e, _)| {
-                rules::joined_in(t, self.aliases.get(s..e).unwrap_or(" "), resp)
+                let alias = self.aliases.get(s..e).unwrap_or(" ");
+                joined_fits(alias, resp) && rules::joined_in(t, alias, resp)
             });
             if let Some((index, s, e, notes)) = hit {
                 let joined = &mut self.scratch;
@@ -1628,18 +1663,42 @@ impl Matcher {
             return Some((best, read));
         }
         let prefix = opts.stem_prefix;
+        let nmm = opts.numbers_must_match;
         let tokens = &mut self.tokens;
+        let keyed = &mut self.key_tokens;
         if !self.prepared.tokens {
-            tokens.build(t, self.alias_spans.iter().map(alias), prefix);
+            let spans = self.alias_spans.iter().map(alias);
+            self.prepared.by_keys = keyed.build(t, spans.clone(), prefix);
+            if !self.prepared.by_keys {
+                tokens.build(t, spans, prefix);
+            }
             self.prepared.tokens = true;
         }
-        tokens.mark(t, resp, prefix, false);
-        if has_question {
-            tokens.mark(t, &self.question, prefix, true);
+        let by_keys = self.prepared.by_keys;
+        if by_keys {
+            keyed.in_response = keyed.mark(t, resp, prefix);
+            // The question is read only when it can change a recall.
+            keyed.in_question = match question {
+                Some(q) if keyed.question_matters(self.alias_spans.len(), nmm) => {
+                    let q = self.question_text.read(&mut self.norm, t, fold, opts, q);
+                    keyed.mark(t, q, prefix)
+                }
+                _ => 0,
+            };
+        } else {
+            tokens.mark(t, resp, prefix, false);
+            if let Some(q) = question {
+                let q = self.question_text.read(&mut self.norm, t, fold, opts, q);
+                tokens.mark(t, q, prefix, true);
+            }
         }
         let mut best_rule = Rule::NoMatch;
         for (k, span) in self.alias_spans.iter().enumerate() {
-            let recall = tokens.recall(k, opts.numbers_must_match, has_question);
+            let recall = if by_keys {
+                keyed.recall(k, nmm, has_question)
+            } else {
+                tokens.recall(k, nmm, has_question)
+            };
             let rule = if recall >= opts.min_token_recall {
                 Rule::TokenRecall
             } else {

@@ -1,0 +1,509 @@
+//! The token-recall rule's tokens of a row whose aliases' tokens are all short ASCII stems (most
+//! rows): at most 64 tokens, each held as its [`ascii_stem_key`], which the response's and the
+//! question's words are compared with directly, and which of them a text holds as one bit each.
+//!
+//! [`super::RecallTokens`] interns the tokens into a table first, which pays on long aliases; for
+//! the few tokens of most rows, its set-up (the table, the per-token lists, the two-byte filter)
+//! costs more than the comparisons it saves. Both give the same recall (the unit tests compare
+//! them on generated rows).
+
+use super::swar::each_word;
+use super::{ascii_plural_base, ascii_stem_key, for_each_word, pair_index, stem_into};
+use crate::answer_words::is_stopword;
+use crate::ascii;
+use crate::pyunicode::Tables;
+
+/// The most tokens a [`KeyRecall`] holds (one bit each in a `u64`).
+const MAX_TOKENS: usize = 64;
+
+/// A row's alias tokens by their keys, and which of them the response (and the question) hold.
+#[derive(Default)]
+pub(super) struct KeyRecall {
+    /// Each alias's distinct token keys, one alias after the other; `ends[k]` ends alias `k`'s.
+    keys: Vec<u64>,
+    ends: Vec<usize>,
+    /// The first bytes of the tokens, one bit each: a word that starts with no such byte has no
+    /// token as its stem (a stem keeps its word's first byte unless stems are empty).
+    first: [u64; 4],
+    /// The first two bytes of the tokens, one bit each of 65,536 ([`super::pair_index`]; 1,024
+    /// words once set), and the bits set, to clear them: a stem of two characters or more keeps
+    /// its word's first two bytes. Set only for a long text (`pairs_ready`), where most words
+    /// are skipped by them; a short one costs less than setting them.
+    pairs: Vec<u64>,
+    pairs_set: Vec<u16>,
+    pairs_ready: bool,
+    /// The tokens that start with a decimal digit.
+    digit: u64,
+    /// The tokens the response holds; the question.
+    pub(super) in_response: u64,
+    pub(super) in_question: u64,
+    stem: String,
+    stops: StopCache,
+}
+
+/// [`is_stopword`] of the words of eight bytes or less met so far, by their bytes: most words
+/// come back from row to row, and one compare then replaces the word list's branches.
+#[derive(Default)]
+struct StopCache {
+    /// Direct-mapped: each slot a word's bytes (zero-padded), its length (0: empty) and the
+    /// answer.
+    slots: Vec<(u64, u8, bool)>,
+}
+
+/// The slots of a [`StopCache`] (a power of two).
+const STOP_SLOTS: usize = 1024;
+
+impl StopCache {
+    /// Whether `word`, whose first eight bytes (zero-padded) are `head`, is a stop word.
+    #[inline(always)]
+    fn is_stopword(&mut self, word: &str, head: u64) -> bool {
+        let n = word.len();
+        if n > 8 || n == 0 {
+            return is_stopword(word);
+        }
+        if self.slots.len() != STOP_SLOTS {
+            self.slots = vec![(0, 0, false); STOP_SLOTS];
+        }
+        let bytes = head & low_bytes(n);
+        let at = (bytes
+            .wrapping_add(n as u64)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            >> 54) as usize;
+        match self.slots.get_mut(at & (STOP_SLOTS - 1)) {
+            Some(slot) if slot.0 == bytes && usize::from(slot.1) == n => slot.2,
+            Some(slot) => {
+                let stop = is_stopword(word);
+                *slot = (bytes, n as u8, stop);
+                stop
+            }
+            None => is_stopword(word),
+        }
+    }
+}
+
+/// The key of the token that is the stem of `word`, when that stem is a short ASCII one: as
+/// [`super::RecallTokens`] interns an alias's word and looks up a response's.
+#[inline(always)]
+fn token_key(t: &Tables, word: &str, prefix: Option<usize>, stem: &mut String) -> Option<u64> {
+    if let Some(key) = ascii_stem_key(word.as_bytes(), prefix) {
+        return Some(key);
+    }
+    stem.clear();
+    stem_into(t, word, prefix, stem);
+    ascii_stem_key(stem.as_bytes(), None)
+}
+
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The low `n` bytes of a word set (all of them from 8 on).
+#[inline(always)]
+fn low_bytes(n: usize) -> u64 {
+    if n >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * n)) - 1
+    }
+}
+
+/// [`token_key`] of `word`, whose first eight bytes (zero-padded) are `head`: an ASCII word of
+/// eight bytes or less is tested and keyed from `head`, without reading it again.
+#[inline(always)]
+fn word_key(
+    t: &Tables,
+    word: &str,
+    head: u64,
+    prefix: Option<usize>,
+    stem: &mut String,
+) -> Option<u64> {
+    let token = word.as_bytes();
+    let n = token.len();
+    if n > 8 || head & HIGH & low_bytes(n) != 0 {
+        return token_key(t, word, prefix, stem);
+    }
+    // `ascii_stem_key` of an ASCII token (a longer stem has no key either way).
+    let (keep, y) = match prefix {
+        Some(prefix) if !token.first().is_some_and(u8::is_ascii_digit) => {
+            let (base, y) = ascii_plural_base(token);
+            (base.min(prefix), y && base < prefix)
+        }
+        _ => (n, false),
+    };
+    if keep + usize::from(y) > 8 {
+        return None;
+    }
+    let key = head & low_bytes(keep);
+    Some(if y {
+        key | u64::from(b'y') << (8 * keep)
+    } else {
+        key
+    })
+}
+
+impl KeyRecall {
+    /// Hold the content tokens of the normalised aliases; `false` (and nothing usable) when one
+    /// of them is no short ASCII stem, or when there are more than [`MAX_TOKENS`].
+    pub(super) fn build<'s>(
+        &mut self,
+        t: &Tables,
+        aliases: impl Iterator<Item = &'s str>,
+        prefix: Option<usize>,
+    ) -> bool {
+        self.keys.clear();
+        self.ends.clear();
+        self.first = [0; 4];
+        self.digit = 0;
+        self.pairs_ready = false;
+        for alias in aliases {
+            let start = self.keys.len();
+            let mut fits = true;
+            each_word(alias, |word, head| {
+                if self.stops.is_stopword(word, head) {
+                    return true;
+                }
+                let Some(key) = word_key(t, word, head, prefix, &mut self.stem) else {
+                    fits = false;
+                    return false;
+                };
+                if self.keys.get(start..).is_some_and(|own| own.contains(&key)) {
+                    return true;
+                }
+                if self.keys.len() == MAX_TOKENS {
+                    fits = false;
+                    return false;
+                }
+                // The stem's first byte (a key holds no zero byte but its padding).
+                let b = key as u8;
+                if key != 0 {
+                    if let Some(w) = self.first.get_mut(usize::from(b >> 6)) {
+                        *w |= 1 << (b & 63);
+                    }
+                }
+                if b.is_ascii_digit() {
+                    self.digit |= 1 << self.keys.len();
+                }
+                self.keys.push(key);
+                true
+            });
+            if !fits {
+                return false;
+            }
+            self.ends.push(self.keys.len());
+        }
+        true
+    }
+
+    /// Set the bits of the tokens' first two bytes ([`KeyRecall::pairs`]).
+    fn set_pairs(&mut self) {
+        if self.pairs.len() == 1024 {
+            for &k in &self.pairs_set {
+                if let Some(w) = self.pairs.get_mut(usize::from(k >> 6)) {
+                    *w = 0;
+                }
+            }
+        } else {
+            self.pairs = vec![0; 1024];
+        }
+        self.pairs_set.clear();
+        for &key in &self.keys {
+            // The stem's bytes: the key's up to its first zero (a space for a missing second).
+            let len = 8 - (key.leading_zeros() / 8) as usize;
+            let bytes = key.to_le_bytes();
+            let pair = pair_index(bytes.get(..len).unwrap_or(&[]));
+            if let Some(w) = self.pairs.get_mut(pair >> 6) {
+                *w |= 1 << (pair & 63);
+                self.pairs_set.push(pair as u16);
+            }
+        }
+        self.pairs_ready = true;
+    }
+
+    /// The tokens the normalised `text` holds, one bit each.
+    pub(super) fn mark(&mut self, t: &Tables, text: &str, prefix: Option<usize>) -> u64 {
+        let n = self.keys.len();
+        if n == 0 {
+            return 0;
+        }
+        let all = u64::MAX >> (MAX_TOKENS - n);
+        // A word whose stem can be no token is skipped before it is stemmed: by its first two
+        // bytes, or its first one when stems keep one character. Empty stems (a prefix of 0)
+        // keep neither: every word is then looked at.
+        let by_first = prefix != Some(0);
+        // Below this many bytes, a word at a time, by the first byte only; past it, 64 bytes at
+        // a time and by the first two, whose set-up a short text does not repay.
+        const LONG: usize = 128;
+        let by_pair = by_first && prefix != Some(1) && text.len() > LONG;
+        if by_pair && !self.pairs_ready {
+            self.set_pairs();
+        }
+        let mut held = 0u64;
+        let (keys, stem, stops) = (&self.keys, &mut self.stem, &mut self.stops);
+        // The word's bits, and whether a token is still to be found.
+        let mut take = |word: &str, head: u64| {
+            if stops.is_stopword(word, head) {
+                return true;
+            }
+            let Some(key) = word_key(t, word, head, prefix, stem) else {
+                return true;
+            };
+            let mut bits = 0u64;
+            for (k, &token) in keys.iter().enumerate() {
+                bits |= u64::from(token == key) << k;
+            }
+            held |= bits;
+            held != all
+        };
+        let bytes = text.as_bytes();
+        if by_pair {
+            let Some(pairs) = self.pairs.first_chunk::<1024>() else {
+                return 0;
+            };
+            for_each_word(
+                bytes,
+                |pair| pairs[pair >> 6] & (1 << (pair & 63)) == 0,
+                |w| {
+                    let end = w.end(bytes);
+                    text.get(w.start..end)
+                        .is_none_or(|word| take(word, ascii::load(bytes, w.start)))
+                },
+            );
+            return held;
+        }
+        let first = &self.first;
+        each_word(text, |word, head| {
+            let b = head as u8;
+            if by_first
+                && first
+                    .get(usize::from(b >> 6))
+                    .is_none_or(|w| w & (1 << (b & 63)) == 0)
+            {
+                return true;
+            }
+            take(word, head)
+        });
+        held
+    }
+
+    /// The tokens of alias `k`, one bit each (none past the last alias built).
+    #[inline]
+    fn alias_bits(&self, k: usize) -> u64 {
+        let start = if k == 0 {
+            0
+        } else {
+            self.ends.get(k - 1).copied().unwrap_or(0)
+        };
+        let end = self.ends.get(k).copied().unwrap_or(start);
+        let below = |n: usize| if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+        below(end) & !below(start)
+    }
+
+    /// Whether what the question holds can change the recall of an alias: one whose tokens the
+    /// response holds some of but not all (and that the numbers rule does not zero). Of none or
+    /// of all, the recall is 0 or 1 whatever the question gives away.
+    pub(super) fn question_matters(&self, n_aliases: usize, numbers_must_match: bool) -> bool {
+        (0..n_aliases).any(|k| {
+            let bits = self.alias_bits(k);
+            let hits = self.in_response & bits;
+            let zeroed = numbers_must_match && self.digit & bits & !self.in_response != 0;
+            hits != 0 && hits != bits && !zeroed
+        })
+    }
+
+    /// [`super::RecallTokens::recall`] of alias `k` from the bits marked.
+    pub(super) fn recall(&self, k: usize, numbers_must_match: bool, question: bool) -> f64 {
+        let bits = self.alias_bits(k);
+        let held = self.in_response & bits;
+        if numbers_must_match && self.digit & bits & !held != 0 {
+            return 0.0;
+        }
+        let (n_all, hits_all) = (bits.count_ones(), held.count_ones());
+        let new = if question {
+            bits & !self.in_question
+        } else {
+            bits
+        };
+        let (n_new, hits_new) = (new.count_ones(), (new & held).count_ones());
+        if n_new > 0 {
+            f64::from(hits_new) / f64::from(n_new)
+        } else if n_all > 0 {
+            f64::from(hits_all) / f64::from(n_all)
+        } else {
+            0.0
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::RecallTokens;
+    use super::*;
+    use crate::pyunicode::test_tables;
+
+    /// On generated aliases, responses and questions (ASCII and not, stems around the keys'
+    /// eight bytes, numbers, stop words, every prefix), the keys' recall is the interned
+    /// tokens' whenever the keys hold the aliases; and a question that does not matter by
+    /// [`KeyRecall::question_matters`] changes no recall.
+    #[test]
+    fn key_recall_agrees_with_the_interned_tokens() {
+        let t = test_tables::install();
+        let words = [
+            "a",
+            "b",
+            "é",
+            "éa",
+            "ab",
+            "abc",
+            "cats",
+            "cat",
+            "stories",
+            "story",
+            "x1",
+            "1",
+            "12",
+            "1000s",
+            "the",
+            "of",
+            "horses",
+            "horse",
+            "zz",
+            "z",
+            "ω",
+            "ωmega",
+            "abcdefgh",
+            "abcdefghs",
+            "abcdefgies",
+            "abcdefgy",
+            "candies",
+            "candy",
+            "12345678",
+            "123456789",
+            "abcdefghé",
+            "parisé",
+            "hieroglyphics",
+        ];
+        let mut next = crate::testing::lcg(44);
+        let (mut keyed_rows, mut rows) = (0, 0);
+        for prefix in [None, Some(0), Some(1), Some(2), Some(6), Some(8), Some(9)] {
+            for _ in 0..400 {
+                let text = |max: usize, next: &mut dyn FnMut() -> usize| {
+                    let n = next() % (max + 1);
+                    let w: Vec<&str> = (0..n).map(|_| words[next() % words.len()]).collect();
+                    format!(" {} ", w.join(" ")).replace("  ", " ")
+                };
+                let aliases: Vec<String> =
+                    (0..1 + next() % 3).map(|_| text(4, &mut next)).collect();
+                let response = text(12, &mut next);
+                let question = text(8, &mut next);
+                let spans = || aliases.iter().map(String::as_str);
+                let mut keyed = KeyRecall::default();
+                rows += 1;
+                if !keyed.build(t, spans(), prefix) {
+                    continue;
+                }
+                keyed_rows += 1;
+                let mut tokens = RecallTokens::default();
+                tokens.build(t, spans(), prefix);
+                tokens.mark(t, &response, prefix, false);
+                tokens.mark(t, &question, prefix, true);
+                keyed.in_response = keyed.mark(t, &response, prefix);
+                let marked = keyed.mark(t, &question, prefix);
+                for nmm in [false, true] {
+                    let matters = keyed.question_matters(aliases.len(), nmm);
+                    for k in 0..aliases.len() + 1 {
+                        keyed.in_question = marked;
+                        for question in [false, true] {
+                            let want = tokens.recall(k, nmm, question);
+                            let got = keyed.recall(k, nmm, question);
+                            assert_eq!(
+                                got.to_bits(),
+                                want.to_bits(),
+                                "{aliases:?} {response:?} {question:?} {prefix:?} {k}"
+                            );
+                        }
+                        if !matters {
+                            keyed.in_question = 0;
+                            let got = keyed.recall(k, nmm, true);
+                            assert_eq!(got.to_bits(), tokens.recall(k, nmm, true).to_bits());
+                        }
+                    }
+                }
+            }
+        }
+        // Most generated rows are held by their keys, and some are not.
+        assert!(
+            keyed_rows > rows / 2 && keyed_rows < rows,
+            "{keyed_rows} of {rows}"
+        );
+    }
+
+    #[test]
+    fn cached_stop_words_are_the_list_s() {
+        let mut stops = StopCache::default();
+        let words = [
+            "a",
+            "an",
+            "the",
+            "of",
+            "in",
+            "is",
+            "was",
+            "their",
+            "these",
+            "those",
+            "ab",
+            "x",
+            "thes",
+            "them",
+            "theirs",
+            "é",
+            "été",
+            "abcdefgh",
+            "abcdefghi",
+            "its",
+            "it",
+            "itsy",
+        ];
+        // Twice over, in two orders: the first answers are worked out, the next ones cached.
+        for round in 0..4 {
+            for k in 0..words.len() {
+                let w = if round % 2 == 0 {
+                    words[k]
+                } else {
+                    words[words.len() - 1 - k]
+                };
+                let head = ascii::load(format!("{w} next").as_bytes(), 0);
+                assert_eq!(stops.is_stopword(w, head), is_stopword(w), "{w:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn words_and_their_heads() {
+        for text in [
+            " ",
+            "",
+            " a ",
+            "a",
+            " ab  cd ",
+            " abcdefghij k ",
+            "x é ω abcdefgh ",
+        ] {
+            let mut got = Vec::new();
+            each_word(text, |w, head| {
+                got.push((w, head));
+                true
+            });
+            let want: Vec<(&str, u64)> = text
+                .split(' ')
+                .filter(|w| !w.is_empty())
+                .map(|w| (w, ascii::load(w.as_bytes(), 0)))
+                .collect();
+            // The head holds the word's bytes and, past a short word, what follows it.
+            assert_eq!(got.len(), want.len(), "{text:?}");
+            for ((w, head), (v, whole)) in got.iter().zip(&want) {
+                assert_eq!(w, v);
+                let n = w.len().min(8);
+                assert_eq!(head & low_bytes(n), whole & low_bytes(n), "{text:?}");
+            }
+        }
+    }
+}

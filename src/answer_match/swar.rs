@@ -1,0 +1,146 @@
+//! Byte counts and tests of any UTF-8 text, eight bytes at a time: the per-row questions the
+//! rules ask of a short alias (how many spaces, whether a digit), without a loop per byte.
+
+use crate::ascii;
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The 8-byte words of `b`, the last zero-padded.
+#[inline(always)]
+fn words(b: &[u8]) -> impl Iterator<Item = u64> + '_ {
+    let chunks = b.chunks_exact(8);
+    let tail = chunks.remainder();
+    chunks
+        .map(|c| c.first_chunk::<8>().map_or(0, |c| u64::from_le_bytes(*c)))
+        .chain((!tail.is_empty()).then(|| ascii::load_short(tail)))
+}
+
+/// The high bit of each byte of `x` that is zero.
+#[inline(always)]
+fn zero_bytes(x: u64) -> u64 {
+    !(((x & !HIGH) + !HIGH) | x) & HIGH
+}
+
+/// How many bytes of `b` are spaces.
+#[inline]
+pub(super) fn count_spaces(b: &[u8]) -> usize {
+    // (A padding byte of zero is no space.)
+    words(b)
+        .map(|x| zero_bytes(x ^ (ONES * u64::from(b' '))).count_ones() as usize)
+        .sum()
+}
+
+/// Whether a byte of `b` is one of `of` (ASCII bytes).
+#[inline]
+pub(super) fn has_any_of<const N: usize>(b: &[u8], of: [u8; N]) -> bool {
+    // (A padding byte of zero is none of them.)
+    words(b).any(|x| {
+        of.iter()
+            .fold(0, |m, &c| m | zero_bytes(x ^ (ONES * u64::from(c))))
+            != 0
+    })
+}
+
+/// Whether a byte of `b` is an ASCII decimal digit.
+#[inline]
+pub(super) fn has_ascii_digit(b: &[u8]) -> bool {
+    // The bytes of 0x80 and over are masked out before the range test (it needs 7-bit bytes).
+    words(b).any(|x| ascii::in_range(x & !HIGH, b'0', b'9') & !x != 0)
+}
+
+/// Call `f` with each word of a normalised text (the runs of bytes other than a space) and its
+/// first eight bytes (zero-padded), until it returns `false`; each word's end is found eight
+/// bytes at a time.
+#[inline(always)]
+pub(super) fn each_word<'t>(text: &'t str, mut f: impl FnMut(&'t str, u64) -> bool) {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        if c == b' ' {
+            i += 1;
+            continue;
+        }
+        let (end, head) = next_space(b, i);
+        if !text.get(i..end).is_none_or(|w| f(w, head)) {
+            return;
+        }
+        i = end + 1;
+    }
+}
+
+/// Where the first space of `b` from `i` on is (`b.len()` when there is none), and the eight
+/// bytes from `i` (zero-padded).
+#[inline(always)]
+fn next_space(b: &[u8], i: usize) -> (usize, u64) {
+    let head = ascii::load(b, i);
+    let mut x = head;
+    let mut at = i;
+    loop {
+        // The bytes that are spaces: zero in `y` (the lowest flagged is exact; a padding byte
+        // of zero is no space).
+        let y = x ^ (ONES * u64::from(b' '));
+        let spaces = y.wrapping_sub(ONES) & !y & HIGH;
+        if spaces != 0 {
+            return (at + (spaces.trailing_zeros() / 8) as usize, head);
+        }
+        at += 8;
+        if at >= b.len() {
+            return (b.len(), head);
+        }
+        x = ascii::load(b, at);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_and_tests_agree_with_the_bytes() {
+        let texts = [
+            "",
+            " ",
+            "a",
+            " paris france ",
+            "  two  spaces and more than eight bytes  ",
+            " année 1990 ",
+            "é 9",
+            "\u{0660}\u{0661}",
+            " é ü ß ",
+            "0",
+            "abcdefg9",
+            "abcdefgh9",
+            "\u{00b9}\u{2070}/:",
+        ];
+        for text in texts {
+            let b = text.as_bytes();
+            let spaces = b.iter().filter(|&&c| c == b' ').count();
+            assert_eq!(count_spaces(b), spaces, "{text:?}");
+            assert_eq!(
+                has_any_of(b, *b"(,;"),
+                b.iter().any(|c| b"(,;".contains(c)),
+                "{text:?}"
+            );
+            assert_eq!(
+                has_ascii_digit(b),
+                b.iter().any(u8::is_ascii_digit),
+                "{text:?}"
+            );
+        }
+        // Every byte value at every position of a word.
+        for v in 0..=255u8 {
+            for at in 0..9 {
+                let mut b = vec![b'x'; 9];
+                b[at] = v;
+                assert_eq!(count_spaces(&b), usize::from(v == b' '), "{v} at {at}");
+                assert_eq!(has_ascii_digit(&b), v.is_ascii_digit(), "{v} at {at}");
+                assert_eq!(
+                    has_any_of(&b, *b"(;"),
+                    v == b'(' || v == b';',
+                    "{v} at {at}"
+                );
+            }
+        }
+    }
+}
