@@ -1641,6 +1641,11 @@ impl Matcher {
                 let notes = notes | row_notes | NOTE_JOINED;
                 self.alias_spans
                     .push((index, start, self.aliases.len(), notes));
+                // The joined alias is this row's only (its notes are this row's too): the next
+                // row prepares its references again, as after the letter cut above, so that no
+                // row's verdict depends on the row before it.
+                self.prepared.aliases = false;
+                self.prepared.tokens = false;
                 let d = Decision {
                     rule: Rule::Contains,
                     graded: 1.0,

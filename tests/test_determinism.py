@@ -235,3 +235,54 @@ def test_summary_and_report_are_the_same_bits_across_threads_and_morsels(tmp_pat
         outputs.append((texts[0], page.read_text(encoding="utf-8").replace(page.name, "")))
     assert outputs[1] == outputs[0]
     assert outputs[2] == outputs[0]
+
+
+#: References that eval logs repeat row after row (several models answering one question), and
+#: responses that take each of answer_match's row-specific paths: words written joined, glued
+#: words split, letters, mojibake repaired, hedges and negations.
+_REPEATED_REFERENCES = ["Sea Shells", "New York City", "J K L", "B", "1,000"]
+_PATH_RESPONSES = [
+    "seashells",
+    "sea shells",
+    "Seashells, sea shells or shells?",
+    "It is seashells.",
+    "CafÃ© seashells",
+    "not seashells, sea shells",
+    "SeaShells or NewYorkCity",
+    "jkl",
+    "JKL or ABC",
+    "NewYorkCity",
+    "newyorkcity, boston",
+    "The answer is (B).",
+    "A, B or C",
+    "1000 or 2000",
+    "",
+]
+
+
+@pytest.mark.parametrize("question", [None, "Which one is it?"])
+def test_answer_match_row_does_not_depend_on_the_row_before(question: str | None) -> None:
+    # A row scored after any other row (the same references or not) gives what it gives alone:
+    # the matcher keeps its prepared references between rows, and a rule that adds a row's own
+    # alias (the joined words) must not leave it to the next row.
+    rows = list(itertools.product(_PATH_RESPONSES, _REPEATED_REFERENCES))
+    pairs = [row for first, second in itertools.product(rows, repeat=2) for row in (first, second)]
+    frame = pl.DataFrame(
+        {
+            "response": [r for r, _ in pairs],
+            "reference": [g for _, g in pairs],
+            "question": [question] * len(pairs),
+        }
+    )
+    q = None if question is None else "question"
+    expr = ps.answer_match_details("response", "reference", question=q).struct.json_encode()
+    alone = {
+        row: pl.DataFrame(
+            {"response": [row[0]], "reference": [row[1]], "question": [question]}
+        ).select(expr)[0, 0]
+        for row in rows
+    }
+    scored = frame.select(expr).to_series().to_list()
+    after = [(pairs[i - 1], pairs[i], got) for i, got in enumerate(scored) if i % 2 == 1]
+    differ = [(before, row, got) for before, row, got in after if got != alone[row]]
+    assert not differ, differ[:3]
