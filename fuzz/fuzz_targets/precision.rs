@@ -80,14 +80,14 @@ impl<'a> Arbitrary<'a> for Opts {
         for _ in 0..n_stop {
             stopwords.push(u.arbitrary::<Text<16>>()?.0);
         }
-        Ok(Opts(Options {
+        Ok(Opts(Options::new(
             indel,
             zero_missing,
             power_p,
             weights,
-            stopwords: precision::stopword_table(&stopwords),
-            max_work: None,
-        }))
+            precision::stopword_table(&stopwords),
+            None,
+        )))
     }
 }
 
