@@ -60,6 +60,28 @@ pub fn load_short(bytes: &[u8]) -> u64 {
     word
 }
 
+/// Two little-endian words that cover `bytes` (at most 16 are read): from 8 bytes on, the first
+/// 8 and the last 8 (overlapping); from 4, the first 4 and the last 4, each zero-extended; below
+/// 4, the bytes zero-padded and 0. A byte test on both words is then a test on every byte of a
+/// short text, its padding being zero bytes.
+#[inline(always)]
+pub fn covering_words(bytes: &[u8]) -> (u64, u64) {
+    let n = bytes.len();
+    let word4 = |at: usize| {
+        bytes
+            .get(at..)
+            .and_then(|r| r.first_chunk::<4>())
+            .map_or(0, |w| u64::from(u32::from_le_bytes(*w)))
+    };
+    if n >= 8 {
+        (load_short(bytes), bytes.get(n - 8..).map_or(0, load_short))
+    } else if n >= 4 {
+        (word4(0), word4(n - 4))
+    } else {
+        (load_short(bytes), 0)
+    }
+}
+
 /// The high bits of the bytes from byte `k` of a word on.
 #[inline(always)]
 fn from_byte(k: usize) -> u64 {

@@ -1065,21 +1065,7 @@ fn colon_and_ascii_by_16(bytes: &[u8], text: &[u8]) -> (bool, bool) {
 fn colon_and_high_short(bytes: &[u8]) -> (bool, bool) {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const COLONS: u64 = ONES * b':' as u64;
-    let n = bytes.len();
-    let word = |at: usize| bytes.get(at..).map_or(0, ascii::load_short);
-    let word4 = |at: usize| {
-        bytes
-            .get(at..)
-            .and_then(|r| r.first_chunk::<4>())
-            .map_or(0, |w| u64::from(u32::from_le_bytes(*w)))
-    };
-    let (a, b) = if n >= 8 {
-        (word(0), word(n - 8))
-    } else if n >= 4 {
-        (word4(0), word4(n - 4))
-    } else {
-        (word(0), 0)
-    };
+    let (a, b) = ascii::covering_words(bytes);
     // Zero bytes (the padding) are not colons; a word has a zero byte exactly when this is not 0.
     let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH != 0;
     (

@@ -61,26 +61,7 @@ fn short_ascii_has_digit(bytes: &[u8]) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = ONES * 0x80;
     debug_assert!(bytes.len() <= 16 && bytes.is_ascii());
-    let n = bytes.len();
-    let word = |at: usize| {
-        bytes
-            .get(at..)
-            .and_then(|r| r.first_chunk::<8>())
-            .map_or(0, |w| u64::from_le_bytes(*w))
-    };
-    let word4 = |at: usize| {
-        bytes
-            .get(at..)
-            .and_then(|r| r.first_chunk::<4>())
-            .map_or(0, |w| u64::from(u32::from_le_bytes(*w)))
-    };
-    let (a, b) = if n >= 8 {
-        (word(0), word(n - 8))
-    } else if n >= 4 {
-        (word4(0), word4(n - 4))
-    } else {
-        (crate::ascii::load_short(bytes), 0)
-    };
+    let (a, b) = crate::ascii::covering_words(bytes);
     let digit = |w: u64| {
         let v = w ^ (ONES * 0x30);
         v.wrapping_sub(ONES * 10) & !v & HIGH != 0
