@@ -2025,22 +2025,23 @@ mod tests {
         }
     }
 
-    #[test]
-    fn patterns_of_five_to_seventeen_words() {
-        // The fixed-width states (5 to 16 words) and the first pattern past them, on ASCII
-        // and on text with other characters: the dynamic programme's counts.
-        let mut next = crate::testing::lcg(31);
+    /// For each alphabet and pattern length `m`: a pattern of `m` random characters against a
+    /// random text up to `longer(m)` characters longer (even `m`) or the pattern with a few
+    /// edits (odd `m`), both ways round, as characters and (ASCII) as bytes, and through the
+    /// scalar recurrence that processors without AVX2 run: the dynamic programme's counts.
+    fn check_pattern_widths(
+        seed: u64,
+        alphabets: &[&[char]],
+        lengths: &[usize],
+        longer: impl Fn(usize) -> usize,
+    ) {
+        let mut next = crate::testing::lcg(seed);
         let mut s = RatioScratch::default();
-        for letters in [
-            &['a', 'b', ' ', 'c'][..],
-            &['a', 'é', ' ', '\u{4e00}', 'b'][..],
-        ] {
-            for m in [
-                257, 300, 320, 321, 448, 512, 513, 700, 960, 1023, 1024, 1025, 1100,
-            ] {
+        for letters in alphabets {
+            for &m in lengths {
                 let a: String = (0..m).map(|_| letters[next() % letters.len()]).collect();
                 let b: String = if m % 2 == 0 {
-                    (0..m + next() % 300)
+                    (0..m + next() % longer(m))
                         .map(|_| letters[next() % letters.len()])
                         .collect()
                 } else {
@@ -2055,7 +2056,6 @@ mod tests {
                 let want = lcs_dp(&ac, &bc);
                 assert_eq!(lcs_bit_parallel(&ac, &bc, &mut s), want, "m={m}");
                 assert_eq!(lcs_bit_parallel(&bc, &ac, &mut s), want, "m={m}");
-                // (the scalar recurrence, which processors without AVX2 run, whatever this one has)
                 let (pattern, text) = if ac.len() <= bc.len() {
                     (&ac, &bc)
                 } else {
@@ -2071,51 +2071,36 @@ mod tests {
     }
 
     #[test]
+    fn patterns_of_five_to_seventeen_words() {
+        // The fixed-width states (5 to 16 words) and the first pattern past them, on ASCII
+        // and on text with other characters.
+        check_pattern_widths(
+            31,
+            &[&['a', 'b', ' ', 'c'], &['a', 'é', ' ', '\u{4e00}', 'b']],
+            &[
+                257, 300, 320, 321, 448, 512, 513, 700, 960, 1023, 1024, 1025, 1100,
+            ],
+            |_| 300,
+        );
+    }
+
+    #[test]
     fn patterns_of_six_to_thirty_three_words() {
         // The AVX2 states (6 to 32 words, in 2 to 8 vectors) at their edges and the first
-        // pattern past them, against texts of up to 5,000 characters, ASCII and not, random or
-        // the pattern with a few edits: the dynamic programme's counts, whichever path the
-        // processor takes.
-        let mut next = crate::testing::lcg(37);
-        let mut s = RatioScratch::default();
-        for letters in [
-            &['a', 'b', ' ', 'c', 'd', 'e'][..],
-            &['a', 'é', ' ', '\u{4e00}', 'b'][..],
-        ] {
-            for m in [
+        // pattern past them, against texts of up to 5,000 characters, ASCII and not,
+        // whichever path the processor takes.
+        check_pattern_widths(
+            37,
+            &[
+                &['a', 'b', ' ', 'c', 'd', 'e'],
+                &['a', 'é', ' ', '\u{4e00}', 'b'],
+            ],
+            &[
                 321, 384, 385, 448, 449, 512, 513, 600, 640, 641, 767, 768, 769, 1024, 1025, 1300,
                 1536, 1537, 1800, 2047, 2048, 2049,
-            ] {
-                let a: String = (0..m).map(|_| letters[next() % letters.len()]).collect();
-                let b: String = if m % 2 == 0 {
-                    (0..m + next() % (5_000 - m))
-                        .map(|_| letters[next() % letters.len()])
-                        .collect()
-                } else {
-                    let mut b: Vec<char> = a.chars().collect();
-                    for _ in 0..next() % 6 {
-                        let at = next() % b.len();
-                        b[at] = 'x';
-                    }
-                    b.into_iter().collect()
-                };
-                let (ac, bc): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-                let want = lcs_dp(&ac, &bc);
-                assert_eq!(lcs_bit_parallel(&ac, &bc, &mut s), want, "m={m}");
-                assert_eq!(lcs_bit_parallel(&bc, &ac, &mut s), want, "m={m}");
-                // (the scalar recurrence, which processors without AVX2 run, whatever this one has)
-                let (pattern, text) = if ac.len() <= bc.len() {
-                    (&ac, &bc)
-                } else {
-                    (&bc, &ac)
-                };
-                assert_eq!(lcs_scalar(pattern, text, &mut s), want, "m={m}");
-                if a.is_ascii() && b.is_ascii() {
-                    let got = lcs_bit_parallel(a.as_bytes(), b.as_bytes(), &mut s);
-                    assert_eq!(got, want, "m={m}");
-                }
-            }
-        }
+            ],
+            |m| 5_000 - m,
+        );
     }
 
     #[test]
