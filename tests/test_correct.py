@@ -543,9 +543,48 @@ def test_correct_of_short_answers_shares_answer_match_call(
         columns["input"] = ["Capital of France?", "Capital of Italy?"]
     frame = pl.LazyFrame(columns)
     scored = ps.score_frame(frame, scorers=["answer_match", "correct"])
+    # correct reads answer_match's score (ScorerSpec.same_as), one expression for both columns.
     # On Polars 1.x each text input passes through a per-batch function (polarscore._compat),
-    # and Polars merges no call that reads one: the sharing starts with Polars 2.
-    calls = scored.explain().count(":answer_match(")
-    assert calls == (1 if PLAN_TIME_DTYPES else 2)
+    # and Polars merges no call that reads one: the sharing of an unfused call starts with
+    # Polars 2.
+    separate = 1 if PLAN_TIME_DTYPES else 2
+    assert scored.explain().count(":answer_match(") == separate
     out = scored.collect()
     assert out["correct"].to_list() == out["answer_match"].to_list() == [1.0, 0.0]
+    # With the default scorers answer_match runs in the fused call when no question is given
+    # (a question column is an input the fused call does not take), and correct reads it there.
+    scored = ps.score_frame(frame)
+    plan = scored.explain()
+    assert plan.count(":answer_match(") == (separate if with_question else 0)
+    assert plan.count(":fused_scores(") == 1
+    out = scored.collect()
+    assert out["correct"].to_list() == out["answer_match"].to_list() == [1.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    ("options", "kind", "calls"),
+    [
+        ({"hedges": False}, "short_answer", 1),  # another answer_match: correct runs its own
+        ({}, "numeric", 0),  # correct grades numbers: no answer_match at all
+        ({}, "short_answer", 0),  # the same answer_match: read from the fused call
+    ],
+)
+def test_correct_reads_answer_match_only_when_it_is_the_same_score(
+    options: dict[str, object], kind: str, calls: int
+) -> None:
+    """correct takes the frame's answer_match column only when that column is its own score:
+    the same options (a hedge scored 1.0 by answer_match with its hedge rule off stays 0.0 in
+    correct) and a text kind."""
+    frame = pl.LazyFrame({"response": ["It is either 12 or 13.", "13"], "reference": ["12", "13"]})
+    scorers: dict[str, object] = {
+        "answer_match": options,
+        "answer_precision": None,
+        "correct": {"task_kind": kind},
+    }
+    scored = ps.score_frame(frame, scorers=scorers)
+    assert scored.explain().count(":answer_match(") == calls
+    out = scored.collect()
+    alone = frame.select(ps.correct("response", "reference", task_kind=kind)).collect()
+    assert out["correct"].to_list() == alone["correct"].to_list()
+    if options:
+        assert out["answer_match"].to_list() != out["correct"].to_list()

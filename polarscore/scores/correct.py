@@ -17,7 +17,8 @@ reason in :func:`correct_details`, never 0.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import polars as pl
 
@@ -35,6 +36,20 @@ from polarscore.scores.match import answer_match, answer_match_details
 
 #: The kinds graded by answer_match.
 _TEXT_KINDS = ("short_answer", "free_form")
+
+
+def same_as_answer_match(options: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """Return ``("answer_match", its options)`` when ``correct`` with ``options`` is that score.
+
+    With a literal text kind (short answer, free form) every row is graded by
+    :func:`~polarscore.answer_match` with the same question, so a frame that has both columns
+    computes the one and reads it for the other (see :func:`polarscore.frame.add_scores`).
+    """
+    kind = options.get("task_kind")
+    if not isinstance(kind, str) or kind not in _TEXT_KINDS:
+        return None
+    question = options.get("question")
+    return "answer_match", ({} if question is None else {"question": question})
 
 
 def _kind(
