@@ -256,9 +256,10 @@ def _score_calls(
 
     The scorers with a fused form and literal options that read the same reference run in one
     native call per group (of two or more), which returns a struct of their scores; the others
-    run in their own. ``inline``: the score expressions read the call itself (one native call
-    only where Polars' common-subexpression elimination merges them), else a temporary column
-    named apart from ``taken``.
+    run in their own. A score that is another's (``ScorerSpec.same_as``) reads that one.
+    ``inline``: the score expressions read the call itself (one native call only where Polars'
+    common-subexpression elimination merges them), else a temporary column named apart from
+    ``taken``.
     """
     scores: list[pl.Expr] = []
     groups: dict[str, list[int]] = {}
@@ -272,9 +273,11 @@ def _score_calls(
             groups.setdefault(str(ref.meta.serialize(format="json")), []).append(i)
     calls: list[pl.Expr] = []
     temporary: list[str] = []
+    fused_members: set[int] = set()
     for members in groups.values():
         if len(members) < 2:
             continue
+        fused_members.update(members)
         names = [requests[i].spec.name for i in members]
         call = plugin_call(
             "fused_scores",
@@ -284,27 +287,60 @@ def _score_calls(
             **{name: kwargs[name] for name in names if kwargs[name]},
         )
         if not inline:
-            column = f"{_FUSED_COLUMN}_{len(temporary)}"
-            while column in taken:
-                column = "_" + column
-            temporary.append(column)
+            column = _temporary_column(temporary, taken)
             calls.append(call.alias(column))
             call = pl.col(column)
         for i, name in zip(members, names, strict=True):
             r = requests[i]
             scores[i] = call.struct.field(name).cast(r.spec.dtype).alias(r.column)
-    _share_same_scores(requests, scores)
+    _share_scores(requests, scores, calls, temporary, taken, fused_members, inline=inline)
     return calls, scores, temporary
 
 
-def _share_same_scores(requests: Sequence[ScorerRequest], scores: list[pl.Expr]) -> None:
-    """Point each score that is another request's (``ScorerSpec.same_as``) at that one's.
+def _temporary_column(temporary: list[str], taken: set[str]) -> str:
+    """Return (and add to ``temporary``) a new temporary column name, apart from ``taken``."""
+    column = f"{_FUSED_COLUMN}_{len(temporary)}"
+    while column in taken:
+        column = "_" + column
+    temporary.append(column)
+    return column
 
-    ``correct`` on short answers is ``answer_match``'s score: where ``answer_match`` runs in a
-    fused call, Polars cannot see that the two are one computation and would run it twice (a
-    quarter of the default scorers' time on a log without a question column). The other
-    request must read the same kind of reference with the same options, defaults filled in.
+
+def _share_scores(
+    requests: Sequence[ScorerRequest],
+    scores: list[pl.Expr],
+    calls: list[pl.Expr],
+    temporary: list[str],
+    taken: set[str],
+    fused_members: set[int],
+    *,
+    inline: bool,
+) -> None:
+    """Point each score that is another request's (:func:`_same_scores`) at that one."""
+    shared: dict[int, pl.Expr] = {}
+    for j, i in _same_scores(requests):
+        if i not in shared:
+            shared[i] = scores[i]
+            if not inline and i not in fused_members:
+                # A temporary column, like a fused call's: Polars 1.x merges no equal calls
+                # that read a text input (polarscore._compat's per-batch function).
+                column = _temporary_column(temporary, taken)
+                calls.append(scores[i].alias(column))
+                shared[i] = pl.col(column)
+                scores[i] = shared[i].alias(requests[i].column)
+        scores[j] = shared[i].cast(requests[j].spec.dtype).alias(requests[j].column)
+
+
+def _same_scores(requests: Sequence[ScorerRequest]) -> list[tuple[int, int]]:
+    """Return ``(j, i)`` for each request ``j`` whose score is request ``i``'s.
+
+    ``correct`` on short answers is ``answer_match``'s score (``ScorerSpec.same_as``): where
+    ``answer_match`` runs in a fused call, Polars cannot see that the two are one computation
+    and would run it twice (a quarter of the default scorers' time on a log without a question
+    column). The other request must read the same kind of reference with the same options,
+    defaults filled in.
     """
+    pairs: list[tuple[int, int]] = []
     for j, r in enumerate(requests):
         same = None if r.spec.same_as is None else r.spec.same_as(r.options)
         if same is None:
@@ -319,8 +355,9 @@ def _share_same_scores(requests: Sequence[ScorerRequest], scores: list[pl.Expr])
                     {**other.spec.options, **other.options}, {**other.spec.options, **options}
                 )
             ):
-                scores[j] = scores[i].cast(r.spec.dtype).alias(r.column)
+                pairs.append((j, i))
                 break
+    return pairs
 
 
 def _same_options(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:

@@ -543,19 +543,16 @@ def test_correct_of_short_answers_shares_answer_match_call(
         columns["input"] = ["Capital of France?", "Capital of Italy?"]
     frame = pl.LazyFrame(columns)
     scored = ps.score_frame(frame, scorers=["answer_match", "correct"])
-    # correct reads answer_match's score (ScorerSpec.same_as), one expression for both columns.
-    # On Polars 1.x each text input passes through a per-batch function (polarscore._compat),
-    # and Polars merges no call that reads one: the sharing of an unfused call starts with
-    # Polars 2.
-    separate = 1 if PLAN_TIME_DTYPES else 2
-    assert scored.explain().count(":answer_match(") == separate
+    # correct reads answer_match's score (ScorerSpec.same_as), one call for both columns on
+    # every Polars (1.x merges no equal calls that read a text input: a temporary column).
+    assert scored.explain().count(":answer_match(") == 1
     out = scored.collect()
     assert out["correct"].to_list() == out["answer_match"].to_list() == [1.0, 0.0]
     # With the default scorers answer_match runs in the fused call when no question is given
     # (a question column is an input the fused call does not take), and correct reads it there.
     scored = ps.score_frame(frame)
     plan = scored.explain()
-    assert plan.count(":answer_match(") == (separate if with_question else 0)
+    assert plan.count(":answer_match(") == (1 if with_question else 0)
     assert plan.count(":fused_scores(") == 1
     out = scored.collect()
     assert out["correct"].to_list() == out["answer_match"].to_list() == [1.0, 0.0]
