@@ -256,7 +256,7 @@ def _score_calls(
 
     The scorers with a fused form and literal options that read the same reference run in one
     native call per group (of two or more), which returns a struct of their scores; the others
-    run in their own. A score that is another's (``ScorerSpec.same_as``) reads that one.
+    run in their own. A score built on another's (``ScorerSpec.reads``) reads that one.
     ``inline``: the score expressions read the call itself (one native call only where Polars'
     common-subexpression elimination merges them), else a temporary column named apart from
     ``taken``.
@@ -293,7 +293,17 @@ def _score_calls(
         for i, name in zip(members, names, strict=True):
             r = requests[i]
             scores[i] = call.struct.field(name).cast(r.spec.dtype).alias(r.column)
-    _share_scores(requests, scores, calls, temporary, taken, fused_members, inline=inline)
+    _share_scores(
+        requests,
+        response,
+        references,
+        scores,
+        calls,
+        temporary,
+        taken,
+        fused_members,
+        inline=inline,
+    )
     return calls, scores, temporary
 
 
@@ -308,6 +318,8 @@ def _temporary_column(temporary: list[str], taken: set[str]) -> str:
 
 def _share_scores(
     requests: Sequence[ScorerRequest],
+    response: pl.Expr,
+    references: Sequence[pl.Expr],
     scores: list[pl.Expr],
     calls: list[pl.Expr],
     temporary: list[str],
@@ -316,9 +328,9 @@ def _share_scores(
     *,
     inline: bool,
 ) -> None:
-    """Point each score that is another request's (:func:`_same_scores`) at that one."""
+    """Build each score that reads another request's (:func:`_read_scores`) on that one."""
     shared: dict[int, pl.Expr] = {}
-    for j, i in _same_scores(requests):
+    for j, i in _read_scores(requests):
         if i not in shared:
             shared[i] = scores[i]
             if not inline and i not in fused_members:
@@ -328,24 +340,31 @@ def _share_scores(
                 calls.append(scores[i].alias(column))
                 shared[i] = pl.col(column)
                 scores[i] = shared[i].alias(requests[i].column)
-        scores[j] = shared[i].cast(requests[j].spec.dtype).alias(requests[j].column)
+        r = requests[j]
+        reading = r.spec.reading
+        assert reading is not None  # _read_scores pairs only scorers that have one
+        scores[j] = (
+            reading(shared[i], response, references[j], **r.options)
+            .cast(r.spec.dtype)
+            .alias(r.column)
+        )
 
 
-def _same_scores(requests: Sequence[ScorerRequest]) -> list[tuple[int, int]]:
-    """Return ``(j, i)`` for each request ``j`` whose score is request ``i``'s.
+def _read_scores(requests: Sequence[ScorerRequest]) -> list[tuple[int, int]]:
+    """Return ``(j, i)`` for each request ``j`` whose score can be built on request ``i``'s.
 
-    ``correct`` on short answers is ``answer_match``'s score (``ScorerSpec.same_as``): where
-    ``answer_match`` runs in a fused call, Polars cannot see that the two are one computation
-    and would run it twice (a quarter of the default scorers' time on a log without a question
-    column). The other request must read the same kind of reference with the same options,
-    defaults filled in.
+    ``correct`` grades short answers by ``answer_match`` (``ScorerSpec.reads``): where
+    ``answer_match`` runs in a fused call, or ``correct`` reads a per-row task kind, Polars
+    cannot see that the two compute the same thing and runs it twice (a quarter of the default
+    scorers' time on a log of short answers). The other request must read the same kind of
+    reference with the same options, defaults filled in.
     """
     pairs: list[tuple[int, int]] = []
     for j, r in enumerate(requests):
-        same = None if r.spec.same_as is None else r.spec.same_as(r.options)
-        if same is None:
+        read = None if r.spec.reads is None or r.spec.reading is None else r.spec.reads(r.options)
+        if read is None:
             continue
-        name, options = same
+        name, options = read
         for i, other in enumerate(requests):
             if (
                 i != j

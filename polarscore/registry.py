@@ -16,7 +16,7 @@ import polars as pl
 from polarscore._typing import IntoExpr, ReferenceKind
 from polarscore._validation import check_choice, invalid_parameter
 from polarscore.scores import checks, correctness, match, precision, similarity
-from polarscore.scores.correct import correct, same_as_answer_match
+from polarscore.scores.correct import correct, correct_reading, reads_answer_match
 from polarscore.scores.correctness import answer_correctness
 from polarscore.scores.extraction import choice_match, numeric_match
 from polarscore.scores.match import answer_match
@@ -98,11 +98,14 @@ class ScorerSpec:
     fused
         Its form in the fused multi-scorer call (:class:`FusedForm`), or ``None`` if it has
         none and always runs as its own expression.
-    same_as
-        When its score with given options is another scorer's (cast to :attr:`dtype`): a
-        function of the options that returns that scorer's name and options, or ``None`` where
-        it is not. A frame scored by both computes the score once (the other's expression must
-        be the same, which is checked).
+    reads
+        When its score with given options can be built on another scorer's: a function of the
+        options that returns that scorer's name and options, or ``None`` where it cannot. A
+        frame scored by both (with those options) computes the other's once and builds this one
+        on it with :attr:`reading`.
+    reading
+        ``f(other_score, response, reference, **options) -> pl.Expr``: the scorer's expression
+        on the score :attr:`reads` names.
     """
 
     name: str
@@ -119,7 +122,8 @@ class ScorerSpec:
     nullable: bool = True
     default: bool = True
     fused: FusedForm | None = None
-    same_as: Callable[[Mapping[str, Any]], tuple[str, dict[str, Any]] | None] | None = None
+    reads: Callable[[Mapping[str, Any]], tuple[str, dict[str, Any]] | None] | None = None
+    reading: Callable[..., pl.Expr] | None = None
 
     def __post_init__(self) -> None:
         if not self.options:
@@ -326,7 +330,8 @@ _SCORERS: dict[str, ScorerSpec] = {
                 "no gold number (numeric) or no usable alias (short answer, free form)"
             ),
             reference_kind="string_or_list",
-            same_as=same_as_answer_match,
+            reads=reads_answer_match,
+            reading=correct_reading,
         ),
         *_CHECKS,
         *_EXTRACTION,

@@ -9,7 +9,6 @@ import pytest
 
 import polarscore as ps
 from polarscore import cli
-from polarscore._compat import PLAN_TIME_DTYPES
 from polarscore.logs._task_kind import (
     TASK_KINDS,
     helm_kind,
@@ -543,7 +542,7 @@ def test_correct_of_short_answers_shares_answer_match_call(
         columns["input"] = ["Capital of France?", "Capital of Italy?"]
     frame = pl.LazyFrame(columns)
     scored = ps.score_frame(frame, scorers=["answer_match", "correct"])
-    # correct reads answer_match's score (ScorerSpec.same_as), one call for both columns on
+    # correct reads answer_match's score (ScorerSpec.reads), one call for both columns on
     # every Polars (1.x merges no equal calls that read a text input: a temporary column).
     assert scored.explain().count(":answer_match(") == 1
     out = scored.collect()
@@ -556,6 +555,34 @@ def test_correct_of_short_answers_shares_answer_match_call(
     assert plan.count(":fused_scores(") == 1
     out = scored.collect()
     assert out["correct"].to_list() == out["answer_match"].to_list() == [1.0, 0.0]
+
+
+@pytest.mark.parametrize("with_question", [False, True])
+def test_correct_of_a_per_row_kind_reads_answer_match_on_its_text_rows(
+    *, with_question: bool
+) -> None:
+    """With a task_kind column (as the log readers write it), correct grades its short answers
+    by the frame's answer_match column instead of a second answer_match call on those rows; its
+    multiple-choice and numeric rows keep their own rules."""
+    columns: dict[str, object] = {
+        "response": ["It is Paris.", "Milan", "ANSWER: B", "So 3 + 4 = 7.\n#### 7", "x", "Rome"],
+        "reference": ["Paris", "Rome", "B", "7", "x", "Rome"],
+        "task_kind": ["short_answer", "free_form", "multiple_choice", "numeric", "none", None],
+    }
+    if with_question:
+        columns["input"] = ["Capital of France?", "Of Italy?", "Pick", "Add", "?", "Of Italy?"]
+    frame = pl.LazyFrame(columns)
+    scored = ps.score_frame(frame)
+    plan = scored.explain()
+    assert plan.count(":answer_match(") == (1 if with_question else 0)
+    assert plan.count(":correct_choice(") == plan.count(":correct_number(") == 1
+    out = scored.collect()
+    question = "input" if with_question else None
+    alone = frame.select(
+        ps.correct("response", "reference", task_kind=pl.col("task_kind"), question=question)
+    ).collect()
+    assert out["correct"].to_list() == alone["correct"].to_list()
+    assert out["correct"].to_list() == [1.0, 0.0, 1.0, 1.0, None, None]
 
 
 @pytest.mark.parametrize(

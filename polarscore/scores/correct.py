@@ -38,18 +38,31 @@ from polarscore.scores.match import answer_match, answer_match_details
 _TEXT_KINDS = ("short_answer", "free_form")
 
 
-def same_as_answer_match(options: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
-    """Return ``("answer_match", its options)`` when ``correct`` with ``options`` is that score.
+def reads_answer_match(options: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """Return ``("answer_match", its options)`` when ``correct`` with ``options`` can read it.
 
-    With a literal text kind (short answer, free form) every row is graded by
-    :func:`~polarscore.answer_match` with the same question, so a frame that has both columns
-    computes the one and reads it for the other (see :func:`polarscore.frame.add_scores`).
+    Short answers and free form are graded by :func:`~polarscore.answer_match` with the same
+    question, so a frame that has both columns computes it once and reads it for ``correct``
+    (:func:`correct_reading`; see :func:`polarscore.frame.add_scores`). ``None`` for a literal
+    kind that is not graded by it.
     """
     kind = options.get("task_kind")
-    if not isinstance(kind, str) or kind not in _TEXT_KINDS:
+    if isinstance(kind, str) and kind not in _TEXT_KINDS:
         return None
     question = options.get("question")
     return "answer_match", ({} if question is None else {"question": question})
+
+
+def correct_reading(
+    answer_match_score: pl.Expr, response: IntoExpr, references: IntoExpr, **options: Any
+) -> pl.Expr:
+    """Return :func:`correct` with its text rows graded by ``answer_match_score``.
+
+    ``answer_match_score`` must be :func:`~polarscore.answer_match` of the same response,
+    references and question (:func:`reads_answer_match`), computed on every row: the rows of
+    other kinds are graded by their own rules as in :func:`correct`.
+    """
+    return _correct(response, references, text_score=answer_match_score, **options)
 
 
 def _kind(
@@ -257,6 +270,26 @@ def correct(
     ... ].to_list()
     [1.0, 1.0, 1.0, None]
     """
+    return _correct(
+        response,
+        references,
+        task_kind=task_kind,
+        question=question,
+        choices=choices,
+        text_score=None,
+    )
+
+
+def _correct(
+    response: IntoExpr,
+    references: IntoExpr,
+    *,
+    task_kind: str | pl.Expr | pl.Series | None = None,
+    question: IntoExpr | None = None,
+    choices: IntoExpr | None = None,
+    text_score: pl.Expr | None,
+) -> pl.Expr:
+    """Return :func:`correct`, its text rows graded by ``text_score`` when given."""
     function = "correct"
     resp, refs, quest, opts = _inputs(response, references, question, choices, function)
     # The native rules read a text or a list reference alike (a text as a list of one).
@@ -268,14 +301,20 @@ def correct(
         if kind == "numeric":
             return _number_score(resp, given).alias(function)
         if kind in _TEXT_KINDS:
+            if text_score is not None:
+                return text_score.cast(pl.Float64).alias(function)
             # answer_match reads a text or a list reference alike: given as the caller gave it,
-            # the call is the one a frame's answer_match column makes (score_frame's default
-            # scorers), and Polars computes it once for both.
+            # the call is the one a frame's answer_match column makes, and Polars computes it
+            # once for both.
             return _text_parts(resp, given, quest)[0].alias(function)
         return _per_row(resp, pl.lit(None, dtype=pl.Float64)).alias(function)
     choice = _choice_score(_only(kind, resp, ["multiple_choice"]), given, opts)
     number = _number_score(_only(kind, resp, ["numeric"]), given)
-    text = _text_parts(_only(kind, resp, _TEXT_KINDS), refs, quest)[0]
+    text = (
+        _text_parts(_only(kind, resp, _TEXT_KINDS), refs, quest)[0]
+        if text_score is None
+        else text_score.cast(pl.Float64)
+    )
     return (
         pl.when(kind == "multiple_choice")
         .then(choice)
