@@ -788,6 +788,18 @@ struct Read {
     items: bool,
     /// The response was repaired (into `fixed_response`).
     repaired: bool,
+    /// The match read the response with glued words split (its normal form is in
+    /// [`Matcher::glued`]), and how.
+    glued: Option<Glued>,
+}
+
+/// How the glued-word rule split the response it accepted.
+#[derive(Clone, Copy)]
+struct Glued {
+    /// A space went between a lower-case ASCII letter and an upper-case one (`isIdaho`).
+    words: bool,
+    /// Years were split from glued citation markers or words (`193912`).
+    years: bool,
 }
 
 /// Whether a response may hedge or deny: a list mark in the raw text, or a word that joins or
@@ -830,6 +842,8 @@ pub struct Matcher {
     response: String,
     /// The normalised response with glued words split (when it differs from `response`).
     glued: String,
+    /// The raw response with glued words split, for the rejecting rules.
+    unglued: String,
     question: String,
     scratch: String,
     /// Repaired or rewritten raw texts.
@@ -1196,12 +1210,33 @@ impl Matcher {
         question: Option<&str>,
     ) -> Option<Decision> {
         self.seen.clear();
+        self.claims.split_years = false;
         let (d, read) = self.decide_rules(t, fold, opts, response, references, question)?;
         if !d.accepted() || matches!(d.rule, Rule::Exact | Rule::Letter) || !opts.rejects() {
             return Some(d);
         }
         let fold = fold.filter(|_| opts.fold_accents);
-        let resp = self.response.as_str();
+        // The rules read the response as the match that accepted it did: with glued words split
+        // when it needed them (`SeaShells or NewYorkCity` is a hedge for `Sea Shells`), both its
+        // normal form and the raw text that the items are cut from.
+        let raw = if read.repaired {
+            self.fixed_response.as_str()
+        } else {
+            response
+        };
+        let (resp, raw) = match read.glued {
+            Some(g) => {
+                self.claims.split_years = g.years;
+                let raw = if g.words {
+                    rules::unglue_into(raw, &mut self.unglued);
+                    self.unglued.as_str()
+                } else {
+                    raw
+                };
+                (self.glued.as_str(), raw)
+            }
+            None => (self.response.as_str(), raw),
+        };
         let aliases = self.aliases.as_str();
         let alias = |&(_, s, e, _): &AliasSpan| aliases.get(s..e).unwrap_or(" ");
         if opts.degenerate_loops {
@@ -1219,14 +1254,9 @@ impl Matcher {
                 return Some(Decision::rejected(Rule::Sweep));
             }
         }
-        if !(opts.hedges || opts.negations) || !may_hedge(response, resp) {
+        if !(opts.hedges || opts.negations) || !may_hedge(raw, resp) {
             return Some(d);
         }
-        let raw = if read.repaired {
-            self.fixed_response.as_str()
-        } else {
-            response
-        };
         // The hedge rule applies unless the response names two golds (neither a part of the
         // other), so answers a question that asks for several or gives the references' own
         // list, or the question counts what it asks for (`3 candidates`, `name two`). Worked
@@ -1329,8 +1359,9 @@ impl Matcher {
                 }
             }
         } else {
-            if self.claims.light {
-                // The letter rule cut the response for its letters only.
+            if self.claims.light || read.glued.is_some() {
+                // The letter rule cut the response for its letters only, or as written where
+                // the match split glued words.
                 self.claims
                     .read(&mut self.norm, t, fold, opts.number_words, raw, None, true);
             }
@@ -1620,6 +1651,15 @@ impl Matcher {
                 if let Some(d) = d.or_else(|| {
                     spans.value_rule(opts, glued, &mut asks_when, notes, &mut self.word_lists)
                 }) {
+                    // The rejecting rules read the response as the match did: the split
+                    // normal form in `glued`, the raw text unglued.
+                    if !years {
+                        std::mem::swap(&mut self.glued, &mut self.scratch);
+                    }
+                    read.glued = Some(Glued {
+                        words: glued_words,
+                        years,
+                    });
                     return Some((d, read));
                 }
             }
@@ -1931,6 +1971,44 @@ mod tests {
             refs.iter().copied(),
             question,
         )
+    }
+
+    /// The rejecting rules read the response as the match that accepted it did: split where
+    /// glued words were split, and a gold spelled otherwise in the raw text than in the normal
+    /// form (a number word, thousands separators, dots, accents) is still found in its items.
+    #[test]
+    fn the_rules_read_the_response_as_the_match_did() {
+        let rejected: &[(&str, &str, Rule)] = &[
+            ("SeaShells or NewYorkCity", "Sea Shells", Rule::Hedge),
+            ("isParis or London", "Paris", Rule::Hedge),
+            ("ParisOrLondon", "Paris", Rule::Hedge),
+            ("The answer isNotParis.", "Paris", Rule::Negated),
+            ("It was 1940 or 193912.", "1939", Rule::Hedge),
+            ("seven or eight", "7", Rule::Hedge),
+            ("It is Seventh or eighth.", "7th", Rule::Hedge),
+            ("1,000 or 2,000", "1000", Rule::Hedge),
+            ("U.S. or Canada", "US", Rule::Hedge),
+            ("Café or Bar", "cafe", Rule::Hedge),
+            ("It is not Café.", "cafe", Rule::Negated),
+        ];
+        for &(response, gold, rule) in rejected {
+            let d = decide(response, &[Some(gold)], None);
+            assert_eq!(d.map(|d| d.rule), Some(rule), "{response:?} / {gold:?}");
+        }
+        let kept: &[(&str, &str)] = &[
+            ("It is isParis.", "Paris"),
+            ("SeaShells, by the seashore.", "Sea Shells"),
+            ("The answer isParis, not London.", "Paris"),
+            ("Seven.", "7"),
+            ("It is 1,000.", "1000"),
+        ];
+        for &(response, gold) in kept {
+            let d = decide(response, &[Some(gold)], None);
+            assert!(
+                d.is_some_and(|d| d.accepted()),
+                "{response:?} / {gold:?}: {d:?}"
+            );
+        }
     }
 
     /// Lists that assert every item, or answer a question that asks for several, are kept;

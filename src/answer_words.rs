@@ -173,6 +173,17 @@ pub fn number_word(word: &[u8]) -> Option<&'static str> {
     })
 }
 
+/// The number and ordinal words that [`number_word`] reads as `digits` (`seven` and `seventh`
+/// for `7`): where a text may spell a number of its normal form as a word.
+pub fn number_spellings(digits: &[u8]) -> impl Iterator<Item = &'static [u8]> + '_ {
+    // (Every number word is one of the listed words; the digits they become are 1 to 3 bytes.)
+    let maybe = (1..=3).contains(&digits.len()) && digits.iter().all(u8::is_ascii_digit);
+    LISTED
+        .iter()
+        .copied()
+        .filter(move |w| maybe && number_word(w).is_some_and(|d| d.as_bytes() == digits))
+}
+
 /// Function words ignored by the token-recall rule (`STOPWORDS` in `_match_kernel.py`).
 #[inline]
 pub fn is_stopword(word: &str) -> bool {
@@ -216,6 +227,25 @@ pub fn is_stopword(word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn number_spellings_are_the_words_that_read_as_the_digits() {
+        assert_eq!(
+            number_spellings(b"7").collect::<Vec<_>>(),
+            [&b"seven"[..], b"seventh"]
+        );
+        assert_eq!(
+            number_spellings(b"100").collect::<Vec<_>>(),
+            [&b"hundred"[..]]
+        );
+        assert_eq!(number_spellings(b"21").count(), 0);
+        assert_eq!(number_spellings(b"seven").count(), 0);
+        // Every number word is found from its digits.
+        for w in LISTED.iter().filter(|w| number_word(w).is_some()) {
+            let d = number_word(w).unwrap_or("");
+            assert!(number_spellings(d.as_bytes()).any(|s| s == *w), "{d}");
+        }
+    }
 
     #[test]
     fn the_shape_filter_lets_every_listed_word_through() {

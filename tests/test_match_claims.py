@@ -495,6 +495,69 @@ def test_a_response_that_is_the_gold_is_never_rejected(gold: str) -> None:
     assert got["rule"] not in REJECTIONS, got
 
 
+# --- the rules read the response as the match did ------------------------------------------------
+
+SPELLED_OTHERWISE = [
+    # glued words split by the match (`SeaShells` is `Sea Shells`), so split for the rules
+    ("SeaShells or NewYorkCity", ["Sea Shells"], "hedge"),
+    ("isParis or London", ["Paris"], "hedge"),
+    ("ParisOrLondon", ["Paris"], "hedge"),
+    ("The answer isNotParis.", ["Paris"], "negated"),
+    ("It was 1940 or 193912.", ["1939"], "hedge"),
+    # the gold spelled otherwise in the raw text than in its normal form
+    ("seven or eight", ["7"], "hedge"),
+    ("It is Seventh or eighth.", ["7th"], "hedge"),
+    ("1,000 or 2,000", ["1000"], "hedge"),
+    ("U.S. or Canada", ["US"], "hedge"),
+    ("Café or Bar", ["cafe"], "hedge"),
+    ("It is not Café.", ["cafe"], "negated"),
+]
+
+
+@pytest.mark.parametrize(("response", "references", "rule"), SPELLED_OTHERWISE)
+def test_the_rules_read_the_response_as_the_match_did(
+    response: str, references: list[str], rule: str
+) -> None:
+    got = _one(response, references)
+    assert (got["score"], got["rule"]) == (0.0, rule), got
+    # and with the question
+    assert _one(response, references, "What is it?")["rule"] == rule
+    # the rejecting rules alone turn the accept into a rejection
+    assert _one(response, references, **ALL_OFF)["score"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("response", "references"),
+    [
+        ("It is isParis.", ["Paris"]),
+        ("SeaShells, by the seashore.", ["Sea Shells"]),
+        ("The answer isParis, not London.", ["Paris"]),
+        ("Seven.", ["7"]),
+        ("It is 1,000.", ["1000"]),
+    ],
+)
+def test_golds_spelled_otherwise_are_still_asserted(response: str, references: list[str]) -> None:
+    assert _one(response, references)["score"] == 1.0
+
+
+@given(
+    pair=st.tuples(names, names).filter(lambda p: " " in p[0] + p[1]),
+    template=st.sampled_from(["{x} or {g}", "{g} or {x}?", "It is either {x} or {g}."]),
+)
+def test_a_hedge_with_its_words_glued_is_still_a_hedge(
+    pair: tuple[str, str], template: str
+) -> None:
+    """Names glued as a chat interface writes them (`SeaShells`) are split by the match, and the
+    rules read the same split: the verdict is the one on the names written apart."""
+    gold, other = pair
+    assume(other.lower() not in gold.lower() and gold.lower() not in other.lower())
+    apart = template.format(g=gold, x=other)
+    glued = template.format(g=gold.replace(" ", ""), x=other.replace(" ", ""))
+    assert _one(apart, [gold])["rule"] == "hedge"
+    got = _one(glued, [gold])
+    assert (got["score"], got["rule"]) == (0.0, "hedge"), (glued, got)
+
+
 HEDGE_TEMPLATES = ["{x} or {g}", "It is either {x} or {g}.", "{g} or {x}?", "Maybe {g}, maybe {x}."]
 
 

@@ -29,6 +29,7 @@
 //! reads the text backwards once, to its last item's run start, and that item's sentence once.
 
 use crate::answer_match::{FoldTable, Normalizer};
+use crate::answer_words::number_spellings;
 use crate::pyunicode::Tables;
 
 /// A joint between two items: the marks met since the previous item, as bits.
@@ -154,6 +155,13 @@ pub struct Claims {
     pub light: bool,
     /// The candidates of the last rejection, `" | "` between them.
     pub candidates: String,
+    /// Split a year from a glued citation marker or word in each item's normal form
+    /// (`answer_rules::split_year_citations_into`), as the match did in the whole response's.
+    pub split_years: bool,
+    split: String,
+    /// The rows [`Claims::item_asserts`] decided (the tests check that it decides some).
+    #[cfg(test)]
+    item_shortcuts: usize,
 }
 
 /// Words that open a coordination or correct what came before: a hard break.
@@ -637,24 +645,88 @@ fn sentence_end(b: &[u8], start: usize) -> usize {
     b.len()
 }
 
-/// Whether a raw sentence holds one of the keys (`spans` of `text`) in any ASCII case.
-fn holds_key(sentence: &[u8], text: &str, spans: &[(usize, usize)]) -> bool {
+/// Whether a raw sentence may hold one of the keys (`spans` of `text`: words of normalised
+/// aliases, ASCII letters and digits) as a word of its normal form, or of the normal form of any
+/// piece of it ([`spells`]); with `number_words`, a key of digits may also be spelled as a
+/// number word (`seven` for `7`).
+fn holds_key(sentence: &[u8], text: &str, spans: &[(usize, usize)], number_words: bool) -> bool {
+    // A character outside ASCII may fold or lower-case to letters (`é`, `ﬁ`, the Kelvin sign),
+    // but for the punctuation of U+2000 to U+203F (E2 80 ..), which folds to none.
+    if !sentence.is_ascii() && foreign(sentence) {
+        return true;
+    }
     spans.iter().any(|&(s, e)| {
-        text.get(s..e)
-            .is_some_and(|key| contains_ignore_case(sentence, key.as_bytes()))
+        text.get(s..e).is_some_and(|key| {
+            let key = key.as_bytes();
+            spells(sentence, key)
+                || (number_words && number_spellings(key).any(|w| spells(sentence, w)))
+        })
     })
 }
 
-/// Whether `key` (ASCII, lower case, not empty) occurs in `hay` in any ASCII case: each place of
-/// its first byte in either case (`memchr2`), compared for the key's length.
-fn contains_ignore_case(hay: &[u8], key: &[u8]) -> bool {
+/// Where in a raw sentence one of the keys (`spans` of `text`) is spelled ([`spells`]) first,
+/// for the first key that is: a place that is likely in a gold item.
+fn key_at(sentence: &[u8], text: &str, spans: &[(usize, usize)]) -> Option<usize> {
+    spans.iter().find_map(|&(s, e)| {
+        let key = text.get(s..e)?.as_bytes();
+        let (&k0, _) = key.split_first()?;
+        memchr::memchr2_iter(k0, k0.to_ascii_uppercase(), sentence)
+            .find(|&p| sentence.get(p..).is_some_and(|r| spells_here(r, key)))
+    })
+}
+
+/// Whether an ASCII-or-punctuation text holds a character outside ASCII and outside U+2000 to
+/// U+203F (whose folding and lower case hold no letter or digit: checked over the block in the
+/// tests).
+fn foreign(b: &[u8]) -> bool {
+    let mut i = 0;
+    while let Some(k) = b.get(i..).and_then(|r| r.iter().position(|&c| c >= 0x80)) {
+        let at = i + k;
+        if b.get(at..at + 2) != Some(&[0xE2, 0x80][..]) {
+            return true;
+        }
+        i = at + 3;
+    }
+    false
+}
+
+/// Whether the normal form of some piece of the raw ASCII-and-punctuation text `hay` may hold
+/// the word `key` (ASCII lower-case letters and digits, not empty): `key` occurs in `hay` in any
+/// ASCII case with marks between its bytes (`.` `'` `,` and the characters of U+2000 to U+203F).
+///
+/// Why this is exact for such a text: folding and lower-casing keep ASCII in ASCII and turn
+/// U+2000 to U+203F into no letter or digit, so a word of letters and digits of the normal form
+/// is made of the text's own ASCII letters and digits (lower-cased), in order. What lies
+/// between two of them in the text but not in the word is what the normalisation deletes inside
+/// a word: a dot or an apostrophe after a letter (`U.S.` is `us`; `’` and `․`, which folds to a
+/// dot, are of the block), a comma between digits (`1,000`). Number words become digits (the
+/// caller looks for them, [`number_spellings`]); ordinal suffixes and articles are only dropped,
+/// and a letter is only split from a digit: none makes a word of letters or digits that are not
+/// in the text in that order.
+fn spells(hay: &[u8], key: &[u8]) -> bool {
     let Some(&k0) = key.first() else {
         return true;
     };
-    memchr::memchr2_iter(k0, k0.to_ascii_uppercase(), hay).any(|p| {
-        hay.get(p..p + key.len())
-            .is_some_and(|w| w.eq_ignore_ascii_case(key))
-    })
+    memchr::memchr2_iter(k0, k0.to_ascii_uppercase(), hay)
+        .any(|p| hay.get(p..).is_some_and(|r| spells_here(r, key)))
+}
+
+/// [`spells`] at the start of `hay`, whose first byte is the key's first in some case.
+#[inline]
+fn spells_here(hay: &[u8], key: &[u8]) -> bool {
+    let (mut i, mut j) = (1, 1);
+    while let Some(&want) = key.get(j) {
+        match hay.get(i) {
+            Some(&c) if c.to_ascii_lowercase() == want => {
+                i += 1;
+                j += 1;
+            }
+            Some(b'.' | b'\'' | b',') => i += 1,
+            Some(0xE2) if hay.get(i + 1) == Some(&0x80) => i += 3,
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// Where the padded `needle` first occurs in the padded `hay`.
@@ -725,11 +797,10 @@ impl<'t> Iterator for Words<'t> {
 
 impl Claims {
     /// Cut `response` into items, normalise each, and gather what their runs hold: every
-    /// sentence when `keys` is `None`, else only the sentences that hold one of `keys` (ASCII,
-    /// lower case) in any case. Runs and cues never cross a sentence, so a sentence that holds
-    /// no word of an alias holds no gold item and is skipped unread (a key is a word of the
-    /// normalised alias; where the raw text spells it otherwise, the sentence is skipped and
-    /// the gold in it cannot be rejected).
+    /// sentence when `keys` is `None`, else only the sentences that may hold one of `keys` (a
+    /// word of each normalised alias) as a word of an item's normal form ([`holds_key`]). Runs
+    /// and cues never cross a sentence, so a sentence that holds no word of an alias holds no
+    /// gold item and is skipped unread.
     #[allow(clippy::too_many_arguments)]
     pub fn read(
         &mut self,
@@ -756,7 +827,7 @@ impl Claims {
         let mut start = 0;
         while start < b.len() {
             let end = sentence_end(b, start);
-            if holds_key(b.get(start..end).unwrap_or(&[]), text, spans) {
+            if holds_key(b.get(start..end).unwrap_or(&[]), text, spans, number_words) {
                 self.cut(norm, t, fold, number_words, response, start, end);
             }
             start = end;
@@ -795,7 +866,30 @@ impl Claims {
         let mut start = 0;
         while start < b.len() {
             let end = sentence_end(b, start);
-            if holds_key(b.get(start..end).unwrap_or(&[]), text, spans) {
+            let sentence = b.get(start..end).unwrap_or(&[]);
+            if holds_key(sentence, text, spans, number_words) {
+                // Most accepted responses give the gold in running text: its item alone shows
+                // that it is asserted, without the sentence's cut.
+                let asserted = key_at(sentence, text, spans).is_some_and(|at| {
+                    self.item_asserts(
+                        norm,
+                        t,
+                        fold,
+                        number_words,
+                        response,
+                        (start, end),
+                        start + at,
+                        aliases.clone(),
+                        negations,
+                    )
+                });
+                if asserted {
+                    #[cfg(test)]
+                    {
+                        self.item_shortcuts += 1;
+                    }
+                    return None;
+                }
                 let from = self.items.len();
                 self.cut(norm, t, fold, number_words, response, start, end);
                 let asserted =
@@ -807,6 +901,111 @@ impl Claims {
             start = end;
         }
         j.verdict()
+    }
+
+    /// Whether the item of the sentence `piece` of `response` that holds byte `at` is a gold
+    /// item that [`Claims::judge_items`] finds asserted: then [`Claims::read_and_judge`]'s
+    /// verdict is `None` (a row is asserted as soon as one gold item is), and the sentence need
+    /// not be cut. It reads the item's bounds and joints from the separators around it, and
+    /// normalises that item alone.
+    ///
+    /// Why it is exact: the cut's items and joints are local. A separator is known by its bytes
+    /// and the byte before ([`separator`]), and none starts inside a word of ASCII letters and
+    /// digits (which the cut skips) or inside another separator, so the separators the cut meets
+    /// in the sentence are the places where [`separator_at`] finds one, read in either
+    /// direction; an item is the text between two of them that holds a letter, a digit or a
+    /// character outside ASCII, and its joint is the marks back to the item before it in the
+    /// sentence (the sentence's first item starts a run: the cut begins a piece with a hard
+    /// joint, or with none at the text's start). The gold alias of an item is the first alias
+    /// found in its normal form, as in the judge, which finds a gold item asserted unless it is
+    /// denied, or it is `bare` and `listed`. This returns `true` only for a gold item that is not
+    /// denied (with `negations`) and that is
+    ///
+    /// * longer than its alias by four words or more, so not `bare` (`it.words <= alias_words +
+    ///   3` fails), or
+    /// * the first of its run and the gold does not end it, so not `listable` and not `bare`, or
+    /// * alone in its run (the first of it, and the next item starts another, or there is
+    ///   none): the run's candidates are the gold item's own, so it offers none (`others` and
+    ///   `offered` are zero) and is not `listed`.
+    ///
+    /// The tests hold it to the whole cut on random texts of separators, joints, denials and golds.
+    #[allow(clippy::too_many_arguments)]
+    fn item_asserts<'a>(
+        &mut self,
+        norm: &mut Normalizer,
+        t: &Tables,
+        fold: Option<&FoldTable>,
+        number_words: bool,
+        response: &str,
+        (from, to): (usize, usize),
+        at: usize,
+        mut aliases: impl Iterator<Item = &'a str>,
+        negations: bool,
+    ) -> bool {
+        let b = response.as_bytes();
+        let filled = |s: usize, e: usize| {
+            b.get(s..e)
+                .is_some_and(|r| r.iter().any(|&c| c.is_ascii_alphanumeric() || c >= 0x80))
+        };
+        // The last separator of the sentence that starts before `end`: its start, bits, length.
+        let before = |end: usize| {
+            (from..end)
+                .rev()
+                .find_map(|j| separator_at(b, j).map(|(bits, len)| (j, bits, len)))
+        };
+        // The first separator of the sentence at or after `start`, and its length.
+        let after = |start: usize| {
+            (start..to).find_map(|j| separator_at(b, j).map(|(bits, len)| (j, bits, len)))
+        };
+        // The item's bounds: `at` must not be inside a separator.
+        let sep = before(at + 1);
+        let start = match sep {
+            Some((j, _, len)) if j + len > at => return false,
+            Some((j, _, len)) => j + len,
+            None => from,
+        };
+        let next = after(at);
+        let end = next.map_or(to, |(j, _, _)| j);
+        // The joint before it, back to the item before it in the sentence, or to its start.
+        let (mut joint, mut sep, mut first) = (0u16, sep, true);
+        while let Some((j, bits, _)) = sep {
+            joint |= bits;
+            let prev = before(j);
+            if filled(prev.map_or(from, |(k, _, len)| k + len), j) {
+                first = joint & HARD != 0 || joint & LIST == 0;
+                break;
+            }
+            sep = prev;
+        }
+        // The joint after it, up to the next item in the sentence: whether that starts a run.
+        let (mut last, mut next, mut joint_after) = (true, next, 0u16);
+        while let Some((j, bits, len)) = next {
+            joint_after |= bits;
+            let following = after(j + len);
+            if filled(j + len, following.map_or(to, |(k, _, _)| k)) {
+                last = joint_after & HARD != 0 || joint_after & LIST == 0;
+                break;
+            }
+            next = following;
+        }
+        let Some(raw) = response.get(start..end) else {
+            return false;
+        };
+        self.normalize_item(norm, t, fold, number_words, raw);
+        let item = self.scratch.as_str();
+        let Some((alias, at)) = aliases.find_map(|a| {
+            (a.len() > 2)
+                .then(|| find(item, a).map(|p| (a, p)))
+                .flatten()
+        }) else {
+            return false;
+        };
+        if negations && denied(item, alias, at, joint & NEGATE_NEXT != 0) {
+            return false;
+        }
+        let alias_words = word_count(alias);
+        let ends_item = item.get(at + alias.len() - 1..) == Some(" ");
+        word_count(item) > alias_words + 3 || (first && (!ends_item || last))
     }
 
     /// Cut the whole of `response` into items as [`Claims::read`] with no keys does, but read
@@ -951,18 +1150,14 @@ impl Claims {
             });
             let stop = sentence_end(b, to);
             let sentence = b.get(piece..stop).unwrap_or(&[]);
-            let hit = spans.iter().any(|&(s, e)| {
-                text.get(s..e)
-                    .is_some_and(|key| contains_ignore_case(sentence, key.as_bytes()))
-            });
-            if !hit {
+            if !holds_key(sentence, text, spans, number_words) {
                 return false;
             }
         }
         let Some(raw) = response.get(from..to) else {
             return false;
         };
-        norm.normalize_into(t, fold, number_words, raw, &mut self.scratch);
+        self.normalize_item(norm, t, fold, number_words, raw);
         let item = self.scratch.as_str();
         let Some((alias, at)) = aliases.find_map(|a| {
             (a.len() > 2)
@@ -972,6 +1167,24 @@ impl Claims {
             return false;
         };
         !(negations && denied(item, alias, at, joint & NEGATE_NEXT != 0))
+    }
+
+    /// The normal form of the raw item `raw`, into `scratch`: as the response's, with years
+    /// split from glued markers when [`Claims::split_years`] (a split inside a word, so the
+    /// item's words are still those of the whole response's normal form).
+    fn normalize_item(
+        &mut self,
+        norm: &mut Normalizer,
+        t: &Tables,
+        fold: Option<&FoldTable>,
+        number_words: bool,
+        raw: &str,
+    ) {
+        norm.normalize_into(t, fold, number_words, raw, &mut self.scratch);
+        if self.split_years && crate::answer_rules::has_glued_years(&self.scratch) {
+            crate::answer_rules::split_year_citations_into(&self.scratch, &mut self.split);
+            std::mem::swap(&mut self.scratch, &mut self.split);
+        }
     }
 
     /// [`Claims::read`] of the sentences in `response[from..to]`, as if they were the text.
@@ -1067,7 +1280,7 @@ impl Claims {
                 r.restated |= joint & COMMA != 0;
             }
         }
-        norm.normalize_into(t, fold, number_words, raw, &mut self.scratch);
+        self.normalize_item(norm, t, fold, number_words, raw);
         let start = self.text.len();
         self.text.push_str(&self.scratch);
         // Only the letter rule reads an item's letter.
@@ -1690,6 +1903,8 @@ mod tests {
             "twelve",
             "no",
             "The Who",
+            "cafe",
+            "US",
         ];
         let tokens = [
             ",",
@@ -1731,11 +1946,23 @@ mod tests {
             "J. F. Kennedy",
             "1,000",
             "é",
+            // Golds spelled otherwise than their normal forms, which the keys must still find.
+            "Twelve",
+            "twelfth",
+            "U.S.",
+            "Pa.ris",
+            "PAR'IS",
+            "Par’is",
+            "1,992",
+            "Café",
+            "CAFÉ",
+            "’",
         ];
         let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1du64);
         let (mut fast, mut whole) = (Claims::default(), Claims::default());
+        let mut every = Claims::default();
         let mut norm = Normalizer::default();
-        let (mut rejected, mut asserted) = (0, 0);
+        let (mut rejected, mut asserted, mut skipped) = (0, 0, 0);
         for round in 0..40_000 {
             let refs: Vec<&str> = (0..1 + next(2)).map(|_| golds[next(golds.len())]).collect();
             // The aliases, normalised and padded, and each one's longest ASCII word.
@@ -1759,8 +1986,12 @@ mod tests {
                 keys.push((at, at + key.len()));
             }
             let mut text = String::new();
-            for _ in 0..1 + next(24) {
-                text.push_str(if next(4) == 0 {
+            // Every other text names a gold once, so that its one item decides the row.
+            let (len, once) = (1 + next(24), round % 2 == 1);
+            let gold_at = next(len);
+            for k in 0..len {
+                let gold = if once { k == gold_at } else { next(4) == 0 };
+                text.push_str(if gold {
                     refs[next(refs.len())]
                 } else {
                     tokens[next(tokens.len())]
@@ -1792,8 +2023,35 @@ mod tests {
                 Some((&aliases, &keys)),
                 false,
             );
-            let b = whole.judge(&mut norm, alias_iter, |_: &mut Normalizer| rule, negations);
+            let b = whole.judge(
+                &mut norm,
+                alias_iter.clone(),
+                |_: &mut Normalizer| rule,
+                negations,
+            );
             assert_eq!(a, b, "{text:?} {refs:?}");
+            // The keys skip no sentence that holds a gold item, however the raw text spells it:
+            // each skipped sentence, cut as the read cuts it, has no item that holds an alias.
+            let b = text.as_bytes();
+            let mut start = 0;
+            while start < b.len() {
+                let end = sentence_end(b, start);
+                if !holds_key(&b[start..end], &aliases, &keys, true) {
+                    every.items.clear();
+                    every.runs.clear();
+                    every.text.clear();
+                    every.cues.clear();
+                    every.cues.push(0);
+                    every.cut(&mut norm, t, Some(fold), true, &text, start, end);
+                    for it in &every.items {
+                        let item = &every.text[it.start..it.end];
+                        let gold = alias_iter.clone().find(|a| a.len() > 2 && item.contains(a));
+                        assert!(gold.is_none(), "{text:?} {refs:?}: {item:?} skipped");
+                    }
+                    skipped += 1;
+                }
+                start = end;
+            }
             if a.is_some() {
                 assert_eq!(fast.candidates, whole.candidates, "{text:?} {refs:?}");
                 rejected += 1;
@@ -1801,9 +2059,11 @@ mod tests {
                 asserted += usize::from(!whole.items.is_empty());
             }
         }
+        // The item shortcut decides many rows (and the whole read above holds it to the cut).
+        let shortcuts = fast.item_shortcuts;
         assert!(
-            rejected > 1_000 && asserted > 10_000,
-            "{rejected} {asserted}"
+            rejected > 1_000 && asserted > 10_000 && skipped > 10_000 && shortcuts > 5_000,
+            "{rejected} {asserted} {skipped} {shortcuts}"
         );
     }
 
@@ -2024,6 +2284,52 @@ mod tests {
         *seed ^= *seed >> 7;
         *seed ^= *seed << 17;
         *seed
+    }
+
+    /// Every ASCII word of letters and digits of a text's normal form is found by [`holds_key`]
+    /// in the raw text (with the number words, when they are read): on random texts of letters,
+    /// digits, the marks the normalisation deletes inside a word, number words, articles,
+    /// ordinal suffixes, the punctuation of U+2000 to U+203F and characters that fold to
+    /// letters. And that punctuation folds to no letter or digit.
+    #[test]
+    fn the_sentence_keys_find_every_word_of_the_normal_form() {
+        let t = crate::pyunicode::test_tables::install();
+        let fold = crate::answer_match::test_fold::install();
+        let pieces = [
+            "a", "b", "s", "t", "U", "S", "X", "7", "1", "0", "00", "000", ",", ".", "'", "’", "․",
+            "…", "—", "“", " ", " ", "-", "_", "é", "É", "ﬁ", "K", "İ", "Σ", "seven", "Seventh",
+            "ONE", "hundred", "Twenty", "the", "An", "'s", "’s", "th", "st", " or ", "\n", "?",
+            "!",
+        ];
+        let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15u64);
+        let (mut norm, mut out, mut text) = (Normalizer::default(), String::new(), String::new());
+        let mut checked = 0usize;
+        for round in 0..60_000 {
+            text.clear();
+            for _ in 0..1 + next(12) {
+                text.push_str(pieces[next(pieces.len())]);
+            }
+            let number_words = round % 2 == 0;
+            let folding = (round % 3 != 0).then_some(fold);
+            norm.normalize_into(t, folding, number_words, &text, &mut out);
+            for w in words(&out).filter(|w| w.bytes().all(|c| c.is_ascii_alphanumeric())) {
+                let spans = [(0, w.len())];
+                assert!(
+                    holds_key(text.as_bytes(), w, &spans, number_words),
+                    "{text:?} -> {out:?}: {w:?}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 100_000, "{checked}");
+        for c in ('\u{2000}'..='\u{203F}').map(|c| c.to_string()) {
+            norm.normalize_into(t, Some(fold), true, &format!("a{c}0"), &mut out);
+            assert!(!foreign(c.as_bytes()), "{c:?}");
+            assert!(
+                out.split(' ').all(|w| matches!(w, "" | "a" | "0" | "a0")),
+                "{c:?} {out:?}"
+            );
+        }
     }
 
     #[test]
