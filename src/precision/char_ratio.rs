@@ -388,15 +388,12 @@ fn lcs_avx2<T: Copy + Into<char>>(
 ) -> usize {
     let m = pattern.len();
     let vectors = m.div_ceil(64).div_ceil(4);
+    if exact || vectors > wide::MAX_VECTORS {
+        return lcs_dense(pattern, text, s);
+    }
     set_masks_at(pattern, 4 * vectors, |w| lane_slot(w, vectors), s);
     // SAFETY (each call): the processor has AVX2 (the caller's check).
     let total = match vectors {
-        _ if exact || vectors > wide::MAX_VECTORS => {
-            let mut lanes = std::mem::take(&mut s.lanes);
-            let total = unsafe { wide::lcs_any(text, m, vectors, s, &mut lanes) };
-            s.lanes = lanes;
-            total
-        }
         2 => unsafe { wide::lcs::<T, 2>(text, m, s) },
         3 => unsafe { wide::lcs::<T, 3>(text, m, s) },
         4 => unsafe { wide::lcs::<T, 4>(text, m, s) },
@@ -406,6 +403,63 @@ fn lcs_avx2<T: Copy + Into<char>>(
         _ => unsafe { wide::lcs::<T, 8>(text, m, s) },
     };
     clear_masks_at(pattern, 4 * vectors, |w| lane_slot(w, vectors), s);
+    total
+}
+
+/// [`lcs_avx2`] by [`wide::lcs_any`]: the masks are rows of the text's distinct characters
+/// only (a long pattern holds many the text lacks, and each of its characters would cost a
+/// store to set its bit and another to clear it), made for each call, so nothing is cleared
+/// afterwards; the text is read as its rows. The caller checked that the processor has AVX2.
+#[cfg(target_arch = "x86_64")]
+fn lcs_dense<T: Copy + Into<char>>(pattern: &[T], text: &[T], s: &mut RatioScratch) -> usize {
+    let m = pattern.len();
+    let vectors = m.div_ceil(64).div_ceil(4);
+    let stride = 4 * vectors;
+    // The text's characters as rows, in the order they first come.
+    let mut ascii_rows = [NO_ROW; 128];
+    let mut n_rows = 0u32;
+    clear_for(&mut s.other, text.len().min(m));
+    s.rows.clear();
+    for &c in text {
+        let c: char = c.into();
+        let row = if let Some(slot) = ascii_rows.get_mut(c as usize) {
+            if *slot == NO_ROW {
+                *slot = n_rows;
+                n_rows += 1;
+            }
+            *slot
+        } else {
+            *s.other.entry(c).or_insert_with(|| {
+                n_rows += 1;
+                n_rows as usize - 1
+            }) as u32
+        };
+        s.rows.push(row);
+    }
+    // The pattern's bit of each character the text holds, in that character's row (word `w`
+    // at `lane_slot(w, vectors)`).
+    s.block_masks.clear();
+    s.block_masks.resize(n_rows as usize * stride, 0);
+    for (w, chars) in pattern.chunks(64).enumerate() {
+        let w = lane_slot(w, vectors);
+        for (i, &c) in chars.iter().enumerate() {
+            let c: char = c.into();
+            let row = match ascii_rows.get(c as usize) {
+                Some(&row) => row,
+                None => s.other.get(&c).map_or(NO_ROW, |&row| row as u32),
+            };
+            if let Some(x) = s
+                .block_masks
+                .get_mut((row as usize).wrapping_mul(stride) + w)
+            {
+                *x |= 1 << i;
+            }
+        }
+    }
+    let mut lanes = std::mem::take(&mut s.lanes);
+    // SAFETY: the processor has AVX2 (the caller's check).
+    let total = unsafe { wide::lcs_any(&s.rows, &s.block_masks, m, vectors, &mut lanes) };
+    s.lanes = lanes;
     total
 }
 
@@ -526,7 +580,9 @@ mod wide {
             .sum::<u32>() as usize
     }
 
-    /// [`lcs`] for a state of any number of vectors (`vectors`, from 2), kept in memory: for
+    /// The LCS of a pattern of `m` characters (in `vectors` vectors) and a text given as the
+    /// rows of its characters in `table` (rows of `4 vectors` words laid out by [`lane_slot`]),
+    /// as [`lcs`] for a state of any number of vectors (from 2), kept in memory: for
     /// patterns past [`MAX_VECTORS`], and for a long text taken as the pattern against a short
     /// one. With many vectors the steps are bound by the processor's throughput, where a state
     /// of two or three vectors waits on the chain of one step's carries into the next.
@@ -546,11 +602,11 @@ mod wide {
     /// # Safety
     /// The processor must have AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn lcs_any<T: Copy + Into<char>>(
-        text: &[T],
+    pub(super) unsafe fn lcs_any(
+        rows: &[u32],
+        table: &[u64],
         m: usize,
         vectors: usize,
-        s: &RatioScratch,
         lanes: &mut Vec<[u64; 4]>,
     ) -> usize {
         let stride = 4 * vectors;
@@ -565,16 +621,8 @@ mod wide {
             }
         }
         let ones = _mm256_set1_epi64x(-1);
-        for &c in text {
-            let c: char = c.into();
-            let (table, at) = if c.is_ascii() {
-                (&s.ascii, c as usize * stride)
-            } else {
-                match s.other.get(&c) {
-                    Some(&row) => (&s.other_masks, row * stride),
-                    None => continue, // no match anywhere: the state is unchanged
-                }
-            };
+        for &r in rows {
+            let at = r as usize * stride;
             let Some(row) = table.get(at..at + stride) else {
                 continue; // not reached: every row holds `stride` words
             };
