@@ -108,6 +108,24 @@ pub struct RatioScratch {
     lanes: Vec<[u64; 4]>,
 }
 
+/// A unit of the texts the LCS reads: a byte (of ASCII text) or a character.
+pub trait Unit: Copy + Eq + Into<char> {
+    /// The units as bytes, when they are bytes.
+    fn bytes(units: &[Self]) -> Option<&[u8]>;
+}
+
+impl Unit for u8 {
+    fn bytes(units: &[u8]) -> Option<&[u8]> {
+        Some(units)
+    }
+}
+
+impl Unit for char {
+    fn bytes(_: &[char]) -> Option<&[u8]> {
+        None
+    }
+}
+
 /// The length of the longest common subsequence of `a` and `b` (characters, or the bytes of
 /// ASCII texts, which are the same thing there), or `None` when it would cost more than
 /// `budget` units of work.
@@ -118,19 +136,14 @@ pub struct RatioScratch {
 /// algorithm (within a sixteenth of the budget), whose cost grows with the difference rather than
 /// the lengths.
 #[cfg(test)]
-fn lcs<T: Copy + Eq + Into<char>>(
-    a: &[T],
-    b: &[T],
-    s: &mut RatioScratch,
-    budget: Option<u64>,
-) -> Option<usize> {
+fn lcs<T: Unit>(a: &[T], b: &[T], s: &mut RatioScratch, budget: Option<u64>) -> Option<usize> {
     lcs_counted(a, b, s, budget).0
 }
 
 /// [`lcs`], and the units of work it spent: a word step of the recurrence, a step of Myers'
 /// algorithm (each about a nanosecond, or less; the linear passes over the texts are not
 /// counted).
-fn lcs_counted<T: Copy + Eq + Into<char>>(
+fn lcs_counted<T: Unit>(
     a: &[T],
     b: &[T],
     s: &mut RatioScratch,
@@ -173,7 +186,7 @@ fn lcs_counted<T: Copy + Eq + Into<char>>(
 const MYERS_FIRST: u64 = 1 << 22;
 
 /// The LCS length by Hyyrö's bit-parallel recurrence, the shorter string as the pattern.
-fn lcs_bit_parallel<T: Copy + Into<char>>(a: &[T], b: &[T], s: &mut RatioScratch) -> usize {
+fn lcs_bit_parallel<T: Unit>(a: &[T], b: &[T], s: &mut RatioScratch) -> usize {
     let (pattern, text) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     let m = pattern.len();
     if m == 0 {
@@ -380,12 +393,7 @@ fn lane_slot(w: usize, vectors: usize) -> usize {
 /// carries often run through whole words) by [`wide::lcs_any`]; the caller checked that the
 /// processor has AVX2.
 #[cfg(target_arch = "x86_64")]
-fn lcs_avx2<T: Copy + Into<char>>(
-    pattern: &[T],
-    text: &[T],
-    s: &mut RatioScratch,
-    exact: bool,
-) -> usize {
+fn lcs_avx2<T: Unit>(pattern: &[T], text: &[T], s: &mut RatioScratch, exact: bool) -> usize {
     let m = pattern.len();
     let vectors = m.div_ceil(64).div_ceil(4);
     if exact || vectors > wide::MAX_VECTORS {
@@ -411,10 +419,38 @@ fn lcs_avx2<T: Copy + Into<char>>(
 /// store to set its bit and another to clear it), made for each call, so nothing is cleared
 /// afterwards; the text is read as its rows. The caller checked that the processor has AVX2.
 #[cfg(target_arch = "x86_64")]
-fn lcs_dense<T: Copy + Into<char>>(pattern: &[T], text: &[T], s: &mut RatioScratch) -> usize {
+fn lcs_dense<T: Unit>(pattern: &[T], text: &[T], s: &mut RatioScratch) -> usize {
     let m = pattern.len();
     let vectors = m.div_ceil(64).div_ceil(4);
     let stride = 4 * vectors;
+    if let (Some(pattern), Some(text)) = (T::bytes(pattern), T::bytes(text)) {
+        // Bytes: the rows by byte, and each row's masks by comparing 32 bytes of the pattern
+        // at a time with its byte (a store a character was most of the cost).
+        let mut byte_rows = [NO_ROW; 256];
+        let mut order = [0u8; 256];
+        let mut n_rows = 0usize;
+        s.rows.clear();
+        for &b in text {
+            let slot = &mut byte_rows[usize::from(b)];
+            if *slot == NO_ROW {
+                *slot = n_rows as u32;
+                order[n_rows] = b;
+                n_rows += 1;
+            }
+            s.rows.push(*slot);
+        }
+        s.block_masks.clear();
+        s.block_masks.resize(n_rows * stride, 0);
+        let bytes = order.get(..n_rows).unwrap_or(&[]);
+        let mut lanes = std::mem::take(&mut s.lanes);
+        // SAFETY: the processor has AVX2 (the caller's check).
+        let total = unsafe {
+            wide::byte_masks(pattern, bytes, vectors, &mut s.block_masks);
+            wide::lcs_any(&s.rows, &s.block_masks, m, vectors, &mut lanes)
+        };
+        s.lanes = lanes;
+        return total;
+    }
     // The text's characters as rows, in the order they first come.
     let mut ascii_rows = [NO_ROW; 128];
     let mut n_rows = 0u32;
@@ -578,6 +614,64 @@ mod wide {
         (0..words)
             .map(|w| (!words_out[lane_slot(w, V)] & super::low_bits(m - 64 * w)).count_ones())
             .sum::<u32>() as usize
+    }
+
+    /// The masks of a pattern of bytes for the rows of `bytes` (row `r` for `bytes[r]`), in
+    /// `masks` (zero, `4 vectors` words a row, word `w` of the pattern at [`lane_slot`]): 32
+    /// bytes of the pattern compared with a row's byte at a time.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn byte_masks(
+        pattern: &[u8],
+        bytes: &[u8],
+        vectors: usize,
+        masks: &mut [u64],
+    ) {
+        let stride = 4 * vectors;
+        let (whole, tail) = pattern.split_at(pattern.len() / 64 * 64);
+        // The last part of a word, its other bytes zero (their bits are cleared below).
+        let mut last = [0u8; 64];
+        if let Some(part) = last.get_mut(..tail.len()) {
+            part.copy_from_slice(tail);
+        }
+        let tail_word = whole.len() / 64;
+        let tail_bits = super::low_bits(tail.len());
+        for (r, &b) in bytes.iter().enumerate() {
+            let needle = _mm256_set1_epi8(b as i8);
+            let Some(row) = masks.get_mut(r * stride..(r + 1) * stride) else {
+                return; // not reached: `masks` holds a row per byte
+            };
+            for (w, block) in whole.chunks_exact(64).enumerate() {
+                // SAFETY: `block` holds 64 bytes.
+                let (lo, hi) = unsafe {
+                    (
+                        _mm256_loadu_si256(block.as_ptr().cast()),
+                        _mm256_loadu_si256(block.as_ptr().add(32).cast()),
+                    )
+                };
+                let lo = _mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, needle)) as u32;
+                let hi = _mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, needle)) as u32;
+                if let Some(x) = row.get_mut(lane_slot(w, vectors)) {
+                    *x = u64::from(hi) << 32 | u64::from(lo);
+                }
+            }
+            if !tail.is_empty() {
+                // SAFETY: `last` holds 64 bytes.
+                let (lo, hi) = unsafe {
+                    (
+                        _mm256_loadu_si256(last.as_ptr().cast()),
+                        _mm256_loadu_si256(last.as_ptr().add(32).cast()),
+                    )
+                };
+                let lo = _mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, needle)) as u32;
+                let hi = _mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, needle)) as u32;
+                if let Some(x) = row.get_mut(lane_slot(tail_word, vectors)) {
+                    *x = (u64::from(hi) << 32 | u64::from(lo)) & tail_bits;
+                }
+            }
+        }
     }
 
     /// The LCS of a pattern of `m` characters (in `vectors` vectors) and a text given as the
@@ -2377,11 +2471,7 @@ mod tests {
     /// the pattern with exact carries, the short one as the pattern as `lcs_bit_parallel` runs
     /// it), against the dynamic programme.
     #[cfg(target_arch = "x86_64")]
-    fn check_long_patterns<T: Copy + Eq + Into<char>>(
-        short: &[T],
-        long: &[T],
-        s: &mut RatioScratch,
-    ) {
+    fn check_long_patterns<T: Unit>(short: &[T], long: &[T], s: &mut RatioScratch) {
         let want = lcs_dp(short, long);
         let n = long.len();
         assert_eq!(lcs_avx2(long, short, s, true), want, "{} {n}", short.len());
@@ -2417,7 +2507,12 @@ mod tests {
         let mut s = RatioScratch::default();
         let before = wide::RIPPLES.with(|n| n.get());
         // Many letters leave words without any of a step's letter, all ones.
-        let many: Vec<char> = ('0'..='9').chain('a'..='z').chain('A'..='Z').collect();
+        // (NUL among them: the last word of a pattern read as bytes is padded with zeros.)
+        let many: Vec<char> = ('0'..='9')
+            .chain('a'..='z')
+            .chain('A'..='Z')
+            .chain(['\0'])
+            .collect();
         let wide: Vec<char> = ('a'..='t').chain('\u{e0}'..='\u{f3}').collect();
         let alphabets: [&[char]; 4] = [
             &['a', 'b', ' ', 'c', 'd', 'e', 'f', 'g'],
