@@ -3,7 +3,9 @@
 //! * [`indel`]: RapidFuzz's normalized Indel similarity, `1 - (|a| + |b| - 2 LCS) / (|a| + |b|)`,
 //!   with a bit-parallel LCS (Hyyrö's formulation of Allison-Dix): one 64-bit word per 64
 //!   characters of the shorter string, so short strings take one word and no allocation beyond
-//!   the reused buffers. Long texts that differ little take Myers' `O((n + m) D)` difference
+//!   the reused buffers (with AVX2, a short text against a long one may take the long one as
+//!   the pattern instead, whose many words a step run at the processor's throughput: see
+//!   `avx2_roles`). Long texts that differ little take Myers' `O((n + m) D)` difference
 //!   algorithm instead (`D` the Indel distance), which gives the same LCS.
 //! * [`sequence_matcher`]: CPython 3.11's `difflib.SequenceMatcher(None, a, b).ratio()`, with
 //!   autojunk on `b` and `find_longest_match`'s tie-breaking. Each longest-match search takes
@@ -185,7 +187,8 @@ fn lcs_counted<T: Unit>(
 /// Below this many word steps the bit-parallel recurrence runs at once.
 const MYERS_FIRST: u64 = 1 << 22;
 
-/// The LCS length by Hyyrö's bit-parallel recurrence, the shorter string as the pattern.
+/// The LCS length by Hyyrö's bit-parallel recurrence, the shorter string as the pattern (or,
+/// with AVX2, the longer one when that costs less: [`avx2_roles`]).
 fn lcs_bit_parallel<T: Unit>(a: &[T], b: &[T], s: &mut RatioScratch) -> usize {
     let (pattern, text) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     let m = pattern.len();
