@@ -3,7 +3,7 @@
 Usage::
 
     python benchmarks/bench_indel_peers.py [--short-pairs 1000000] [--long-pairs 200000]
-                                           [--repeat 5]
+                                           [--long-form-pairs 4000] [--repeat 5]
 
 The normalized Indel similarity (RapidFuzz's ``fuzz.ratio`` / 100: 2 * LCS / total length) of
 the same string pairs, in one process, by:
@@ -17,7 +17,10 @@ the same string pairs, in one process, by:
 
 Two sets of pairs from the synthetic eval log of ``benchmarks/synthetic.py``: short texts (its
 references against the next row's, up to about 40 characters) and long ones (its responses
-against its references after answer_precision's normalisation, the texts the kernel sees).
+against its references after answer_precision's normalisation, the texts the kernel sees),
+and long-form ones (``mixed_log``'s long-form log, 2-8 KB markdown answers against 200-1,200-byte
+references, normalised the same way: patterns of several words, where the longer text may be
+taken as the pattern; ``--long-form-pairs 0`` leaves them out).
 Reported: the best of ``--repeat`` runs, in wall-clock and CPU seconds, pairs per second, the
 ratio to polarscore's CPU time, and the largest difference from RapidFuzz's result.
 """
@@ -41,16 +44,25 @@ from synthetic import cached_eval_log  # noqa: E402
 from polarscore.kernels._plugin import plugin_call  # noqa: E402
 
 
-def _pairs(short: int, long: int) -> dict[str, pl.DataFrame]:
-    """The short and the long pairs, as columns ``a`` and ``b`` with no nulls."""
-    log = cached_eval_log(max(short, long) + 1)
-    references = log.select(pl.col("reference").fill_null(""))["reference"]
-    short_pairs = pl.DataFrame({"a": references.head(short), "b": references.slice(1, short)})
-    normalized = log.head(long).select(
+def _normalized(log: pl.DataFrame) -> pl.DataFrame:
+    """The responses and references of ``log`` as answer_precision's Indel sees them."""
+    return log.select(
         plugin_call("precision_normalize", pl.col("response").fill_null("")).alias("a"),
         plugin_call("precision_normalize", pl.col("reference").fill_null("")).alias("b"),
     )
-    return {"short": short_pairs, "long": normalized}
+
+
+def _pairs(short: int, long: int, long_form: int) -> dict[str, pl.DataFrame]:
+    """The short, long and long-form pairs, as columns ``a`` and ``b`` with no nulls."""
+    log = cached_eval_log(max(short, long) + 1)
+    references = log.select(pl.col("reference").fill_null(""))["reference"]
+    short_pairs = pl.DataFrame({"a": references.head(short), "b": references.slice(1, short)})
+    pairs = {"short": short_pairs, "long": _normalized(log.head(long))}
+    if long_form > 0:
+        from mixed_log import long_form_log
+
+        pairs["long-form"] = _normalized(long_form_log(long_form))
+    return pairs
 
 
 def _best(run: Callable[[], object], repeat: int) -> tuple[float, float, object]:
@@ -97,10 +109,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--short-pairs", type=int, default=1_000_000)
     parser.add_argument("--long-pairs", type=int, default=200_000)
+    parser.add_argument("--long-form-pairs", type=int, default=4_000)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
 
-    for name, frame in _pairs(args.short_pairs, args.long_pairs).items():
+    for name, frame in _pairs(args.short_pairs, args.long_pairs, args.long_form_pairs).items():
         chars = frame.select(
             pl.col("a").str.len_chars().mean() + pl.col("b").str.len_chars().mean()
         )

@@ -3,7 +3,9 @@
 //! * [`indel`]: RapidFuzz's normalized Indel similarity, `1 - (|a| + |b| - 2 LCS) / (|a| + |b|)`,
 //!   with a bit-parallel LCS (Hyyrö's formulation of Allison-Dix): one 64-bit word per 64
 //!   characters of the shorter string, so short strings take one word and no allocation beyond
-//!   the reused buffers. Long texts that differ little take Myers' `O((n + m) D)` difference
+//!   the reused buffers (with AVX2, a short text against a long one may take the long one as
+//!   the pattern instead, whose many words a step run at the processor's throughput: see
+//!   `avx2_roles`). Long texts that differ little take Myers' `O((n + m) D)` difference
 //!   algorithm instead (`D` the Indel distance), which gives the same LCS.
 //! * [`sequence_matcher`]: CPython 3.11's `difflib.SequenceMatcher(None, a, b).ratio()`, with
 //!   autojunk on `b` and `find_longest_match`'s tie-breaking. Each longest-match search takes
@@ -103,6 +105,27 @@ pub struct RatioScratch {
     wide_keys: Vec<u32>,
     wide_masks: Vec<[u64; 4]>,
     wide_used: Vec<usize>,
+    /// [`wide::lcs_any`]'s state, this step's and the next, four words a vector.
+    #[cfg(target_arch = "x86_64")]
+    lanes: Vec<[u64; 4]>,
+}
+
+/// A unit of the texts the LCS reads: a byte (of ASCII text) or a character.
+pub trait Unit: Copy + Eq + Into<char> {
+    /// The units as bytes, when they are bytes.
+    fn bytes(units: &[Self]) -> Option<&[u8]>;
+}
+
+impl Unit for u8 {
+    fn bytes(units: &[u8]) -> Option<&[u8]> {
+        Some(units)
+    }
+}
+
+impl Unit for char {
+    fn bytes(_: &[char]) -> Option<&[u8]> {
+        None
+    }
 }
 
 /// The length of the longest common subsequence of `a` and `b` (characters, or the bytes of
@@ -115,19 +138,14 @@ pub struct RatioScratch {
 /// algorithm (within a sixteenth of the budget), whose cost grows with the difference rather than
 /// the lengths.
 #[cfg(test)]
-fn lcs<T: Copy + Eq + Into<char>>(
-    a: &[T],
-    b: &[T],
-    s: &mut RatioScratch,
-    budget: Option<u64>,
-) -> Option<usize> {
+fn lcs<T: Unit>(a: &[T], b: &[T], s: &mut RatioScratch, budget: Option<u64>) -> Option<usize> {
     lcs_counted(a, b, s, budget).0
 }
 
 /// [`lcs`], and the units of work it spent: a word step of the recurrence, a step of Myers'
 /// algorithm (each about a nanosecond, or less; the linear passes over the texts are not
 /// counted).
-fn lcs_counted<T: Copy + Eq + Into<char>>(
+fn lcs_counted<T: Unit>(
     a: &[T],
     b: &[T],
     s: &mut RatioScratch,
@@ -169,22 +187,98 @@ fn lcs_counted<T: Copy + Eq + Into<char>>(
 /// Below this many word steps the bit-parallel recurrence runs at once.
 const MYERS_FIRST: u64 = 1 << 22;
 
-/// The LCS length by Hyyrö's bit-parallel recurrence, the shorter string as the pattern.
-fn lcs_bit_parallel<T: Copy + Into<char>>(a: &[T], b: &[T], s: &mut RatioScratch) -> usize {
+/// The LCS length by Hyyrö's bit-parallel recurrence, the shorter string as the pattern (or,
+/// with AVX2, the longer one when that costs less: [`avx2_roles`]).
+fn lcs_bit_parallel<T: Unit>(a: &[T], b: &[T], s: &mut RatioScratch) -> usize {
     let (pattern, text) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     let m = pattern.len();
     if m == 0 {
         return 0;
     }
-    let words = m.div_ceil(64);
-    if words > BLOCK_WORDS {
+    #[cfg(target_arch = "x86_64")]
+    if crate::cpu::has_avx2() {
+        match avx2_roles(m, text.len()) {
+            Roles::Short => return lcs_avx2(pattern, text, s, false),
+            Roles::Long => return lcs_avx2(text, pattern, s, true),
+            Roles::Scalar => {}
+        }
+    }
+    if m.div_ceil(64) > BLOCK_WORDS {
         return lcs_blocked(pattern, text, s);
     }
-    #[cfg(target_arch = "x86_64")]
-    if (AVX2_WORDS.0..=AVX2_WORDS.1).contains(&words) && crate::cpu::has_avx2() {
-        return lcs_avx2(pattern, text, s);
-    }
     lcs_scalar(pattern, text, s)
+}
+
+/// The cost of a step of [`wide::lcs`] at least, waiting on the chain of one step's carries
+/// into the next, whatever the state's size (tenths of a nanosecond on one thread of an AMD
+/// EPYC, as the constants below: 5,000 steps of a 550-character pattern take 29 us).
+#[cfg(target_arch = "x86_64")]
+const AVX2_STEP_LATENCY: u64 = 57;
+/// The cost of a vector of the state a step once the steps are bound by throughput ([`wide::lcs_any`]
+/// with 20 vectors: 550 steps in 11 us).
+#[cfg(target_arch = "x86_64")]
+const AVX2_VECTOR_COST: u64 = 10;
+/// The cost of a word of the scalar recurrence a step (2 to 5 words: the state in registers).
+#[cfg(target_arch = "x86_64")]
+const SCALAR_WORD_COST: u64 = 6;
+/// The cost of a character of the pattern, to set and clear its masks.
+#[cfg(target_arch = "x86_64")]
+const MASK_COST: u64 = 18;
+
+/// The estimated cost of the AVX2 recurrence with a pattern of `m` characters over a text of
+/// `n`: a step costs the larger of [`AVX2_STEP_LATENCY`] and its vectors' throughput.
+#[cfg(target_arch = "x86_64")]
+fn avx2_cost(m: usize, n: usize) -> u64 {
+    let vectors = m.div_ceil(256) as u64;
+    n as u64 * AVX2_STEP_LATENCY.max(AVX2_VECTOR_COST * vectors) + MASK_COST * m as u64
+}
+
+/// How [`lcs_bit_parallel`] runs on a processor with AVX2, for `short` no longer than `long`.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Roles {
+    /// The scalar code (or [`lcs_blocked`]), the shorter text the pattern.
+    Scalar,
+    /// The AVX2 recurrence, the shorter text the pattern.
+    Short,
+    /// The AVX2 recurrence with exact carries ([`wide::lcs_any`]), the longer text the pattern.
+    Long,
+}
+
+/// Which text is the pattern of the recurrence, and which code runs it, for texts of `m <= n`
+/// characters.
+///
+/// The LCS is the same whichever is the pattern, and the word steps about the same
+/// (`ceil(m / 64) n`); what differs is how they run. A short pattern of a few vectors waits on
+/// each step's carries ([`AVX2_STEP_LATENCY`] a character of the long text), where the long
+/// text as the pattern has many vectors a step, independent but for their carries, and runs at
+/// the processor's throughput: a 550-character reference against a 5,000-character response
+/// costs about two thirds as much that way. A pattern takes the AVX2 code from
+/// [`AVX2_WORDS`]`.0` words to `.1`.
+#[cfg(target_arch = "x86_64")]
+fn avx2_roles(m: usize, n: usize) -> Roles {
+    let (short_words, long_words) = (m.div_ceil(64), n.div_ceil(64));
+    let fits = |words: usize| (AVX2_WORDS.0..=AVX2_WORDS.1).contains(&words);
+    if short_words > AVX2_WORDS.1 {
+        return Roles::Scalar; // blocked: the longer text cannot be the pattern either
+    }
+    let (short, roles) = if fits(short_words) {
+        (avx2_cost(m, n), Roles::Short)
+    } else {
+        let scalar = n as u64 * short_words as u64 * SCALAR_WORD_COST + MASK_COST * m as u64;
+        (scalar, Roles::Scalar)
+    };
+    // The longer text as the pattern takes `lcs_any` (its many vectors at the throughput's
+    // cost), from 2 vectors.
+    if long_words > 4 && fits(long_words) {
+        let vectors = long_words.div_ceil(4) as u64;
+        let long =
+            m as u64 * AVX2_STEP_LATENCY.max(AVX2_VECTOR_COST * vectors) + MASK_COST * n as u64;
+        if long < short {
+            return Roles::Long;
+        }
+    }
+    roles
 }
 
 /// [`lcs_bit_parallel`] of a `pattern` of 1 to [`BLOCK_WORDS`] words, without SIMD.
@@ -283,10 +377,11 @@ fn clear_masks_at<T: Copy + Into<char>>(
 }
 
 /// The patterns (in 64-bit words) that [`lcs_avx2`] takes when the processor has AVX2: from 6
-/// words it beats the scalar recurrence (2x at 9 words, 3.5x at 16, 4x at 24-32, one thread of
-/// an AMD EPYC); below, the scalar state fits in registers and costs less.
+/// words it beats the scalar recurrence (2x at 9 words, 3.5x at 16, 4x at 24-32 and 33-256,
+/// one thread of an AMD EPYC); below, the scalar state fits in registers and costs less. Past
+/// 256 words, [`lcs_blocked`].
 #[cfg(target_arch = "x86_64")]
-const AVX2_WORDS: (usize, usize) = (6, 4 * wide::MAX_VECTORS);
+const AVX2_WORDS: (usize, usize) = (6, BLOCK_WORDS);
 
 /// The slot of word `w` of the state of [`wide::lcs`]'s `vectors` vectors (lane `w / vectors` of
 /// vector `w % vectors`).
@@ -296,12 +391,17 @@ fn lane_slot(w: usize, vectors: usize) -> usize {
     (w % vectors) * 4 + w / vectors
 }
 
-/// [`lcs_bit_parallel`] for a pattern of [`AVX2_WORDS`] words, by [`wide::lcs`]; the caller
-/// checked that the processor has AVX2.
+/// [`lcs_bit_parallel`] for a pattern of [`AVX2_WORDS`] words, by [`wide::lcs`] up to
+/// [`wide::MAX_VECTORS`] vectors, else (or when `exact`: a long text as the pattern, whose
+/// carries often run through whole words) by [`wide::lcs_any`]; the caller checked that the
+/// processor has AVX2.
 #[cfg(target_arch = "x86_64")]
-fn lcs_avx2<T: Copy + Into<char>>(pattern: &[T], text: &[T], s: &mut RatioScratch) -> usize {
+fn lcs_avx2<T: Unit>(pattern: &[T], text: &[T], s: &mut RatioScratch, exact: bool) -> usize {
     let m = pattern.len();
     let vectors = m.div_ceil(64).div_ceil(4);
+    if exact || vectors > wide::MAX_VECTORS {
+        return lcs_dense(pattern, text, s);
+    }
     set_masks_at(pattern, 4 * vectors, |w| lane_slot(w, vectors), s);
     // SAFETY (each call): the processor has AVX2 (the caller's check).
     let total = match vectors {
@@ -314,6 +414,91 @@ fn lcs_avx2<T: Copy + Into<char>>(pattern: &[T], text: &[T], s: &mut RatioScratc
         _ => unsafe { wide::lcs::<T, 8>(text, m, s) },
     };
     clear_masks_at(pattern, 4 * vectors, |w| lane_slot(w, vectors), s);
+    total
+}
+
+/// [`lcs_avx2`] by [`wide::lcs_any`]: the masks are rows of the text's distinct characters
+/// only (a long pattern holds many the text lacks, and each of its characters would cost a
+/// store to set its bit and another to clear it), made for each call, so nothing is cleared
+/// afterwards; the text is read as its rows. The caller checked that the processor has AVX2.
+#[cfg(target_arch = "x86_64")]
+fn lcs_dense<T: Unit>(pattern: &[T], text: &[T], s: &mut RatioScratch) -> usize {
+    let m = pattern.len();
+    let vectors = m.div_ceil(64).div_ceil(4);
+    let stride = 4 * vectors;
+    if let (Some(pattern), Some(text)) = (T::bytes(pattern), T::bytes(text)) {
+        // Bytes: the rows by byte, and each row's masks by comparing 32 bytes of the pattern
+        // at a time with its byte (a store a character was most of the cost).
+        let mut byte_rows = [NO_ROW; 256];
+        let mut order = [0u8; 256];
+        let mut n_rows = 0usize;
+        s.rows.clear();
+        for &b in text {
+            let slot = &mut byte_rows[usize::from(b)];
+            if *slot == NO_ROW {
+                *slot = n_rows as u32;
+                order[n_rows] = b;
+                n_rows += 1;
+            }
+            s.rows.push(*slot);
+        }
+        s.block_masks.clear();
+        s.block_masks.resize(n_rows * stride, 0);
+        let bytes = order.get(..n_rows).unwrap_or(&[]);
+        let mut lanes = std::mem::take(&mut s.lanes);
+        // SAFETY: the processor has AVX2 (the caller's check).
+        let total = unsafe {
+            wide::byte_masks(pattern, bytes, vectors, &mut s.block_masks);
+            wide::lcs_any(&s.rows, &s.block_masks, m, vectors, &mut lanes)
+        };
+        s.lanes = lanes;
+        return total;
+    }
+    // The text's characters as rows, in the order they first come.
+    let mut ascii_rows = [NO_ROW; 128];
+    let mut n_rows = 0u32;
+    clear_for(&mut s.other, text.len().min(m));
+    s.rows.clear();
+    for &c in text {
+        let c: char = c.into();
+        let row = if let Some(slot) = ascii_rows.get_mut(c as usize) {
+            if *slot == NO_ROW {
+                *slot = n_rows;
+                n_rows += 1;
+            }
+            *slot
+        } else {
+            *s.other.entry(c).or_insert_with(|| {
+                n_rows += 1;
+                n_rows as usize - 1
+            }) as u32
+        };
+        s.rows.push(row);
+    }
+    // The pattern's bit of each character the text holds, in that character's row (word `w`
+    // at `lane_slot(w, vectors)`).
+    s.block_masks.clear();
+    s.block_masks.resize(n_rows as usize * stride, 0);
+    for (w, chars) in pattern.chunks(64).enumerate() {
+        let w = lane_slot(w, vectors);
+        for (i, &c) in chars.iter().enumerate() {
+            let c: char = c.into();
+            let row = match ascii_rows.get(c as usize) {
+                Some(&row) => row,
+                None => s.other.get(&c).map_or(NO_ROW, |&row| row as u32),
+            };
+            if let Some(x) = s
+                .block_masks
+                .get_mut((row as usize).wrapping_mul(stride) + w)
+            {
+                *x |= 1 << i;
+            }
+        }
+    }
+    let mut lanes = std::mem::take(&mut s.lanes);
+    // SAFETY: the processor has AVX2 (the caller's check).
+    let total = unsafe { wide::lcs_any(&s.rows, &s.block_masks, m, vectors, &mut lanes) };
+    s.lanes = lanes;
     total
 }
 
@@ -431,6 +616,171 @@ mod wide {
         }
         (0..words)
             .map(|w| (!words_out[lane_slot(w, V)] & super::low_bits(m - 64 * w)).count_ones())
+            .sum::<u32>() as usize
+    }
+
+    /// The masks of a pattern of bytes for the rows of `bytes` (row `r` for `bytes[r]`), in
+    /// `masks` (zero, `4 vectors` words a row, word `w` of the pattern at [`lane_slot`]): 32
+    /// bytes of the pattern compared with a row's byte at a time.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn byte_masks(
+        pattern: &[u8],
+        bytes: &[u8],
+        vectors: usize,
+        masks: &mut [u64],
+    ) {
+        let stride = 4 * vectors;
+        let (whole, tail) = pattern.split_at(pattern.len() / 64 * 64);
+        // The last part of a word, its other bytes zero (their bits are cleared below).
+        let mut last = [0u8; 64];
+        if let Some(part) = last.get_mut(..tail.len()) {
+            part.copy_from_slice(tail);
+        }
+        let tail_word = whole.len() / 64;
+        let tail_bits = super::low_bits(tail.len());
+        for (r, &b) in bytes.iter().enumerate() {
+            let needle = _mm256_set1_epi8(b as i8);
+            let Some(row) = masks.get_mut(r * stride..(r + 1) * stride) else {
+                return; // not reached: `masks` holds a row per byte
+            };
+            for (w, block) in whole.chunks_exact(64).enumerate() {
+                // SAFETY: `block` holds 64 bytes.
+                let (lo, hi) = unsafe {
+                    (
+                        _mm256_loadu_si256(block.as_ptr().cast()),
+                        _mm256_loadu_si256(block.as_ptr().add(32).cast()),
+                    )
+                };
+                let lo = _mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, needle)) as u32;
+                let hi = _mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, needle)) as u32;
+                if let Some(x) = row.get_mut(lane_slot(w, vectors)) {
+                    *x = u64::from(hi) << 32 | u64::from(lo);
+                }
+            }
+            if !tail.is_empty() {
+                // SAFETY: `last` holds 64 bytes.
+                let (lo, hi) = unsafe {
+                    (
+                        _mm256_loadu_si256(last.as_ptr().cast()),
+                        _mm256_loadu_si256(last.as_ptr().add(32).cast()),
+                    )
+                };
+                let lo = _mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, needle)) as u32;
+                let hi = _mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, needle)) as u32;
+                if let Some(x) = row.get_mut(lane_slot(tail_word, vectors)) {
+                    *x = (u64::from(hi) << 32 | u64::from(lo)) & tail_bits;
+                }
+            }
+        }
+    }
+
+    /// The LCS of a pattern of `m` characters (in `vectors` vectors) and a text given as the
+    /// rows of its characters in `table` (rows of `4 vectors` words laid out by [`lane_slot`]),
+    /// as [`lcs`] for a state of any number of vectors (from 2), kept in memory: for
+    /// patterns past [`MAX_VECTORS`], and for a long text taken as the pattern against a short
+    /// one. With many vectors the steps are bound by the processor's throughput, where a state
+    /// of two or three vectors waits on the chain of one step's carries into the next.
+    ///
+    /// The carries are exact (no step is done again): the carry into word `w + 1` is
+    /// `g | (p & c)`, with `g` the carry out of word `w`'s `v + u`, `p` whether that sum is all
+    /// ones and `c` the carry into word `w`, which runs up each lane through the vectors in
+    /// order. Only the carries from the last vector into the next lane of vector 0 are guessed
+    /// first (the carries out of the last vector's `v + u`); when the step finds them otherwise
+    /// (a carry ran through a whole word on its way there), it is done again with the ones it
+    /// found, at most three times more (each pass makes one more lane exact). A long pattern
+    /// against a short text needs this: its words stay all ones until a character of their part
+    /// of the pattern comes, so carries run through whole words at most steps.
+    ///
+    /// `lanes` holds two states, this step's and the next.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn lcs_any(
+        rows: &[u32],
+        table: &[u64],
+        m: usize,
+        vectors: usize,
+        lanes: &mut Vec<[u64; 4]>,
+    ) -> usize {
+        let stride = 4 * vectors;
+        let words = m.div_ceil(64);
+        lanes.clear();
+        lanes.resize(2 * vectors, [0; 4]);
+        let (mut state, mut next) = lanes.split_at_mut(vectors);
+        for w in 0..words {
+            let at = lane_slot(w, vectors);
+            if let Some(x) = state.get_mut(at / 4).and_then(|v| v.get_mut(at % 4)) {
+                *x = super::low_bits(m - 64 * w);
+            }
+        }
+        let ones = _mm256_set1_epi64x(-1);
+        for &r in rows {
+            let at = r as usize * stride;
+            let Some(row) = table.get(at..at + stride) else {
+                continue; // not reached: every row holds `stride` words
+            };
+            // (No closures here: they would not inherit the function's AVX2, and their
+            // intrinsics would become calls.)
+            // The guess for vector 0: the last vector's carries out of `v + u`, one lane up
+            // (lane 0, word 0: none). The carry out of `v + u` is the sign bit of
+            // `u | (v & !sum)`, as `u` is within `v`.
+            // SAFETY: `vectors - 1 < vectors`, the length of `state`; `row` holds `4 vectors`
+            // words.
+            let (v, mask) = unsafe {
+                (
+                    _mm256_loadu_si256(state.as_ptr().add(vectors - 1).cast()),
+                    _mm256_loadu_si256(row.as_ptr().add(4 * (vectors - 1)).cast()),
+                )
+            };
+            let u = _mm256_and_si256(v, mask);
+            let sum = _mm256_add_epi64(v, u);
+            let out = _mm256_srli_epi64::<63>(_mm256_or_si256(u, _mm256_andnot_si256(sum, v)));
+            let up = _mm256_permute4x64_epi64::<0b10_01_00_11>(out);
+            let mut first = _mm256_blend_epi32::<0b0000_0011>(up, _mm256_setzero_si256());
+            loop {
+                let mut carry = first;
+                for k in 0..vectors {
+                    // SAFETY: `k < vectors`, the length of `state` and `next`; `row` holds
+                    // `4 vectors` words.
+                    let (v, mask) = unsafe {
+                        (
+                            _mm256_loadu_si256(state.as_ptr().add(k).cast()),
+                            _mm256_loadu_si256(row.as_ptr().add(4 * k).cast()),
+                        )
+                    };
+                    let u = _mm256_and_si256(v, mask);
+                    let sum = _mm256_add_epi64(v, u);
+                    let total = _mm256_add_epi64(sum, carry);
+                    let out = _mm256_or_si256(total, _mm256_andnot_si256(mask, v));
+                    // SAFETY: as above.
+                    unsafe { _mm256_storeu_si256(next.as_mut_ptr().add(k).cast(), out) };
+                    let own =
+                        _mm256_srli_epi64::<63>(_mm256_or_si256(u, _mm256_andnot_si256(sum, v)));
+                    let through = _mm256_and_si256(_mm256_cmpeq_epi64(sum, ones), carry);
+                    carry = _mm256_or_si256(own, through);
+                }
+                let up = _mm256_permute4x64_epi64::<0b10_01_00_11>(carry);
+                let found = _mm256_blend_epi32::<0b0000_0011>(up, _mm256_setzero_si256());
+                let differ = _mm256_xor_si256(found, first);
+                if _mm256_testz_si256(differ, differ) == 1 {
+                    break;
+                }
+                #[cfg(test)]
+                RIPPLES.with(|n| n.set(n.get() + 1));
+                first = found;
+            }
+            std::mem::swap(&mut state, &mut next);
+        }
+        (0..words)
+            .map(|w| {
+                let at = lane_slot(w, vectors);
+                let v = state.get(at / 4).and_then(|v| v.get(at % 4));
+                (!v.copied().unwrap_or(u64::MAX) & super::low_bits(m - 64 * w)).count_ones()
+            })
             .sum::<u32>() as usize
     }
 
@@ -2104,6 +2454,105 @@ mod tests {
     }
 
     #[test]
+    fn patterns_of_thirty_three_to_sixty_five_words() {
+        // The AVX2 states of 9 vectors and more (33 words on), kept in memory, at their edges,
+        // against texts up to 1,500 characters longer, ASCII and not.
+        check_pattern_widths(
+            43,
+            &[
+                &['a', 'b', ' ', 'c', 'd', 'e'],
+                &['a', 'é', ' ', '\u{4e00}', 'b'],
+            ],
+            &[
+                2049, 2111, 2112, 2113, 2305, 3000, 3071, 3072, 4096, 4097, 4160,
+            ],
+            |_| 1_500,
+        );
+    }
+
+    /// The LCS of `short` and `long` by the AVX2 recurrence both ways round (the long text as
+    /// the pattern with exact carries, the short one as the pattern as `lcs_bit_parallel` runs
+    /// it), against the dynamic programme.
+    #[cfg(target_arch = "x86_64")]
+    fn check_long_patterns<T: Unit>(short: &[T], long: &[T], s: &mut RatioScratch) {
+        let want = lcs_dp(short, long);
+        let n = long.len();
+        assert_eq!(lcs_avx2(long, short, s, true), want, "{} {n}", short.len());
+        if short.len().div_ceil(64) >= AVX2_WORDS.0 {
+            assert_eq!(lcs_avx2(short, long, s, false), want, "{} {n}", short.len());
+        }
+        assert_eq!(
+            lcs_bit_parallel(short, long, s),
+            want,
+            "{} {n}",
+            short.len()
+        );
+        assert_eq!(
+            lcs_bit_parallel(long, short, s),
+            want,
+            "{} {n}",
+            short.len()
+        );
+    }
+
+    #[test]
+    fn long_texts_as_the_pattern_are_exact() {
+        // A short text against a long one taken as the pattern (8 to 130 words, the vectors
+        // in memory with exact carries): its words stay all ones until a character of theirs
+        // comes, so carries run through whole words at most steps, and the passes that find
+        // the carries into vector 0 otherwise than guessed are done again. Random texts, ASCII
+        // and not, and texts whose long side is the short one with insertions (most of its
+        // words matched, and carries across lanes); the steps done again are counted.
+        if !crate::cpu::has_avx2() {
+            return;
+        }
+        let mut next = crate::testing::lcg(47);
+        let mut s = RatioScratch::default();
+        let before = wide::RIPPLES.with(|n| n.get());
+        // Many letters leave words without any of a step's letter, all ones.
+        // (NUL among them: the last word of a pattern read as bytes is padded with zeros.)
+        let many: Vec<char> = ('0'..='9')
+            .chain('a'..='z')
+            .chain('A'..='Z')
+            .chain(['\0'])
+            .collect();
+        let wide: Vec<char> = ('a'..='t').chain('\u{e0}'..='\u{f3}').collect();
+        let alphabets: [&[char]; 4] = [
+            &['a', 'b', ' ', 'c', 'd', 'e', 'f', 'g'],
+            &many,
+            &wide,
+            &['x', 'y'],
+        ];
+        for round in 0..64 {
+            let letters = alphabets[round % 4];
+            let n = [500, 1023, 1024, 1025, 2047, 2048, 3000, 4097, 8320][round % 9];
+            let m = 1 + next() % 1_200.min(n);
+            let long: Vec<char> = (0..n).map(|_| letters[next() % letters.len()]).collect();
+            let short: Vec<char> = if round % 2 == 0 {
+                (0..m).map(|_| letters[next() % letters.len()]).collect()
+            } else {
+                // An ordered sample of the long text, a few characters changed.
+                let mut picked: Vec<char> =
+                    long.iter().copied().filter(|_| next() % n < m).collect();
+                for _ in 0..next() % 8 {
+                    if !picked.is_empty() {
+                        let at = next() % picked.len();
+                        picked[at] = 'z';
+                    }
+                }
+                picked
+            };
+            check_long_patterns(&short, &long, &mut s);
+            let (a, b): (String, String) = (short.iter().collect(), long.iter().collect());
+            if a.is_ascii() && b.is_ascii() {
+                check_long_patterns(a.as_bytes(), b.as_bytes(), &mut s);
+            }
+        }
+        let again = wide::RIPPLES.with(|n| n.get()) - before;
+        assert!(again > 100, "{again}");
+    }
+
+    #[test]
     fn carries_through_whole_words_are_exact() {
         // Each word of the pattern drawn from two letters of its own, and texts that take one
         // pair of letters for a while, then another: a word whose letters have not come yet is
@@ -2114,8 +2563,8 @@ mod tests {
         let mut s = RatioScratch::default();
         #[cfg(target_arch = "x86_64")]
         let before = wide::RIPPLES.with(|n| n.get());
-        for round in 0..60 {
-            let words = 6 + round % 27;
+        for round in 0..80 {
+            let words = 6 + round % 40;
             let m = 64 * words - next() % 64;
             let pair = |w: usize| [b'0' + (2 * w) as u8, b'0' + (2 * w + 1) as u8];
             let pattern: Vec<u8> = (0..m).map(|i| pair(i / 64)[next() % 2]).collect();
@@ -2128,6 +2577,14 @@ mod tests {
             let want = lcs_dp(&pattern, &text);
             assert_eq!(lcs_bit_parallel(&pattern, &text, &mut s), want, "{words}");
             assert_eq!(lcs_scalar(&pattern, &text, &mut s), want, "{words}");
+            #[cfg(target_arch = "x86_64")]
+            if crate::cpu::has_avx2() {
+                // Both AVX2 states, whatever `lcs_bit_parallel` chose, and the text as the
+                // pattern (its carries exact).
+                assert_eq!(lcs_avx2(&pattern, &text, &mut s, false), want, "{words}");
+                assert_eq!(lcs_avx2(&pattern, &text, &mut s, true), want, "{words}");
+                assert_eq!(lcs_avx2(&text, &pattern, &mut s, true), want, "{words}");
+            }
             set_masks(&pattern, words, &mut s);
             let plain = lcs_many_words(&text, m, words, &mut s);
             clear_masks(&pattern, words, &mut s);
