@@ -519,6 +519,19 @@ fn words_into<'t>(text: &'t str, out: &mut Vec<&'t str>) {
     });
 }
 
+/// Whether the normalised `text` has `n` words or more that are no stop words (the words of
+/// [`words_into`], counted without listing them).
+fn has_content_words(text: &str, n: usize) -> bool {
+    let mut left = n;
+    swar::each_word(text, |word, _| {
+        if !is_stopword(word) {
+            left = left.saturating_sub(1);
+        }
+        left > 0
+    });
+    left == 0
+}
+
 /// An empty list of words of any lifetime, in the allocation of `words` (a `Vec` turned into
 /// one of another type of the same size is collected in place, and no word is carried over).
 fn recycle<'b>(mut words: Vec<&str>) -> Vec<&'b str> {
@@ -730,17 +743,13 @@ impl Spans<'_> {
         if opts.dates {
             let mut read = None;
             for span in self.spans.iter().filter(has_digit) {
-                words_into(self.alias(span), &mut alias_words);
                 // A date takes four words at most (`3 of may 1990`), and an alias that is one
-                // has nothing else but stop words: five other words make it none, unread.
-                if alias_words
-                    .iter()
-                    .filter(|w| !is_stopword(w))
-                    .nth(4)
-                    .is_some()
-                {
+                // has nothing else but stop words: five other words make it none, unread (and
+                // not even listed).
+                if has_content_words(self.alias(span), 5) {
                     continue;
                 }
+                words_into(self.alias(span), &mut alias_words);
                 let Some(date) = rules::alias_date(&alias_words) else {
                     continue;
                 };
@@ -1439,7 +1448,8 @@ impl Matcher {
             self.alias_spans
                 .push((index, start, self.aliases.len(), notes));
             // Both variants need a parenthesis, a comma or a semicolon: most aliases have none.
-            let variants = opts.parentheticals && swar::has_any_of(text.as_bytes(), *b"(,;");
+            let variants =
+                opts.parentheticals && swar::has_any_of3(text.as_bytes(), b'(', b',', b';');
             if variants
                 && rules::drop_parentheticals_into(text, &mut self.stripped)
                 && !py_is_blank(&self.stripped)
@@ -1711,7 +1721,16 @@ impl Matcher {
         let nmm = opts.numbers_must_match;
         let tokens = &mut self.tokens;
         let keyed = &mut self.key_tokens;
-        if !self.prepared.tokens {
+        // A response that shares no content word's stem with an alias holds none of their
+        // tokens: every recall is 0, and the tokens are not built (nor the question read).
+        #[cfg(test)]
+        let try_share = !self.read_whole;
+        #[cfg(not(test))]
+        let try_share = true;
+        let none_held = try_share
+            && !self.prepared.tokens
+            && !keyed.may_share(t, self.alias_spans.iter().map(alias), resp, prefix);
+        if !self.prepared.tokens && !none_held {
             let spans = self.alias_spans.iter().map(alias);
             self.prepared.by_keys = keyed.build(t, spans.clone(), prefix);
             if !self.prepared.by_keys {
@@ -1720,7 +1739,9 @@ impl Matcher {
             self.prepared.tokens = true;
         }
         let by_keys = self.prepared.by_keys;
-        if by_keys {
+        if none_held {
+            // (Nothing to mark.)
+        } else if by_keys {
             keyed.in_response = keyed.mark(t, resp, prefix);
             // The question is read only when it can change a recall.
             keyed.in_question = match question {
@@ -1739,7 +1760,9 @@ impl Matcher {
         }
         let mut best_rule = Rule::NoMatch;
         for (k, span) in self.alias_spans.iter().enumerate() {
-            let recall = if by_keys {
+            let recall = if none_held {
+                0.0
+            } else if by_keys {
                 keyed.recall(k, nmm, has_question)
             } else {
                 tokens.recall(k, nmm, has_question)
@@ -2187,6 +2210,30 @@ mod tests {
             );
             let want: Vec<&str> = text.split(' ').filter(|w| !w.is_empty()).collect();
             assert_eq!(got, want, "{text:?}");
+        }
+    }
+
+    /// The date rule's count of content words, unlisted, is that of the listed words.
+    #[test]
+    fn content_words_are_counted_as_the_listed_ones() {
+        let words = [
+            "the", "of", "in", "1", "1990", "may", "is", "a", "paris", "x", "é", "and",
+        ];
+        let mut next = crate::testing::lcg(11);
+        for _ in 0..3000 {
+            let mut listed = Vec::new();
+            let n = next() % 12;
+            let w: Vec<&str> = (0..n).map(|_| words[next() % words.len()]).collect();
+            let text = format!(" {} ", w.join(" ")).replace("  ", " ");
+            words_into(&text, &mut listed);
+            for k in 1..7 {
+                let want = listed
+                    .iter()
+                    .filter(|w| !is_stopword(w))
+                    .nth(k - 1)
+                    .is_some();
+                assert_eq!(has_content_words(&text, k), want, "{text:?} {k}");
+            }
         }
     }
 

@@ -192,6 +192,92 @@ impl KeyRecall {
         true
     }
 
+    /// Whether the normalised response `resp` may hold a token of the normalised `aliases`:
+    /// `false` only when no content word of the response has the stem of a content word of an
+    /// alias. Then the response holds no token, whether the tokens are held by their keys or
+    /// interned ([`super::RecallTokens`]), and every alias's token recall is 0 whatever the
+    /// question gives away: the tokens need not even be built. Most short responses that no
+    /// other rule accepts share no word with the aliases.
+    ///
+    /// Only a short response is read, and only when its content words are at most `FEW` short
+    /// ASCII stems; any other response may hold a token (`true`). An alias's words are then
+    /// found 64 bytes at a time, and only those that start as a response word does are stemmed:
+    /// with the same first two bytes ([`pair_index`]; a stem of two characters or more keeps
+    /// its word's, and one of one character is its word), or the same first byte when stems
+    /// keep one character. Stems of none (a prefix of 0) are not read.
+    pub(super) fn may_share<'s>(
+        &mut self,
+        t: &Tables,
+        aliases: impl Iterator<Item = &'s str>,
+        resp: &str,
+        prefix: Option<usize>,
+    ) -> bool {
+        /// The most content words of a response this reads, and its longest text.
+        const FEW: usize = 4;
+        const SHORT: usize = 64;
+        if prefix == Some(0) || resp.len() > SHORT {
+            return true;
+        }
+        let (stops, stem) = (&mut self.stops, &mut self.stem);
+        // The content words' keys and first two bytes (of the first alone: its high byte).
+        let mut keys = [0u64; FEW];
+        let mut pairs = [usize::MAX; FEW];
+        let (mut n, mut fits) = (0, true);
+        each_word(resp, |word, head| {
+            if stops.is_stopword(word, head) {
+                return true;
+            }
+            let (Some(key), Some(k), Some(p)) = (
+                word_key(t, word, head, prefix, stem),
+                keys.get_mut(n),
+                pairs.get_mut(n),
+            ) else {
+                fits = false;
+                return false;
+            };
+            *k = key;
+            *p = pair_index(word.as_bytes());
+            n += 1;
+            true
+        });
+        if !fits {
+            return true;
+        }
+        if n == 0 {
+            // No content word: the response holds no token.
+            return false;
+        }
+        let keys = keys.get(..n).unwrap_or(&[]);
+        let by_first = prefix == Some(1);
+        if by_first {
+            for p in &mut pairs {
+                *p >>= 8;
+            }
+        }
+        let mut shared = false;
+        for alias in aliases {
+            let bytes = alias.as_bytes();
+            for_each_word(
+                bytes,
+                |pair| !pairs.contains(&if by_first { pair >> 8 } else { pair }),
+                |w| {
+                    let Some(word) = alias.get(w.start..w.end(bytes)) else {
+                        return true;
+                    };
+                    let head = ascii::load(bytes, w.start);
+                    // A word whose stem is no short ASCII one equals none of the response's.
+                    shared = word_key(t, word, head, prefix, stem)
+                        .is_some_and(|key| keys.contains(&key) && !stops.is_stopword(word, head));
+                    !shared
+                },
+            );
+            if shared {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Set the bits of the tokens' first two bytes ([`KeyRecall::pairs`]).
     fn set_pairs(&mut self) {
         if self.pairs.len() == 1024 {
@@ -432,6 +518,96 @@ mod tests {
         assert!(
             keyed_rows > rows / 2 && keyed_rows < rows,
             "{keyed_rows} of {rows}"
+        );
+    }
+
+    /// Where [`KeyRecall::may_share`] says a response shares no word with the aliases, the
+    /// interned tokens' full read finds no token in it and every recall is 0, with and without
+    /// the question; on generated rows (stems around the keys' eight bytes, stop words, numbers,
+    /// non-ASCII words, every prefix), of which it says so of many and not of others.
+    #[test]
+    fn a_response_that_shares_no_word_holds_no_token() {
+        let t = test_tables::install();
+        let words = [
+            "a",
+            "b",
+            "é",
+            "éa",
+            "ab",
+            "abc",
+            "cats",
+            "cat",
+            "stories",
+            "story",
+            "x1",
+            "1",
+            "12",
+            "1000s",
+            "the",
+            "of",
+            "is",
+            "horses",
+            "horse",
+            "zz",
+            "z",
+            "ω",
+            "ωmega",
+            "abcdefgh",
+            "abcdefghs",
+            "abcdefgies",
+            "candies",
+            "candy",
+            "123456789",
+            "abcdefghé",
+            "parisé",
+            "paris",
+            "them",
+            "there",
+            "thereafter",
+            "iss",
+            "cand",
+            "hieroglyphics",
+        ];
+        let mut next = crate::testing::lcg(7);
+        let (mut apart, mut rows) = (0, 0);
+        let mut keyed = KeyRecall::default();
+        for prefix in [None, Some(0), Some(1), Some(2), Some(6), Some(8), Some(9)] {
+            for _ in 0..3000 {
+                let text = |max: usize, next: &mut dyn FnMut() -> usize| {
+                    let n = next() % (max + 1);
+                    let w: Vec<&str> = (0..n).map(|_| words[next() % words.len()]).collect();
+                    format!(" {} ", w.join(" ")).replace("  ", " ")
+                };
+                let aliases: Vec<String> =
+                    (0..1 + next() % 3).map(|_| text(6, &mut next)).collect();
+                let response = text(1 + next() % 6, &mut next);
+                let question = text(8, &mut next);
+                let spans = || aliases.iter().map(String::as_str);
+                rows += 1;
+                if keyed.may_share(t, spans(), &response, prefix) {
+                    continue;
+                }
+                apart += 1;
+                let mut tokens = RecallTokens::default();
+                tokens.build(t, spans(), prefix);
+                tokens.mark(t, &response, prefix, false);
+                tokens.mark(t, &question, prefix, true);
+                assert!(
+                    !tokens.in_response.contains(&true),
+                    "{aliases:?} {response:?} {prefix:?}"
+                );
+                for k in 0..aliases.len() {
+                    for nmm in [false, true] {
+                        for q in [false, true] {
+                            assert_eq!(tokens.recall(k, nmm, q).to_bits(), 0.0f64.to_bits());
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            apart > rows / 5 && apart < rows * 4 / 5,
+            "{apart} of {rows}"
         );
     }
 

@@ -761,7 +761,13 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
         while let Some((k, len)) = self.at(i) {
             match k {
                 K::Letter => {
-                    if len == 1 && prev == Prev::Other && self.word == self.o {
+                    // (Below `BLOCK_MIN` bytes left, `block_words` would give `i` back: a short
+                    // text does not even call it.)
+                    if len == 1
+                        && prev == Prev::Other
+                        && self.word == self.o
+                        && self.b.len().saturating_sub(i) >= BLOCK_MIN
+                    {
                         i = self.block_words(i);
                         if self.b.get(i).is_none_or(|&x| byte(x) != K::Letter) {
                             continue;
