@@ -21,8 +21,9 @@
 //! alias are cut and judged one by one, up to the first that asserts a gold item
 //! ([`Claims::read_and_judge`]: nothing the judge reads crosses a sentence). A letter gold needs
 //! only the items' letters, which come from the raw text: the cut for them normalises no item
-//! ([`Claims::read_letters`]). A degenerate loop is looked for only when a cheap test (a few
-//! word comparisons at every fourth word) finds one possible ([`degenerate_loop`]).
+//! ([`Claims::read_letters`]). A degenerate loop is looked for only when two cheap tests of the
+//! words' first two bytes (at every fifth word, then at every word against the eight before it)
+//! find one possible ([`degenerate_loop`]).
 //!
 //! Every pass is linear in the text: the cut is one scan, each item is normalised once, the
 //! run-level counts are gathered once, and a gold item reads only its run's counts; the tail test
@@ -1758,13 +1759,120 @@ fn integer(w: &str) -> Option<u64> {
 /// The longest stretch of the response that repeats a loop of one to eight words at least four
 /// times, when it is twenty words or more: `(loop length, words)`.
 pub fn degenerate_loop(response: &str) -> Option<(usize, usize)> {
-    if !may_loop(response) {
+    if !may_loop_by_pairs(response) || !pair_runs(response) {
         return None;
     }
     loop_scan(response)
 }
 
-/// [`degenerate_loop`] without its cheap test first: word `n` against the eight before it.
+/// Whether a normalised text may hold a loop of [`degenerate_loop`]: a cheap test that most
+/// texts fail. A loop of `p` words (one to eight) over twenty words or more has word `n` equal to
+/// word `n - p` for fifteen `n` in a row or more (`r` of them spans `r + p` words, which must be
+/// twenty and four times `p`: `r` is at least fifteen, at `p` = 5), and fifteen in a row hold
+/// three multiples of five in a row: so at three checkpoints in a row (every fifth word), the same
+/// `p` gives a word equal to the one `p` before it. The words are compared by a key that equal
+/// words share, their first two bytes (a byte and a space for a word of one byte), read where
+/// [`super::for_each_word`] finds a word, before it looks for the word's end (unequal words that
+/// share a key only let more texts through to [`pair_runs`]). Twenty words of a byte or more,
+/// a space between two, are 39 bytes or more: a shorter text holds no loop.
+///
+/// The keys of the last eight words are the eight lanes of 16 bits of one `u128`, the latest in
+/// the lowest; lanes start at `0xffff`, which no key is (no UTF-8 text holds the byte `0xff`), so
+/// a lane for a word before the text's first never equals a key. At a checkpoint, lane `p - 1`
+/// is zero in `ring ^ key * LANES` when word `n - p` has word `n`'s key; the lanes' zero tests,
+/// `p` by `p` at the same place, are kept for the last two checkpoints and a bit found in all
+/// three passes the text.
+fn may_loop_by_pairs(text: &str) -> bool {
+    use std::cell::Cell;
+    const LANES: u128 = 0x0001_0001_0001_0001_0001_0001_0001_0001;
+    const LOW: u128 = 0x7fff * LANES;
+    const HIGH: u128 = 0x8000 * LANES;
+    let b = text.as_bytes();
+    if b.len() < 39 {
+        return false;
+    }
+    let ring = Cell::new(u128::MAX);
+    let (z1, z2) = (Cell::new(0u128), Cell::new(0u128));
+    let until_checkpoint = Cell::new(0u32);
+    let found = Cell::new(false);
+    super::for_each_word(
+        b,
+        |pair| {
+            let key = pair as u128;
+            let r = ring.get();
+            if until_checkpoint.get() == 0 {
+                until_checkpoint.set(5);
+                let x = r ^ key.wrapping_mul(LANES);
+                // The high bit of each lane that is zero (exact: no carry leaves a lane).
+                let z = !(((x & LOW) + LOW) | x) & HIGH;
+                if z & z1.get() & z2.get() != 0 {
+                    found.set(true);
+                }
+                z2.set(z1.get());
+                z1.set(z);
+            }
+            until_checkpoint.set(until_checkpoint.get() - 1);
+            ring.set(r << 16 | key);
+            // Every word is turned away: `for_each_word` reads no word's end.
+            true
+        },
+        |_| false,
+    );
+    found.get()
+}
+
+/// Whether a normalised text holds what [`loop_scan`] would find a loop by, read with the key of
+/// [`may_loop_by_pairs`] (a word's first two bytes) in place of its hash of the whole word: a
+/// run, for some `p` of one to eight, of `r` words in a row each with the key of the word `p`
+/// before it, where `r + p` is twenty or more and four times `p` or more. Equal words share a
+/// key, so a run of [`loop_scan`] is one here too, as long or longer: a text this test turns
+/// away holds no loop. The eight runs are the lanes of 16 bits of one `u128` (as the keys are),
+/// each one more at a word whose key is in its lane of the ring and else zero, and the test
+/// stops at the first that reaches its floor (24 at most, so no lane overflows).
+fn pair_runs(text: &str) -> bool {
+    use std::cell::Cell;
+    const LANES: u128 = 0x0001_0001_0001_0001_0001_0001_0001_0001;
+    const LOW: u128 = 0x7fff * LANES;
+    const HIGH: u128 = 0x8000 * LANES;
+    // Lane `p - 1`: `0x8000` less the least run of a loop of `p` words, max(20, 4p) - p.
+    const FLOOR: u128 = {
+        let mut f = 0u128;
+        let mut p = 1;
+        while p <= 8 {
+            let span = if 4 * p > 20 { 4 * p } else { 20 };
+            f |= ((0x8000 - (span - p)) as u128) << (16 * (p - 1));
+            p += 1;
+        }
+        f
+    };
+    let ring = Cell::new(u128::MAX);
+    let runs = Cell::new(0u128);
+    let found = Cell::new(false);
+    super::for_each_word(
+        text.as_bytes(),
+        |pair| {
+            if found.get() {
+                return true;
+            }
+            let key = pair as u128;
+            let r = ring.get();
+            let x = r ^ key.wrapping_mul(LANES);
+            // A lane of ones where the key is the lane's, of zeros elsewhere.
+            let same = ((!(((x & LOW) + LOW) | x) & HIGH) >> 15).wrapping_mul(0xffff);
+            let n = (runs.get() + LANES) & same;
+            runs.set(n);
+            if (n + FLOOR) & HIGH != 0 {
+                found.set(true);
+            }
+            ring.set(r << 16 | key);
+            true
+        },
+        |_| false,
+    );
+    found.get()
+}
+
+/// [`degenerate_loop`] without its cheap tests first: word `n` against the eight before it.
 fn loop_scan(response: &str) -> Option<(usize, usize)> {
     const P: usize = 8;
     // The keys of the last eight words, word `k` at `k % P`.
@@ -1789,73 +1897,6 @@ fn loop_scan(response: &str) -> Option<(usize, usize)> {
         }
     }
     best
-}
-
-/// Whether a normalised text may hold a loop of [`degenerate_loop`]: a cheap test that most
-/// texts fail. A loop of `p` words (one to eight) over twenty words or more has word `n` equal to
-/// word `n - p` for fifteen `n` in a row or more (`r` of them spans `r + p` words, which must be
-/// twenty and four times `p`: `r` is at least fifteen, at `p` = 5), and fifteen in a row hold
-/// three multiples of five in a row: so at three checkpoints in a row (every fifth word), the same
-/// `p` gives a word equal to the one `p` before it. Only the checkpoints compare words, by a key
-/// of 32 bits that equal words share (the words are found 64 bytes at a time,
-/// [`super::for_each_word`]).
-fn may_loop(text: &str) -> bool {
-    const P: usize = 8;
-    let b = text.as_bytes();
-    // The keys of the last sixteen words, word `n` at `n % 16` and again at `n % 16 + 16`, so
-    // that the eight before word `n` are one slice. A word's key is a function of its length and
-    // its first eight bytes (unequal words seldom share one: then the full scan decides).
-    let mut ring = [u32::MAX; 32];
-    // Per checkpoint: a bit per `p` that gives an equal key; the last two checkpoints'.
-    let (mut m1, mut m2) = (0u8, 0u8);
-    let (mut n, mut until_checkpoint) = (0usize, 0usize);
-    let mut found = false;
-    super::for_each_word(
-        b,
-        |_| false,
-        |w| {
-            let len = w.end(b) - w.start;
-            let head = crate::ascii::load(b, w.start);
-            let head = if len < 8 {
-                head & ((1u64 << (8 * len)) - 1)
-            } else {
-                head
-            };
-            let key = (head ^ (len as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
-                .wrapping_mul(0xff51_afd7_ed55_8ccd);
-            let key = (key >> 32) as u32;
-            let at = n % 16;
-            if let Some(slot) = ring.get_mut(at) {
-                *slot = key;
-            }
-            if let Some(slot) = ring.get_mut(at + 16) {
-                *slot = key;
-            }
-            if until_checkpoint == 0 {
-                until_checkpoint = 5;
-                // Bit `p - 1`: word `n - p` (at `at + 16 - p`) has the key.
-                let before: &[u32; P] = ring
-                    .get(at + 16 - P..at + 16)
-                    .and_then(|s| s.try_into().ok())
-                    .unwrap_or(&[u32::MAX; P]);
-                let mut m = 0u8;
-                for (j, &k) in before.iter().enumerate() {
-                    m |= u8::from(k == key) << (P - 1 - j);
-                }
-                // Only the `p` with a word `p` before word `n`.
-                m &= ((1u16 << P.min(n)) - 1) as u8;
-                if m & m1 & m2 != 0 {
-                    found = true;
-                    return false;
-                }
-                (m2, m1) = (m1, m);
-            }
-            until_checkpoint -= 1;
-            n += 1;
-            true
-        },
-    );
-    found
 }
 
 /// The first space at or after `i` in `b` (`b.len()` when there is none), eight bytes at a time.
@@ -2333,7 +2374,7 @@ mod tests {
     }
 
     #[test]
-    fn the_cheap_loop_test_never_misses_a_loop() {
+    fn the_cheap_loop_tests_never_miss_a_loop() {
         let vocab = ["a", "b", "c", "dd", "ee", "paris", "12", "13", "and"];
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut found = 0;
@@ -2363,11 +2404,86 @@ mod tests {
             }
             let full = loop_scan(&text);
             assert_eq!(degenerate_loop(&text), full, "{text}");
-            assert!(full.is_none() || may_loop(&text), "{text}");
+            assert!(full.is_none() || may_loop_by_pairs(&text), "{text}");
+            assert!(full.is_none() || pair_runs(&text), "{text}");
             found += usize::from(full.is_some());
         }
         // The texts hold loops, and texts without one.
         assert!(found > 1000 && found < 19_000, "{found}");
+    }
+
+    #[test]
+    fn the_pair_test_never_misses_a_loop() {
+        // Words that share their first two bytes (`pa`, `paris`, `pat`), words of one byte, and
+        // of two bytes over two characters; texts long enough to cross 64-byte blocks.
+        let vocab = [
+            "a", "pa", "paris", "pat", "1", "12", "2", "29", "29)", "é", "éa", "the", "then",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let (mut found, mut passed) = (0, 0);
+        let check = |text: &str, found: &mut usize, passed: &mut usize| {
+            let full = loop_scan(text);
+            assert_eq!(degenerate_loop(text), full, "{text}");
+            let pairs = may_loop_by_pairs(text);
+            assert!(full.is_none() || pairs, "{text}");
+            assert!(full.is_none() || pair_runs(text), "{text}");
+            *found += usize::from(full.is_some());
+            *passed += usize::from(pairs);
+        };
+        for _ in 0..20_000 {
+            let mut text = String::from(" ");
+            let n = 5 + next(&mut seed) % 200;
+            let mut k = 0;
+            while k < n {
+                if next(&mut seed).is_multiple_of(12) {
+                    let p = 1 + (next(&mut seed) % 9) as usize;
+                    let unit: Vec<&str> = (0..p)
+                        .map(|_| vocab[(next(&mut seed) % vocab.len() as u64) as usize])
+                        .collect();
+                    for _ in 0..2 + next(&mut seed) % 8 {
+                        for w in &unit {
+                            text.push_str(w);
+                            text.push(' ');
+                            k += 1;
+                        }
+                    }
+                } else {
+                    text.push_str(vocab[(next(&mut seed) % vocab.len() as u64) as usize]);
+                    text.push(' ');
+                    k += 1;
+                }
+            }
+            check(&text, &mut found, &mut passed);
+        }
+        assert!(found > 1000 && passed < 20_000, "{found} {passed}");
+        // Real degenerate loops: an lm-eval MATH log's enumerators that end in a loop of one, a
+        // phrase repeated, a number repeated; each from its first word on and after a preamble
+        // of one to seventy words, so that the loop starts at every place between checkpoints
+        // and blocks; and each cut one word short of the loop's floor.
+        let enumerators: String = (1..=29).map(|i| format!("{i} ")).collect();
+        let loops = [
+            format!("{enumerators}{}", "29 ".repeat(25)),
+            format!(
+                "{}{}",
+                (1..=29).map(|i| format!("{i}) ")).collect::<String>(),
+                "29) ".repeat(25)
+            ),
+            "the answer is 5 ".repeat(8),
+            "so x equals 12 and y equals 13 ".repeat(4),
+            "12 ".repeat(20),
+            "a b c d e f g h ".repeat(4),
+        ];
+        for body in &loops {
+            for pre in 0..70 {
+                let preamble: String = (0..pre).map(|i| format!("w{i} ")).collect();
+                let text = format!(" {preamble}{body}");
+                check(&text, &mut found, &mut passed);
+                assert!(loop_scan(&text).is_some(), "{text}");
+            }
+        }
+        assert_eq!(loop_scan(&format!(" {}", "12 ".repeat(19))), None);
+
+        assert!(may_loop_by_pairs(&format!(" {}", "1 ".repeat(20))));
     }
 
     /// [`sweep`] over `str` words and `integer`, as it was first written: the oracle of the byte
