@@ -2281,41 +2281,7 @@ mod tests {
     #[test]
     fn marked_tokens_agree_with_every_word_stemmed() {
         let t = test_tables::install();
-        let words = [
-            "a",
-            "b",
-            "é",
-            "éa",
-            "ab",
-            "abc",
-            "cats",
-            "cat",
-            "stories",
-            "story",
-            "x1",
-            "1",
-            "12",
-            "1000s",
-            "the",
-            "of",
-            "horses",
-            "horse",
-            "hieroglyphics",
-            "zz",
-            "z",
-            "ω",
-            "ωmega",
-            // Stems of about eight bytes, around the keys' limit.
-            "abcdefgh",
-            "abcdefghs",
-            "abcdefgies",
-            "abcdefgy",
-            "candies",
-            "candy",
-            "12345678",
-            "123456789",
-            "abcdefghé",
-        ];
+        let words = crate::testing::stem_words(&[]);
         let mut next = crate::testing::lcg(11);
         for prefix in [
             None,

@@ -43,3 +43,45 @@ pub(crate) fn xorshift(mut seed: u64) -> impl FnMut(usize) -> usize {
         (seed % m as u64) as usize
     }
 }
+
+/// The words of answer_match's stem-key tests (key recall, marked tokens), then `extra`: words of
+/// one and two bytes, ASCII and not; plurals and their stems; stems around the keys' eight bytes;
+/// numbers; stop words.
+pub(crate) fn stem_words(extra: &[&'static str]) -> Vec<&'static str> {
+    let mut words = vec![
+        "a",
+        "b",
+        "é",
+        "éa",
+        "ab",
+        "abc",
+        "cats",
+        "cat",
+        "stories",
+        "story",
+        "x1",
+        "1",
+        "12",
+        "1000s",
+        "the",
+        "of",
+        "horses",
+        "horse",
+        "zz",
+        "z",
+        "ω",
+        "ωmega",
+        "abcdefgh",
+        "abcdefghs",
+        "abcdefgies",
+        "abcdefgy",
+        "candies",
+        "candy",
+        "12345678",
+        "123456789",
+        "abcdefghé",
+        "hieroglyphics",
+    ];
+    words.extend_from_slice(extra);
+    words
+}

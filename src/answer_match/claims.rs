@@ -2373,35 +2373,50 @@ mod tests {
         }
     }
 
+    /// A text of `words` random words of `vocab` (after a leading space), where about one word
+    /// in `loop_one_in` starts a loop instead: a unit of 1 to `periods` random words, repeated
+    /// 2 to `repeats + 1` times.
+    fn looped_text(
+        seed: &mut u64,
+        vocab: &[&str],
+        words: u64,
+        loop_one_in: u64,
+        periods: u64,
+        repeats: u64,
+    ) -> String {
+        let mut text = String::from(" ");
+        let mut k = 0;
+        while k < words {
+            if next(seed).is_multiple_of(loop_one_in) {
+                let p = 1 + (next(seed) % periods) as usize;
+                let unit: Vec<&str> = (0..p)
+                    .map(|_| vocab[(next(seed) % vocab.len() as u64) as usize])
+                    .collect();
+                for _ in 0..2 + next(seed) % repeats {
+                    for w in &unit {
+                        text.push_str(w);
+                        text.push(' ');
+                        k += 1;
+                    }
+                }
+            } else {
+                text.push_str(vocab[(next(seed) % vocab.len() as u64) as usize]);
+                text.push(' ');
+                k += 1;
+            }
+        }
+        text
+    }
+
     #[test]
     fn the_cheap_loop_tests_never_miss_a_loop() {
         let vocab = ["a", "b", "c", "dd", "ee", "paris", "12", "13", "and"];
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut found = 0;
         for _ in 0..20_000 {
-            let mut text = String::from(" ");
             let n = 10 + next(&mut seed) % 60;
-            let mut k = 0;
-            while k < n {
-                // Now and then a loop of one to eight words, repeated two to seven times.
-                if next(&mut seed).is_multiple_of(10) {
-                    let p = 1 + (next(&mut seed) % 8) as usize;
-                    let unit: Vec<&str> = (0..p)
-                        .map(|_| vocab[(next(&mut seed) % vocab.len() as u64) as usize])
-                        .collect();
-                    for _ in 0..2 + next(&mut seed) % 6 {
-                        for w in &unit {
-                            text.push_str(w);
-                            text.push(' ');
-                            k += 1;
-                        }
-                    }
-                } else {
-                    text.push_str(vocab[(next(&mut seed) % vocab.len() as u64) as usize]);
-                    text.push(' ');
-                    k += 1;
-                }
-            }
+            // Now and then a loop of one to eight words, repeated two to seven times.
+            let text = looped_text(&mut seed, &vocab, n, 10, 8, 6);
             let full = loop_scan(&text);
             assert_eq!(degenerate_loop(&text), full, "{text}");
             assert!(full.is_none() || may_loop_by_pairs(&text), "{text}");
@@ -2431,28 +2446,8 @@ mod tests {
             *passed += usize::from(pairs);
         };
         for _ in 0..20_000 {
-            let mut text = String::from(" ");
             let n = 5 + next(&mut seed) % 200;
-            let mut k = 0;
-            while k < n {
-                if next(&mut seed).is_multiple_of(12) {
-                    let p = 1 + (next(&mut seed) % 9) as usize;
-                    let unit: Vec<&str> = (0..p)
-                        .map(|_| vocab[(next(&mut seed) % vocab.len() as u64) as usize])
-                        .collect();
-                    for _ in 0..2 + next(&mut seed) % 8 {
-                        for w in &unit {
-                            text.push_str(w);
-                            text.push(' ');
-                            k += 1;
-                        }
-                    }
-                } else {
-                    text.push_str(vocab[(next(&mut seed) % vocab.len() as u64) as usize]);
-                    text.push(' ');
-                    k += 1;
-                }
-            }
+            let text = looped_text(&mut seed, &vocab, n, 12, 9, 8);
             check(&text, &mut found, &mut passed);
         }
         assert!(found > 1000 && passed < 20_000, "{found} {passed}");
