@@ -1197,9 +1197,7 @@ mod tests {
                 let mut text: Vec<u8> = if round % 2 == 0 {
                     (0..n).map(|_| (next() % 128) as u8).collect()
                 } else {
-                    (0..n)
-                        .map(|_| alphabet[next() as usize % alphabet.len()])
-                        .collect()
+                    (0..n).map(|_| alphabet[next() % alphabet.len()]).collect()
                 };
                 // Half of them without a digit, one put back at a random place in some.
                 if round % 4 < 2 {
@@ -1207,7 +1205,7 @@ mod tests {
                         *b = b'q';
                     }
                     if round % 4 == 1 && n > 0 {
-                        let at = next() as usize % n;
+                        let at = next() % n;
                         text[at] = b'0' + (next() % 10) as u8;
                     }
                 }
