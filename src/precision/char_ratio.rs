@@ -1062,6 +1062,12 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
 /// it is never more than half full).
 const WIDE_SLOTS: usize = 512;
 
+/// [`indel_counts_known`], nothing said of the texts.
+#[cfg(test)]
+fn indel_counts(a: &str, b: &str, s: &mut RatioScratch) -> Option<(usize, usize)> {
+    indel_counts_known(a, b, false, s)
+}
+
 /// `(|a| + |b|, LCS(a, b))` in characters, when the pattern (the one with fewer characters
 /// once the common prefix and suffix are cut off) has at most 256 characters and [`lcs`] would
 /// run the bit-parallel recurrence on them at once (under [`MYERS_FIRST`] word steps, so no
@@ -1073,11 +1079,25 @@ const WIDE_SLOTS: usize = 512;
 /// masks are set from its characters, and the text is read as bytes when the pattern or the
 /// text is ASCII (a byte of a character that is not ASCII then matches nothing: its mask is
 /// zero, which leaves the state as it is), else decoded a character at a time.
-fn indel_counts(a: &str, b: &str, s: &mut RatioScratch) -> Option<(usize, usize)> {
+///
+/// `ascii` may say that both texts are ASCII (their tests are then skipped); `false` says
+/// nothing.
+#[inline(always)]
+fn indel_counts_known(
+    a: &str,
+    b: &str,
+    ascii: bool,
+    s: &mut RatioScratch,
+) -> Option<(usize, usize)> {
     let (ab, bb) = (a.as_bytes(), b.as_bytes());
     // Each text's ASCII test once: the pieces of an ASCII text are ASCII, their characters
     // their bytes (of the others, each piece is counted, and tested, as needed).
-    let (a_ascii, b_ascii) = (a.is_ascii(), b.is_ascii());
+    debug_assert!(!ascii || (a.is_ascii() && b.is_ascii()));
+    let (a_ascii, b_ascii) = if ascii {
+        (true, true)
+    } else {
+        (a.is_ascii(), b.is_ascii())
+    };
     if a_ascii && b_ascii && ab.len() <= 64 && bb.len() <= 64 {
         return Some((ab.len() + bb.len(), lcs_short_ascii(ab, bb, s)));
     }
@@ -1631,7 +1651,32 @@ pub fn indel_counted(
     s: &mut RatioScratch,
     budget: Option<u64>,
 ) -> (Option<f64>, u64) {
-    let ((total, common), spent) = if let Some((total, common)) = indel_counts(a, b, s) {
+    indel_counted_known(a, b, false, s, budget)
+}
+
+/// [`indel`] of two texts that `ascii` says are both ASCII (the caller knows it: a normalised
+/// text of an ASCII text is ASCII), without testing them again; `false` says nothing.
+pub fn indel_known_ascii(
+    a: &str,
+    b: &str,
+    ascii: bool,
+    s: &mut RatioScratch,
+    budget: Option<u64>,
+) -> Option<f64> {
+    indel_counted_known(a, b, ascii, s, budget).0
+}
+
+/// [`indel_counted`], with [`indel_known_ascii`]'s `ascii`.
+#[inline(always)]
+fn indel_counted_known(
+    a: &str,
+    b: &str,
+    ascii: bool,
+    s: &mut RatioScratch,
+    budget: Option<u64>,
+) -> (Option<f64>, u64) {
+    let ((total, common), spent) = if let Some((total, common)) = indel_counts_known(a, b, ascii, s)
+    {
         // at most MYERS_FIRST word steps (counted here from the bytes), which no budget stops
         let words = (a.len().min(b.len()) as u64).div_ceil(64);
         ((total, Some(common)), words * a.len().max(b.len()) as u64)

@@ -426,7 +426,14 @@ pub fn score_pair(
         inter as f64 / e_n as f64
     };
     let char_ratio = if o.indel {
-        char_ratio::indel(&s.a_norm, &s.e_norm, &mut s.ratio, o.max_work)
+        // The normalised text of an ASCII text is ASCII: the Indel need not test them again.
+        char_ratio::indel_known_ascii(
+            &s.a_norm,
+            &s.e_norm,
+            a_ascii && e_ascii,
+            &mut s.ratio,
+            o.max_work,
+        )
     } else {
         char_ratio::sequence_matcher(&s.a_norm, &s.e_norm, &mut s.ratio, o.max_work)
     };
@@ -638,6 +645,95 @@ mod tests {
             stopword_table(words),
             None,
         )
+    }
+
+    #[test]
+    fn normalised_ascii_texts_are_ascii_and_their_indel_the_tested_one() {
+        // score_pair tells the Indel that both normalised texts are ASCII when both texts are:
+        // whenever normalize_tokens says a text is ASCII, its normalised text must be, and the
+        // Indel told so must be the Indel that tests them, bit for bit.
+        let t = test_tables::install();
+        let mut next = crate::testing::lcg(43);
+        let pieces = [
+            "Paris",
+            "the",
+            " ",
+            "  ",
+            "\t",
+            "\n",
+            ".",
+            ",",
+            "[link](http://x.io)",
+            "http://a.b/c",
+            ":",
+            "A",
+            "ς",
+            "Σ",
+            "é",
+            "ﬁ",
+            "Ⅻ",
+            "\u{a0}",
+            "\u{3000}",
+            "7",
+            "3.5",
+            "-",
+            "ABC",
+        ];
+        let mut ns = normalize::NormScratch::default();
+        let mut ratio = char_ratio::RatioScratch::default();
+        let mut pending = Pending::default();
+        let (mut a_norm, mut e_norm) = (String::new(), String::new());
+        for round in 0..20_000 {
+            let text = |next: &mut dyn FnMut() -> usize, ascii_only: bool| {
+                let n = next() % 12;
+                let mut out = String::new();
+                while out.len() < n * 4 {
+                    let p = pieces[next() % pieces.len()];
+                    if !ascii_only || p.is_ascii() {
+                        out.push_str(p);
+                    }
+                }
+                out
+            };
+            let a = text(&mut next, round % 3 != 0);
+            let e = text(&mut next, round % 5 != 0);
+            pending.clear();
+            let a_ascii = normalize::normalize_tokens(
+                t,
+                &a,
+                &mut ns,
+                &mut a_norm,
+                Collect {
+                    pending: &mut pending,
+                },
+            );
+            pending.clear();
+            let e_ascii = normalize::normalize_tokens(
+                t,
+                &e,
+                &mut ns,
+                &mut e_norm,
+                Collect {
+                    pending: &mut pending,
+                },
+            );
+            assert_eq!(a_ascii, a.is_ascii(), "{a:?}");
+            assert!(!a_ascii || a_norm.is_ascii(), "{a:?} -> {a_norm:?}");
+            assert!(!e_ascii || e_norm.is_ascii(), "{e:?} -> {e_norm:?}");
+            let told = char_ratio::indel_known_ascii(
+                &a_norm,
+                &e_norm,
+                a_ascii && e_ascii,
+                &mut ratio,
+                None,
+            );
+            let tested = char_ratio::indel(&a_norm, &e_norm, &mut ratio, None);
+            assert_eq!(
+                told.map(f64::to_bits),
+                tested.map(f64::to_bits),
+                "{a:?} {e:?}"
+            );
+        }
     }
 
     #[test]

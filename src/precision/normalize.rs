@@ -1376,7 +1376,8 @@ impl<F: TokenSink> Writer<'_, F> {
         }
     }
 
-    /// The end of the text.
+    /// The end of the text (inlined: a call of its own cost about 20 instructions a text).
+    #[inline(always)]
     fn finish(&mut self) {
         self.end_word();
         if self.out.last() == Some(&b' ') {

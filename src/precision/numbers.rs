@@ -15,7 +15,21 @@ pub fn numbers(t: &Tables, text: &str, digits: &mut String, out: &mut Vec<f64>) 
 
 /// [`numbers`], where `ascii` says whether `text` is ASCII (the scan then looks for ASCII
 /// digits only; `false` is right for any text).
+///
+/// Every match holds a digit: an ASCII text of at most [`SHORT_DIGIT_TEST`] bytes without one
+/// (a short reference without numbers, the usual one) is told from a few loads here, inlined,
+/// without the scan's call and set-up.
+#[inline(always)]
 pub fn numbers_with(t: &Tables, text: &str, ascii: bool, digits: &mut String, out: &mut Vec<f64>) {
+    if ascii && text.len() <= SHORT_DIGIT_TEST && !ascii_has_digit(text.as_bytes()) {
+        return;
+    }
+    numbers_scan(t, text, ascii, digits, out);
+}
+
+/// [`numbers_with`]'s scan.
+#[inline(never)]
+fn numbers_scan(t: &Tables, text: &str, ascii: bool, digits: &mut String, out: &mut Vec<f64>) {
     #[cfg(target_arch = "x86_64")]
     if crate::cpu::has_avx2() {
         // SAFETY: the processor has AVX2 (checked just above).
@@ -33,10 +47,17 @@ pub fn numbers_with(t: &Tables, text: &str, ascii: bool, digits: &mut String, ou
 /// (`\d`), each of which matches. A block of 64 bytes at a time, as [`scan`], stopping at the
 /// first ASCII digit; a byte that may begin a digit that is not ASCII is decoded. Where only the
 /// count of a text's numbers matters (none or some), this reads it without reading them.
+#[inline(always)]
 pub fn has_number(t: &Tables, text: &str, ascii: bool) -> bool {
-    if ascii && text.len() <= 16 {
-        return short_ascii_has_digit(text.as_bytes());
+    if ascii && text.len() <= SHORT_DIGIT_TEST {
+        return ascii_has_digit(text.as_bytes());
     }
+    has_number_scan(t, text, ascii)
+}
+
+/// [`has_number`]'s scan.
+#[inline(never)]
+fn has_number_scan(t: &Tables, text: &str, ascii: bool) -> bool {
     #[cfg(target_arch = "x86_64")]
     if crate::cpu::has_avx2() {
         // SAFETY: the processor has AVX2 (checked just above).
@@ -46,6 +67,69 @@ pub fn has_number(t: &Tables, text: &str, ascii: bool) -> bool {
         any_digit::<true, Portable>(t, text)
     } else {
         any_digit::<false, Portable>(t, text)
+    }
+}
+
+/// The longest ASCII text whose digits [`ascii_has_digit`] looks for in a few loads, instead
+/// of the block scan.
+const SHORT_DIGIT_TEST: usize = 64;
+
+/// Whether `bytes` (ASCII, at most [`SHORT_DIGIT_TEST`] of them) holds an ASCII digit: up to
+/// 16 by [`short_ascii_has_digit`], else 16 at a time with SSE2 on x86_64 (8 at a time
+/// elsewhere), the last 16 (8) read again where they overlap.
+#[inline(always)]
+fn ascii_has_digit(bytes: &[u8]) -> bool {
+    debug_assert!(bytes.len() <= SHORT_DIGIT_TEST && bytes.is_ascii());
+    if bytes.len() <= 16 {
+        return short_ascii_has_digit(bytes);
+    }
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is enabled for every x86_64 build; each load reads 16 bytes of
+        // `bytes` (at least 17 of them), unaligned.
+        unsafe {
+            let (after, before) = (_mm_set1_epi8(b'/' as i8), _mm_set1_epi8(b':' as i8));
+            let digits = |w: &[u8; 16]| {
+                let v = _mm_loadu_si128(w.as_ptr().cast());
+                _mm_and_si128(_mm_cmpgt_epi8(v, after), _mm_cmplt_epi8(v, before))
+            };
+            let mut found = _mm_setzero_si128();
+            let mut chunks = bytes.chunks_exact(16);
+            for chunk in &mut chunks {
+                if let Some(w) = chunk.first_chunk::<16>() {
+                    found = _mm_or_si128(found, digits(w));
+                }
+            }
+            if !chunks.remainder().is_empty() {
+                if let Some(w) = bytes.last_chunk::<16>() {
+                    found = _mm_or_si128(found, digits(w));
+                }
+            }
+            _mm_movemask_epi8(found) != 0
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
+    {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = ONES * 0x80;
+        let digits = |w: &[u8; 8]| {
+            let v = u64::from_le_bytes(*w) ^ (ONES * 0x30);
+            v.wrapping_sub(ONES * 10) & !v & HIGH
+        };
+        let mut chunks = bytes.chunks_exact(8);
+        let mut found = 0;
+        for chunk in &mut chunks {
+            if let Some(w) = chunk.first_chunk::<8>() {
+                found |= digits(w);
+            }
+        }
+        if !chunks.remainder().is_empty() {
+            if let Some(w) = bytes.last_chunk::<8>() {
+                found |= digits(w);
+            }
+        }
+        found != 0
     }
 }
 
@@ -1098,6 +1182,46 @@ mod tests {
             }
             let plain: Vec<u8> = (0..n).map(|k| b"abc :/9"[k % 6]).collect();
             assert!(!super::short_ascii_has_digit(&plain), "{plain:?}");
+        }
+    }
+
+    #[test]
+    fn ascii_texts_up_to_64_bytes_have_a_digit_and_numbers_as_the_scan_finds() {
+        // The word test of texts of up to 64 bytes against a byte loop, and the shortcuts of
+        // `numbers_with` and `has_number` (ASCII said) against their scans (nothing said).
+        let t = crate::pyunicode::test_tables::install();
+        let mut next = crate::testing::lcg(41);
+        let alphabet = b"ab e.-+:/ E0123456789xyz,";
+        for n in 0..=70usize {
+            for round in 0..400 {
+                let mut text: Vec<u8> = if round % 2 == 0 {
+                    (0..n).map(|_| (next() % 128) as u8).collect()
+                } else {
+                    (0..n).map(|_| alphabet[next() % alphabet.len()]).collect()
+                };
+                // Half of them without a digit, one put back at a random place in some.
+                if round % 4 < 2 {
+                    for b in text.iter_mut().filter(|b| b.is_ascii_digit()) {
+                        *b = b'q';
+                    }
+                    if round % 4 == 1 && n > 0 {
+                        let at = next() % n;
+                        text[at] = b'0' + (next() % 10) as u8;
+                    }
+                }
+                let want = text.iter().any(u8::is_ascii_digit);
+                if n <= super::SHORT_DIGIT_TEST {
+                    assert_eq!(super::ascii_has_digit(&text), want, "{text:?}");
+                }
+                let text = String::from_utf8(text).unwrap();
+                let (mut fast, mut slow) = (Vec::new(), Vec::new());
+                super::numbers_with(t, &text, true, &mut String::new(), &mut fast);
+                super::numbers_with(t, &text, false, &mut String::new(), &mut slow);
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&fast), bits(&slow), "{text:?}");
+                assert_eq!(super::has_number(t, &text, true), want, "{text:?}");
+                assert_eq!(super::has_number(t, &text, false), want, "{text:?}");
+            }
         }
     }
 
