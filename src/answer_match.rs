@@ -739,13 +739,14 @@ impl Spans<'_> {
         lists: &mut WordLists,
     ) -> Option<Decision> {
         let decided = |rule: Rule, span: &AliasSpan| Self::decided(rule, span, notes);
-        // Dates and numbers need a digit in the alias: the others are skipped unread.
+        // A response without a digit states no date, decade or number (tested first: it is
+        // shorter than the aliases, most often); and dates and numbers need a digit in the
+        // alias: the others are skipped unread.
         let has_digit = |s: &&AliasSpan| swar::has_ascii_digit(self.alias(s).as_bytes());
-        if !(opts.dates || opts.approximate_numbers) || !self.spans.iter().any(|s| has_digit(&s)) {
-            return None;
-        }
-        // Nor can a response without a digit state a date, a decade or a number.
-        if states_no_value(resp) {
+        if !(opts.dates || opts.approximate_numbers)
+            || states_no_value(resp)
+            || !self.spans.iter().any(|s| has_digit(&s))
+        {
             return None;
         }
         let mut alias_words = recycle(std::mem::take(&mut lists.alias));
