@@ -532,6 +532,13 @@ fn has_content_words(text: &str, n: usize) -> bool {
     left == 0
 }
 
+/// Whether `text` has no ASCII digit, so that none of its words starts a date, a decade or a
+/// number (every form of [`rules::find_dates`], [`rules::find_decades`] and
+/// [`rules::find_numbers`] takes a word of digits): the date and number rules accept nothing.
+fn states_no_value(text: &str) -> bool {
+    !swar::has_ascii_digit(text.as_bytes())
+}
+
 /// An empty list of words of any lifetime, in the allocation of `words` (a `Vec` turned into
 /// one of another type of the same size is collected in place, and no word is carried over).
 fn recycle<'b>(mut words: Vec<&str>) -> Vec<&'b str> {
@@ -732,9 +739,14 @@ impl Spans<'_> {
         lists: &mut WordLists,
     ) -> Option<Decision> {
         let decided = |rule: Rule, span: &AliasSpan| Self::decided(rule, span, notes);
-        // Dates and numbers need a digit in the alias: the others are skipped unread.
+        // A response without a digit states no date, decade or number (tested first: it is
+        // shorter than the aliases, most often); and dates and numbers need a digit in the
+        // alias: the others are skipped unread.
         let has_digit = |s: &&AliasSpan| swar::has_ascii_digit(self.alias(s).as_bytes());
-        if !(opts.dates || opts.approximate_numbers) || !self.spans.iter().any(|s| has_digit(&s)) {
+        if !(opts.dates || opts.approximate_numbers)
+            || states_no_value(resp)
+            || !self.spans.iter().any(|s| has_digit(&s))
+        {
             return None;
         }
         let mut alias_words = recycle(std::mem::take(&mut lists.alias));
@@ -2235,6 +2247,38 @@ mod tests {
                 assert_eq!(has_content_words(&text, k), want, "{text:?} {k}");
             }
         }
+    }
+
+    /// A response that [`states_no_value`] has no date, decade or number for the value rules
+    /// to read: random texts of month names, spelled and written numbers, ordinals, years,
+    /// decades and amounts.
+    #[test]
+    fn a_text_without_digits_states_no_value() {
+        let words = [
+            "may", "march", "dec", "of", "the", "1", "21st", "3rd", "1990", "1920s", "2011as",
+            "05", "12", "5_97", "5k", "2bn", "one", "first", "seventh", "thousand", "million",
+            "about", "close", "to", "km", "é", "x",
+        ];
+        let mut next = crate::testing::lcg(23);
+        let (mut with, mut without) = (0, 0);
+        for _ in 0..20_000 {
+            let mut listed = Vec::new();
+            let n = next() % 8;
+            let w: Vec<&str> = (0..n).map(|_| words[next() % words.len()]).collect();
+            let text = format!(" {} ", w.join(" ")).replace("  ", " ");
+            words_into(&text, &mut listed);
+            let values = !rules::find_dates(&listed).is_empty()
+                || !rules::find_decades(&listed).is_empty()
+                || !rules::find_numbers(&listed).is_empty();
+            if values {
+                with += 1;
+                assert!(!states_no_value(&text), "{text:?}");
+            } else if !states_no_value(&text) {
+                without += 1;
+            }
+        }
+        // Both kinds of text were drawn.
+        assert!(with > 1000 && without > 100, "{with} {without}");
     }
 
     /// A short ASCII stem's key is the stem's bytes: the same as the key of the stem written

@@ -383,6 +383,17 @@ pub fn find_dates(words: &[&str]) -> Vec<(usize, usize, Date)> {
 
 /// The date an alias is: one date (a year at least), and nothing else but stop words.
 pub fn alias_date(words: &[&str]) -> Option<Date> {
+    // Every date [`find_dates`] reads has a month's name or a year of four digits: an alias
+    // without one (`1` for `first`) is no date, unread.
+    let dated = |w: &&str| month(Some(w)).is_some() || digits(Some(w), 4, 4).is_some();
+    if !words.iter().any(dated) {
+        return None;
+    }
+    alias_date_read(words)
+}
+
+/// [`alias_date`] without its pre-filter.
+fn alias_date_read(words: &[&str]) -> Option<Date> {
     let dates = find_dates(words);
     let [(start, end, date)] = dates.as_slice() else {
         return None;
@@ -719,6 +730,26 @@ mod tests {
 
     fn words(text: &str) -> Vec<&str> {
         text.split(' ').filter(|w| !w.is_empty()).collect()
+    }
+
+    /// The pre-filter of [`alias_date`] turns away no date: random aliases of month names,
+    /// days, years and other words, against the aliases read.
+    #[test]
+    fn alias_dates_agree_with_the_aliases_read() {
+        let words = [
+            "may", "march", "sept", "dec", "of", "the", "in", "1", "3", "21st", "3rd", "31", "32",
+            "1990", "990", "20000", "05", "12", "1920s", "x", "é", "jan", "mayo",
+        ];
+        let mut next = crate::testing::lcg(29);
+        let mut dates = 0;
+        for _ in 0..30_000 {
+            let n = 1 + next() % 4;
+            let w: Vec<&str> = (0..n).map(|_| words[next() % words.len()]).collect();
+            let want = alias_date_read(&w);
+            dates += usize::from(want.is_some());
+            assert_eq!(alias_date(&w), want, "{w:?}");
+        }
+        assert!(dates > 1000, "{dates}");
     }
 
     #[test]
