@@ -940,7 +940,7 @@ impl Claims {
         response: &str,
         (from, to): (usize, usize),
         at: usize,
-        mut aliases: impl Iterator<Item = &'a str>,
+        aliases: impl Iterator<Item = &'a str>,
         negations: bool,
     ) -> bool {
         let b = response.as_bytes();
@@ -992,18 +992,20 @@ impl Claims {
         let Some(raw) = response.get(start..end) else {
             return false;
         };
-        self.normalize_item(norm, t, fold, number_words, raw);
-        let item = self.scratch.as_str();
-        let Some((alias, at)) = aliases.find_map(|a| {
-            (a.len() > 2)
-                .then(|| find(item, a).map(|p| (a, p)))
-                .flatten()
-        }) else {
+        let negate_next = joint & NEGATE_NEXT != 0;
+        let Some((alias, at)) = self.undenied_gold(
+            norm,
+            t,
+            fold,
+            number_words,
+            raw,
+            aliases,
+            negations,
+            negate_next,
+        ) else {
             return false;
         };
-        if negations && denied(item, alias, at, joint & NEGATE_NEXT != 0) {
-            return false;
-        }
+        let item = self.scratch.as_str();
         let alias_words = word_count(alias);
         let ends_item = item.get(at + alias.len() - 1..) == Some(" ");
         word_count(item) > alias_words + 3 || (first && (!ends_item || last))
@@ -1090,7 +1092,7 @@ impl Claims {
         number_words: bool,
         response: &str,
         keys: Option<(&str, &[(usize, usize)])>,
-        mut aliases: impl Iterator<Item = &'a str>,
+        aliases: impl Iterator<Item = &'a str>,
         negations: bool,
     ) -> bool {
         let b = response.as_bytes();
@@ -1158,21 +1160,49 @@ impl Claims {
         let Some(raw) = response.get(from..to) else {
             return false;
         };
-        self.normalize_item(norm, t, fold, number_words, raw);
-        let item = self.scratch.as_str();
-        let Some((alias, at)) = aliases.find_map(|a| {
-            (a.len() > 2)
-                .then(|| find(item, a).map(|p| (a, p)))
-                .flatten()
-        }) else {
-            return false;
-        };
-        !(negations && denied(item, alias, at, joint & NEGATE_NEXT != 0))
+        let negate_next = joint & NEGATE_NEXT != 0;
+        self.undenied_gold(
+            norm,
+            t,
+            fold,
+            number_words,
+            raw,
+            aliases,
+            negations,
+            negate_next,
+        )
+        .is_some()
     }
 
     /// The normal form of the raw item `raw`, into `scratch`: as the response's, with years
     /// split from glued markers when [`Claims::split_years`] (a split inside a word, so the
     /// item's words are still those of the whole response's normal form).
+    /// Normalise the item `raw` into `self.scratch` and find the first alias of over two bytes
+    /// in it: the alias and where it starts in the item, unless `negations` and the item denies
+    /// it (`negate_next`: the joint before the item negates it). [`Claims::tail_asserts`] and
+    /// [`Claims::item_asserts`] judge their one item by it.
+    #[allow(clippy::too_many_arguments)]
+    fn undenied_gold<'a>(
+        &mut self,
+        norm: &mut Normalizer,
+        t: &Tables,
+        fold: Option<&FoldTable>,
+        number_words: bool,
+        raw: &str,
+        mut aliases: impl Iterator<Item = &'a str>,
+        negations: bool,
+        negate_next: bool,
+    ) -> Option<(&'a str, usize)> {
+        self.normalize_item(norm, t, fold, number_words, raw);
+        let item = self.scratch.as_str();
+        let (alias, at) = aliases.find_map(|a| {
+            (a.len() > 2)
+                .then(|| find(item, a).map(|p| (a, p)))
+                .flatten()
+        })?;
+        (!(negations && denied(item, alias, at, negate_next))).then_some((alias, at))
+    }
+
     fn normalize_item(
         &mut self,
         norm: &mut Normalizer,
