@@ -1,0 +1,70 @@
+"""Polars' memory allocator set for the command line, before Polars is imported.
+
+Importing this module (the package does it first, before it imports Polars) sets the settings of
+:data:`CLI_JEMALLOC_CONF` when the process runs the ``polarscore`` command line, and leaves them
+alone otherwise: a program that imports the library keeps Polars' own settings.
+
+Polars allocates with jemalloc, which keeps the memory freed for half a second before it hands it
+back to the system (``dirty_decay_ms:500``), and then for another second pages the system may take
+back but that still count in the process's resident memory (``muzzy_decay_ms:1000``). The command
+line scores a Parquet log slice by slice, a slice about every second: the memory of the one or
+two slices before still counted, more or less of it as the decay went, so a slice's peak varied
+by 60-100 MiB around its median and a run's peak, the highest of its slices', grew with the number
+of slices (357 MiB at 1M rows of the issue-44 mix, 394 MiB at 3M). Freed memory handed back at
+once makes the peak the same for every slice, and so for every log, at no CPU cost that the
+benchmarks can tell apart (``docs/benchmarks.md``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+#: The variable Polars' jemalloc reads its settings from (Polars adds them after its own).
+JEMALLOC_CONF_VARIABLE = "_RJEM_MALLOC_CONF"
+#: jemalloc's settings for the command line: freed memory goes back to the system at once.
+CLI_JEMALLOC_CONF = "dirty_decay_ms:0,muzzy_decay_ms:0"
+
+_SCRIPT_NAMES = frozenset({"polarscore", "polarscore.exe", "polarscore-script.py"})
+#: The interpreter's options whose value is the next argument.
+_OPTIONS_WITH_VALUE = frozenset({"-W", "-X", "--check-hash-based-pycs"})
+
+
+def runs_cli(argv: Sequence[str]) -> bool:
+    """Return whether the interpreter's command line ``argv`` runs polarscore's command line.
+
+    ``python -m polarscore ...`` or the ``polarscore`` script (``argv`` is ``sys.orig_argv``,
+    which holds the interpreter's own options too).
+    """
+    arguments = iter(argv[1:])
+    for argument in arguments:
+        if argument in _OPTIONS_WITH_VALUE:
+            next(arguments, None)
+        elif argument == "-m":
+            return next(arguments, None) == "polarscore"
+        elif argument == "-mpolarscore":
+            return True
+        elif argument.startswith("-c") or argument == "-":
+            return False
+        elif not argument.startswith("-"):
+            return Path(argument).name in _SCRIPT_NAMES
+    return False
+
+
+def configure_for_cli(argv: Sequence[str] | None = None) -> bool:
+    """Set :data:`CLI_JEMALLOC_CONF` if the process runs the command line; return whether set.
+
+    Nothing is set once Polars is imported (its allocator is then set up already), nor when the
+    user set the variable.
+    """
+    if "polars" in sys.modules or JEMALLOC_CONF_VARIABLE in os.environ:
+        return False
+    if not runs_cli(sys.orig_argv if argv is None else argv):
+        return False
+    os.environ[JEMALLOC_CONF_VARIABLE] = CLI_JEMALLOC_CONF
+    return True
+
+
+configure_for_cli()

@@ -1,0 +1,90 @@
+"""The command line's allocator settings (polarscore._allocator), set before Polars is imported."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from polarscore import _allocator
+from tests.cli_process import COMMAND, ENV, ROOT
+
+VARIABLE = _allocator.JEMALLOC_CONF_VARIABLE
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["python", "-m", "polarscore", "score", "log.parquet"], True),
+        (["python", "-X", "dev", "-W", "error", "-m", "polarscore"], True),
+        (["python", "-u", "-mpolarscore", "scorers"], True),
+        (["/venv/bin/python", "/venv/bin/polarscore", "score"], True),
+        (["python", "-m", "pytest", "-m", "polarscore"], False),
+        (["python", "-m", "polarscore.cli"], False),
+        (["python", "-c", "import polarscore"], False),
+        (["python", "-cimport polarscore"], False),
+        (["python", "-", "polarscore"], False),
+        (["python", "score.py", "polarscore"], False),
+        (["python"], False),
+        (["python", "-X", "polarscore"], False),
+    ],
+)
+def test_runs_cli_tells_the_command_line_from_other_programs(
+    argv: list[str], expected: object
+) -> None:
+    assert _allocator.runs_cli(argv) is expected
+
+
+def test_configure_for_cli_sets_the_variable_for_the_command_line_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    environ: dict[str, str] = {}
+    monkeypatch.setattr(os, "environ", environ)
+    monkeypatch.delitem(sys.modules, "polars")
+    assert not _allocator.configure_for_cli(["python", "-c", "import polarscore"])
+    assert environ == {}
+    assert _allocator.configure_for_cli(["python", "-m", "polarscore", "score"])
+    assert environ == {VARIABLE: _allocator.CLI_JEMALLOC_CONF}
+
+
+def test_configure_for_cli_leaves_the_users_setting_and_an_imported_polars_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    environ = {VARIABLE: "narenas:1"}
+    monkeypatch.setattr(os, "environ", environ)
+    argv = ["python", "-m", "polarscore", "score"]
+    assert "polars" in sys.modules
+    monkeypatch.delitem(os.environ, VARIABLE)
+    assert not _allocator.configure_for_cli(argv)  # too late: Polars' allocator is set up
+    assert environ == {}
+    monkeypatch.setitem(os.environ, VARIABLE, "narenas:1")
+    monkeypatch.delitem(sys.modules, "polars")
+    assert not _allocator.configure_for_cli(argv)
+    assert environ == {VARIABLE: "narenas:1"}
+
+
+def _settings_seen(tmp_path: Path, command: list[str]) -> str:
+    """Run ``command`` and return the allocator settings Polars was imported with."""
+    site = tmp_path / "site"
+    site.mkdir(exist_ok=True)
+    # Printed at exit, once Polars has read (and rewritten) the variable.
+    (site / "sitecustomize.py").write_text(
+        f"import atexit, os\natexit.register(lambda: print('SEEN', os.environ.get({VARIABLE!r})))\n"
+    )
+    environment = {key: value for key, value in ENV.items() if key != VARIABLE}
+    environment["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(site)])
+    done = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=120)
+    seen = [line for line in done.stdout.splitlines() if line.startswith("SEEN ")]
+    assert seen, done.stdout + done.stderr
+    return seen[-1].removeprefix("SEEN ")
+
+
+def test_the_command_line_runs_with_the_settings_and_a_program_without(tmp_path: Path) -> None:
+    # Polars puts the user's settings after its own, so the last one given wins.
+    cli = _settings_seen(tmp_path, [*COMMAND, "scorers"])
+    assert cli.endswith("," + _allocator.CLI_JEMALLOC_CONF)
+    library = _settings_seen(tmp_path, [sys.executable, "-c", "import polarscore"])
+    assert _allocator.CLI_JEMALLOC_CONF not in library
