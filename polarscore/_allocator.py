@@ -11,8 +11,8 @@ line scores a Parquet log slice by slice, a slice about every second: the memory
 two slices before still counted, more or less of it as the decay went, so a slice's peak varied
 by 60-100 MiB around its median and a run's peak, the highest of its slices', grew with the number
 of slices (357 MiB at 1M rows of the issue-44 mix, 394 MiB at 3M). Freed memory handed back at
-once makes the peak the same for every slice, and so for every log, at no CPU cost that the
-benchmarks can tell apart (``docs/benchmarks.md``).
+once makes the peak the same for every slice, and so for every log, for about 2.5% more CPU
+time on the mix (the pages freed and faulted in again; ``docs/benchmarks.md``).
 """
 
 from __future__ import annotations
