@@ -175,3 +175,12 @@ def test_distinct_scoring_matches_scoring_every_row(
         patch.setattr(_distinct, "MAX_DISTINCT_SHARE", 1.0)  # always the distinct path
         got = plan.collect(score(frame), 0, len(pairs), progress)
     assert_frame_equal(got, score(frame).collect())
+
+
+def test_every_row_is_refused_without_an_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "log.parquet"
+    _log(10, 10).write_parquet(source)
+    assert cli.main(["score", str(source), "--every-row"]) == 2
+    assert "--every-row applies only with -o OUTPUT" in capsys.readouterr().err

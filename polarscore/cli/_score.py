@@ -510,6 +510,10 @@ def _print_mode_summary(args: argparse.Namespace) -> int:
             raise InvalidParameterError(
                 f"{flag} shapes the written file and applies only with -o OUTPUT."
             )
+    if args.every_row:
+        raise InvalidParameterError(
+            "--every-row applies only with -o OUTPUT: the printed summary scores every row."
+        )
     _check_task_kind(args)
     selection = _selection(args, printing=True)
     thresholds = _parse_thresholds(args.threshold)
