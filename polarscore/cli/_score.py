@@ -307,47 +307,30 @@ def _score_to_file(args: argparse.Namespace) -> int:
         # The kind correct applied is a column of the output: given, or told from a table's
         # golds (it replaces a log's own column when --task-kind overrides it).
         frame = frame.with_columns(pl.lit(found.kind, dtype=pl.String).alias("task_kind"))
-    scored = _score(
-        frame,
-        args,
-        (reference, references),
-        _with_options(selection, requests),
-        thresholds=thresholds,
-        prefix=args.prefix,
-    )
     # With the row count known (Parquet), the log is scored slice by slice, which keeps memory
     # flat. Otherwise (CSV, JSON Lines) one streaming query runs. Either way a pass-through batch
     # function on the first score column counts the rows as they are scored (one Python call
     # per batch of rows), so the progress line moves while a slice runs.
     first = requests[0]
+    options = _with_options(selection, requests)
 
-    def counted(scored: pl.LazyFrame) -> pl.LazyFrame:
+    def score(rows: pl.LazyFrame) -> pl.LazyFrame:
+        scored = _score(
+            rows, args, (reference, references), options, thresholds=thresholds, prefix=args.prefix
+        )
         return scored.with_columns(
             pl.col(first.column).map_batches(
                 progress.counter, return_dtype=first.spec.dtype, is_elementwise=True
             )
         )
 
-    scored = counted(scored)
+    scored = score(frame)
     distinct = None
     if total and not args.every_row:
         # A Parquet log whose rows repeat is scored slice by slice on its distinct rows of
         # the columns the scores read (the same scores; see polarscore.cli._distinct).
-        distinct = DistinctScoring.plan(
-            frame,
-            lambda rows: counted(
-                _score(
-                    rows,
-                    args,
-                    (reference, references),
-                    _with_options(selection, requests),
-                    thresholds=thresholds,
-                    prefix=args.prefix,
-                )
-            ),
-            _score_inputs(frame.collect_schema(), requests, args.response, reference, references),
-            drop=args.drop,
-        )
+        read = _score_inputs(frame.collect_schema(), requests, args.response, reference, references)
+        distinct = DistinctScoring.plan(frame, score, read, drop=args.drop)
     if args.drop:
         scored = scored.drop(args.drop)
     _check_csv(scored, kind)
