@@ -24,6 +24,8 @@ from polarscore.cli._distinct import DistinctScoring
 
 ROWS = 6_000
 SLICE = 1_500
+#: The columns the last distinct scoring read (set by the ``spied`` fixture).
+KEYS: list[str] = []
 
 
 def _log(rows: int, distinct: int) -> pl.DataFrame:
@@ -48,18 +50,22 @@ def _log(rows: int, distinct: int) -> pl.DataFrame:
 
 @pytest.fixture
 def spied(monkeypatch: pytest.MonkeyPatch) -> list[int | None]:
-    """Cut logs into slices of SLICE rows, and record each slice's distinct rows (None: the
-    slice was scored whole)."""
+    """Cut logs into slices of SLICE rows, and record the rows each slice read first scored (its
+    distinct rows that the slice before it did not hold; None: it was scored whole)."""
     monkeypatch.setattr(_output, "MIN_SLICE_ROWS", SLICE)
+    monkeypatch.setattr(_output, "slice_size", lambda total, most=SLICE: SLICE)
     seen: list[int | None] = []
-    distinct = DistinctScoring._distinct
+    to_score = DistinctScoring._to_score
 
-    def spy(self: DistinctScoring, inputs: pl.DataFrame) -> pl.DataFrame | None:
-        unique = distinct(self, inputs)
-        seen.append(None if unique is None else unique.height)
-        return unique
+    def spy(
+        self: DistinctScoring, inputs: pl.DataFrame
+    ) -> tuple[pl.DataFrame, pl.DataFrame | None] | None:
+        rows = to_score(self, inputs)
+        seen.append(None if rows is None else rows[0].height)
+        KEYS[:] = self.keys
+        return rows
 
-    monkeypatch.setattr(DistinctScoring, "_distinct", spy)
+    monkeypatch.setattr(DistinctScoring, "_to_score", spy)
     return seen
 
 
@@ -96,9 +102,12 @@ def test_repeated_rows_are_scored_once_with_the_same_scores(
     fast, every = _score_both(tmp_path, log, *flags)
     assert_frame_equal(fast, every)
     assert fast.height == ROWS
-    # four slices, each of 1,500 rows holding the 40 items' rows; the row-by-row run adds none
-    assert len(spied) == ROWS // SLICE
-    assert all(n is not None and n <= 40 for n in spied), spied
+    # four slices of 1,500 rows, each holding the 40 items' rows: the first scores the items'
+    # distinct rows on the columns read (fewer than 40 where those leave out the question), the
+    # next ones none (the slice before held them); the row-by-row run adds no call
+    assert "response" in KEYS
+    assert not {"id", "epoch"} & set(KEYS)
+    assert spied == [log.select(KEYS).n_unique(), 0, 0, 0]
 
 
 def test_distinct_rows_are_scored_whole(tmp_path: Path, spied: list[int | None]) -> None:
@@ -121,9 +130,21 @@ def test_a_slice_that_repeats_makes_the_next_one_scored_by_distinct_rows(
     )
     fast, every = _score_both(tmp_path, log)
     assert_frame_equal(fast, every)
-    assert spied[0] is None
-    assert len(spied) == 3
-    assert all(n is not None and n <= 40 for n in spied[1:]), spied
+    assert spied == [None, log.tail(ROWS - SLICE).select(KEYS).n_unique(), 0]
+
+
+def test_a_log_repeated_epoch_after_epoch_takes_the_scores_of_the_slice_before(
+    tmp_path: Path, spied: list[int | None]
+) -> None:
+    """1,200 distinct items, five epochs in a row (7,500 rows in five slices): no slice repeats
+    its own rows enough, but each from the second on repeats the one before it. The second is
+    streamed and found to; the third is read and scored whole (1,200 distinct rows); the fourth
+    and fifth score nothing, every row found in the slice before. Same output."""
+    epoch = _log(1_200, 1_200)
+    log = pl.concat([epoch] * 7).head(7_500).with_columns(id=pl.int_range(7_500))
+    fast, every = _score_both(tmp_path, log)
+    assert_frame_equal(fast, every)
+    assert spied == [None, None, 0, 0]
 
 
 def _scoring(
