@@ -37,9 +37,10 @@ which every scorer strips: the seven default scores of 5,000 rows of each log ar
 and without) so that the copy does the work a real log of that size would ask. The blanks add 2-7
 bytes a row, which matters per byte only on the short answers' log.
 
-Reported per log: CLI / copy (wall and CPU; goal: at most 3x), also without the fixed costs,
-and each scorer's CPU per row (us) and per response byte (ns): the CLI with that scorer alone,
-minus the copy, and minus the CLI's floor.
+Reported per log: CLI / copy (wall and CPU; goal: at most 3x), also without the fixed costs and
+with ``--every-row`` (the CLI scores a slice's repeated rows once; this scores each), and each
+scorer's CPU per row (us) and per response byte (ns): the CLI with that scorer alone and
+``--every-row``, minus the copy, and minus the CLI's floor.
 The machine's load (``os.getloadavg``) is printed before and after, and kept in the JSON.
 """
 
@@ -192,14 +193,17 @@ def run_log(log: SuiteLog, args: argparse.Namespace, scorers: list[str]) -> dict
     commands = {
         "copy": copy_command(source, target),
         "cli": score_command(source, target, reference=reference),
+        # Every row scored, repeats too: the scorers' own cost on a log that repeats its rows.
+        "cli-every-row": [*score_command(source, target, reference=reference), "--every-row"],
         "copy-1k": copy_command(tiny, target),
         "cli-1k": score_command(tiny, target, reference=reference),
     }
     if args.per_scorer:
         for name in scorers:
-            commands[f"cli:{name}"] = score_command(
-                source, target, reference=reference, scorers=[name]
-            )
+            commands[f"cli:{name}"] = [
+                *score_command(source, target, reference=reference, scorers=[name]),
+                "--every-row",
+            ]
         commands["cli-floor"] = [sys.executable, "-c", CLI_FLOOR_SCRIPT, str(source), str(target)]
     runs: dict[str, list[CommandCost]] = {mode: [] for mode in commands}
     for _ in range(args.repeat):
@@ -242,6 +246,8 @@ def run_log(log: SuiteLog, args: argparse.Namespace, scorers: list[str]) -> dict
         )
     result["cli_over_copy_wall"] = round(costs["cli"].seconds / copy.seconds, 2)
     result["cli_over_copy_cpu"] = round(costs["cli"].cpu / copy.cpu, 2)
+    result["every_row_over_copy_wall"] = round(costs["cli-every-row"].seconds / copy.seconds, 2)
+    result["every_row_over_copy_cpu"] = round(costs["cli-every-row"].cpu / copy.cpu, 2)
     result["cli_fixed_cpu_seconds"] = round(costs["cli-1k"].cpu - costs["copy-1k"].cpu, 3)
     if "cli-floor" in costs:
         result["cli_floor_over_copy_cpu"] = round(costs["cli-floor"].cpu / copy.cpu, 2)
@@ -257,9 +263,9 @@ def print_tables(results: list[dict[str, object]], scorers: list[str]) -> None:
     print(
         "\n| log | rows | response bytes/row | copy wall s | copy CPU s | CLI wall s | CLI CPU s "
         "| CLI fixed CPU s | CLI/copy wall | CLI/copy CPU | CLI/copy CPU, fixed costs out "
-        "| CLI floor/copy CPU |"
+        "| CLI floor/copy CPU | every row/copy wall | every row/copy CPU |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
         copy, cli = r["copy"], r["cli"]
         assert isinstance(copy, dict)
@@ -269,7 +275,8 @@ def print_tables(results: list[dict[str, object]], scorers: list[str]) -> None:
             f"| {copy['cpu_seconds']:.2f} | {cli['seconds']:.2f} | {cli['cpu_seconds']:.2f} "
             f"| {r['cli_fixed_cpu_seconds']:.2f} | **{r['cli_over_copy_wall']}x** "
             f"| **{r['cli_over_copy_cpu']}x** | {r['cli_over_copy_cpu_marginal']}x "
-            f"| {r.get('cli_floor_over_copy_cpu', '–')}x |"
+            f"| {r.get('cli_floor_over_copy_cpu', '–')}x | {r['every_row_over_copy_wall']}x "
+            f"| {r['every_row_over_copy_cpu']}x |"
         )
     if not any(f"cli:{name}" in r for r in results for name in scorers):
         return

@@ -137,6 +137,12 @@ def _add_score_parser(sub: Any) -> None:
         "--drop", nargs="+", default=[], metavar="COLUMN", help="input columns to leave out"
     )
     score.add_argument(
+        "--every-row",
+        action="store_true",
+        help="score every row of a Parquet log, even where rows repeat (default: a slice "
+        "whose rows mostly repeat is scored on its distinct rows; the scores are the same)",
+    )
+    score.add_argument(
         "--promptfoo-reference",
         action="append",
         default=None,

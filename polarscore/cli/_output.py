@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from polarscore.cli._distinct import DistinctScoring
+
 _OUTPUT_SUFFIXES: dict[str, OutputFormat] = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv"}
 
 
@@ -103,6 +105,7 @@ def write_in_slices(
     slice_bytes: int | None = SLICE_BYTES,
     interval: float = 0.2,
     metadata: Mapping[str, str] | None = None,
+    distinct: DistinctScoring | None = None,
 ) -> None:
     """Score and write ``frame`` (``total`` rows) to ``path``, ``slice_rows`` rows at a time.
 
@@ -122,7 +125,9 @@ def write_in_slices(
     row count up front, which Parquet metadata gives for free; Parquet's slice pushdown reads only
     the row groups a slice needs. Each slice runs as :func:`collect_with_progress`: Ctrl-C and
     SIGTERM are handled promptly, and the running query is cancelled and waited for.
-    ``metadata`` goes into a Parquet file's key-value metadata (CSV has none).
+    ``metadata`` goes into a Parquet file's key-value metadata (CSV has none). With
+    ``distinct``, each slice is read from it instead, its repeated rows scored once
+    (:class:`polarscore.cli._distinct.DistinctScoring`); ``frame`` is then the same scored log.
     """
     slice_rows = slice_size(total, slice_rows)
     rows = slice_rows if slice_bytes is None else min(slice_rows, MIN_SLICE_ROWS)
@@ -141,8 +146,12 @@ def write_in_slices(
         offset = 0
         try:
             while offset < total:
-                query = frame.slice(offset, rows)
-                part = collect_with_progress(query, progress, interval=interval)
+                if distinct is None:
+                    part = collect_with_progress(
+                        frame.slice(offset, rows), progress, interval=interval
+                    )
+                else:
+                    part = distinct.collect(frame, offset, rows, progress, interval=interval)
                 if pending is not None:
                     pending.result()
                 # The query's counter (Progress.counter) shows rows while a slice runs; the

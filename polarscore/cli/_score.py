@@ -18,6 +18,7 @@ from polarscore._typing import OutputFormat
 from polarscore._utils import is_text_dtype
 from polarscore.cli import _output, _progress, _words
 from polarscore.cli._args import _parse_thresholds, parse_scorer
+from polarscore.cli._distinct import DistinctScoring
 from polarscore.cli._exit import EXIT_OK
 from polarscore.datasets import sample_path
 from polarscore.exceptions import (
@@ -25,7 +26,13 @@ from polarscore.exceptions import (
     InputFileError,
     InvalidParameterError,
 )
-from polarscore.frame import ScorerRequest, resolve_scorers, score_frame, with_frame_options
+from polarscore.frame import (
+    ScorerRequest,
+    resolve_scorers,
+    score_exprs,
+    score_frame,
+    with_frame_options,
+)
 from polarscore.logs._errors import reader_error
 from polarscore.logs._task_kind import TASK_KINDS, TaskKind, recorded_kind
 from polarscore.provenance import (
@@ -300,24 +307,30 @@ def _score_to_file(args: argparse.Namespace) -> int:
         # The kind correct applied is a column of the output: given, or told from a table's
         # golds (it replaces a log's own column when --task-kind overrides it).
         frame = frame.with_columns(pl.lit(found.kind, dtype=pl.String).alias("task_kind"))
-    scored = _score(
-        frame,
-        args,
-        (reference, references),
-        _with_options(selection, requests),
-        thresholds=thresholds,
-        prefix=args.prefix,
-    )
     # With the row count known (Parquet), the log is scored slice by slice, which keeps memory
     # flat. Otherwise (CSV, JSON Lines) one streaming query runs. Either way a pass-through batch
     # function on the first score column counts the rows as they are scored (one Python call
     # per batch of rows), so the progress line moves while a slice runs.
     first = requests[0]
-    scored = scored.with_columns(
-        pl.col(first.column).map_batches(
-            progress.counter, return_dtype=first.spec.dtype, is_elementwise=True
+    options = _with_options(selection, requests)
+
+    def score(rows: pl.LazyFrame) -> pl.LazyFrame:
+        scored = _score(
+            rows, args, (reference, references), options, thresholds=thresholds, prefix=args.prefix
         )
-    )
+        return scored.with_columns(
+            pl.col(first.column).map_batches(
+                progress.counter, return_dtype=first.spec.dtype, is_elementwise=True
+            )
+        )
+
+    scored = score(frame)
+    distinct = None
+    if total and not args.every_row:
+        # A Parquet log whose rows repeat is scored slice by slice on its distinct rows of
+        # the columns the scores read (the same scores; see polarscore.cli._distinct).
+        read = _score_inputs(frame.collect_schema(), requests, args.response, reference, references)
+        distinct = DistinctScoring.plan(frame, score, read, drop=args.drop)
     if args.drop:
         scored = scored.drop(args.drop)
     _check_csv(scored, kind)
@@ -330,11 +343,29 @@ def _score_to_file(args: argparse.Namespace) -> int:
         question_id=args.question_id,
         task_kinds=_task_kinds(files, found) if "correct" in dict(selection) else None,
     )
-    _write(scored, target, kind, total=total, progress=progress, record=record)
+    _write(scored, target, kind, total=total, progress=progress, record=record, distinct=distinct)
     if not args.quiet:
         columns = ", ".join(r.column for r in requests)
         print(f"wrote {progress.rows:,} rows to {str(target)!r} ({columns})", file=sys.stderr)
     return EXIT_OK
+
+
+def _score_inputs(
+    schema: pl.Schema,
+    requests: Sequence[ScorerRequest],
+    response: str,
+    reference: str,
+    references: str | None,
+) -> list[str]:
+    """Return the columns the scores of ``requests`` read, the response first."""
+    read = {
+        name
+        for expr in score_exprs(
+            schema, requests, response=response, reference=reference, references=references
+        )
+        for name in expr.meta.root_names()
+    }
+    return [response, *(name for name in schema if name in read and name != response)]
 
 
 def _with_options(
@@ -408,14 +439,24 @@ def _write(
     total: int | None,
     progress: _progress.Progress,
     record: dict[str, Any],
+    distinct: DistinctScoring | None = None,
 ) -> None:
-    """Write the scored log atomically, with its provenance record, drawing ``progress``."""
+    """Write the scored log atomically, with its provenance record, drawing ``progress``.
+
+    ``distinct`` scores the slices of a Parquet log on their distinct rows where they repeat.
+    """
     metadata = {PROVENANCE_KEY: json.dumps(record, ensure_ascii=False)}
     try:
         with _atomic.atomic_target(target) as temporary:
             if total:
                 _output.write_in_slices(
-                    scored, temporary, kind, total=total, progress=progress, metadata=metadata
+                    scored,
+                    temporary,
+                    kind,
+                    total=total,
+                    progress=progress,
+                    metadata=metadata,
+                    distinct=distinct,
                 )
             else:
                 _progress.run_with_progress(
@@ -452,6 +493,10 @@ def _print_mode_summary(args: argparse.Namespace) -> int:
             raise InvalidParameterError(
                 f"{flag} shapes the written file and applies only with -o OUTPUT."
             )
+    if args.every_row:
+        raise InvalidParameterError(
+            "--every-row applies only with -o OUTPUT: the printed summary scores every row."
+        )
     _check_task_kind(args)
     selection = _selection(args, printing=True)
     thresholds = _parse_thresholds(args.threshold)
