@@ -771,7 +771,7 @@ mod tests {
                         continue;
                     }
                     let mut question = String::new();
-                    let n = next() % if next() % 4 == 0 { 120 } else { 9 };
+                    let n = next() % if next().is_multiple_of(4) { 120 } else { 9 };
                     for _ in 0..n {
                         let w = words[next() % words.len()];
                         match next() % 4 {
@@ -785,7 +785,7 @@ mod tests {
                             }
                             _ => question.push_str(w),
                         }
-                        if next() % 25 == 0 {
+                        if next().is_multiple_of(25) {
                             question.push_str(refused[next() % refused.len()]);
                         }
                         question.push_str(seps[next() % seps.len()]);
@@ -808,7 +808,7 @@ mod tests {
         // A word across a block's end is one word (`cat` is no word of `wwwcat`).
         for prefix in [None, Some(6)] {
             assert!(keyed.build(t, [" cat "].into_iter(), prefix));
-            for k in 0..140 {
+            for k in 1..140 {
                 let question = format!("{}cat {}Cat?", "w".repeat(k), "W".repeat(k));
                 norm.normalize_into(t, None, false, &question, &mut normal);
                 assert_eq!(keyed.mark(t, &normal, prefix), 0);
