@@ -8,8 +8,8 @@
 //! them on generated rows).
 
 use super::swar::each_word;
-use super::{ascii_plural_base, ascii_stem_key, for_each_word, pair_index, stem_into};
-use crate::answer_words::is_stopword;
+use super::{ascii_plural_base, ascii_stem_key, clear_pairs, for_each_word, pair_index, stem_into};
+use crate::answer_words::{is_stopword, may_be_listed_shape, number_word};
 use crate::ascii;
 use crate::pyunicode::Tables;
 
@@ -39,6 +39,8 @@ pub(super) struct KeyRecall {
     pub(super) in_question: u64,
     stem: String,
     stops: StopCache,
+    /// A question's word of over eight bytes, lower-cased ([`KeyRecall::mark_plain`]).
+    plain: Vec<u8>,
 }
 
 /// [`is_stopword`] of the words of eight bytes or less met so far, by their bytes: most words
@@ -95,6 +97,32 @@ fn token_key(t: &Tables, word: &str, prefix: Option<usize>, stem: &mut String) -
 
 const HIGH: u64 = 0x8080_8080_8080_8080;
 
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// The longest question [`KeyRecall::mark_plain`] reads (a multiple of 64).
+const PLAIN_MAX: usize = 512;
+
+/// The high bit of each byte of `x` (all below 0x80) that is `c`.
+#[inline(always)]
+fn equal(x: u64, c: u8) -> u64 {
+    ascii::in_range(x, c, c)
+}
+
+/// The eight bytes of `b` from `at` as a little-endian word, zero past the end: the last ones
+/// of a text of eight bytes or more with one load (the eight that end it, shifted).
+#[inline(always)]
+fn load_at(b: &[u8], at: usize) -> u64 {
+    if let Some(chunk) = b.get(at..).and_then(|r| r.first_chunk::<8>()) {
+        return u64::from_le_bytes(*chunk);
+    }
+    let rest = b.len().saturating_sub(at);
+    let tail = b.len().checked_sub(8).and_then(|from| b.get(from..));
+    match tail.and_then(|r| r.first_chunk::<8>()) {
+        Some(last) if rest > 0 => u64::from_le_bytes(*last) >> (8 * (8 - rest)),
+        _ => ascii::load(b, at),
+    }
+}
+
 /// The low `n` bytes of a word set (all of them from 8 on).
 #[inline(always)]
 fn low_bytes(n: usize) -> u64 {
@@ -137,6 +165,31 @@ fn word_key(
     } else {
         key
     })
+}
+
+/// The tokens of `keys` that are the stem of `word` (of a normalised text; its first eight
+/// bytes, zero-padded, are `head`), one bit each: none for a stop word.
+#[inline(always)]
+fn word_bits(
+    t: &Tables,
+    keys: &[u64],
+    stops: &mut StopCache,
+    stem: &mut String,
+    word: &str,
+    head: u64,
+    prefix: Option<usize>,
+) -> u64 {
+    if stops.is_stopword(word, head) {
+        return 0;
+    }
+    let Some(key) = word_key(t, word, head, prefix, stem) else {
+        return 0;
+    };
+    let mut bits = 0u64;
+    for (k, &token) in keys.iter().enumerate() {
+        bits |= u64::from(token == key) << k;
+    }
+    bits
 }
 
 impl KeyRecall {
@@ -280,16 +333,7 @@ impl KeyRecall {
 
     /// Set the bits of the tokens' first two bytes ([`KeyRecall::pairs`]).
     fn set_pairs(&mut self) {
-        if self.pairs.len() == 1024 {
-            for &k in &self.pairs_set {
-                if let Some(w) = self.pairs.get_mut(usize::from(k >> 6)) {
-                    *w = 0;
-                }
-            }
-        } else {
-            self.pairs = vec![0; 1024];
-        }
-        self.pairs_set.clear();
+        clear_pairs(&mut self.pairs, &mut self.pairs_set);
         for &key in &self.keys {
             // The stem's bytes: the key's up to its first zero (a space for a missing second).
             let len = 8 - (key.leading_zeros() / 8) as usize;
@@ -325,17 +369,7 @@ impl KeyRecall {
         let (keys, stem, stops) = (&self.keys, &mut self.stem, &mut self.stops);
         // The word's bits, and whether a token is still to be found.
         let mut take = |word: &str, head: u64| {
-            if stops.is_stopword(word, head) {
-                return true;
-            }
-            let Some(key) = word_key(t, word, head, prefix, stem) else {
-                return true;
-            };
-            let mut bits = 0u64;
-            for (k, &token) in keys.iter().enumerate() {
-                bits |= u64::from(token == key) << k;
-            }
-            held |= bits;
+            held |= word_bits(t, keys, stops, stem, word, head, prefix);
             held != all
         };
         let bytes = text.as_bytes();
@@ -367,6 +401,142 @@ impl KeyRecall {
             take(word, head)
         });
         held
+    }
+
+    /// [`KeyRecall::mark`] of the normalisation of `text` (a question, as written), read from
+    /// `text` itself: `None` when it holds a byte other than an ASCII letter and the ASCII
+    /// bytes the normalisation reads as plain separators (all but the decimal digits, `/`, `_`,
+    /// `.` and `'`; `/` is refused with the digits, one range test), or is over
+    /// [`PLAIN_MAX`] bytes. Nothing rewrites such a text: its normal form's words are its runs
+    /// of letters, lower-cased, but the articles (stop words, which no token is) and, with
+    /// `number_words`, with a number word read as its digits (an ordinal suffix and a glued
+    /// year need a digit, a mark a `.` or an apostrophe, and mojibake or a folding a
+    /// non-ASCII byte). Most questions are such texts, and this spares their normalisation,
+    /// which costs more than their marking.
+    ///
+    /// The text is classified eight bytes at a time, into one bit per letter; a word is then
+    /// looked at only when a token starts with its first letter (as [`KeyRecall::mark`] skips
+    /// words), which most of a question's words do not, and only such a word is lower-cased.
+    pub(super) fn mark_plain(
+        &mut self,
+        t: &Tables,
+        text: &str,
+        prefix: Option<usize>,
+        number_words: bool,
+    ) -> Option<u64> {
+        let n = self.keys.len();
+        if n == 0 {
+            return Some(0);
+        }
+        let b = text.as_bytes();
+        if b.len() > PLAIN_MAX {
+            return None;
+        }
+        // One bit per letter, 64 bytes a word.
+        let mut masks = [0u64; PLAIN_MAX / 64];
+        let mut at = 0;
+        while at < b.len() {
+            let x = load_at(b, at);
+            // (A byte of 0x80 or more is refused before the range tests read it.)
+            let low = x & !HIGH;
+            let refused = (x & HIGH)
+                | ascii::in_range(low, b'.', b'9')
+                | equal(low, b'_')
+                | equal(low, b'\'');
+            if refused != 0 {
+                return None;
+            }
+            // Setting bit 5 lower-cases a letter and makes no other byte one.
+            let letters = ascii::in_range(x | (ONES * 0x20), b'a', b'z');
+            // The letters' high bits gathered into the low byte, one bit each, in order.
+            let bits = (letters >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+            if let Some(m) = masks.get_mut(at / 64) {
+                *m |= bits << (at & 63);
+            }
+            at += 8;
+        }
+        let blocks = masks.get(..b.len().div_ceil(64)).unwrap_or(&[]);
+        let all = u64::MAX >> (MAX_TOKENS - n);
+        // Number words are read only when a token starts with a digit: no other token is a
+        // number's stem, and a number word as written is no token either (its alias was
+        // normalised with the same option), so the first-letter test may skip it.
+        let numbers = number_words && self.digit != 0;
+        let by_first = prefix != Some(0) && !numbers;
+        // Then by its first two: a stem of two characters or more keeps its word's (see
+        // [`pair_index`]), and one of one character is its word of one letter; but stems of
+        // one character keep only the first.
+        let by_pair = by_first && prefix != Some(1);
+        let (keys, first, stem, stops) = (&self.keys, &self.first, &mut self.stem, &mut self.stops);
+        let long = &mut self.plain;
+        let mut held = 0u64;
+        let mut carry = 0u64;
+        for (j, &m) in blocks.iter().enumerate() {
+            let mut starts = m & !((m << 1) | carry);
+            carry = m >> 63;
+            while starts != 0 {
+                let start = 64 * j + starts.trailing_zeros() as usize;
+                starts &= starts - 1;
+                let c = b.get(start).map_or(0, |&c| c | 0x20);
+                if by_first
+                    && first
+                        .get(usize::from(c >> 6))
+                        .is_none_or(|w| w & (1 << (c & 63)) == 0)
+                {
+                    continue;
+                }
+                if by_pair {
+                    // The word's first two letters (its one letter) as a key's low bytes.
+                    let second = b.get(start + 1).map_or(0, |&x| x | 0x20);
+                    let pair = if second.is_ascii_lowercase() {
+                        u64::from(c) | u64::from(second) << 8
+                    } else {
+                        u64::from(c)
+                    };
+                    if !keys.iter().any(|&k| k & 0xffff == pair) {
+                        continue;
+                    }
+                }
+                // The word ends at the first byte that is no letter (the text's end is one).
+                let (mut i, mut next) = (j, m | ((1u64 << (start & 63)) - 1));
+                let end = loop {
+                    if next != u64::MAX {
+                        break 64 * i + (!next).trailing_zeros() as usize;
+                    }
+                    i += 1;
+                    match blocks.get(i) {
+                        Some(&x) => next = x,
+                        None => break b.len(),
+                    }
+                }
+                .min(b.len());
+                let len = end - start;
+                // Its first eight bytes lower-cased (the bytes past a short word are not read).
+                let head = load_at(b, start) | (ONES * 0x20);
+                let bytes = head.to_le_bytes();
+                let word = match bytes.get(..len) {
+                    Some(short) => short,
+                    None => {
+                        long.clear();
+                        long.extend(b.get(start..end).unwrap_or(&[]).iter().map(|&x| x | 0x20));
+                        long.as_slice()
+                    }
+                };
+                let listed =
+                    number_words && word.last().is_some_and(|&l| may_be_listed_shape(len, c, l));
+                let (word, head) = match listed.then(|| number_word(word)).flatten() {
+                    Some(digits) => (digits.as_bytes(), ascii::load_short(digits.as_bytes())),
+                    None => (word, head),
+                };
+                // SAFETY: `word` is ASCII (letters of `text`, or a number's digits).
+                debug_assert!(word.is_ascii());
+                let word = unsafe { std::str::from_utf8_unchecked(word) };
+                held |= word_bits(t, keys, stops, stem, word, head, prefix);
+                if held == all {
+                    return Some(held);
+                }
+            }
+        }
+        Some(held)
     }
 
     /// The tokens of alias `k`, one bit each (none past the last alias built).
@@ -545,6 +715,109 @@ mod tests {
             apart > rows / 5 && apart < rows * 4 / 5,
             "{apart} of {rows}"
         );
+    }
+
+    /// [`KeyRecall::mark_plain`] of a question as written marks what [`KeyRecall::mark`] marks
+    /// of its normal form, whenever it reads the question: on generated questions of alias
+    /// words, stop words, articles, number words (with and without `number_words`), words of
+    /// any case and of over eight letters, between plain separators, past 64 bytes (words
+    /// across a block's end) and past its longest, with now and then a byte it must refuse (a
+    /// digit, a mark, `_`, `/`, a non-ASCII letter); every prefix. It reads many of them, marks
+    /// tokens in many, and refuses the others.
+    #[test]
+    fn plain_questions_mark_as_their_normal_form() {
+        let t = test_tables::install();
+        let mut words = crate::testing::stem_words(&[
+            "is",
+            "island",
+            "islands",
+            "it",
+            "two",
+            "second",
+            "seconds",
+            "thirteenth",
+            "13",
+            "2",
+            "an",
+            "paris",
+            "what",
+            "whatever",
+        ]);
+        words.retain(|w| w.is_ascii());
+        let seps = [
+            " ", " ", " ", "? ", ", ", "-", " (", ") ", "\t", ":", "!", "\"", ",,",
+        ];
+        let refused = [
+            ".", "'", "_", "3", "é", "/", "’", "a.b", "x's", "ab'c", "cat's", "b_c", "3rd", "1,000",
+        ];
+        let mut next = crate::testing::lcg(4444);
+        let mut norm = super::super::Normalizer::default();
+        let (mut read, mut marked, mut rows) = (0, 0, 0);
+        let mut keyed = KeyRecall::default();
+        let mut normal = String::new();
+        let mut alias_text = Vec::new();
+        for prefix in [None, Some(0), Some(1), Some(2), Some(6), Some(8)] {
+            for number_words in [false, true] {
+                for _ in 0..1500 {
+                    // Aliases as the matcher holds them: normalised.
+                    alias_text.clear();
+                    for _ in 0..1 + next() % 2 {
+                        let n = 1 + next() % 4;
+                        let raw: Vec<&str> = (0..n).map(|_| words[next() % words.len()]).collect();
+                        norm.normalize_into(t, None, number_words, &raw.join(" "), &mut normal);
+                        alias_text.push(normal.clone());
+                    }
+                    if !keyed.build(t, alias_text.iter().map(String::as_str), prefix) {
+                        continue;
+                    }
+                    let mut question = String::new();
+                    let n = next() % if next().is_multiple_of(4) { 120 } else { 9 };
+                    for _ in 0..n {
+                        let w = words[next() % words.len()];
+                        match next() % 4 {
+                            0 => question.push_str(&w.to_ascii_uppercase()),
+                            1 => {
+                                let mut c = w.chars();
+                                if let Some(f) = c.next() {
+                                    question.push(f.to_ascii_uppercase());
+                                    question.push_str(c.as_str());
+                                }
+                            }
+                            _ => question.push_str(w),
+                        }
+                        if next().is_multiple_of(25) {
+                            question.push_str(refused[next() % refused.len()]);
+                        }
+                        question.push_str(seps[next() % seps.len()]);
+                    }
+                    rows += 1;
+                    norm.normalize_into(t, None, number_words, &question, &mut normal);
+                    let want = keyed.mark(t, &normal, prefix);
+                    let Some(got) = keyed.mark_plain(t, &question, prefix, number_words) else {
+                        continue;
+                    };
+                    read += 1;
+                    marked += usize::from(want != 0);
+                    assert_eq!(
+                        got, want,
+                        "{question:?} {alias_text:?} {prefix:?} {number_words}"
+                    );
+                }
+            }
+        }
+        // A word across a block's end is one word (`cat` is no word of `wwwcat`).
+        for prefix in [None, Some(6)] {
+            assert!(keyed.build(t, [" cat "].into_iter(), prefix));
+            for k in 1..140 {
+                let question = format!("{}cat {}Cat?", "w".repeat(k), "W".repeat(k));
+                norm.normalize_into(t, None, false, &question, &mut normal);
+                assert_eq!(keyed.mark(t, &normal, prefix), 0);
+                let got = keyed.mark_plain(t, &question, prefix, false);
+                assert_eq!(got, Some(0), "{question:?}");
+            }
+        }
+        assert!(read > rows / 3 && read < rows, "{read} of {rows}");
+        assert!(marked > read / 4, "{marked} of {read}");
     }
 
     #[test]
