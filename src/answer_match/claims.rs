@@ -160,6 +160,8 @@ pub struct Claims {
     /// (`answer_rules::split_year_citations_into`), as the match did in the whole response's.
     pub split_years: bool,
     split: String,
+    /// Per source of places of gold items in a sentence, the next ([`key_at`]).
+    places: Vec<usize>,
     /// The rows [`Claims::item_asserts`] decided (the tests check that it decides some).
     #[cfg(test)]
     item_shortcuts: usize,
@@ -680,39 +682,29 @@ fn holds_key(sentence: &[u8], text: &str, spans: &[(usize, usize)], number_words
 /// spellings, or a character outside ASCII (outside U+2000 to U+203F, unless a key is empty).
 /// Every item whose normal form holds an alias holds such a place ([`holds_key`]: an item with
 /// none is an ASCII-and-punctuation text that does not spell the alias's key).
+///
+/// `next` keeps, per source of places (each key, each of its spellings, the characters outside
+/// ASCII), the first place found at or after an earlier `from` (`usize::MAX`: none), so that a
+/// sentence is searched once per source however many places it has; it must be empty for a
+/// sentence's first call.
 fn key_at(
     sentence: &[u8],
     text: &str,
     spans: &[(usize, usize)],
     number_words: bool,
     from: usize,
+    next: &mut Vec<usize>,
 ) -> Option<usize> {
-    let rest = sentence.get(from..)?;
+    let fresh = next.is_empty();
     let first = |key: &[u8]| {
+        let rest = sentence.get(from..)?;
         let (&k0, _) = key.split_first()?;
         memchr::memchr2_iter(k0, k0.to_ascii_uppercase(), rest)
             .find(|&p| rest.get(p..).is_some_and(|r| spells_here(r, key)))
+            .map(|p| from + p)
     };
-    let mut best: Option<usize> = None;
-    let mut keep = |p: Option<usize>| {
-        if let Some(p) = p {
-            best = Some(best.map_or(p, |b| b.min(p)));
-        }
-    };
-    let mut empty = false;
-    for &(s, e) in spans {
-        empty |= s == e;
-        let Some(key) = text.get(s..e).map(str::as_bytes).filter(|k| !k.is_empty()) else {
-            continue;
-        };
-        keep(first(key));
-        if number_words {
-            for w in number_spellings(key) {
-                keep(first(w));
-            }
-        }
-    }
-    if !rest.is_ascii() {
+    let outside = |empty: bool| {
+        let rest = sentence.get(from..)?;
         let mut i = 0;
         while let Some(k) = rest
             .get(i..)
@@ -720,13 +712,47 @@ fn key_at(
         {
             let at = i + k;
             if empty || rest.get(at..at + 2) != Some(&[0xE2, 0x80][..]) {
-                keep(Some(at));
-                break;
+                return Some(from + at);
             }
             i = at + 3;
         }
+        None
+    };
+    let mut k = 0;
+    let mut best = usize::MAX;
+    // The source's place at or after `from`: cached, or searched again once passed.
+    let mut place = |k: usize, search: &dyn Fn() -> Option<usize>| {
+        let cached = if fresh { None } else { next.get(k).copied() };
+        let p = match cached {
+            Some(p) if p >= from => p,
+            _ => search().unwrap_or(usize::MAX),
+        };
+        if fresh {
+            next.push(p);
+        } else if let Some(slot) = next.get_mut(k) {
+            *slot = p;
+        }
+        best = best.min(p);
+    };
+    let mut empty = false;
+    for &(s, e) in spans {
+        empty |= s == e;
+        let Some(key) = text.get(s..e).map(str::as_bytes).filter(|k| !k.is_empty()) else {
+            continue;
+        };
+        place(k, &|| first(key));
+        k += 1;
+        if number_words && key.first().is_some_and(u8::is_ascii_digit) {
+            for w in number_spellings(key) {
+                place(k, &|| first(w));
+                k += 1;
+            }
+        }
     }
-    best.map(|p| from + p)
+    if !sentence.is_ascii() {
+        place(k, &|| outside(empty));
+    }
+    (best != usize::MAX).then_some(best)
 }
 
 /// Whether an ASCII-or-punctuation text holds a character outside ASCII and outside U+2000 to
@@ -953,7 +979,11 @@ impl Claims {
                 // cross a sentence).
                 let mut from_byte = 0;
                 let mut cut = false;
-                while let Some(at) = key_at(sentence, text, spans, number_words, from_byte) {
+                let mut next = std::mem::take(&mut self.places);
+                next.clear();
+                while let Some(at) =
+                    key_at(sentence, text, spans, number_words, from_byte, &mut next)
+                {
                     match self.item_asserts(
                         norm,
                         t,
@@ -970,6 +1000,7 @@ impl Claims {
                             {
                                 self.item_shortcuts += 1;
                             }
+                            self.places = next;
                             return None;
                         }
                         ItemCheck::NoGold(item_end) if item_end > start + at => {
@@ -981,6 +1012,7 @@ impl Claims {
                         }
                     }
                 }
+                self.places = next;
                 if !cut {
                     #[cfg(test)]
                     {
