@@ -459,25 +459,39 @@ fn last_letter(raw: &[u8]) -> Option<(u8, bool)> {
 }
 
 /// The bytes a separator may start with ([`separator`]): a test that lets most bytes of a text
-/// by for one table load.
-static SEPARATOR_FIRST: [bool; 256] = {
-    let mut table = [false; 256];
-    let marks = b",;|\n/.!?:()[]{}\"*$\xE2oanebhtwOANEBHTW";
+/// by for one table load. A mark is 1; the first letter of a separating word is 2, a separator
+/// only at a word's start (after no ASCII letter or digit).
+static SEPARATOR_FIRST: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let marks = b",;|\n/.!?:()[]{}\"*$\xE2";
     let mut k = 0;
     while k < marks.len() {
-        table[marks[k] as usize] = true;
+        table[marks[k] as usize] = 1;
+        k += 1;
+    }
+    let letters = b"oanebhtwOANEBHTW";
+    k = 0;
+    while k < letters.len() {
+        table[letters[k] as usize] = 2;
         k += 1;
     }
     table
 };
 
-/// [`separator`], with [`SEPARATOR_FIRST`] first.
+/// [`separator`], with [`SEPARATOR_FIRST`] first (and, for a letter, the byte before it).
 #[inline(always)]
 fn separator_at(b: &[u8], i: usize) -> Option<(u16, usize)> {
-    if !SEPARATOR_FIRST[usize::from(*b.get(i)?)] {
-        return None;
+    match SEPARATOR_FIRST[usize::from(*b.get(i)?)] {
+        0 => None,
+        2 if i
+            .checked_sub(1)
+            .and_then(|k| b.get(k))
+            .is_some_and(u8::is_ascii_alphanumeric) =>
+        {
+            None
+        }
+        _ => separator(b, i),
     }
-    separator(b, i)
 }
 
 /// What the bytes at `i` of a raw text are to the cut: the joint bits of a separator and its
@@ -706,10 +720,7 @@ fn key_at(
     let outside = |empty: bool| {
         let rest = sentence.get(from..)?;
         let mut i = 0;
-        while let Some(k) = rest
-            .get(i..)
-            .and_then(|r| r.iter().position(|&c| c >= 0x80))
-        {
+        while let Some(k) = rest.get(i..).and_then(|r| first_high(r)) {
             let at = i + k;
             if empty || rest.get(at..at + 2) != Some(&[0xE2, 0x80][..]) {
                 return Some(from + at);
@@ -755,12 +766,26 @@ fn key_at(
     (best != usize::MAX).then_some(best)
 }
 
+/// Where the first byte outside ASCII of `b` is, eight bytes at a time.
+#[inline]
+fn first_high(b: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while let Some(chunk) = b.get(i..).and_then(|r| r.first_chunk::<8>()) {
+        let high = u64::from_le_bytes(*chunk) & 0x8080_8080_8080_8080;
+        if high != 0 {
+            return Some(i + high.trailing_zeros() as usize / 8);
+        }
+        i += 8;
+    }
+    b.get(i..)?.iter().position(|&c| c >= 0x80).map(|k| i + k)
+}
+
 /// Whether an ASCII-or-punctuation text holds a character outside ASCII and outside U+2000 to
 /// U+203F (whose folding and lower case hold no letter or digit: checked over the block in the
 /// tests).
 fn foreign(b: &[u8]) -> bool {
     let mut i = 0;
-    while let Some(k) = b.get(i..).and_then(|r| r.iter().position(|&c| c >= 0x80)) {
+    while let Some(k) = b.get(i..).and_then(|r| first_high(r)) {
         let at = i + k;
         if b.get(at..at + 2) != Some(&[0xE2, 0x80][..]) {
             return true;
@@ -2086,6 +2111,27 @@ mod tests {
     /// Judging sentence by sentence, up to the first that asserts a gold item, gives the
     /// verdict and the candidates of the whole keyed read judged at once, on texts of several
     /// sentences of separators, joints, denials, cues and golds.
+    /// The word-at-a-time searches agree with their byte-by-byte oracles: the first byte outside
+    /// ASCII, and a separator's first byte with the byte before it.
+    #[test]
+    fn the_byte_scans_agree_with_their_oracles() {
+        let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15u64);
+        let alphabet = b"ab or,.nd1 \x80\xE2";
+        for _ in 0..20_000 {
+            let b: Vec<u8> = (0..next(40))
+                .map(|_| alphabet[next(alphabet.len())])
+                .collect();
+            assert_eq!(first_high(&b), b.iter().position(|&c| c >= 0x80), "{b:?}");
+            for i in 0..=b.len() {
+                let oracle = b.get(i).and_then(|&c| {
+                    let listed = b",;|\n/.!?:()[]{}\"*$\xE2oanebhtwOANEBHTW".contains(&c);
+                    listed.then(|| separator(&b, i)).flatten()
+                });
+                assert_eq!(separator_at(&b, i), oracle, "{b:?} {i}");
+            }
+        }
+    }
+
     #[test]
     fn judging_sentence_by_sentence_decides_as_the_whole_read() {
         let t = crate::pyunicode::test_tables::install();
