@@ -720,7 +720,7 @@ fn key_at(
     let outside = |empty: bool| {
         let rest = sentence.get(from..)?;
         let mut i = 0;
-        while let Some(k) = rest.get(i..).and_then(|r| first_high(r)) {
+        while let Some(k) = rest.get(i..).and_then(first_high) {
             let at = i + k;
             if empty || rest.get(at..at + 2) != Some(&[0xE2, 0x80][..]) {
                 return Some(from + at);
@@ -785,7 +785,7 @@ fn first_high(b: &[u8]) -> Option<usize> {
 /// tests).
 fn foreign(b: &[u8]) -> bool {
     let mut i = 0;
-    while let Some(k) = b.get(i..).and_then(|r| first_high(r)) {
+    while let Some(k) = b.get(i..).and_then(first_high) {
         let at = i + k;
         if b.get(at..at + 2) != Some(&[0xE2, 0x80][..]) {
             return true;
