@@ -1331,15 +1331,21 @@ impl Matcher {
             return Some(d);
         }
         let verdict = if !read.items {
-            // Each alias's longest word, to skip the sentences that do not hold it; an alias
-            // without an ASCII word of letters or digits has every sentence read.
+            // Each alias's longest word, to skip the sentences that do not hold it. An alias of
+            // two bytes or less (`" "`, an article alone) is never a gold item (the judge looks
+            // for longer ones only): it needs no key. An alias without an ASCII word of letters
+            // or digits but with a byte outside ASCII is only in the normal form of a sentence
+            // with such a byte (normalisation keeps ASCII in ASCII): its key is empty
+            // ([`claims::holds_key`]). Any other has every sentence read.
             self.keys.clear();
             let mut all = false;
             for span in alias_spans {
                 let (s, e) = (span.1, span.2);
-                let key = aliases
-                    .get(s..e)
-                    .unwrap_or("")
+                let a = aliases.get(s..e).unwrap_or("");
+                if a.len() <= 2 {
+                    continue;
+                }
+                let key = a
                     .split(' ')
                     .filter(|w| !w.is_empty() && w.bytes().all(|c| c.is_ascii_alphanumeric()))
                     .max_by_key(|w| w.len());
@@ -1348,6 +1354,7 @@ impl Matcher {
                         let at = w.as_ptr() as usize - aliases.as_ptr() as usize;
                         self.keys.push((at, at + w.len()));
                     }
+                    None if !a.is_ascii() => self.keys.push((e, e)),
                     None => all = true,
                 }
             }
@@ -2507,6 +2514,11 @@ mod tests {
             "Café",
             "U.S.",
             "no",
+            // An article alone (never a gold item), an alias of one byte (one) and an alias
+            // without an ASCII word.
+            "The",
+            "7",
+            "Αθήνα",
         ];
         let tokens = [
             ",",
@@ -2553,6 +2565,8 @@ mod tests {
             "it is",
             "No.",
             "é",
+            "ΑΘΗΝΑ",
+            "Ελλάδα",
         ];
         let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1du64);
         let mut opts = every_rule();

@@ -160,9 +160,14 @@ pub struct Claims {
     /// (`answer_rules::split_year_citations_into`), as the match did in the whole response's.
     pub split_years: bool,
     split: String,
+    /// Per source of places of gold items in a sentence, the next ([`key_at`]).
+    places: Vec<usize>,
     /// The rows [`Claims::item_asserts`] decided (the tests check that it decides some).
     #[cfg(test)]
     item_shortcuts: usize,
+    /// The sentences [`Claims::read_and_judge`] found no gold item in without their cut.
+    #[cfg(test)]
+    sentences_skipped: usize,
 }
 
 /// Words that open a coordination or correct what came before: a hard break.
@@ -454,25 +459,39 @@ fn last_letter(raw: &[u8]) -> Option<(u8, bool)> {
 }
 
 /// The bytes a separator may start with ([`separator`]): a test that lets most bytes of a text
-/// by for one table load.
-static SEPARATOR_FIRST: [bool; 256] = {
-    let mut table = [false; 256];
-    let marks = b",;|\n/.!?:()[]{}\"*$\xE2oanebhtwOANEBHTW";
+/// by for one table load. A mark is 1; the first letter of a separating word is 2, a separator
+/// only at a word's start (after no ASCII letter or digit).
+static SEPARATOR_FIRST: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let marks = b",;|\n/.!?:()[]{}\"*$\xE2";
     let mut k = 0;
     while k < marks.len() {
-        table[marks[k] as usize] = true;
+        table[marks[k] as usize] = 1;
+        k += 1;
+    }
+    let letters = b"oanebhtwOANEBHTW";
+    k = 0;
+    while k < letters.len() {
+        table[letters[k] as usize] = 2;
         k += 1;
     }
     table
 };
 
-/// [`separator`], with [`SEPARATOR_FIRST`] first.
+/// [`separator`], with [`SEPARATOR_FIRST`] first (and, for a letter, the byte before it).
 #[inline(always)]
 fn separator_at(b: &[u8], i: usize) -> Option<(u16, usize)> {
-    if !SEPARATOR_FIRST[usize::from(*b.get(i)?)] {
-        return None;
+    match SEPARATOR_FIRST[usize::from(*b.get(i)?)] {
+        0 => None,
+        2 if i
+            .checked_sub(1)
+            .and_then(|k| b.get(k))
+            .is_some_and(u8::is_ascii_alphanumeric) =>
+        {
+            None
+        }
+        _ => separator(b, i),
     }
-    separator(b, i)
 }
 
 /// What the bytes at `i` of a raw text are to the cut: the joint bits of a separator and its
@@ -650,30 +669,115 @@ fn sentence_end(b: &[u8], start: usize) -> usize {
 /// aliases, ASCII letters and digits) as a word of its normal form, or of the normal form of any
 /// piece of it ([`spells`]); with `number_words`, a key of digits may also be spelled as a
 /// number word (`seven` for `7`).
+///
+/// An empty key stands for an alias with a byte outside ASCII but no ASCII word: the normal form
+/// of an ASCII sentence holds no such byte (folding, lower case and number words keep ASCII in
+/// ASCII), so only a sentence with a byte outside ASCII may hold it.
 fn holds_key(sentence: &[u8], text: &str, spans: &[(usize, usize)], number_words: bool) -> bool {
-    // A character outside ASCII may fold or lower-case to letters (`é`, `ﬁ`, the Kelvin sign),
-    // but for the punctuation of U+2000 to U+203F (E2 80 ..), which folds to none.
-    if !sentence.is_ascii() && foreign(sentence) {
-        return true;
+    if !sentence.is_ascii() {
+        // A character outside ASCII may fold or lower-case to letters (`é`, `ﬁ`, the Kelvin
+        // sign), but for the punctuation of U+2000 to U+203F (E2 80 ..), which folds to none.
+        if foreign(sentence) || spans.iter().any(|&(s, e)| s == e) {
+            return true;
+        }
     }
     spans.iter().any(|&(s, e)| {
-        text.get(s..e).is_some_and(|key| {
-            let key = key.as_bytes();
-            spells(sentence, key)
-                || (number_words && number_spellings(key).any(|w| spells(sentence, w)))
-        })
+        s < e
+            && text.get(s..e).is_some_and(|key| {
+                let key = key.as_bytes();
+                spells(sentence, key)
+                    || (number_words && number_spellings(key).any(|w| spells(sentence, w)))
+            })
     })
 }
 
-/// Where in a raw sentence one of the keys (`spans` of `text`) is spelled ([`spells`]) first,
-/// for the first key that is: a place that is likely in a gold item.
-fn key_at(sentence: &[u8], text: &str, spans: &[(usize, usize)]) -> Option<usize> {
-    spans.iter().find_map(|&(s, e)| {
-        let key = text.get(s..e)?.as_bytes();
+/// The first place at or after `from` of a raw sentence where a gold item may be: where one of
+/// the keys (`spans` of `text`) is spelled ([`spells`]), or with `number_words` one of its number
+/// spellings, or a character outside ASCII (outside U+2000 to U+203F, unless a key is empty).
+/// Every item whose normal form holds an alias holds such a place ([`holds_key`]: an item with
+/// none is an ASCII-and-punctuation text that does not spell the alias's key).
+///
+/// `next` keeps, per source of places (each key, each of its spellings, the characters outside
+/// ASCII), the first place found at or after an earlier `from` (`usize::MAX`: none), so that a
+/// sentence is searched once per source however many places it has; it must be empty for a
+/// sentence's first call.
+fn key_at(
+    sentence: &[u8],
+    text: &str,
+    spans: &[(usize, usize)],
+    number_words: bool,
+    from: usize,
+    next: &mut Vec<usize>,
+) -> Option<usize> {
+    let fresh = next.is_empty();
+    let first = |key: &[u8]| {
+        let rest = sentence.get(from..)?;
         let (&k0, _) = key.split_first()?;
-        memchr::memchr2_iter(k0, k0.to_ascii_uppercase(), sentence)
-            .find(|&p| sentence.get(p..).is_some_and(|r| spells_here(r, key)))
-    })
+        memchr::memchr2_iter(k0, k0.to_ascii_uppercase(), rest)
+            .find(|&p| rest.get(p..).is_some_and(|r| spells_here(r, key)))
+            .map(|p| from + p)
+    };
+    let outside = |empty: bool| {
+        let rest = sentence.get(from..)?;
+        let mut i = 0;
+        while let Some(k) = rest.get(i..).and_then(first_high) {
+            let at = i + k;
+            if empty || rest.get(at..at + 2) != Some(&[0xE2, 0x80][..]) {
+                return Some(from + at);
+            }
+            i = at + 3;
+        }
+        None
+    };
+    let mut k = 0;
+    let mut best = usize::MAX;
+    // The source's place at or after `from`: cached, or searched again once passed.
+    let mut place = |k: usize, search: &dyn Fn() -> Option<usize>| {
+        let cached = if fresh { None } else { next.get(k).copied() };
+        let p = match cached {
+            Some(p) if p >= from => p,
+            _ => search().unwrap_or(usize::MAX),
+        };
+        if fresh {
+            next.push(p);
+        } else if let Some(slot) = next.get_mut(k) {
+            *slot = p;
+        }
+        best = best.min(p);
+    };
+    let mut empty = false;
+    for &(s, e) in spans {
+        empty |= s == e;
+        let Some(key) = text.get(s..e).map(str::as_bytes).filter(|k| !k.is_empty()) else {
+            continue;
+        };
+        place(k, &|| first(key));
+        k += 1;
+        if number_words && key.first().is_some_and(u8::is_ascii_digit) {
+            for w in number_spellings(key) {
+                place(k, &|| first(w));
+                k += 1;
+            }
+        }
+    }
+    if !sentence.is_ascii() {
+        place(k, &|| outside(empty));
+    }
+    (best != usize::MAX).then_some(best)
+}
+
+/// Where the first byte outside ASCII of `b` is, eight bytes at a time.
+#[inline]
+fn first_high(b: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while let Some(chunk) = b.get(i..).and_then(|r| r.first_chunk::<8>()) {
+        let high = u64::from_le_bytes(*chunk) & 0x8080_8080_8080_8080;
+        if high != 0 {
+            return Some(i + high.trailing_zeros() as usize / 8);
+        }
+        i += 8;
+    }
+    b.get(i..)?.iter().position(|&c| c >= 0x80).map(|k| i + k)
 }
 
 /// Whether an ASCII-or-punctuation text holds a character outside ASCII and outside U+2000 to
@@ -681,7 +785,7 @@ fn key_at(sentence: &[u8], text: &str, spans: &[(usize, usize)]) -> Option<usize
 /// tests).
 fn foreign(b: &[u8]) -> bool {
     let mut i = 0;
-    while let Some(k) = b.get(i..).and_then(|r| r.iter().position(|&c| c >= 0x80)) {
+    while let Some(k) = b.get(i..).and_then(first_high) {
         let at = i + k;
         if b.get(at..at + 2) != Some(&[0xE2, 0x80][..]) {
             return true;
@@ -728,6 +832,29 @@ fn spells_here(hay: &[u8], key: &[u8]) -> bool {
         }
     }
     true
+}
+
+/// The first alias of over two bytes (the judge's gold aliases) that the normalised item holds,
+/// and where it starts in it.
+fn first_gold<'a>(
+    item: &str,
+    mut aliases: impl Iterator<Item = &'a str>,
+) -> Option<(&'a str, usize)> {
+    aliases.find_map(|a| {
+        (a.len() > 2)
+            .then(|| find(item, a).map(|p| (a, p)))
+            .flatten()
+    })
+}
+
+/// What [`Claims::item_asserts`] finds of the item that holds a byte.
+enum ItemCheck {
+    /// A gold item that the judge finds asserted.
+    Asserted,
+    /// An item that holds no alias, and where it ends.
+    NoGold(usize),
+    /// Anything else: the sentence must be cut.
+    Other,
 }
 
 /// Where the padded `needle` first occurs in the padded `hay`.
@@ -870,9 +997,19 @@ impl Claims {
             let sentence = b.get(start..end).unwrap_or(&[]);
             if holds_key(sentence, text, spans, number_words) {
                 // Most accepted responses give the gold in running text: its item alone shows
-                // that it is asserted, without the sentence's cut.
-                let asserted = key_at(sentence, text, spans).is_some_and(|at| {
-                    self.item_asserts(
+                // that it is asserted, without the sentence's cut. A gold item spells its
+                // alias's key ([`spells`]), so the items at the places a key is spelled are the
+                // only ones that may hold an alias: when none does, the sentence holds no gold
+                // item, and its cut would add nothing the judge reads (runs and cues never
+                // cross a sentence).
+                let mut from_byte = 0;
+                let mut cut = false;
+                let mut next = std::mem::take(&mut self.places);
+                next.clear();
+                while let Some(at) =
+                    key_at(sentence, text, spans, number_words, from_byte, &mut next)
+                {
+                    match self.item_asserts(
                         norm,
                         t,
                         fold,
@@ -882,14 +1019,32 @@ impl Claims {
                         start + at,
                         aliases.clone(),
                         negations,
-                    )
-                });
-                if asserted {
+                    ) {
+                        ItemCheck::Asserted => {
+                            #[cfg(test)]
+                            {
+                                self.item_shortcuts += 1;
+                            }
+                            self.places = next;
+                            return None;
+                        }
+                        ItemCheck::NoGold(item_end) if item_end > start + at => {
+                            from_byte = item_end - start;
+                        }
+                        _ => {
+                            cut = true;
+                            break;
+                        }
+                    }
+                }
+                self.places = next;
+                if !cut {
                     #[cfg(test)]
                     {
-                        self.item_shortcuts += 1;
+                        self.sentences_skipped += 1;
                     }
-                    return None;
+                    start = end;
+                    continue;
                 }
                 let from = self.items.len();
                 self.cut(norm, t, fold, number_words, response, start, end);
@@ -942,7 +1097,7 @@ impl Claims {
         at: usize,
         aliases: impl Iterator<Item = &'a str>,
         negations: bool,
-    ) -> bool {
+    ) -> ItemCheck {
         let b = response.as_bytes();
         let filled = |s: usize, e: usize| {
             b.get(s..e)
@@ -961,12 +1116,19 @@ impl Claims {
         // The item's bounds: `at` must not be inside a separator.
         let sep = before(at + 1);
         let start = match sep {
-            Some((j, _, len)) if j + len > at => return false,
+            Some((j, _, len)) if j + len > at => return ItemCheck::Other,
             Some((j, _, len)) => j + len,
             None => from,
         };
         let next = after(at);
         let end = next.map_or(to, |(j, _, _)| j);
+        let Some(raw) = response.get(start..end) else {
+            return ItemCheck::Other;
+        };
+        self.normalize_item(norm, t, fold, number_words, raw);
+        let Some((alias, at)) = first_gold(&self.scratch, aliases) else {
+            return ItemCheck::NoGold(end);
+        };
         // The joint before it, back to the item before it in the sentence, or to its start.
         let (mut joint, mut sep, mut first) = (0u16, sep, true);
         while let Some((j, bits, _)) = sep {
@@ -989,26 +1151,17 @@ impl Claims {
             }
             next = following;
         }
-        let Some(raw) = response.get(start..end) else {
-            return false;
-        };
-        let negate_next = joint & NEGATE_NEXT != 0;
-        let Some((alias, at)) = self.undenied_gold(
-            norm,
-            t,
-            fold,
-            number_words,
-            raw,
-            aliases,
-            negations,
-            negate_next,
-        ) else {
-            return false;
-        };
         let item = self.scratch.as_str();
+        if negations && denied(item, alias, at, joint & NEGATE_NEXT != 0) {
+            return ItemCheck::Other;
+        }
         let alias_words = word_count(alias);
         let ends_item = item.get(at + alias.len() - 1..) == Some(" ");
-        word_count(item) > alias_words + 3 || (first && (!ends_item || last))
+        if word_count(item) > alias_words + 3 || (first && (!ends_item || last)) {
+            ItemCheck::Asserted
+        } else {
+            ItemCheck::Other
+        }
     }
 
     /// Cut the whole of `response` into items as [`Claims::read`] with no keys does, but read
@@ -1189,17 +1342,13 @@ impl Claims {
         fold: Option<&FoldTable>,
         number_words: bool,
         raw: &str,
-        mut aliases: impl Iterator<Item = &'a str>,
+        aliases: impl Iterator<Item = &'a str>,
         negations: bool,
         negate_next: bool,
     ) -> Option<(&'a str, usize)> {
         self.normalize_item(norm, t, fold, number_words, raw);
         let item = self.scratch.as_str();
-        let (alias, at) = aliases.find_map(|a| {
-            (a.len() > 2)
-                .then(|| find(item, a).map(|p| (a, p)))
-                .flatten()
-        })?;
+        let (alias, at) = first_gold(item, aliases)?;
         (!(negations && denied(item, alias, at, negate_next))).then_some((alias, at))
     }
 
@@ -1962,6 +2111,27 @@ mod tests {
     /// Judging sentence by sentence, up to the first that asserts a gold item, gives the
     /// verdict and the candidates of the whole keyed read judged at once, on texts of several
     /// sentences of separators, joints, denials, cues and golds.
+    /// The word-at-a-time searches agree with their byte-by-byte oracles: the first byte outside
+    /// ASCII, and a separator's first byte with the byte before it.
+    #[test]
+    fn the_byte_scans_agree_with_their_oracles() {
+        let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15u64);
+        let alphabet = b"ab or,.nd1 \x80\xE2";
+        for _ in 0..20_000 {
+            let b: Vec<u8> = (0..next(40))
+                .map(|_| alphabet[next(alphabet.len())])
+                .collect();
+            assert_eq!(first_high(&b), b.iter().position(|&c| c >= 0x80), "{b:?}");
+            for i in 0..=b.len() {
+                let oracle = b.get(i).and_then(|&c| {
+                    let listed = b",;|\n/.!?:()[]{}\"*$\xE2oanebhtwOANEBHTW".contains(&c);
+                    listed.then(|| separator(&b, i)).flatten()
+                });
+                assert_eq!(separator_at(&b, i), oracle, "{b:?} {i}");
+            }
+        }
+    }
+
     #[test]
     fn judging_sentence_by_sentence_decides_as_the_whole_read() {
         let t = crate::pyunicode::test_tables::install();
@@ -1976,6 +2146,8 @@ mod tests {
             "The Who",
             "cafe",
             "US",
+            // No ASCII word: an empty key, for the sentences with a byte outside ASCII.
+            "Αθήνα",
         ];
         let tokens = [
             ",",
@@ -2028,6 +2200,9 @@ mod tests {
             "Café",
             "CAFÉ",
             "’",
+            "ΑΘΗΝΑ",
+            "Ελλάδα",
+            "—",
         ];
         let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1du64);
         let (mut fast, mut whole) = (Claims::default(), Claims::default());
@@ -2051,10 +2226,17 @@ mod tests {
                 let key = aliases[s..e]
                     .split(' ')
                     .filter(|w| !w.is_empty() && w.bytes().all(|c| c.is_ascii_alphanumeric()))
-                    .max_by_key(|w| w.len())
-                    .unwrap();
-                let at = key.as_ptr() as usize - aliases.as_ptr() as usize;
-                keys.push((at, at + key.len()));
+                    .max_by_key(|w| w.len());
+                match key {
+                    Some(key) => {
+                        let at = key.as_ptr() as usize - aliases.as_ptr() as usize;
+                        keys.push((at, at + key.len()));
+                    }
+                    None => {
+                        assert!(!aliases[s..e].is_ascii());
+                        keys.push((e, e));
+                    }
+                }
             }
             let mut text = String::new();
             // Every other text names a gold once, so that its one item decides the row.
@@ -2131,10 +2313,15 @@ mod tests {
             }
         }
         // The item shortcut decides many rows (and the whole read above holds it to the cut).
-        let shortcuts = fast.item_shortcuts;
+        // So do the places of keys, which find sentences without a gold item uncut.
+        let (shortcuts, uncut) = (fast.item_shortcuts, fast.sentences_skipped);
         assert!(
-            rejected > 1_000 && asserted > 10_000 && skipped > 10_000 && shortcuts > 5_000,
-            "{rejected} {asserted} {skipped} {shortcuts}"
+            rejected > 1_000
+                && asserted > 10_000
+                && skipped > 10_000
+                && shortcuts > 5_000
+                && uncut > 1_000,
+            "{rejected} {asserted} {skipped} {shortcuts} {uncut}"
         );
     }
 
