@@ -27,6 +27,19 @@ JEMALLOC_CONF_VARIABLE = "_RJEM_MALLOC_CONF"
 #: jemalloc's settings for the command line: freed memory goes back to the system at once.
 CLI_JEMALLOC_CONF = "dirty_decay_ms:0,muzzy_decay_ms:0"
 
+#: The settings Polars itself writes into the variable when it is imported (its defaults, in the
+#: versions polarscore supports). A command line started by a program that imported Polars (a
+#: notebook's ``!polarscore``, a pipeline's subprocess) inherits them: they are not the user's.
+_POLARS_OWN = frozenset(
+    {
+        "dirty_decay_ms:500",
+        "muzzy_decay_ms:1000",
+        "muzzy_decay_ms:-1",
+        "thp:always",
+        "metadata_thp:always",
+    }
+)
+
 _SCRIPT_NAMES = frozenset({"polarscore", "polarscore.exe", "polarscore-script.py"})
 #: The interpreter's options whose value is the next argument.
 _OPTIONS_WITH_VALUE = frozenset({"-W", "-X", "--check-hash-based-pycs"})
@@ -53,13 +66,21 @@ def runs_cli(argv: Sequence[str]) -> bool:
     return False
 
 
+def set_by_user(value: str | None) -> bool:
+    """Return whether the variable's ``value`` holds a setting Polars does not write itself."""
+    return value is not None and any(
+        setting not in _POLARS_OWN for setting in value.split(",") if setting
+    )
+
+
 def configure_for_cli(argv: Sequence[str] | None = None) -> bool:
     """Set :data:`CLI_JEMALLOC_CONF` if the process runs the command line; return whether set.
 
     Nothing is set once Polars is imported (its allocator is then set up already), nor when the
-    user set the variable.
+    user set the variable: to anything but the settings Polars itself writes there, which a
+    process started by a program that imported Polars inherits.
     """
-    if "polars" in sys.modules or JEMALLOC_CONF_VARIABLE in os.environ:
+    if "polars" in sys.modules or set_by_user(os.environ.get(JEMALLOC_CONF_VARIABLE)):
         return False
     if not runs_cli(sys.orig_argv if argv is None else argv):
         return False

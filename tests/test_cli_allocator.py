@@ -66,15 +66,18 @@ def test_configure_for_cli_leaves_the_users_setting_and_an_imported_polars_alone
     assert environ == {VARIABLE: "narenas:1"}
 
 
-def _settings_seen(tmp_path: Path, command: list[str]) -> str:
-    """Run ``command`` and return the allocator settings Polars was imported with."""
+def _settings_seen(tmp_path: Path, command: list[str], *, inherit: bool = False) -> str:
+    """Run ``command`` and return the allocator settings Polars was imported with (``inherit``:
+    with this process's variable, which the Polars it imported wrote)."""
     site = tmp_path / "site"
     site.mkdir(exist_ok=True)
     # Printed at exit, once Polars has read (and rewritten) the variable.
     (site / "sitecustomize.py").write_text(
         f"import atexit, os\natexit.register(lambda: print('SEEN', os.environ.get({VARIABLE!r})))\n"
     )
-    environment = {key: value for key, value in ENV.items() if key != VARIABLE}
+    environment = {key: value for key, value in ENV.items() if inherit or key != VARIABLE}
+    if inherit:
+        environment[VARIABLE] = os.environ[VARIABLE]
     environment["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(site)])
     done = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=120)
     seen = [line for line in done.stdout.splitlines() if line.startswith("SEEN ")]
@@ -88,3 +91,36 @@ def test_the_command_line_runs_with_the_settings_and_a_program_without(tmp_path:
     assert cli.endswith("," + _allocator.CLI_JEMALLOC_CONF)
     library = _settings_seen(tmp_path, [sys.executable, "-c", "import polarscore"])
     assert _allocator.CLI_JEMALLOC_CONF not in library
+
+
+@pytest.mark.parametrize(
+    ("value", "by_user"),
+    [
+        (None, False),
+        ("", False),
+        ("dirty_decay_ms:500,muzzy_decay_ms:1000", False),
+        ("dirty_decay_ms:500,muzzy_decay_ms:-1,thp:always,metadata_thp:always", False),
+        ("dirty_decay_ms:500,muzzy_decay_ms:1000,dirty_decay_ms:500,muzzy_decay_ms:1000", False),
+        ("narenas:1", True),
+        ("dirty_decay_ms:500,muzzy_decay_ms:1000,narenas:1", True),
+        ("dirty_decay_ms:2000", True),
+    ],
+)
+def test_set_by_user_tells_polars_own_settings_from_the_users(
+    value: str | None, by_user: object
+) -> None:
+    assert _allocator.set_by_user(value) is by_user
+
+
+def test_a_command_line_started_by_a_program_that_imported_polars_gets_the_settings(
+    tmp_path: Path,
+) -> None:
+    """Polars writes its own settings into the variable when imported, and a child process
+    inherits them: a command line run from a notebook or a pipeline that imported Polars (this
+    test's process did) still gets the command line's settings, last."""
+    import polars  # noqa: F401  (writes its settings into this process's environment)
+
+    inherited = os.environ[VARIABLE]
+    assert not _allocator.set_by_user(inherited)
+    cli = _settings_seen(tmp_path, [*COMMAND, "scorers"], inherit=True)
+    assert cli.endswith("," + _allocator.CLI_JEMALLOC_CONF)
