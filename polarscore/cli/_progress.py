@@ -6,12 +6,9 @@ import contextlib
 import sys
 import threading
 import time
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 import polars as pl
-
-if TYPE_CHECKING:
-    from polars.lazyframe.in_process import InProcessQuery
 
 
 class Cancelled(BaseException):
@@ -91,66 +88,46 @@ def run_with_progress(query: pl.LazyFrame, progress: Progress, *, interval: floa
     progress.render(final=True)
 
 
+#: How often :func:`collect_with_progress` looks for the query's result.
+_POLL_SECONDS = 0.005
+
+
 def collect_with_progress(
     query: pl.LazyFrame, progress: Progress, *, interval: float = 0.2
 ) -> pl.DataFrame:
     """Collect ``query`` with the streaming engine in the background, drawing ``progress``.
 
-    A helper thread waits for the query's result; the main thread only draws every
-    ``interval`` and waits, so Ctrl-C (``KeyboardInterrupt``) and signal handlers run promptly.
-    On any such exception the query is stopped (see :class:`Progress`) and waited for before the
-    exception propagates, so no writer is left running.
+    The main thread only waits and draws, so Ctrl-C (``KeyboardInterrupt``) and signal handlers
+    run promptly; on any such exception the query is stopped (see :class:`Progress`) and waited
+    for before the exception propagates, so no writer is left running.
     """
     handle = query.collect(engine="streaming", background=True)
-    waiter = _ResultWaiter(handle)
+    ended = False
+    next_render = time.monotonic()
     try:
-        progress.render()
-        # Woken by the result at once: a slice's end does not wait for the next draw. The main
-        # thread used to look for the result every 5 ms instead, which cost a tenth of a second
-        # of CPU per million rows scored.
-        while not waiter.done.wait(interval):
-            progress.render()
+        while True:
+            try:
+                result = handle.fetch()
+            except (Exception, pl.exceptions.PanicException):
+                # The query failed and handed over its error: it has ended. Waiting for it
+                # again would make Polars panic (its result channel is closed).
+                ended = True
+                raise
+            if result is not None:
+                return result
+            # Draw every `interval`, but look for the result far more often: a query's end
+            # otherwise waits for the next draw, up to `interval` per slice.
+            if time.monotonic() >= next_render:
+                progress.render()
+                next_render = time.monotonic() + interval
+            time.sleep(_POLL_SECONDS)
     except BaseException:
-        progress.cancel()
-        handle.cancel()
-        with contextlib.suppress(BaseException):
-            waiter.join()
+        if not ended:
+            progress.cancel()
+            handle.cancel()
+            with contextlib.suppress(BaseException):
+                handle.fetch_blocking()
         raise
-    return waiter.outcome()
-
-
-class _ResultWaiter(threading.Thread):
-    """Waits, on its own thread, for a background query's result (or its error).
-
-    The result is asked for once only: asking a query that ended again makes Polars panic (its
-    result channel is closed).
-    """
-
-    def __init__(self, handle: InProcessQuery) -> None:
-        super().__init__(name="polarscore-query", daemon=True)
-        self.handle = handle
-        self.done = threading.Event()
-        self.result: pl.DataFrame | None = None
-        self.error: BaseException | None = None
-        self.start()
-
-    def run(self) -> None:
-        try:
-            self.result = self.handle.fetch_blocking()
-        except BaseException as error:  # Polars' panics derive from BaseException
-            self.error = error
-        finally:
-            self.done.set()
-
-    def outcome(self) -> pl.DataFrame:
-        """Return the query's result, or raise its error (once it is done)."""
-        self.join()
-        if self.error is not None:
-            error, self.error = self.error, None
-            raise error
-        if self.result is None:  # pragma: no cover - a finished query always hands a frame
-            raise RuntimeError("The query ended without a result.")
-        return self.result
 
 
 def stderr_if_tty(*, quiet: bool) -> TextIO | None:
