@@ -58,9 +58,9 @@ def spied(monkeypatch: pytest.MonkeyPatch) -> list[int | None]:
     to_score = DistinctScoring._to_score
 
     def spy(
-        self: DistinctScoring, inputs: pl.DataFrame
+        self: DistinctScoring, inputs: pl.DataFrame, run: Callable[[pl.LazyFrame], pl.DataFrame]
     ) -> tuple[pl.DataFrame, pl.DataFrame | None] | None:
-        rows = to_score(self, inputs)
+        rows = to_score(self, inputs, run)
         seen.append(None if rows is None else rows[0].height)
         KEYS[:] = self.keys
         return rows

@@ -123,67 +123,77 @@ class DistinctScoring:
         rows that the slice before it did not hold are scored, if few enough, and the others
         take the scores found for that slice.
         """
+
+        # Every step is a query collected in the background (collect_with_progress), so that
+        # Ctrl-C stops it at once and cleanly; an eager join on this thread, interrupted, could
+        # raise the interrupt twice.
+        def run(query: pl.LazyFrame) -> pl.DataFrame:
+            return collect_with_progress(query, progress, interval=interval)
+
         if not self.repeats:
             self.memo = None
-            part = collect_with_progress(scored.slice(offset, rows), progress, interval=interval)
-            self._observe(part)
+            part = run(scored.slice(offset, rows))
+            self._observe(part, run)
             return part
-        inputs = collect_with_progress(self.source.slice(offset, rows), progress, interval=interval)
-        unique = self._to_score(inputs)
+        inputs = run(self.source.slice(offset, rows))
+        unique = self._to_score(inputs, run)
+        keys = list(self.keys)
         if unique is None:
-            part = collect_with_progress(self.score(inputs.lazy()), progress, interval=interval)
+            part = run(self.score(inputs.lazy()))
             # The next slice may repeat this one's rows (an epoch longer than half a slice).
-            self.memo = part.select(*self.keys, *self.scores).unique(subset=list(self.keys))
+            self.memo = run(part.lazy().select(*keys, *self.scores).unique(subset=keys))
         else:
             todo, known = unique
-            scores = collect_with_progress(
-                self.score(todo.lazy()).select(*self.keys, *self.scores),
-                progress,
-                interval=interval,
-            )
+            scores = run(self.score(todo.lazy()).select(*keys, *self.scores))
             if known is not None:
                 scores = pl.concat([known, scores])
             self.memo = scores
-            part = (
-                inputs.drop([name for name in self.scores if name in inputs.columns])
-                .join(
-                    scores, on=list(self.keys), how="left", nulls_equal=True, maintain_order="left"
-                )
+            part = run(
+                inputs.lazy()
+                .drop([name for name in self.scores if name in inputs.columns])
+                .join(scores.lazy(), on=keys, how="left", nulls_equal=True, maintain_order="left")
                 .select(self.columns)
             )
-        self._observe(inputs)
+        self._observe(inputs, run)
         return part.drop(list(self.drop)) if self.drop else part
 
-    def _observe(self, part: pl.DataFrame) -> None:
+    def _observe(self, part: pl.DataFrame, run: Callable[[pl.LazyFrame], pl.DataFrame]) -> None:
         """Tell from ``part``, the slice just scored, whether the next one is to repeat.
 
         It is when at most :data:`MAX_DISTINCT_SHARE` of ``part``'s responses are neither
         repeated within it nor found in the slice before it (by their hashes, counted
-        approximately); and also when ``part`` has no key column left to count.
+        approximately); and also when ``part`` has no key column left to count. ``run``
+        collects a query.
         """
         column = next((key for key in self.keys if key in part.columns), None)
         if column is None:
             self.repeats, self.seen = True, None
             return
-        hashes = part.get_column(column).hash()
-        fresh = hashes if self.seen is None else hashes.filter(~hashes.is_in(self.seen.implode()))
-        new: int = fresh.to_frame("hash").select(pl.col("hash").approx_n_unique()).item()
+        hashes = run(part.lazy().select(pl.col(column).hash().alias("hash"))).get_column("hash")
+        fresh = pl.LazyFrame({"hash": hashes})
+        if self.seen is not None:
+            fresh = fresh.filter(~pl.col("hash").is_in(self.seen.implode()))
+        new: int = run(fresh.select(pl.col("hash").approx_n_unique())).item()
         self.repeats = part.height >= MIN_ROWS and new <= MAX_DISTINCT_SHARE * part.height
         self.seen = hashes
 
-    def _to_score(self, inputs: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame | None] | None:
+    def _to_score(
+        self, inputs: pl.DataFrame, run: Callable[[pl.LazyFrame], pl.DataFrame]
+    ) -> tuple[pl.DataFrame, pl.DataFrame | None] | None:
         """Return the distinct rows of ``inputs``' keys to score, and the others' scores.
 
         The rows to score are those the previous slice's distinct rows (``memo``) do not hold;
         the others' scores are None when there is no memo. None if more than
-        :data:`MAX_DISTINCT_SHARE` of the slice's rows would be scored.
+        :data:`MAX_DISTINCT_SHARE` of the slice's rows would be scored. ``run`` collects a
+        query.
         """
         if inputs.height < MIN_ROWS:
             return None
-        unique = inputs.select(self.keys).unique()
+        unique = run(inputs.lazy().select(self.keys).unique())
         known = None
         if self.memo is not None:
             keys = list(self.keys)
-            known = unique.join(self.memo, on=keys, how="inner", nulls_equal=True)
-            unique = unique.join(self.memo, on=keys, how="anti", nulls_equal=True)
+            memo = self.memo.lazy()
+            known = run(unique.lazy().join(memo, on=keys, how="inner", nulls_equal=True))
+            unique = run(unique.lazy().join(memo, on=keys, how="anti", nulls_equal=True))
         return (unique, known) if unique.height <= MAX_DISTINCT_SHARE * inputs.height else None

@@ -164,10 +164,17 @@ def write_in_slices(
                 del part  # held by the writer until written, and no longer
             if pending is not None:
                 pending.result()
-        finally:  # on failure too: the file is then a temporary that is thrown away
+        except BaseException:
+            # A failed or interrupted run: its file is a temporary that is thrown away, so the
+            # writer is abandoned, never to write its footer (pyarrow's writer would write it
+            # when collected, into the file closed by then, and print an error).
+            writer.abandon()
             if pending is not None:
                 wait([pending])
-            writer.close()
+            raise
+        if pending is not None:
+            wait([pending])
+        writer.close()
     progress.render(final=True)
 
 
@@ -237,6 +244,14 @@ class _SliceWriter:
             )
         table = part.to_arrow() if self.views is None else _arrow_views(part, self.views)
         return functools.partial(self.parquet.write_table, table)
+
+    def abandon(self) -> None:
+        """Leave the file unfinished: the Parquet writer writes nothing more, footer included.
+
+        One attribute is set, so that an interrupt cannot leave it half done.
+        """
+        if self.parquet is not None:
+            self.parquet.is_open = False
 
     def close(self) -> None:
         """Write the Parquet footer of a file written in several slices."""
