@@ -2260,8 +2260,7 @@ mod tests {
         for _ in 0..3000 {
             let mut listed = Vec::new();
             let n = next() % 12;
-            let w: Vec<&str> = (0..n).map(|_| words[next() % words.len()]).collect();
-            let text = format!(" {} ", w.join(" ")).replace("  ", " ");
+            let text = crate::testing::spaced_words(&words, n, &mut next);
             words_into(&text, &mut listed);
             for k in 1..7 {
                 let want = listed
@@ -2289,8 +2288,7 @@ mod tests {
         for _ in 0..20_000 {
             let mut listed = Vec::new();
             let n = next() % 8;
-            let w: Vec<&str> = (0..n).map(|_| words[next() % words.len()]).collect();
-            let text = format!(" {} ", w.join(" ")).replace("  ", " ");
+            let text = crate::testing::spaced_words(&words, n, &mut next);
             words_into(&text, &mut listed);
             let values = !rules::find_dates(&listed).is_empty()
                 || !rules::find_decades(&listed).is_empty()

@@ -32,6 +32,13 @@ pub(crate) fn lcg(mut seed: u64) -> impl FnMut() -> usize {
     }
 }
 
+/// A text of `n` words drawn from `words` by `next` (an [`lcg`]), each with one space on either
+/// side (` a b `, and ` ` for none): the generated texts of answer_match's word tests.
+pub(crate) fn spaced_words(words: &[&str], n: usize, next: &mut dyn FnMut() -> usize) -> String {
+    let w: Vec<&str> = (0..n).map(|_| words[next() % words.len()]).collect();
+    format!(" {} ", w.join(" ")).replace("  ", " ")
+}
+
 /// A fixed-seed random source for the kernels' generated-text tests (Marsaglia's 64-bit
 /// xorshift, shifts 13, 7, 17): each call `next(m)` gives the next number of the sequence `seed`
 /// starts, taken modulo `m` (not zero), the same on every run.

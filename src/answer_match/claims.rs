@@ -1327,9 +1327,6 @@ impl Claims {
         .is_some()
     }
 
-    /// The normal form of the raw item `raw`, into `scratch`: as the response's, with years
-    /// split from glued markers when [`Claims::split_years`] (a split inside a word, so the
-    /// item's words are still those of the whole response's normal form).
     /// Normalise the item `raw` into `self.scratch` and find the first alias of over two bytes
     /// in it: the alias and where it starts in the item, unless `negations` and the item denies
     /// it (`negate_next`: the joint before the item negates it). [`Claims::tail_asserts`] and
@@ -1352,6 +1349,9 @@ impl Claims {
         (!(negations && denied(item, alias, at, negate_next))).then_some((alias, at))
     }
 
+    /// The normal form of the raw item `raw`, into `scratch`: as the response's, with years
+    /// split from glued markers when [`Claims::split_years`] (a split inside a word, so the
+    /// item's words are still those of the whole response's normal form).
     fn normalize_item(
         &mut self,
         norm: &mut Normalizer,

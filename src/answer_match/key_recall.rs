@@ -608,8 +608,7 @@ mod tests {
             for _ in 0..400 {
                 let text = |max: usize, next: &mut dyn FnMut() -> usize| {
                     let n = next() % (max + 1);
-                    let w: Vec<&str> = (0..n).map(|_| words[next() % words.len()]).collect();
-                    format!(" {} ", w.join(" ")).replace("  ", " ")
+                    crate::testing::spaced_words(&words, n, next)
                 };
                 let aliases: Vec<String> =
                     (0..1 + next() % 3).map(|_| text(4, &mut next)).collect();
@@ -681,8 +680,7 @@ mod tests {
             for _ in 0..3000 {
                 let text = |max: usize, next: &mut dyn FnMut() -> usize| {
                     let n = next() % (max + 1);
-                    let w: Vec<&str> = (0..n).map(|_| words[next() % words.len()]).collect();
-                    format!(" {} ", w.join(" ")).replace("  ", " ")
+                    crate::testing::spaced_words(&words, n, next)
                 };
                 let aliases: Vec<String> =
                     (0..1 + next() % 3).map(|_| text(6, &mut next)).collect();
