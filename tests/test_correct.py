@@ -6,9 +6,12 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import polarscore as ps
 from polarscore import cli
+from polarscore.logs import _task_kind
 from polarscore.logs._task_kind import (
     TASK_KINDS,
     helm_kind,
@@ -306,6 +309,30 @@ def test_score_frame_tells_a_plain_tables_kind_from_its_golds() -> None:
             )
         )
         assert scored["correct"].to_list() == alone["correct"].to_list(), kind
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    golds=st.lists(st.sampled_from([None, "", "B", "(C)", "18", "1,207", "Paris"]), max_size=60),
+    sample=st.integers(min_value=1, max_value=4),
+)
+def test_a_plain_tables_kind_reads_its_first_rows_with_a_gold(
+    golds: list[str | None], sample: int
+) -> None:
+    # The rows are read a few at a time until enough have a gold: the same kinds as the kinds
+    # of every row with the first ones kept (read here on a sample shrunk to a few rows).
+    frame = pl.DataFrame({"gold": golds}, schema={"gold": pl.String})
+    kinds = frame.select(infer_kind(pl.concat_list("gold"))).to_series().drop_nulls()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_task_kind, "TABLE_SAMPLE_ROWS", sample)
+        for table in (frame, frame.lazy()):
+            got = _task_kind._first_kinds(table.lazy(), infer_kind(pl.concat_list("gold")))
+            assert got.to_list() == kinds.head(sample).to_list()
+            found = _task_kind.table_kind(table, pl.concat_list("gold"), None)
+            if kinds.is_empty():
+                assert found.kind is None
+            else:
+                assert f"{min(sample, kinds.len())} " in found.source
 
 
 def test_task_kind_overrides_the_logs() -> None:
