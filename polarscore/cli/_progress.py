@@ -91,8 +91,11 @@ def run_with_progress(query: pl.LazyFrame, progress: Progress, *, interval: floa
     progress.render(final=True)
 
 
-#: How often :func:`collect_with_progress` looks for the query's result.
+#: How often :func:`collect_with_progress` looks for the query's result: first after
+#: :data:`_FIRST_POLL_SECONDS`, then twice as long each time, up to :data:`_POLL_SECONDS`
+#: (a slice's small steps, a look-up or a unique, take a millisecond or two).
 _POLL_SECONDS = 0.005
+_FIRST_POLL_SECONDS = 0.0002
 
 
 def collect_with_progress(
@@ -113,6 +116,7 @@ def collect_with_progress(
         with _signals_held():
             handle = query.collect(engine="streaming", background=True)
         next_render = time.monotonic()
+        pause = _FIRST_POLL_SECONDS
         while True:
             try:
                 result = handle.fetch()
@@ -129,7 +133,8 @@ def collect_with_progress(
             if time.monotonic() >= next_render:
                 progress.render()
                 next_render = time.monotonic() + interval
-            time.sleep(_POLL_SECONDS)
+            time.sleep(pause)
+            pause = min(2 * pause, _POLL_SECONDS)
     except BaseException:
         if handle is not None and not ended:
             progress.cancel()
