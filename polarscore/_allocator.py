@@ -16,7 +16,7 @@ time on the mix (the pages freed and faulted in again; ``docs/benchmarks.md``).
 
 pyarrow, which writes the slices, allocates from its own pool: mimalloc by default, which hands
 the Parquet encoder's buffers back to the system after each slice, so that the next one faults
-them in again (on MMLU-Pro x5, a fifth of the CLI's CPU was system time). On Linux, where
+them in again (on MMLU-Pro x5, up to a third of the CLI's CPU was system time). On Linux, where
 pyarrow's wheels have it, the command line gives pyarrow Arrow's jemalloc instead
 (:data:`CLI_ARROW_POOL`, unless ``ARROW_DEFAULT_MEMORY_POOL`` is set or pyarrow is imported).
 """
