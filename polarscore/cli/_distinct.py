@@ -60,6 +60,29 @@ def _private_name(stem: str, taken: Sequence[str]) -> str:
     return name
 
 
+#: Joins a list's texts for its hash (any separator would do: the hash only finds candidates).
+_LIST_SEPARATOR = "\x1f"
+
+
+def _hashed(name: str, dtype: PolarsDataType, seed: int) -> pl.Expr:
+    """Return a 64-bit hash of column ``name`` (of ``dtype``, :func:`_keyable`).
+
+    Polars before 2.0 cannot hash a list of texts (it panics): such a list is hashed as its
+    texts joined, and its length. Any list of something else but integers is hashed by its
+    length alone. Equal values get equal hashes either way, and rows are compared before they
+    share scores, so a weaker hash costs only rows scored again.
+    """
+    column = pl.col(name)
+    if isinstance(dtype, pl.List | pl.Array):
+        items = column.list if isinstance(dtype, pl.List) else column.arr
+        length = items.len().hash(seed=seed)
+        if dtype.inner == pl.String:
+            return items.join(_LIST_SEPARATOR).hash(seed=seed).xor(length)
+        if not dtype.inner.is_integer():
+            return length
+    return column.hash(seed=seed)
+
+
 @dataclass
 class DistinctScoring:
     """How :func:`polarscore.cli._output.write_in_slices` scores the slices of a log.
@@ -144,7 +167,8 @@ class DistinctScoring:
 
     def _hash(self) -> pl.Expr:
         """Return the 64-bit hash of a row's keys: each key's, seeded by its place, combined."""
-        hashes = [pl.col(key).hash(seed=place) for place, key in enumerate(self.keys)]
+        schema = self.source.collect_schema()
+        hashes = [_hashed(key, schema[key], place) for place, key in enumerate(self.keys)]
         combined = hashes[0]
         for more in hashes[1:]:
             combined = combined.xor(more)
