@@ -264,12 +264,8 @@ class DistinctScoring:
             tables.append(alone)
         table = pl.concat([t.select(self.scores) for t in tables], how="vertical")
         present = [name for name in self.scores if name in inputs.columns]
-        return run(
-            pl.concat(
-                [inputs.lazy().drop(present), table.lazy().select(pl.all().gather(index))],
-                how="horizontal",
-            ).select(self.columns)
-        )
+        scores = run(table.lazy().select(pl.all().gather(index)))
+        return inputs.drop(present).hstack(scores).select(self.columns)
 
     def _look_up(
         self, rows: pl.DataFrame, table: pl.DataFrame, run: Callable[[pl.LazyFrame], pl.DataFrame]
@@ -299,7 +295,7 @@ class DistinctScoring:
     ) -> pl.DataFrame:
         """Return ``rows`` (keys and their hash) with their scores."""
         scores = run(self.score(rows.lazy().select(self.keys)).select(self.scores))
-        return pl.concat([rows, scores], how="horizontal")
+        return rows.hstack(scores)
 
     def _memo(
         self, keys: pl.DataFrame, part: pl.DataFrame, run: Callable[[pl.LazyFrame], pl.DataFrame]
@@ -308,8 +304,8 @@ class DistinctScoring:
 
         ``keys`` holds the slice's rows' keys and their hash, ``part`` the slice scored.
         """
-        rows = pl.concat([keys.lazy(), part.lazy().select(self.scores)], how="horizontal")
-        return run(rows.unique(subset=self.hash_name, keep="any"))
+        rows = keys.hstack(part.select(self.scores))
+        return run(rows.lazy().unique(subset=self.hash_name, keep="any"))
 
     def _observe(self, hashes: pl.Series, run: Callable[[pl.LazyFrame], pl.DataFrame]) -> bool:
         """Return whether the next slice is to repeat, told from ``hashes``, the last slice's.
