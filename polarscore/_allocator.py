@@ -13,6 +13,12 @@ by 60-100 MiB around its median and a run's peak, the highest of its slices', gr
 of slices (357 MiB at 1M rows of the issue-44 mix, 394 MiB at 3M). Freed memory handed back at
 once makes the peak the same for every slice, and so for every log, for about 2.5% more CPU
 time on the mix (the pages freed and faulted in again; ``docs/benchmarks.md``).
+
+pyarrow, which writes the slices, allocates from its own pool: mimalloc by default, which hands
+the Parquet encoder's buffers back to the system after each slice, so that the next one faults
+them in again (on MMLU-Pro x5, up to a third of the CLI's CPU was system time). On Linux, where
+pyarrow's wheels have it, the command line gives pyarrow Arrow's jemalloc instead
+(:data:`CLI_ARROW_POOL`, unless ``ARROW_DEFAULT_MEMORY_POOL`` is set or pyarrow is imported).
 """
 
 from __future__ import annotations
@@ -26,6 +32,11 @@ from pathlib import Path
 JEMALLOC_CONF_VARIABLE = "_RJEM_MALLOC_CONF"
 #: jemalloc's settings for the command line: freed memory goes back to the system at once.
 CLI_JEMALLOC_CONF = "dirty_decay_ms:0,muzzy_decay_ms:0"
+
+#: The variable pyarrow reads its default memory pool from, when first imported.
+ARROW_POOL_VARIABLE = "ARROW_DEFAULT_MEMORY_POOL"
+#: pyarrow's memory pool for the command line (on Linux).
+CLI_ARROW_POOL = "jemalloc"
 
 #: The settings Polars itself writes into the variable when it is imported (its defaults, in the
 #: versions polarscore supports). A command line started by a program that imported Polars (a
@@ -88,4 +99,22 @@ def configure_for_cli(argv: Sequence[str] | None = None) -> bool:
     return True
 
 
+def configure_arrow_for_cli(argv: Sequence[str] | None = None, platform: str | None = None) -> bool:
+    """Set :data:`CLI_ARROW_POOL` if the process runs the command line on Linux; return if set.
+
+    Nothing is set once pyarrow is imported (its pool is chosen then), nor when the user set
+    the variable, nor on other systems, whose pyarrow may lack jemalloc (it would print a
+    warning and keep its default).
+    """
+    if (platform or sys.platform) != "linux" or "pyarrow" in sys.modules:
+        return False
+    if os.environ.get(ARROW_POOL_VARIABLE):
+        return False
+    if not runs_cli(sys.orig_argv if argv is None else argv):
+        return False
+    os.environ[ARROW_POOL_VARIABLE] = CLI_ARROW_POOL
+    return True
+
+
 configure_for_cli()
+configure_arrow_for_cli()

@@ -124,3 +124,65 @@ def test_a_command_line_started_by_a_program_that_imported_polars_gets_the_setti
     assert not _allocator.set_by_user(inherited)
     cli = _settings_seen(tmp_path, [*COMMAND, "scorers"], inherit=True)
     assert cli.endswith("," + _allocator.CLI_JEMALLOC_CONF)
+
+
+def test_configure_arrow_for_cli_gives_pyarrow_jemalloc_in_the_command_line_on_linux(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    environ: dict[str, str] = {}
+    monkeypatch.setattr(os, "environ", environ)
+    monkeypatch.delitem(sys.modules, "pyarrow", raising=False)
+    cli = ["python", "-m", "polarscore", "score"]
+    assert not _allocator.configure_arrow_for_cli(["python", "-c", "import polarscore"], "linux")
+    assert not _allocator.configure_arrow_for_cli(cli, "darwin")  # its pyarrow may lack it
+    assert not _allocator.configure_arrow_for_cli(cli, "win32")
+    assert environ == {}
+    assert _allocator.configure_arrow_for_cli(cli, "linux")
+    assert environ == {_allocator.ARROW_POOL_VARIABLE: _allocator.CLI_ARROW_POOL}
+
+
+def test_configure_arrow_for_cli_leaves_the_users_pool_and_an_imported_pyarrow_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    environ = {_allocator.ARROW_POOL_VARIABLE: "system"}
+    monkeypatch.setattr(os, "environ", environ)
+    monkeypatch.delitem(sys.modules, "pyarrow", raising=False)
+    cli = ["python", "-m", "polarscore", "score"]
+    assert not _allocator.configure_arrow_for_cli(cli, "linux")
+    assert environ == {_allocator.ARROW_POOL_VARIABLE: "system"}
+    environ.clear()
+    monkeypatch.setitem(sys.modules, "pyarrow", sys)  # any module: pyarrow is imported
+    assert not _allocator.configure_arrow_for_cli(cli, "linux")  # too late: its pool is chosen
+    assert environ == {}
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the pool is set on Linux only")
+def test_the_command_lines_pyarrow_allocates_with_jemalloc(tmp_path: Path) -> None:
+    """The command line's pyarrow takes the pool from the variable it set: jemalloc, where
+    pyarrow has it (as its Linux wheels do)."""
+    import pyarrow as pa
+
+    if "jemalloc" not in pa.supported_memory_backends():
+        pytest.skip("this pyarrow has no jemalloc")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import atexit\n"
+        "def _pool():\n"
+        "    import pyarrow\n"
+        "    print('POOL', pyarrow.default_memory_pool().backend_name)\n"
+        "atexit.register(_pool)\n"
+    )
+    environment = {k: v for k, v in ENV.items() if k != _allocator.ARROW_POOL_VARIABLE}
+    environment["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(site)])
+
+    def pool(command: list[str]) -> str:
+        done = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=120)
+        found = [line for line in done.stdout.splitlines() if line.startswith("POOL ")]
+        assert found, done.stdout + done.stderr
+        return found[-1].removeprefix("POOL ")
+
+    assert pool([*COMMAND, "scorers"]) == "jemalloc"
+    # A program that imports the library keeps pyarrow's own default (mimalloc from pyarrow 17)
+    default = pool([sys.executable, "-c", "pass"])
+    assert pool([sys.executable, "-c", "import polarscore"]) == default

@@ -55,17 +55,20 @@ def spied(monkeypatch: pytest.MonkeyPatch) -> list[int | None]:
     monkeypatch.setattr(_output, "MIN_SLICE_ROWS", SLICE)
     monkeypatch.setattr(_output, "slice_size", lambda total, most=SLICE: SLICE)
     seen: list[int | None] = []
-    to_score = DistinctScoring._to_score
+    score_slice = DistinctScoring._score_slice
 
     def spy(
-        self: DistinctScoring, inputs: pl.DataFrame, run: Callable[[pl.LazyFrame], pl.DataFrame]
-    ) -> tuple[pl.DataFrame, pl.DataFrame | None] | None:
-        rows = to_score(self, inputs, run)
-        seen.append(None if rows is None else rows[0].height)
+        self: DistinctScoring,
+        inputs: pl.DataFrame,
+        keys: pl.DataFrame,
+        run: Callable[[pl.LazyFrame], pl.DataFrame],
+    ) -> pl.DataFrame:
+        part = score_slice(self, inputs, keys, run)
+        seen.append(self.scored_rows[-1])
         KEYS[:] = self.keys
-        return rows
+        return part
 
-    monkeypatch.setattr(DistinctScoring, "_to_score", spy)
+    monkeypatch.setattr(DistinctScoring, "_score_slice", spy)
     return seen
 
 
@@ -114,37 +117,58 @@ def test_distinct_rows_are_scored_whole(tmp_path: Path, spied: list[int | None])
     """Where every row differs, no slice goes through the unique and the join: the first slice
     is read and found distinct, and every next one is one streaming query, as the one before it
     was distinct."""
-    fast, every = _score_both(tmp_path, _log(ROWS, ROWS))
+    log = _log(ROWS, ROWS).with_columns(response=pl.format("answer {}", "id"))
+    fast, every = _score_both(tmp_path, log)
     assert_frame_equal(fast, every)
     assert spied == [None]
+
+
+def _distinct_log(rows: int) -> pl.DataFrame:
+    """A log of ``rows`` rows whose responses all differ."""
+    return _log(rows, rows).with_columns(response=pl.format("answer {}", "id"))
 
 
 def test_a_slice_that_repeats_makes_the_next_one_scored_by_distinct_rows(
     tmp_path: Path, spied: list[int | None]
 ) -> None:
     """A log whose first slice is distinct and whose rows repeat after it: the second slice is
-    streamed (the first did not repeat) and found repeating, so the third and fourth are scored
-    on their distinct rows; the output is the row-by-row one."""
-    log = pl.concat([_log(SLICE, SLICE), _log(ROWS - SLICE, 40)]).with_columns(
+    streamed (the first did not repeat), found repeating and kept as the memo, so the third
+    and fourth find every row there and score none; the output is the row-by-row one."""
+    log = pl.concat([_distinct_log(SLICE), _log(ROWS - SLICE, 40)]).with_columns(
         id=pl.int_range(ROWS)
     )
     fast, every = _score_both(tmp_path, log)
     assert_frame_equal(fast, every)
-    assert spied == [None, log.tail(ROWS - SLICE).select(KEYS).n_unique(), 0]
+    assert spied == [None, 0, 0]
 
 
 def test_a_log_repeated_epoch_after_epoch_takes_the_scores_of_the_slice_before(
     tmp_path: Path, spied: list[int | None]
 ) -> None:
-    """1,200 distinct items, five epochs in a row (7,500 rows in five slices): no slice repeats
-    its own rows enough, but each from the second on repeats the one before it. The second is
-    streamed and found to; the third is read and scored whole (1,200 distinct rows); the fourth
-    and fifth score nothing, every row found in the slice before. Same output."""
-    epoch = _log(1_200, 1_200)
+    """1,200 distinct items, epochs in a row (7,500 rows in five slices): the first slice holds
+    the 1,200 items and 300 repeats, scores each item once and keeps them; every next slice
+    finds all its rows in the slice before it and scores none. Same output."""
+    epoch = _distinct_log(1_200)
     log = pl.concat([epoch] * 7).head(7_500).with_columns(id=pl.int_range(7_500))
     fast, every = _score_both(tmp_path, log)
     assert_frame_equal(fast, every)
-    assert spied == [None, None, 0, 0]
+    assert spied == [1_200, 0, 0, 0, 0]
+
+
+def test_hash_collisions_never_share_scores(
+    tmp_path: Path, spied: list[int | None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows are found by the hash of their keys, but take other rows' scores only when their
+    keys are equal: with every row hashed alike, the memo holds one row and each slice scores
+    its one row per hash, then every row whose keys differ from those two alone, and the output
+    is still the row-by-row one."""
+    monkeypatch.setattr(
+        DistinctScoring, "_hash", lambda self: pl.lit(7, dtype=pl.UInt64).alias(self.hash_name)
+    )
+    log = _log(ROWS, 40)
+    fast, every = _score_both(tmp_path, log)
+    assert_frame_equal(fast, every)
+    assert spied == [1, 1, 1, 1]
 
 
 def _scoring(
@@ -191,11 +215,14 @@ def test_distinct_scoring_matches_scoring_every_row(
     plan, score = _scoring(frame, ["response", "reference"])
     assert plan is not None
     progress = _progress.Progress(len(pairs), stream=None)
+    half = len(pairs) // 2
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_distinct, "MIN_ROWS", 0)
-        patch.setattr(_distinct, "MAX_DISTINCT_SHARE", 1.0)  # always the distinct path
-        got = plan.collect(score(frame), 0, len(pairs), progress)
-    assert_frame_equal(got, score(frame).collect())
+        patch.setattr(_distinct, "REPEAT_SHARE", 0.0)  # every slice read first, a memo kept
+        patch.setattr(_distinct, "MIN_SAVED_SHARE", 0.0)  # always the distinct path
+        first = plan.collect(score(frame), 0, half, progress)
+        second = plan.collect(score(frame), half, len(pairs) - half, progress)
+    assert_frame_equal(pl.concat([first, second]), score(frame).collect())
 
 
 def test_every_row_is_refused_without_an_output(

@@ -272,6 +272,44 @@ def test_killed_mid_run_leaves_no_output(
     ]
 
 
+def test_a_signal_while_a_query_starts_is_held_until_its_handle_is_kept() -> None:
+    """Ctrl-C or SIGTERM while a background query is being started would drop its handle (a
+    Polars panic when the query ends): the signal is held, and raised again, with the handler
+    in place before, as the block ends; the handlers are then the ones before."""
+    from polarscore.cli._progress import _signals_held
+
+    reached: list[int] = []  # the signals whose block ran to its end
+
+    def signal_self(number: int) -> None:
+        with _signals_held():
+            os.kill(os.getpid(), number)
+            time.sleep(0.05)  # a Python handler would have run by now
+            reached.append(number)
+
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    with pytest.raises(KeyboardInterrupt):
+        signal_self(signal.SIGINT)
+    assert reached == [signal.SIGINT]
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+
+    class Terminated(BaseException):
+        pass
+
+    def terminate(signum: int, frame: object) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        with pytest.raises(Terminated):
+            signal_self(signal.SIGTERM)
+        assert reached == [signal.SIGINT, signal.SIGTERM]
+        assert signal.getsignal(signal.SIGTERM) is terminate
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    with _signals_held():  # no signal: nothing raised
+        pass
+
+
 # --- a valid log with no rows -----------------------------------------------------------------
 
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import signal
 import sys
 import threading
 import time
-from typing import TextIO
+from collections.abc import Iterator
+from types import FrameType
+from typing import Any, TextIO
 
 import polars as pl
 
@@ -88,8 +91,11 @@ def run_with_progress(query: pl.LazyFrame, progress: Progress, *, interval: floa
     progress.render(final=True)
 
 
-#: How often :func:`collect_with_progress` looks for the query's result.
+#: How often :func:`collect_with_progress` looks for the query's result: first after
+#: :data:`_FIRST_POLL_SECONDS`, then twice as long each time, up to :data:`_POLL_SECONDS`
+#: (a slice's small steps, a look-up or a unique, take a millisecond or two).
 _POLL_SECONDS = 0.005
+_FIRST_POLL_SECONDS = 0.0002
 
 
 def collect_with_progress(
@@ -99,12 +105,18 @@ def collect_with_progress(
 
     The main thread only waits and draws, so Ctrl-C (``KeyboardInterrupt``) and signal handlers
     run promptly; on any such exception the query is stopped (see :class:`Progress`) and waited
-    for before the exception propagates, so no writer is left running.
+    for before the exception propagates, so no writer is left running. A signal that comes
+    while the query is being started is held until its handle is kept (:func:`_signals_held`):
+    a handle dropped unawaited makes Polars panic when the query ends (its result is sent to
+    no one), which aborts the process.
     """
-    handle = query.collect(engine="streaming", background=True)
+    handle = None
     ended = False
-    next_render = time.monotonic()
     try:
+        with _signals_held():
+            handle = query.collect(engine="streaming", background=True)
+        next_render = time.monotonic()
+        pause = _FIRST_POLL_SECONDS
         while True:
             try:
                 result = handle.fetch()
@@ -114,20 +126,74 @@ def collect_with_progress(
                 ended = True
                 raise
             if result is not None:
+                ended = True
                 return result
             # Draw every `interval`, but look for the result far more often: a query's end
             # otherwise waits for the next draw, up to `interval` per slice.
             if time.monotonic() >= next_render:
                 progress.render()
                 next_render = time.monotonic() + interval
-            time.sleep(_POLL_SECONDS)
+            time.sleep(pause)
+            pause = min(2 * pause, _POLL_SECONDS)
     except BaseException:
-        if not ended:
+        if handle is not None and not ended:
             progress.cancel()
             handle.cancel()
             with contextlib.suppress(BaseException):
                 handle.fetch_blocking()
         raise
+
+
+#: The signals :func:`_signals_held` holds: Ctrl-C, and the SIGTERM the command line turns into
+#: an exception.
+_HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM inside the block; raise each held one again when it ends.
+
+    Their Python handlers raise an exception at the next bytecode boundary, which inside a
+    call that starts a background query (Polars' own Python code included) would drop its
+    handle before the caller could keep it. The handlers are put back (each in a ``finally``,
+    so that a signal coming meanwhile cannot leave one out) and the held signals raised again,
+    so the exception comes out of the block, once the handle is kept. Outside the main thread,
+    where handlers cannot be set (nor run), nothing is held.
+    """
+    held: list[int] = []
+    previous: dict[int, Any] = {}
+
+    def hold(signum: int, frame: FrameType | None) -> None:
+        held.append(signum)
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    try:
+        for number in _HELD_SIGNALS:
+            handler = signal.getsignal(number)
+            if callable(handler):  # a Python handler (not SIG_DFL, SIG_IGN or one set in C)
+                previous[number] = signal.signal(number, hold)
+    except BaseException:
+        _restore(list(previous.items()))
+        raise
+    try:
+        yield
+    finally:
+        _restore(list(previous.items()))
+        for signum in dict.fromkeys(held):
+            signal.raise_signal(signum)
+
+
+def _restore(handlers: list[tuple[int, Any]]) -> None:
+    """Put back each signal's handler, every one even if a signal interrupts the first."""
+    if not handlers:
+        return
+    (number, handler), rest = handlers[0], handlers[1:]
+    try:
+        signal.signal(number, handler)
+    finally:
+        _restore(rest)
 
 
 def stderr_if_tty(*, quiet: bool) -> TextIO | None:
