@@ -2038,16 +2038,13 @@ fn may_loop_or_sweep(text: &str) -> (bool, bool) {
     super::for_each_word(
         b,
         |pair| {
-            let digit = (pair >> 8).wrapping_sub(usize::from(b'0')) < 10;
-            let n = if digit || matches!(pair, AN | OR | TO) {
-                digits.get() + u32::from(digit)
-            } else {
-                0
-            };
+            // Without branches: the words' first bytes are too mixed to predict.
+            let digit = u32::from((pair >> 8).wrapping_sub(usize::from(b'0')) < 10);
+            let keep =
+                digit | u32::from(pair == AN) | u32::from(pair == OR) | u32::from(pair == TO);
+            let n = (digits.get() + digit) & 0u32.wrapping_sub(keep);
             digits.set(n);
-            if n >= 5 {
-                swept.set(true);
-            }
+            swept.set(swept.get() | (n >= 5));
             let key = pair as u128;
             let r = ring.get();
             if until_checkpoint.get() == 0 {
