@@ -1980,10 +1980,10 @@ pub fn loop_after_pretests(response: &str) -> Option<(usize, usize)> {
 /// Whether a normalised text may hold a loop ([`may_loop_or_sweep`]) and whether it may hold a
 /// sweep ([`sweep`], whatever the alias), from one walk over its words: `false` proves there is
 /// none. A sweep is a run of five integers or more with only the words *and*, *or* and *to*
-/// between them; every integer starts with a digit, and those three words start with `an`, `or`
-/// and `to`. So the walk counts the words in a row that start with a digit, passing over the
-/// words that start with one of those pairs, and a text where the count never reaches five holds
-/// no sweep. Texts too short for a loop are not walked (`(false, true)`: the sweep, of a few
+/// between them; every integer starts with a digit, and those three words start with `a`, `o` and
+/// `t`. So the walk counts the words in a row that start with a digit, passing over the words
+/// that start with one of those letters, and a text where the count never reaches five holds no
+/// sweep. Texts too short for a loop are not walked (`(false, true)`: the sweep, of a few
 /// words, is read whole).
 pub fn pretests(text: &str) -> (bool, bool) {
     may_loop_or_sweep(text)
@@ -2013,17 +2013,30 @@ fn may_loop_by_pairs(text: &str) -> bool {
 /// `p` by `p` at the same place, are kept for the last two checkpoints and a bit found in all
 /// three passes the text.
 ///
-/// The same walk counts the words in a row that start with a digit for [`pretests`]' sweep test,
-/// and stops once both a loop and a sweep may be there.
+/// The same walk counts the words in a row that start with a digit for [`pretests`]' sweep test.
 fn may_loop_or_sweep(text: &str) -> (bool, bool) {
     use std::cell::Cell;
     const LANES: u128 = 0x0001_0001_0001_0001_0001_0001_0001_0001;
     const LOW: u128 = 0x7fff * LANES;
     const HIGH: u128 = 0x8000 * LANES;
-    // The first two bytes of `and`, `or` and `to`, as `for_each_word` gives them.
-    const AN: usize = (b'a' as usize) << 8 | b'n' as usize;
-    const OR: usize = (b'o' as usize) << 8 | b'r' as usize;
-    const TO: usize = (b't' as usize) << 8 | b'o' as usize;
+    // By a word's first byte: whether a digit (one more word of the run), and whether the run
+    // goes on (a digit, or the first letter of `and`, `or` and `to`).
+    const SWEEP_ADD: [u8; 256] = {
+        let mut t = [0u8; 256];
+        let mut c = b'0';
+        while c <= b'9' {
+            t[c as usize] = 1;
+            c += 1;
+        }
+        t
+    };
+    const SWEEP_KEEP: [u8; 256] = {
+        let mut t = SWEEP_ADD;
+        t[b'a' as usize] = 1;
+        t[b'o' as usize] = 1;
+        t[b't' as usize] = 1;
+        t
+    };
     let b = text.as_bytes();
     if b.len() < 39 {
         return (false, true);
@@ -2033,18 +2046,17 @@ fn may_loop_or_sweep(text: &str) -> (bool, bool) {
     let until_checkpoint = Cell::new(0u32);
     let found = Cell::new(false);
     // Words in a row that start with a digit (the joints between them passed over).
-    let digits = Cell::new(0u32);
-    let swept = Cell::new(false);
+    let (digits, longest) = (Cell::new(0u32), Cell::new(0u32));
     super::for_each_word(
         b,
         |pair| {
-            // Without branches: the words' first bytes are too mixed to predict.
-            let digit = u32::from((pair >> 8).wrapping_sub(usize::from(b'0')) < 10);
-            let keep =
-                digit | u32::from(pair == AN) | u32::from(pair == OR) | u32::from(pair == TO);
-            let n = (digits.get() + digit) & 0u32.wrapping_sub(keep);
+            // By the first byte, without branches (the words' first bytes are too mixed to
+            // predict): one more for a digit, as many for `a`, `o` or `t`, none for the rest.
+            let first = usize::from((pair >> 8) as u8);
+            let (add, keep) = (SWEEP_ADD[first], SWEEP_KEEP[first]);
+            let n = (digits.get() + u32::from(add)) & u32::from(keep).wrapping_neg();
             digits.set(n);
-            swept.set(swept.get() | (n >= 5));
+            longest.set(longest.get().max(n));
             let key = pair as u128;
             let r = ring.get();
             if until_checkpoint.get() == 0 {
@@ -2060,13 +2072,12 @@ fn may_loop_or_sweep(text: &str) -> (bool, bool) {
             }
             until_checkpoint.set(until_checkpoint.get() - 1);
             ring.set(r << 16 | key);
-            // Every word is turned away (`for_each_word` reads no word's end) until both are
-            // found: then the walk stops.
-            !(found.get() && swept.get())
+            // Every word is turned away: `for_each_word` reads no word's end.
+            true
         },
         |_| false,
     );
-    (found.get(), swept.get())
+    (found.get(), longest.get() >= 5)
 }
 
 /// Whether a normalised text holds what [`loop_scan`] would find a loop by, read with the key of
