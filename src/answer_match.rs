@@ -1268,14 +1268,20 @@ impl Matcher {
         };
         let aliases = self.aliases.as_str();
         let alias = |&(_, s, e, _): &AliasSpan| aliases.get(s..e).unwrap_or(" ");
-        if opts.degenerate_loops {
-            if let Some((period, words)) = claims::degenerate_loop(resp) {
+        // One walk over the words says whether a loop or a sweep is possible at all.
+        let (may_loop, may_sweep) = if opts.degenerate_loops || opts.sweeps {
+            claims::pretests(resp)
+        } else {
+            (false, false)
+        };
+        if opts.degenerate_loops && may_loop {
+            if let Some((period, words)) = claims::loop_after_pretests(resp) {
                 use std::fmt::Write;
                 let _ = write!(self.seen, "a loop of {period} words over {words} words");
                 return Some(Decision::rejected(Rule::Degenerate));
             }
         }
-        if opts.sweeps {
+        if opts.sweeps && may_sweep {
             let chosen = self.alias_spans.iter().find(|s| Some(s.0) == d.index);
             if let Some((lo, hi)) = chosen.and_then(|s| claims::sweep(resp, alias(s))) {
                 use std::fmt::Write;

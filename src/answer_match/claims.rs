@@ -23,7 +23,8 @@
 //! only the items' letters, which come from the raw text: the cut for them normalises no item
 //! ([`Claims::read_letters`]). A degenerate loop is looked for only when two cheap tests of the
 //! words' first two bytes (at every fifth word, then at every word against the eight before it)
-//! find one possible ([`degenerate_loop`]).
+//! find one possible ([`pretests`], [`loop_after_pretests`]); the same walk over the words tells
+//! whether a sweep is possible.
 //!
 //! Every pass is linear in the text: the cut is one scan, each item is normalised once, the
 //! run-level counts are gathered once, and a gold item reads only its run's counts; the tail test
@@ -598,15 +599,7 @@ fn separator(b: &[u8], i: usize) -> Option<(u16, usize)> {
 /// `true` at once. Anything it flags only costs the full read.
 pub fn may_cut_inside_words(raw: &str) -> bool {
     let b = raw.as_bytes();
-    // (The first letters of the joint words, and their last letters, let most words by.)
-    let word_sep = |at: usize| {
-        b.get(at).is_some_and(|c| {
-            matches!(
-                c.to_ascii_lowercase(),
-                b'o' | b'a' | b'n' | b'e' | b'b' | b'h' | b't' | b'w'
-            )
-        }) && separator(b, at).is_some_and(|(_, len)| len >= 2)
-    };
+    let word_sep = |at: usize| joint_word_at(b, at);
     // The marks a neighbour reads: `.`, `'` and `_`.
     for i in memchr::memchr3_iter(b'.', b'\'', b'_', b) {
         let c = b.get(i).copied().unwrap_or(b'.');
@@ -637,15 +630,43 @@ pub fn may_cut_inside_words(raw: &str) -> bool {
     if raw.is_ascii() {
         return false;
     }
-    // A non-ASCII character right before a joint word; a capital sigma or a character that
-    // folds to one: `Σ` (CE A3), `Ϲ` (CF B9), the mathematical alphanumerics (F0 9D ..).
-    b.iter().enumerate().any(|(i, &c)| {
-        c >= 0x80
-            && (matches!(
-                (c, b.get(i + 1)),
-                (0xCE, Some(0xA3)) | (0xCF, Some(0xB9)) | (0xF0, Some(0x9D))
-            ) || word_sep(i + 1))
-    })
+    glued_after_high_byte(b)
+}
+
+/// Whether a joint word (*or*, *and*, *but*...) starts at `at` of `b`.
+fn joint_word_at(b: &[u8], at: usize) -> bool {
+    // (The first letters of the joint words, and their last letters, let most words by.)
+    b.get(at).is_some_and(|c| {
+        matches!(
+            c.to_ascii_lowercase(),
+            b'o' | b'a' | b'n' | b'e' | b'b' | b'h' | b't' | b'w'
+        )
+    }) && separator(b, at).is_some_and(|(_, len)| len >= 2)
+}
+
+/// The non-ASCII places of [`may_cut_inside_words`]: a non-ASCII character right before a joint
+/// word; a capital sigma or a character that folds to one: `Σ` (CE A3), `Ϲ` (CF B9), the
+/// mathematical alphanumerics (F0 9D ..). Only the bytes of 0x80 and up are looked at, found
+/// eight bytes at a time.
+fn glued_after_high_byte(b: &[u8]) -> bool {
+    let high = |i: usize| {
+        matches!(
+            (b.get(i), b.get(i + 1)),
+            (Some(0xCE), Some(0xA3)) | (Some(0xCF), Some(0xB9)) | (Some(0xF0), Some(0x9D))
+        ) || joint_word_at(b, i + 1)
+    };
+    let mut i = 0;
+    while let Some(chunk) = b.get(i..).and_then(|r| r.first_chunk::<8>()) {
+        let mut m = u64::from_le_bytes(*chunk) & 0x8080_8080_8080_8080;
+        while m != 0 {
+            if high(i + m.trailing_zeros() as usize / 8) {
+                return true;
+            }
+            m &= m - 1;
+        }
+        i += 8;
+    }
+    (i..b.len()).any(|k| b.get(k).is_some_and(|&c| c >= 0x80) && high(k))
 }
 
 /// The end of the sentence that starts at `start` of a raw text: after the next dot, `!` or `?`
@@ -1936,15 +1957,45 @@ fn integer(w: &str) -> Option<u64> {
 }
 
 /// The longest stretch of the response that repeats a loop of one to eight words at least four
-/// times, when it is twenty words or more: `(loop length, words)`.
+/// times, when it is twenty words or more: `(loop length, words)`. (The rules run its two halves,
+/// [`pretests`] and [`loop_after_pretests`], apart.)
+#[cfg(test)]
 pub fn degenerate_loop(response: &str) -> Option<(usize, usize)> {
-    if !may_loop_by_pairs(response) || !pair_runs(response) {
+    if !may_loop_by_pairs(response) {
+        return None;
+    }
+    loop_after_pretests(response)
+}
+
+/// The longest stretch of the response that repeats a loop of one to eight words at least four
+/// times, when it is twenty words or more (`(loop length, words)`), where [`pretests`] found that
+/// it may hold a loop.
+pub fn loop_after_pretests(response: &str) -> Option<(usize, usize)> {
+    if !pair_runs(response) {
         return None;
     }
     loop_scan(response)
 }
 
-/// Whether a normalised text may hold a loop of [`degenerate_loop`]: a cheap test that most
+/// Whether a normalised text may hold a loop ([`may_loop_or_sweep`]) and whether it may hold a
+/// sweep ([`sweep`], whatever the alias), from one walk over its words: `false` proves there is
+/// none. A sweep is a run of five integers or more with only the words *and*, *or* and *to*
+/// between them; every integer starts with a digit, and those three words start with `a`, `o` and
+/// `t`. So the walk counts the words in a row that start with a digit, passing over the words
+/// that start with one of those letters, and a text where the count never reaches five holds no
+/// sweep. Texts too short for a loop are not walked (`(false, true)`: the sweep, of a few
+/// words, is read whole).
+pub fn pretests(text: &str) -> (bool, bool) {
+    may_loop_or_sweep(text)
+}
+
+/// The loop test of [`may_loop_or_sweep`] alone.
+#[cfg(test)]
+fn may_loop_by_pairs(text: &str) -> bool {
+    may_loop_or_sweep(text).0
+}
+
+/// Whether a normalised text may hold a loop of [`loop_after_pretests`]: a cheap test that most
 /// texts fail. A loop of `p` words (one to eight) over twenty words or more has word `n` equal to
 /// word `n - p` for fifteen `n` in a row or more (`r` of them spans `r + p` words, which must be
 /// twenty and four times `p`: `r` is at least fifteen, at `p` = 5), and fifteen in a row hold
@@ -1961,22 +2012,51 @@ pub fn degenerate_loop(response: &str) -> Option<(usize, usize)> {
 /// is zero in `ring ^ key * LANES` when word `n - p` has word `n`'s key; the lanes' zero tests,
 /// `p` by `p` at the same place, are kept for the last two checkpoints and a bit found in all
 /// three passes the text.
-fn may_loop_by_pairs(text: &str) -> bool {
+///
+/// The same walk counts the words in a row that start with a digit for [`pretests`]' sweep test.
+fn may_loop_or_sweep(text: &str) -> (bool, bool) {
     use std::cell::Cell;
     const LANES: u128 = 0x0001_0001_0001_0001_0001_0001_0001_0001;
     const LOW: u128 = 0x7fff * LANES;
     const HIGH: u128 = 0x8000 * LANES;
+    // By a word's first byte: whether a digit (one more word of the run), and whether the run
+    // goes on (a digit, or the first letter of `and`, `or` and `to`).
+    const SWEEP_ADD: [u8; 256] = {
+        let mut t = [0u8; 256];
+        let mut c = b'0';
+        while c <= b'9' {
+            t[c as usize] = 1;
+            c += 1;
+        }
+        t
+    };
+    const SWEEP_KEEP: [u8; 256] = {
+        let mut t = SWEEP_ADD;
+        t[b'a' as usize] = 1;
+        t[b'o' as usize] = 1;
+        t[b't' as usize] = 1;
+        t
+    };
     let b = text.as_bytes();
     if b.len() < 39 {
-        return false;
+        return (false, true);
     }
     let ring = Cell::new(u128::MAX);
     let (z1, z2) = (Cell::new(0u128), Cell::new(0u128));
     let until_checkpoint = Cell::new(0u32);
     let found = Cell::new(false);
+    // Words in a row that start with a digit (the joints between them passed over).
+    let (digits, longest) = (Cell::new(0u32), Cell::new(0u32));
     super::for_each_word(
         b,
         |pair| {
+            // By the first byte, without branches (the words' first bytes are too mixed to
+            // predict): one more for a digit, as many for `a`, `o` or `t`, none for the rest.
+            let first = usize::from((pair >> 8) as u8);
+            let (add, keep) = (SWEEP_ADD[first], SWEEP_KEEP[first]);
+            let n = (digits.get() + u32::from(add)) & u32::from(keep).wrapping_neg();
+            digits.set(n);
+            longest.set(longest.get().max(n));
             let key = pair as u128;
             let r = ring.get();
             if until_checkpoint.get() == 0 {
@@ -1997,11 +2077,11 @@ fn may_loop_by_pairs(text: &str) -> bool {
         },
         |_| false,
     );
-    found.get()
+    (found.get(), longest.get() >= 5)
 }
 
 /// Whether a normalised text holds what [`loop_scan`] would find a loop by, read with the key of
-/// [`may_loop_by_pairs`] (a word's first two bytes) in place of its hash of the whole word: a
+/// [`may_loop_or_sweep`] (a word's first two bytes) in place of its hash of the whole word: a
 /// run, for some `p` of one to eight, of `r` words in a row each with the key of the word `p`
 /// before it, where `r + p` is twenty or more and four times `p` or more. Equal words share a
 /// key, so a run of [`loop_scan`] is one here too, as long or longer: a text this test turns
@@ -2051,7 +2131,7 @@ fn pair_runs(text: &str) -> bool {
     found.get()
 }
 
-/// [`degenerate_loop`] without its cheap tests first: word `n` against the eight before it.
+/// [`loop_after_pretests`] without its cheap tests first: word `n` against the eight before it.
 fn loop_scan(response: &str) -> Option<(usize, usize)> {
     const P: usize = 8;
     // The keys of the last eight words, word `k` at `k % P`.
@@ -2780,6 +2860,91 @@ mod tests {
             found += usize::from(got.is_some());
         }
         assert!(found > 1000, "{found}");
+    }
+
+    /// What [`pretests`] says never hides a sweep or a loop: on texts of random numbers, runs of
+    /// numbers, the joints a sweep passes over and words that share their first two bytes
+    /// (`andes`, `order`, `toll`), after a preamble of words so that runs start at every place
+    /// of a 64-byte block.
+    #[test]
+    fn the_pretests_never_miss_a_sweep_or_a_loop() {
+        let vocab = [
+            "1", "2", "3", "5", "12", "20", "and", "or", "to", "andes", "order", "toll", "x",
+            "12th", "007", "paris", "",
+        ];
+        let mut seed = 0x0f1e_2d3c_4b5a_6978u64;
+        let (mut swept, mut turned_away, mut looped) = (0, 0, 0);
+        for _ in 0..30_000 {
+            let mut text = String::from(" ");
+            for i in 0..next(&mut seed) % 12 {
+                text.push_str(&format!("w{i} "));
+            }
+            for _ in 0..next(&mut seed) % 40 {
+                if next(&mut seed).is_multiple_of(30) {
+                    let (from, step) = (next(&mut seed) % 8, 1 + next(&mut seed) % 2);
+                    for k in 0..3 + next(&mut seed) % 6 {
+                        text.push_str(&format!("{} ", from + k * step));
+                    }
+                } else if next(&mut seed).is_multiple_of(200) {
+                    text.push_str(&"12 ".repeat(20));
+                }
+                text.push_str(vocab[(next(&mut seed) % vocab.len() as u64) as usize]);
+                text.push(' ');
+            }
+            let (may_loop, may_sweep) = pretests(&text);
+            let gold = [3u64, 12, 5][(next(&mut seed) % 3) as usize];
+            let full = sweep(&text, &format!(" {gold} "));
+            assert!(full.is_none() || may_sweep, "{text}");
+            let gated = may_sweep
+                .then(|| sweep(&text, &format!(" {gold} ")))
+                .flatten();
+            assert_eq!(gated, full, "{text}");
+            let gated = may_loop.then(|| loop_after_pretests(&text)).flatten();
+            assert_eq!(gated, loop_scan(&text), "{text}");
+            swept += usize::from(full.is_some());
+            looped += usize::from(gated.is_some());
+            turned_away += usize::from(!may_sweep);
+        }
+        // Sweeps and loops found, and texts turned away without a sweep read.
+        assert!(
+            swept > 1000 && looped > 100 && turned_away > 3000,
+            "{swept} {looped} {turned_away}"
+        );
+    }
+
+    /// [`glued_after_high_byte`] a byte at a time, as it was first written: its oracle.
+    fn glued_after_high_byte_bytewise(b: &[u8]) -> bool {
+        b.iter().enumerate().any(|(i, &c)| {
+            c >= 0x80
+                && (matches!(
+                    (c, b.get(i + 1)),
+                    (0xCE, Some(0xA3)) | (0xCF, Some(0xB9)) | (0xF0, Some(0x9D))
+                ) || joint_word_at(b, i + 1))
+        })
+    }
+
+    #[test]
+    fn the_high_byte_scan_agrees_with_its_byte_by_byte_oracle() {
+        let tokens = [
+            "or", "and", "but", "x", "é", "Σ", "Ϲ", "𝐀", "日本", "ΑΣ", "a", " ", " ", ".", "'",
+            "_", "nor", "either", "however", "Paris", "ü",
+        ];
+        let mut next = crate::testing::xorshift(0x5151_7a7a_0101_2323u64);
+        let (mut yes, mut no) = (0, 0);
+        for _ in 0..100_000 {
+            let mut text = String::new();
+            for _ in 0..next(40) {
+                text.push_str(tokens[next(tokens.len())]);
+                if next(3) == 0 {
+                    text.push(' ');
+                }
+            }
+            let want = glued_after_high_byte_bytewise(text.as_bytes());
+            assert_eq!(glued_after_high_byte(text.as_bytes()), want, "{text:?}");
+            yes += usize::from(want);
+            no += usize::from(!want);
+        }
+        assert!(yes > 10_000 && no > 10_000, "{yes} {no}");
     }
 
     #[test]
