@@ -1760,9 +1760,9 @@ impl Matcher {
         let try_share = !self.read_whole;
         #[cfg(not(test))]
         let try_share = true;
-        let none_held = try_share
-            && !self.prepared.tokens
-            && !keyed.may_share(t, self.alias_spans.iter().map(alias), resp, prefix);
+        let share_read = try_share && !self.prepared.tokens;
+        let none_held =
+            share_read && !keyed.may_share(t, self.alias_spans.iter().map(alias), resp, prefix);
         if !self.prepared.tokens && !none_held {
             let spans = self.alias_spans.iter().map(alias);
             self.prepared.by_keys = keyed.build(t, spans.clone(), prefix);
@@ -1775,7 +1775,9 @@ impl Matcher {
         if none_held {
             // (Nothing to mark.)
         } else if by_keys {
-            keyed.in_response = keyed.mark(t, resp, prefix);
+            // From the response's words as `may_share` read them, when it kept them.
+            let known = share_read.then(|| keyed.response_bits()).flatten();
+            keyed.in_response = known.unwrap_or_else(|| keyed.mark(t, resp, prefix));
             // The question is read only when it can change a recall; most questions are marked
             // as written, without their normalisation (`KeyRecall::mark_plain`).
             #[cfg(test)]

@@ -41,7 +41,15 @@ pub(super) struct KeyRecall {
     stops: StopCache,
     /// A question's word of over eight bytes, lower-cased ([`KeyRecall::mark_plain`]).
     plain: Vec<u8>,
+    /// The keys of the content words of the response [`KeyRecall::may_share`] last read, when
+    /// it read them all (each a short ASCII stem): [`KeyRecall::response_bits`] marks the tokens
+    /// from them instead of reading the response again.
+    resp_keys: [u64; SHARE_WORDS],
+    resp_known: Option<usize>,
 }
+
+/// The most content words of a response [`KeyRecall::may_share`] reads.
+const SHARE_WORDS: usize = 4;
 
 /// [`is_stopword`] of the words of eight bytes or less met so far, by their bytes: most words
 /// come back from row to row, and one compare then replaces the word list's branches.
@@ -266,8 +274,9 @@ impl KeyRecall {
         prefix: Option<usize>,
     ) -> bool {
         /// The most content words of a response this reads, and its longest text.
-        const FEW: usize = 4;
+        const FEW: usize = SHARE_WORDS;
         const SHORT: usize = 64;
+        self.resp_known = None;
         if prefix == Some(0) || resp.len() > SHORT {
             return true;
         }
@@ -300,6 +309,8 @@ impl KeyRecall {
             // No content word: the response holds no token.
             return false;
         }
+        self.resp_keys = keys;
+        self.resp_known = Some(n);
         let keys = keys.get(..n).unwrap_or(&[]);
         let by_first = prefix == Some(1);
         if by_first {
@@ -329,6 +340,26 @@ impl KeyRecall {
             }
         }
         false
+    }
+
+    /// [`KeyRecall::mark`] of the response that [`KeyRecall::may_share`] read last (the tokens
+    /// it holds, one bit each, of the tokens built since), from the keys of its content words
+    /// kept then: `None` when it did not keep them (a long response, a word that is no short
+    /// ASCII stem, more than [`SHARE_WORDS`] content words, stems of none). Taken once: a
+    /// second call gives `None` until `may_share` reads a response again.
+    ///
+    /// A word marks the tokens that equal its key, and a stop word or a word without a key
+    /// none, in both; `mark` skips the words that start with no token's first byte, which equal
+    /// no token either.
+    pub(super) fn response_bits(&mut self) -> Option<u64> {
+        let n = self.resp_known.take()?;
+        let mut held = 0u64;
+        for &key in self.resp_keys.get(..n).unwrap_or(&[]) {
+            for (k, &token) in self.keys.iter().enumerate() {
+                held |= u64::from(token == key) << k;
+            }
+        }
+        Some(held)
     }
 
     /// Set the bits of the tokens' first two bytes ([`KeyRecall::pairs`]).
@@ -712,6 +743,63 @@ mod tests {
         assert!(
             apart > rows / 5 && apart < rows * 4 / 5,
             "{apart} of {rows}"
+        );
+    }
+
+    /// [`KeyRecall::response_bits`], from the words [`KeyRecall::may_share`] kept, marks what
+    /// [`KeyRecall::mark`] marks reading the response again, on generated rows (stems around
+    /// the keys' eight bytes, stop words, numbers, non-ASCII words, every prefix); it keeps the
+    /// words of many responses, not of others, and is taken once.
+    #[test]
+    fn kept_response_words_mark_as_the_response() {
+        let t = test_tables::install();
+        let words = crate::testing::stem_words(&[
+            "is",
+            "paris",
+            "them",
+            "there",
+            "thereafter",
+            "iss",
+            "cand",
+            "parisé",
+            "42",
+        ]);
+        let mut next = crate::testing::lcg(4242);
+        let (mut kept, mut shared, mut rows) = (0, 0, 0);
+        let mut keyed = KeyRecall::default();
+        for prefix in [None, Some(0), Some(1), Some(2), Some(6), Some(8), Some(9)] {
+            for _ in 0..3000 {
+                let text = |max: usize, next: &mut dyn FnMut() -> usize| {
+                    let n = next() % (max + 1);
+                    crate::testing::spaced_words(&words, n, next)
+                };
+                let aliases: Vec<String> =
+                    (0..1 + next() % 3).map(|_| text(6, &mut next)).collect();
+                let response = text(1 + next() % 6, &mut next);
+                let spans = || aliases.iter().map(String::as_str);
+                rows += 1;
+                if !keyed.may_share(t, spans(), &response, prefix) {
+                    continue;
+                }
+                shared += 1;
+                if !keyed.build(t, spans(), prefix) {
+                    continue;
+                }
+                let Some(bits) = keyed.response_bits() else {
+                    continue;
+                };
+                kept += 1;
+                assert_eq!(
+                    bits,
+                    keyed.mark(t, &response, prefix),
+                    "{aliases:?} {response:?} {prefix:?}"
+                );
+                assert_eq!(keyed.response_bits(), None);
+            }
+        }
+        assert!(
+            kept > shared / 20 && kept < shared && shared < rows,
+            "{kept} of {shared} of {rows}"
         );
     }
 
