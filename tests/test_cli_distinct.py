@@ -145,14 +145,29 @@ def test_a_slice_that_repeats_makes_the_next_one_scored_by_distinct_rows(
 def test_a_log_repeated_epoch_after_epoch_takes_the_scores_of_the_slice_before(
     tmp_path: Path, spied: list[int | None]
 ) -> None:
-    """1,200 distinct items, epochs in a row (7,500 rows in five slices): the first slice holds
-    the 1,200 items and 300 repeats, scores each item once and keeps them; every next slice
-    finds all its rows in the slice before it and scores none. Same output."""
-    epoch = _distinct_log(1_200)
-    log = pl.concat([epoch] * 7).head(7_500).with_columns(id=pl.int_range(7_500))
+    """1,000 distinct items, epochs in a row (7,500 rows in five slices): the first slice holds
+    the 1,000 items and 500 repeats (a third, over REPEAT_SHARE), scores each item once and
+    keeps them; every next slice finds all its rows in the slice before it and scores none.
+    Same output."""
+    assert _distinct.REPEAT_SHARE <= 1 / 3 and _distinct.MIN_SAVED_SHARE <= 1 / 3
+    epoch = _distinct_log(1_000)
+    log = pl.concat([epoch] * 8).head(7_500).with_columns(id=pl.int_range(7_500))
     fast, every = _score_both(tmp_path, log)
     assert_frame_equal(fast, every)
-    assert spied == [1_200, 0, 0, 0, 0]
+    assert spied == [1_000, 0, 0, 0, 0]
+
+
+def test_a_log_with_few_repeats_is_streamed(tmp_path: Path, spied: list[int | None]) -> None:
+    """A tenth of each slice's rows repeat (a row of the slice, or of the slice before): under
+    REPEAT_SHARE, looking rows up would cost more than it spares, so only the first slice is
+    read first (and scored whole, too few rows spared) and every next slice is streamed."""
+    distinct = _distinct_log(ROWS)
+    row = pl.int_range(ROWS)
+    repeated = pl.select(pl.when(row % 10 == 9).then(row - 7).otherwise(row)).to_series()
+    log = distinct[repeated].with_columns(id=pl.int_range(ROWS))
+    fast, every = _score_both(tmp_path, log)
+    assert_frame_equal(fast, every)
+    assert spied == [None]
 
 
 def test_hash_collisions_never_share_scores(
