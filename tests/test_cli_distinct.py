@@ -149,7 +149,8 @@ def test_a_log_repeated_epoch_after_epoch_takes_the_scores_of_the_slice_before(
     the 1,000 items and 500 repeats (a third, over REPEAT_SHARE), scores each item once and
     keeps them; every next slice finds all its rows in the slice before it and scores none.
     Same output."""
-    assert _distinct.REPEAT_SHARE <= 1 / 3 and _distinct.MIN_SAVED_SHARE <= 1 / 3
+    assert _distinct.REPEAT_SHARE <= 1 / 3
+    assert _distinct.MIN_SAVED_SHARE <= 1 / 3
     epoch = _distinct_log(1_000)
     log = pl.concat([epoch] * 8).head(7_500).with_columns(id=pl.int_range(7_500))
     fast, every = _score_both(tmp_path, log)
