@@ -158,6 +158,21 @@ def test_a_log_repeated_epoch_after_epoch_takes_the_scores_of_the_slice_before(
     assert spied == [1_000, 0, 0, 0, 0]
 
 
+def test_an_epoch_shorter_than_a_slice_is_told_from_the_slices_end(
+    tmp_path: Path, spied: list[int | None]
+) -> None:
+    """1,200 distinct items, epochs in a row (7,500 rows in five slices): the first slice holds
+    the 1,200 items and 300 repeats, too few for its distinct rows to pay (it is scored whole),
+    but its last quarter is mostly repeats, so the next slice is expected to repeat: it is
+    read first and finds every row in the first, and so on. Same output."""
+    assert 300 / 1_500 < _distinct.MIN_SAVED_SHARE <= 300 / (1_500 * _distinct.TAIL_SHARE)
+    epoch = _distinct_log(1_200)
+    log = pl.concat([epoch] * 7).head(7_500).with_columns(id=pl.int_range(7_500))
+    fast, every = _score_both(tmp_path, log)
+    assert_frame_equal(fast, every)
+    assert spied == [None, 0, 0, 0, 0]
+
+
 def test_a_log_with_few_repeats_is_streamed(tmp_path: Path, spied: list[int | None]) -> None:
     """A tenth of each slice's rows repeat (a row of the slice, or of the slice before): under
     REPEAT_SHARE, looking rows up would cost more than it spares, so only the first slice is

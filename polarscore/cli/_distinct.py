@@ -33,14 +33,17 @@ from polarscore.cli._progress import Progress, collect_with_progress
 from polarscore.exceptions import PolarscoreError
 
 #: The next slice is read first and looked up in the memo when at least this share of a slice's
-#: rows repeat (a row of the slice before it, or one before it in the slice). Reading a slice
-#: first, hashing, looking up and gathering its rows cost about a quarter of what the default
-#: scorers cost a row: on ``benchmarks/synthetic.py``'s log, where 14-16% of each slice's rows
-#: repeat, a share of 2% made the command line 10-15% slower than scoring every row.
+#: last rows (:data:`TAIL_SHARE`) repeat (a row of the slice before it, or one before it in the
+#: slice). Reading a slice first, hashing, looking up and gathering its rows cost about a quarter
+#: of what the default scorers cost a row: on ``benchmarks/synthetic.py``'s log, where 14-16% of
+#: each slice's rows repeat, a share of 2% made the command line 10-15% slower than scoring
+#: every row.
 REPEAT_SHARE = 0.25
 #: A slice is scored whole when looking its rows up would spare fewer than this share of them
 #: (the same break-even as :data:`REPEAT_SHARE`).
 MIN_SAVED_SHARE = 0.25
+#: The share of a slice's rows, its last, that tells whether the next slice repeats.
+TAIL_SHARE = 0.25
 #: A slice of fewer rows is scored whole: the look-ups would cost about what they save.
 MIN_ROWS = 1_000
 
@@ -314,14 +317,21 @@ class DistinctScoring:
     def _observe(self, hashes: pl.Series, run: Callable[[pl.LazyFrame], pl.DataFrame]) -> bool:
         """Return whether the next slice is to repeat, told from ``hashes``, the last slice's.
 
-        It is when at least :data:`REPEAT_SHARE` of the slice's rows repeat a row of the slice
-        before it or one before them in the slice (by their hashes). ``run`` collects a query.
+        It is when at least :data:`REPEAT_SHARE` of the last :data:`TAIL_SHARE` of the slice's
+        rows repeat a row of the slice before it or one before them in the slice (by their
+        hashes): the next slice is expected to go on as this one ended. A log repeated with a
+        period shorter than a slice (an epoch of a few thousand items) repeats every row past
+        its first period, so the slice's end tells it, where its whole would count the first
+        period too; a log whose repeats are scattered (the short answers many rows share) ends
+        as it began. ``run`` collects a query.
         """
-        fresh = pl.LazyFrame({self.hash_name: hashes})
-        if self.seen is not None:
-            fresh = fresh.filter(~pl.col(self.hash_name).is_in(self.seen.implode()))
-        new: int = run(fresh.select(pl.col(self.hash_name).n_unique())).item()
         height = hashes.len()
-        self.repeats = height >= MIN_ROWS and height - new >= REPEAT_SHARE * height
+        hash_ = pl.col(self.hash_name)
+        repeat = ~hash_.is_first_distinct()
+        if self.seen is not None:
+            repeat = repeat | hash_.is_in(self.seen.implode())
+        tail = max(int(height * TAIL_SHARE), 1)
+        share = run(pl.LazyFrame({self.hash_name: hashes}).select(repeat.tail(tail).mean())).item()
+        self.repeats = height >= MIN_ROWS and share is not None and share >= REPEAT_SHARE
         self.seen = hashes
         return self.repeats
