@@ -687,6 +687,21 @@ mod tests {
         );
     }
 
+    /// Up to `max` of `words`, spaced (the count drawn first).
+    fn spaced_up_to(words: &[&str], max: usize, next: &mut dyn FnMut() -> usize) -> String {
+        let n = next() % (max + 1);
+        crate::testing::spaced_words(words, n, next)
+    }
+
+    /// A generated row: one to three aliases of up to six of `words`, and a response of up to
+    /// one to six of them.
+    fn random_row(words: &[&str], next: &mut dyn FnMut() -> usize) -> (Vec<String>, String) {
+        let count = 1 + next() % 3;
+        let aliases = (0..count).map(|_| spaced_up_to(words, 6, next)).collect();
+        let max = 1 + next() % 6;
+        (aliases, spaced_up_to(words, max, next))
+    }
+
     /// Where [`KeyRecall::may_share`] says a response shares no word with the aliases, the
     /// interned tokens' full read finds no token in it and every recall is 0, with and without
     /// the question; on generated rows (stems around the keys' eight bytes, stop words, numbers,
@@ -709,14 +724,8 @@ mod tests {
         let mut keyed = KeyRecall::default();
         for prefix in [None, Some(0), Some(1), Some(2), Some(6), Some(8), Some(9)] {
             for _ in 0..3000 {
-                let text = |max: usize, next: &mut dyn FnMut() -> usize| {
-                    let n = next() % (max + 1);
-                    crate::testing::spaced_words(&words, n, next)
-                };
-                let aliases: Vec<String> =
-                    (0..1 + next() % 3).map(|_| text(6, &mut next)).collect();
-                let response = text(1 + next() % 6, &mut next);
-                let question = text(8, &mut next);
+                let (aliases, response) = random_row(&words, &mut next);
+                let question = spaced_up_to(&words, 8, &mut next);
                 let spans = || aliases.iter().map(String::as_str);
                 rows += 1;
                 if keyed.may_share(t, spans(), &response, prefix) {
@@ -769,13 +778,7 @@ mod tests {
         let mut keyed = KeyRecall::default();
         for prefix in [None, Some(0), Some(1), Some(2), Some(6), Some(8), Some(9)] {
             for _ in 0..3000 {
-                let text = |max: usize, next: &mut dyn FnMut() -> usize| {
-                    let n = next() % (max + 1);
-                    crate::testing::spaced_words(&words, n, next)
-                };
-                let aliases: Vec<String> =
-                    (0..1 + next() % 3).map(|_| text(6, &mut next)).collect();
-                let response = text(1 + next() % 6, &mut next);
+                let (aliases, response) = random_row(&words, &mut next);
                 let spans = || aliases.iter().map(String::as_str);
                 rows += 1;
                 if !keyed.may_share(t, spans(), &response, prefix) {
