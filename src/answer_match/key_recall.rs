@@ -687,6 +687,19 @@ mod tests {
         );
     }
 
+    /// Words around the keys' eight bytes (stems, their prefixes, a non-ASCII one) that the
+    /// generated rows of the tests below draw from, beside the stem words.
+    const AROUND_KEYS: [&str; 8] = [
+        "is",
+        "paris",
+        "them",
+        "there",
+        "thereafter",
+        "iss",
+        "cand",
+        "parisé",
+    ];
+
     /// Up to `max` of `words`, spaced (the count drawn first).
     fn spaced_up_to(words: &[&str], max: usize, next: &mut dyn FnMut() -> usize) -> String {
         let n = next() % (max + 1);
@@ -709,16 +722,7 @@ mod tests {
     #[test]
     fn a_response_that_shares_no_word_holds_no_token() {
         let t = test_tables::install();
-        let words = crate::testing::stem_words(&[
-            "is",
-            "paris",
-            "them",
-            "there",
-            "thereafter",
-            "iss",
-            "cand",
-            "parisé",
-        ]);
+        let words = crate::testing::stem_words(&AROUND_KEYS);
         let mut next = crate::testing::lcg(7);
         let (mut apart, mut rows) = (0, 0);
         let mut keyed = KeyRecall::default();
@@ -762,17 +766,7 @@ mod tests {
     #[test]
     fn kept_response_words_mark_as_the_response() {
         let t = test_tables::install();
-        let words = crate::testing::stem_words(&[
-            "is",
-            "paris",
-            "them",
-            "there",
-            "thereafter",
-            "iss",
-            "cand",
-            "parisé",
-            "42",
-        ]);
+        let words = crate::testing::stem_words(&[AROUND_KEYS.as_slice(), &["42"]].concat());
         let mut next = crate::testing::lcg(4242);
         let (mut kept, mut shared, mut rows) = (0, 0, 0);
         let mut keyed = KeyRecall::default();
