@@ -1977,26 +1977,18 @@ pub fn loop_after_pretests(response: &str) -> Option<(usize, usize)> {
     loop_scan(response)
 }
 
-/// Whether a normalised text may hold a loop ([`may_loop_or_sweep`]) and whether it may hold a
-/// sweep ([`sweep`], whatever the alias), from one walk over its words: `false` proves there is
-/// none. A sweep is a run of five integers or more with only the words *and*, *or* and *to*
-/// between them; every integer starts with a digit, and those three words start with `a`, `o` and
-/// `t`. So the walk counts the words in a row that start with a digit, passing over the words
-/// that start with one of those letters, and a text where the count never reaches five holds no
-/// sweep. Texts too short for a loop are not walked (`(false, true)`: the sweep, of a few
-/// words, is read whole).
-pub fn pretests(text: &str) -> (bool, bool) {
-    may_loop_or_sweep(text)
-}
-
-/// The loop test of [`may_loop_or_sweep`] alone.
+/// The loop test of [`pretests`] alone.
 #[cfg(test)]
 fn may_loop_by_pairs(text: &str) -> bool {
-    may_loop_or_sweep(text).0
+    pretests(text).0
 }
 
-/// Whether a normalised text may hold a loop of [`loop_after_pretests`]: a cheap test that most
-/// texts fail. A loop of `p` words (one to eight) over twenty words or more has word `n` equal to
+/// Whether a normalised text may hold a loop of [`loop_after_pretests`] and whether it may hold a
+/// sweep ([`sweep`], whatever the alias), from one walk over its words: `false` proves there is
+/// none. Texts too short for a loop are not walked (`(false, true)`: the sweep, of a few words,
+/// is read whole).
+///
+/// The loop test is a cheap test that most texts fail. A loop of `p` words (one to eight) over twenty words or more has word `n` equal to
 /// word `n - p` for fifteen `n` in a row or more (`r` of them spans `r + p` words, which must be
 /// twenty and four times `p`: `r` is at least fifteen, at `p` = 5), and fifteen in a row hold
 /// three multiples of five in a row: so at three checkpoints in a row (every fifth word), the same
@@ -2013,8 +2005,12 @@ fn may_loop_by_pairs(text: &str) -> bool {
 /// `p` by `p` at the same place, are kept for the last two checkpoints and a bit found in all
 /// three passes the text.
 ///
-/// The same walk counts the words in a row that start with a digit for [`pretests`]' sweep test.
-fn may_loop_or_sweep(text: &str) -> (bool, bool) {
+/// The sweep test: a sweep is a run of five integers or more with only the words *and*, *or* and
+/// *to* between them; every integer starts with a digit, and those three words start with `a`,
+/// `o` and `t`. So the same walk counts the words in a row that start with a digit, passing over
+/// the words that start with one of those letters, and a text where the count never reaches five
+/// holds no sweep.
+pub fn pretests(text: &str) -> (bool, bool) {
     use std::cell::Cell;
     const LANES: u128 = 0x0001_0001_0001_0001_0001_0001_0001_0001;
     const LOW: u128 = 0x7fff * LANES;
@@ -2081,7 +2077,7 @@ fn may_loop_or_sweep(text: &str) -> (bool, bool) {
 }
 
 /// Whether a normalised text holds what [`loop_scan`] would find a loop by, read with the key of
-/// [`may_loop_or_sweep`] (a word's first two bytes) in place of its hash of the whole word: a
+/// [`pretests`] (a word's first two bytes) in place of its hash of the whole word: a
 /// run, for some `p` of one to eight, of `r` words in a row each with the key of the word `p`
 /// before it, where `r + p` is twenty or more and four times `p` or more. Equal words share a
 /// key, so a run of [`loop_scan`] is one here too, as long or longer: a text this test turns
