@@ -326,12 +326,22 @@ class DistinctScoring:
         as it began. ``run`` collects a query.
         """
         height = hashes.len()
-        hash_ = pl.col(self.hash_name)
-        repeat = ~hash_.is_first_distinct()
-        if self.seen is not None:
-            repeat = repeat | hash_.is_in(self.seen.implode())
         tail = max(int(height * TAIL_SHARE), 1)
-        share = run(pl.LazyFrame({self.hash_name: hashes}).select(repeat.tail(tail).mean())).item()
-        self.repeats = height >= MIN_ROWS and share is not None and share >= REPEAT_SHARE
+        repeats = False
+        if height >= MIN_ROWS:
+            # Only the tail's rows are tested: each against the rows before it in the tail (a
+            # hash set of the tail), and against one set of the slice's other rows and the
+            # last slice's. Marking every row of the slice first distinct or not, to keep the
+            # tail's marks, grew a hash set over the whole slice.
+            last = hashes.tail(tail)
+            before = hashes.head(height - tail)
+            if self.seen is not None:
+                before = pl.concat([self.seen, before], rechunk=False)
+            frame = pl.LazyFrame({self.hash_name: last})
+            hash_ = pl.col(self.hash_name)
+            repeat = ~hash_.is_first_distinct() | hash_.is_in(before.implode())
+            share = run(frame.select(repeat.mean())).item()
+            repeats = share is not None and share >= REPEAT_SHARE
+        self.repeats = repeats
         self.seen = hashes
         return self.repeats
