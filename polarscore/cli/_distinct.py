@@ -329,17 +329,20 @@ class DistinctScoring:
         tail = max(int(height * TAIL_SHARE), 1)
         repeats = False
         if height >= MIN_ROWS:
-            # Only the tail's rows are tested: each against the rows before it in the tail (a
-            # hash set of the tail), and against one set of the slice's other rows and the
-            # last slice's. Marking every row of the slice first distinct or not, to keep the
-            # tail's marks, grew a hash set over the whole slice.
+            # Only the tail's rows are tested: each against the rows before it in the tail, and
+            # against the rows of the slice before the tail and of the last slice that hold a
+            # hash of the tail (found by looking them up in a set of the tail's hashes, which
+            # is smaller than one of theirs). Marking every row of the slice first distinct or
+            # not, to keep the tail's marks, grew a hash set over the whole slice.
             last = hashes.tail(tail)
             before = hashes.head(height - tail)
             if self.seen is not None:
                 before = pl.concat([self.seen, before], rechunk=False)
-            frame = pl.LazyFrame({self.hash_name: last})
             hash_ = pl.col(self.hash_name)
-            repeat = ~hash_.is_first_distinct() | hash_.is_in(before.implode())
+            earlier = pl.lit(before)
+            held = earlier.filter(earlier.is_in(hash_.implode()))
+            repeat = ~hash_.is_first_distinct() | hash_.is_in(held.implode())
+            frame = pl.LazyFrame({self.hash_name: last})
             share = run(frame.select(repeat.mean())).item()
             repeats = share is not None and share >= REPEAT_SHARE
         self.repeats = repeats
