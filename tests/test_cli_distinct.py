@@ -263,3 +263,41 @@ def test_every_row_is_refused_without_an_output(
     _log(10, 10).write_parquet(source)
     assert cli.main(["score", str(source), "--every-row"]) == 2
     assert "--every-row applies only with -o OUTPUT" in capsys.readouterr().err
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    slices=st.lists(
+        st.lists(st.integers(min_value=0, max_value=40), min_size=0, max_size=60),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_the_next_slice_is_expected_to_repeat_as_its_tail_did(slices: list[list[int]]) -> None:
+    """The expectation each slice leaves (its tail's rows that repeat a row of the slice before
+    it, or one before them in the slice, against REPEAT_SHARE) is the one told row by row here
+    from the hashes, whichever way the tail is tested."""
+    scoring = DistinctScoring(
+        pl.LazyFrame({"response": ["x"]}),
+        lambda frame: frame,
+        ("response",),
+        ("score",),
+        ("response", "score"),
+    )
+    before: list[int] | None = None
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_distinct, "MIN_ROWS", 8)
+        for hashes in slices:
+            tail = max(int(len(hashes) * _distinct.TAIL_SHARE), 1)
+            start = len(hashes) - tail
+            repeat = [
+                hashes[i] in hashes[:i] or (before is not None and hashes[i] in before)
+                for i in range(max(start, 0), len(hashes))
+            ]
+            want = len(hashes) >= 8 and sum(repeat) / len(repeat) >= _distinct.REPEAT_SHARE
+            got = scoring._observe(
+                pl.Series(scoring.hash_name, hashes, dtype=pl.UInt64), lambda q: q.collect()
+            )
+            assert got is want
+            assert scoring.repeats is want
+            before = hashes

@@ -326,12 +326,25 @@ class DistinctScoring:
         as it began. ``run`` collects a query.
         """
         height = hashes.len()
-        hash_ = pl.col(self.hash_name)
-        repeat = ~hash_.is_first_distinct()
-        if self.seen is not None:
-            repeat = repeat | hash_.is_in(self.seen.implode())
         tail = max(int(height * TAIL_SHARE), 1)
-        share = run(pl.LazyFrame({self.hash_name: hashes}).select(repeat.tail(tail).mean())).item()
-        self.repeats = height >= MIN_ROWS and share is not None and share >= REPEAT_SHARE
+        repeats = False
+        if height >= MIN_ROWS:
+            # Only the tail's rows are tested: each against the rows before it in the tail, and
+            # against the rows of the slice before the tail and of the last slice that hold a
+            # hash of the tail (found by looking them up in a set of the tail's hashes, which
+            # is smaller than one of theirs). Marking every row of the slice first distinct or
+            # not, to keep the tail's marks, grew a hash set over the whole slice.
+            last = hashes.tail(tail)
+            before = hashes.head(height - tail)
+            if self.seen is not None:
+                before = pl.concat([self.seen, before], rechunk=False)
+            hash_ = pl.col(self.hash_name)
+            earlier = pl.lit(before)
+            held = earlier.filter(earlier.is_in(hash_.implode()))
+            repeat = ~hash_.is_first_distinct() | hash_.is_in(held.implode())
+            frame = pl.LazyFrame({self.hash_name: last})
+            share = run(frame.select(repeat.mean())).item()
+            repeats = share is not None and share >= REPEAT_SHARE
+        self.repeats = repeats
         self.seen = hashes
         return self.repeats
