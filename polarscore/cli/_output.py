@@ -91,16 +91,19 @@ def snap_to_row_groups(offset: int, rows: int, ends: Sequence[int], most: int) -
     ``ends`` are the row offsets where the input's row groups end, in order. Polars decodes
     every row group a slice touches, so a slice that ends inside a group has the group decoded
     again by the next one: on the synthetic log of ``benchmarks/synthetic.py`` (groups of
-    125,000 rows, slices of about 64,000), a quarter more CPU for reading than slices of whole
-    groups. So the slice ends at the last group end between half of ``rows`` and ``rows``, or
-    else at the first past ``rows`` if that is at most twice ``rows`` (and ``most``); a group
-    larger than that is cut where ``rows`` says (its memory is what the slices bound).
+    125,000 rows, slices of about 116,000) nearly every group was decoded twice. So a slice ends
+    at the last group end from half of ``rows`` on, when the slices after it can go on ending
+    where groups do (the next group is at most a quarter more than ``rows``); else at the first
+    group end past ``rows`` if that is at most a quarter more (and at most ``most``): the slices
+    bound the memory, and a quarter more rows is all they may grow by. Groups larger than that
+    are cut as ``rows`` says.
     """
-    target = offset + rows
-    last = bisect.bisect_right(ends, target)
-    if last > 0 and ends[last - 1] - offset >= max(rows // 2, 1):
+    grow = min(rows + rows // 4, most)
+    last = bisect.bisect_right(ends, offset + rows)
+    near = last > 0 and ends[last - 1] - offset >= max(rows // 2, 1)
+    if near and (last == len(ends) or ends[last] - ends[last - 1] <= grow):
         return ends[last - 1] - offset
-    if last < len(ends) and ends[last] - offset <= min(2 * rows, most):
+    if last < len(ends) and ends[last] - offset <= grow:
         return ends[last] - offset
     return rows
 
