@@ -332,6 +332,38 @@ def _parquet_rows(path: str, mtime: int, size: int) -> int:
     return int(pl.scan_parquet(path).select(pl.len()).collect().item())
 
 
+def row_group_ends(files: Sequence[Path]) -> list[int] | None:
+    """Return the row offsets where the Parquet row groups of ``files`` end, read in turn.
+
+    Read from the footers alone (with pyarrow, which slicing imports to write anyway). None
+    when a file's row groups cannot be told: they only help :func:`write_in_slices
+    <polarscore.cli._output.write_in_slices>` cut slices where a group ends.
+    """
+    import pyarrow as pa
+
+    ends: list[int] = []
+    at = 0
+    for file in files:
+        try:
+            stat = file.stat()
+            groups = _parquet_row_groups(str(file), stat.st_mtime_ns, stat.st_size)
+        except (OSError, ValueError, pa.ArrowException):
+            return None
+        for rows in groups:
+            at += rows
+            ends.append(at)
+    return ends
+
+
+@functools.lru_cache(maxsize=256)
+def _parquet_row_groups(path: str, mtime: int, size: int) -> tuple[int, ...]:
+    """Return the row counts of a Parquet file's row groups (cached per version of the file)."""
+    import pyarrow.parquet as pq
+
+    meta = pq.read_metadata(path)
+    return tuple(meta.row_group(i).num_rows for i in range(meta.num_row_groups))
+
+
 def count_rows(files: Sequence[Path]) -> int | None:
     """Return the total number of rows when it is cheap to know (Parquet metadata), else None."""
     counts = file_rows(files)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import itertools
 import json
 import os
 import pty
@@ -16,10 +17,12 @@ from typing import Any
 import polars as pl
 import pyarrow as pa
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import polarscore as ps
-from polarscore import cli
+from polarscore import _inputs, cli
 from polarscore.cli import _args, _output, _progress
 from polarscore.datasets import load_sample
 from polarscore.summary import wilson_interval
@@ -811,6 +814,106 @@ def test_long_rows_make_smaller_slices(tmp_path: Path) -> None:
     assert sizes[:2] == [1_000, 1_000]
     assert all(150 <= n <= 250 for n in sizes[2:-1]), sizes
     assert sum(sizes) == rows
+
+
+def test_slices_end_where_the_inputs_row_groups_end(tmp_path: Path) -> None:
+    """With the input's row groups known, a slice ends where a group does: where one ends from
+    half its rows on (when the next group is small enough to end a slice too), or a quarter
+    past them at most. The output's row groups are the slices. A group larger than a slice and
+    a quarter is cut as the byte budget says, and the rows are those of one query either way.
+    The groups' ends are asked for once."""
+    import pyarrow.parquet as pq
+
+    rows = 30_000
+    frame = pl.DataFrame({"response": [f"{i} text" for i in range(rows)]})
+    source = tmp_path / "in.parquet"
+    # Groups of 2,400 rows, then one of 15,600 (more than a slice and a quarter).
+    groups = [2_400] * 6 + [15_600]
+    writer = pq.ParquetWriter(source, frame.to_arrow().schema)
+    at = 0
+    for n in groups:
+        writer.write_table(frame.slice(at, n).to_arrow(), row_group_size=n)
+        at += n
+    writer.close()
+    row = pl.read_parquet(source).estimated_size() / rows  # as the slices read it
+    asked: list[int] = []
+
+    def row_groups() -> list[int] | None:
+        asked.append(1)
+        return _inputs.row_group_ends([source])
+
+    target = tmp_path / "out.parquet"
+    _output.write_in_slices(
+        pl.scan_parquet(source),
+        target,
+        "parquet",
+        total=rows,
+        progress=_progress.Progress(rows, stream=None),
+        slice_rows=10_000,
+        slice_bytes=int(2_000 * row),
+        row_groups=row_groups,
+    )
+    assert_frame_equal(pl.read_parquet(target), frame)
+    metadata = pq.read_metadata(target)
+    sizes = [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)]
+    ends = [sum(sizes[: i + 1]) for i in range(len(sizes))]
+    # The first slice holds the most rows (under the floor of 25,000), past four groups; the
+    # next ends with the fifth group (the budget's 2,000 rows end there), the one after with the
+    # sixth (2,400 rows, a fifth more); the large group is cut by the budget.
+    assert ends[:3] == [10_000, 12_000, 14_400], ends
+    steps = [b - a for a, b in itertools.pairwise(ends[2:-1])]
+    assert steps, ends
+    assert all(1_500 <= step <= 2_500 for step in steps), ends
+    assert ends[-1] == rows
+    assert asked == [1]
+
+
+def test_the_command_line_cuts_slices_where_the_logs_row_groups_end(tmp_path: Path) -> None:
+    """`polarscore score` reads a Parquet log's row-group ends and cuts its slices there (the
+    output's row groups are its slices): the first slice holds 25,000 rows, then each ends
+    where one of the log's groups of 20,000 does, not 30,000 rows (a quarter of the log) on."""
+    import pyarrow.parquet as pq
+
+    rows = 120_000
+    log = tmp_path / "log.parquet"
+    pl.DataFrame(
+        {"response": [f"answer {i % 97}" for i in range(rows)], "reference": ["answer 3"] * rows}
+    ).write_parquet(log, row_group_size=20_000)
+    assert pq.read_metadata(log).num_row_groups == 6
+    out = tmp_path / "out.parquet"
+    args = ["score", str(log), "-o", str(out), "--scorer", "squad_exact_match", "--every-row"]
+    assert cli.main([*args, "--quiet"]) == cli.EXIT_OK
+    metadata = pq.read_metadata(out)
+    sizes = [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)]
+    ends = [sum(sizes[: i + 1]) for i in range(len(sizes))]
+    assert ends == [25_000, 40_000, 60_000, 80_000, 100_000, 120_000]
+    assert pl.read_parquet(out).height == rows
+
+
+@given(
+    offset=st.integers(0, 10_000),
+    rows=st.integers(1, 5_000),
+    sizes=st.lists(st.integers(1, 4_000), min_size=0, max_size=30),
+    most=st.integers(1, 20_000),
+)
+def test_a_snapped_slice_ends_at_a_group_end_near_its_rows(
+    offset: int, rows: int, sizes: list[int], most: int
+) -> None:
+    rows = min(rows, most)
+    ends = [sum(sizes[: i + 1]) for i in range(len(sizes))]
+    got = _output.snap_to_row_groups(offset, rows, ends, most)
+    grow = min(rows + rows // 4, most)
+    near = [e for e in ends if max(rows // 2, 1) <= e - offset <= rows]
+    beyond = [e for e in ends if e - offset > rows]
+    # the group after the last end among the slice's rows is small enough to end a slice
+    keeps = near and (not beyond or beyond[0] - near[-1] <= grow)
+    if keeps:
+        assert got == near[-1] - offset  # the last group end among the slice's rows
+    elif beyond and beyond[0] - offset <= grow:
+        assert got == beyond[0] - offset  # the next one, if the slice grows by a quarter at most
+    else:
+        assert got == rows
+    assert 1 <= got <= max(rows, min(rows + rows // 4, most))
 
 
 def test_next_slice_rows_is_bounded() -> None:

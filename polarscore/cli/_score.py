@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -343,7 +343,16 @@ def _score_to_file(args: argparse.Namespace) -> int:
         question_id=args.question_id,
         task_kinds=_task_kinds(files, found) if "correct" in dict(selection) else None,
     )
-    _write(scored, target, kind, total=total, progress=progress, record=record, distinct=distinct)
+    _write(
+        scored,
+        target,
+        kind,
+        total=total,
+        progress=progress,
+        record=record,
+        distinct=distinct,
+        row_groups=partial(_inputs.row_group_ends, files),
+    )
     if not args.quiet:
         columns = ", ".join(r.column for r in requests)
         print(f"wrote {progress.rows:,} rows to {str(target)!r} ({columns})", file=sys.stderr)
@@ -440,10 +449,12 @@ def _write(
     progress: _progress.Progress,
     record: dict[str, Any],
     distinct: DistinctScoring | None = None,
+    row_groups: Callable[[], Sequence[int] | None] | None = None,
 ) -> None:
     """Write the scored log atomically, with its provenance record, drawing ``progress``.
 
-    ``distinct`` scores the slices of a Parquet log on their distinct rows where they repeat.
+    ``distinct`` scores the slices of a Parquet log on their distinct rows where they repeat;
+    ``row_groups`` tells where its row groups end, for slices that end where a group does.
     """
     metadata = {PROVENANCE_KEY: json.dumps(record, ensure_ascii=False)}
     try:
@@ -457,6 +468,7 @@ def _write(
                     progress=progress,
                     metadata=metadata,
                     distinct=distinct,
+                    row_groups=row_groups,
                 )
             else:
                 _progress.run_with_progress(
