@@ -599,9 +599,72 @@ fn separator(b: &[u8], i: usize) -> Option<(u16, usize)> {
 /// `true` at once. Anything it flags only costs the full read.
 pub fn may_cut_inside_words(raw: &str) -> bool {
     let b = raw.as_bytes();
+    // The marks a neighbour reads: `.`, `'` and `_`, found 64 bytes at a time.
+    let mut base = 0;
+    let mut padded = [0u8; 64];
+    while let Some(rest) = b.get(base..).filter(|r| !r.is_empty()) {
+        let block = crate::ascii::chunk_or_padded(rest, &mut padded, 0);
+        let mut marks = marks_in(block);
+        while marks != 0 {
+            let i = base + marks.trailing_zeros() as usize;
+            marks &= marks - 1;
+            if cuts_at_mark(b, i) {
+                return true;
+            }
+        }
+        base += 64;
+    }
+    if raw.is_ascii() {
+        return false;
+    }
+    glued_after_high_byte(b)
+}
+
+/// The bytes of `block` that are `.`, `'` or `_`, byte `k`'s as bit `k`: with SSE2 on x86_64,
+/// else a byte at a time (the tests' oracle).
+#[inline(always)]
+fn marks_in(block: &[u8; 64]) -> u64 {
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    {
+        use crate::ascii::sse2::{bits, equal};
+        use std::arch::x86_64::_mm_or_si128;
+        let mut out = 0;
+        for (k, chunk) in block.chunks_exact(16).enumerate() {
+            let word = |at: usize| crate::ascii::load(chunk, at) as i64;
+            // SAFETY: SSE2 is enabled for the build on every x86_64 target (the `cfg`).
+            let hit = unsafe {
+                let v = std::arch::x86_64::_mm_set_epi64x(word(8), word(0));
+                _mm_or_si128(
+                    _mm_or_si128(equal(v, b'.'), equal(v, b'\'')),
+                    equal(v, b'_'),
+                )
+            };
+            out |= bits(hit) << (16 * k as u32);
+        }
+        out
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
+    {
+        marks_bytes(block)
+    }
+}
+
+/// [`marks_in`] a byte at a time.
+#[cfg(any(test, not(all(target_arch = "x86_64", not(feature = "portable")))))]
+fn marks_bytes(block: &[u8; 64]) -> u64 {
+    let mut out = 0;
+    for (k, &c) in block.iter().enumerate() {
+        out |= u64::from(matches!(c, b'.' | b'\'' | b'_')) << k;
+    }
+    out
+}
+
+/// Whether the mark (`.`, `'` or `_`) at `i` of the raw text `b` may join a joint word to a
+/// neighbour ([`may_cut_inside_words`]).
+#[inline]
+fn cuts_at_mark(b: &[u8], i: usize) -> bool {
     let word_sep = |at: usize| joint_word_at(b, at);
-    // The marks a neighbour reads: `.`, `'` and `_`.
-    for i in memchr::memchr3_iter(b'.', b'\'', b'_', b) {
+    {
         let c = b.get(i).copied().unwrap_or(b'.');
         // A joint word after the mark, which the whole text joins to the word before.
         let glues_back = c == b'_'
@@ -622,32 +685,52 @@ pub fn may_cut_inside_words(raw: &str) -> bool {
             while s > 0 && i - s < 9 && b.get(s - 1).is_some_and(u8::is_ascii_alphabetic) {
                 s -= 1;
             }
-            if i - s >= 2 && separator(b, s).is_some_and(|(_, len)| s + len == i) {
+            if i - s >= 2
+                && may_start_joint_word(b, s)
+                && separator(b, s).is_some_and(|(_, len)| s + len == i)
+            {
                 return true;
             }
         }
     }
-    if raw.is_ascii() {
-        return false;
-    }
-    glued_after_high_byte(b)
+    false
 }
 
 /// Whether a joint word (*or*, *and*, *but*...) starts at `at` of `b`.
+#[inline]
 fn joint_word_at(b: &[u8], at: usize) -> bool {
-    // (The first letters of the joint words, and their last letters, let most words by.)
-    b.get(at).is_some_and(|c| {
-        matches!(
-            c.to_ascii_lowercase(),
-            b'o' | b'a' | b'n' | b'e' | b'b' | b'h' | b't' | b'w'
-        )
-    }) && separator(b, at).is_some_and(|(_, len)| len >= 2)
+    may_start_joint_word(b, at) && separator(b, at).is_some_and(|(_, len)| len >= 2)
+}
+
+/// Whether `b` may hold, from `at`, a word that [`separator`] reads as a joint (*or*, *and*,
+/// *nor*, *neither*, *either* and the hard words): its first three bytes, ASCII letters in
+/// either case, are those of one of them (or *or* and a byte that is no ASCII letter). `false`
+/// proves that [`separator`] at `at` is no word (`org`, `once`, `the`, `with` are let by without
+/// it).
+#[inline(always)]
+fn may_start_joint_word(b: &[u8], at: usize) -> bool {
+    let byte = |k: usize| b.get(at + k).copied().unwrap_or(0);
+    let (c0, c1, c2) = (byte(0), byte(1), byte(2));
+    // Lower case for ASCII letters; other bytes are told apart from them below.
+    let lower = |c: u8| if c.is_ascii_alphabetic() { c | 0x20 } else { c };
+    match (lower(c0), lower(c1)) {
+        (b'o', b'r') => !c2.is_ascii_alphabetic(),
+        (b'a', b'n') => lower(c2) == b'd',
+        (b'n', b'o') => lower(c2) == b'r',
+        (b'n', b'e') | (b'e', b'i') => lower(c2) == b'i' || lower(c2) == b't',
+        (b'b', b'u') => lower(c2) == b't',
+        (b'h', b'o') => lower(c2) == b'w',
+        (b'a', b'l') => lower(c2) == b't',
+        (b't', b'h') => lower(c2) == b'o',
+        (b'w', b'h') => lower(c2) == b'e',
+        _ => false,
+    }
 }
 
 /// The non-ASCII places of [`may_cut_inside_words`]: a non-ASCII character right before a joint
 /// word; a capital sigma or a character that folds to one: `Σ` (CE A3), `Ϲ` (CF B9), the
-/// mathematical alphanumerics (F0 9D ..). Only the bytes of 0x80 and up are looked at, found
-/// eight bytes at a time.
+/// mathematical alphanumerics (F0 9D ..). Only the bytes of 0x80 and up that may start one or
+/// come before an ASCII letter are looked at ([`high_places`]), found 64 bytes at a time.
 fn glued_after_high_byte(b: &[u8]) -> bool {
     let high = |i: usize| {
         matches!(
@@ -655,18 +738,65 @@ fn glued_after_high_byte(b: &[u8]) -> bool {
             (Some(0xCE), Some(0xA3)) | (Some(0xCF), Some(0xB9)) | (Some(0xF0), Some(0x9D))
         ) || joint_word_at(b, i + 1)
     };
-    let mut i = 0;
-    while let Some(chunk) = b.get(i..).and_then(|r| r.first_chunk::<8>()) {
-        let mut m = u64::from_le_bytes(*chunk) & 0x8080_8080_8080_8080;
+    let mut base = 0;
+    let mut padded = [0u8; 64];
+    while let Some(rest) = b.get(base..).filter(|r| !r.is_empty()) {
+        let block = crate::ascii::chunk_or_padded(rest, &mut padded, 0);
+        let mut m = high_places(block);
         while m != 0 {
-            if high(i + m.trailing_zeros() as usize / 8) {
+            if high(base + m.trailing_zeros() as usize) {
                 return true;
             }
             m &= m - 1;
         }
-        i += 8;
+        base += 64;
     }
-    (i..b.len()).any(|k| b.get(k).is_some_and(|&c| c >= 0x80) && high(k))
+    false
+}
+
+/// The bytes of `block` where [`glued_after_high_byte`] must look: the bytes of 0x80 and up
+/// that are `0xCE`, `0xCF` or `0xF0` (a capital sigma's first byte, or one that folds to one),
+/// or before an ASCII letter (a joint word's first byte), or the block's last (whose next byte
+/// is the next block's); byte `k`'s as bit `k`. With SSE2 on x86_64, else a byte at a time (the
+/// tests' oracle).
+#[inline(always)]
+fn high_places(block: &[u8; 64]) -> u64 {
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    let (high, letter, lead) = {
+        use crate::ascii::sse2::{bits, equal, in_range};
+        use std::arch::x86_64::*;
+        let (mut high, mut letter, mut lead) = (0u64, 0u64, 0u64);
+        for (k, chunk) in block.chunks_exact(16).enumerate() {
+            let word = |at: usize| crate::ascii::load(chunk, at) as i64;
+            let shift = 16 * k as u32;
+            // SAFETY: SSE2 is enabled for the build on every x86_64 target (the `cfg`).
+            unsafe {
+                let v = _mm_set_epi64x(word(8), word(0));
+                high |= bits(v) << shift;
+                letter |= bits(in_range(_mm_or_si128(v, _mm_set1_epi8(0x20)), b'a', b'z')) << shift;
+                let sigma =
+                    _mm_or_si128(_mm_or_si128(equal(v, 0xCE), equal(v, 0xCF)), equal(v, 0xF0));
+                lead |= bits(sigma) << shift;
+            }
+        }
+        (high, letter, lead)
+    };
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
+    let (high, letter, lead) = high_classes_bytes(block);
+    high & (lead | (letter >> 1) | 1 << 63)
+}
+
+/// The classes of [`high_places`] a byte at a time: bytes of 0x80 and up, ASCII letters, and
+/// the bytes `0xCE`, `0xCF`, `0xF0`.
+#[cfg(any(test, not(all(target_arch = "x86_64", not(feature = "portable")))))]
+fn high_classes_bytes(block: &[u8; 64]) -> (u64, u64, u64) {
+    let (mut high, mut letter, mut lead) = (0u64, 0u64, 0u64);
+    for (k, &c) in block.iter().enumerate() {
+        high |= u64::from(c >= 0x80) << k;
+        letter |= u64::from(c.is_ascii_alphabetic()) << k;
+        lead |= u64::from(matches!(c, 0xCE | 0xCF | 0xF0)) << k;
+    }
+    (high, letter, lead)
 }
 
 /// The end of the sentence that starts at `start` of a raw text: after the next dot, `!` or `?`
@@ -3072,6 +3202,98 @@ mod tests {
             swept > 1000 && looped > 100 && turned_away > 3000,
             "{swept} {looped} {turned_away}"
         );
+    }
+
+    /// [`may_cut_inside_words`] as it was written before its block scan and the three-byte test
+    /// of joint words: every `.`, `'` and `_` found by `memchr3`, every joint word read by
+    /// [`separator`] after its first letter alone. The oracle of both.
+    fn may_cut_inside_words_by_memchr(raw: &str) -> bool {
+        let b = raw.as_bytes();
+        let word_sep = |at: usize| {
+            b.get(at).is_some_and(|c| {
+                matches!(
+                    c.to_ascii_lowercase(),
+                    b'o' | b'a' | b'n' | b'e' | b'b' | b'h' | b't' | b'w'
+                )
+            }) && separator(b, at).is_some_and(|(_, len)| len >= 2)
+        };
+        for i in memchr::memchr3_iter(b'.', b'\'', b'_', b) {
+            let c = b[i];
+            let glues_back = c == b'_'
+                || i.checked_sub(1)
+                    .is_some_and(|k| b[k].is_ascii_alphabetic() || b[k] >= 0x80);
+            if glues_back && word_sep(i + 1) {
+                return true;
+            }
+            let ends_joint = i.checked_sub(1).is_some_and(|k| {
+                matches!(b[k].to_ascii_lowercase(), b'r' | b'd' | b't' | b'h' | b's')
+            });
+            if ends_joint && (c == b'_' || b.get(i + 1).is_some_and(|n| !n.is_ascii_whitespace())) {
+                let mut s = i;
+                while s > 0 && i - s < 9 && b[s - 1].is_ascii_alphabetic() {
+                    s -= 1;
+                }
+                if i - s >= 2 && separator(b, s).is_some_and(|(_, len)| s + len == i) {
+                    return true;
+                }
+            }
+        }
+        b.iter().enumerate().any(|(i, &c)| {
+            c >= 0x80
+                && (matches!(
+                    (c, b.get(i + 1)),
+                    (0xCE, Some(0xA3)) | (0xCF, Some(0xB9)) | (0xF0, Some(0x9D))
+                ) || word_sep(i + 1))
+        })
+    }
+
+    /// The block scan of `.`, `'` and `_` and the three-byte test of joint words decide as
+    /// the `memchr` scan and [`separator`] alone did: on random texts of joint words, their
+    /// look-alikes (`org`, `andes`, `north`, `eithe`), marks, digits and characters outside
+    /// ASCII, in either case, long enough to cross 64-byte blocks; and a byte at a time, the
+    /// marks of random blocks.
+    #[test]
+    fn the_mark_scan_agrees_with_its_memchr_oracle() {
+        let tokens = [
+            "or", "OR", "Or", "org", "and", "AND", "andes", "nor", "not", "neither", "NEITHER",
+            "eithe", "either", "but", "BUT", "butter", "however", "how", "although", "alt",
+            "though", "thou", "whereas", "where", "x", "U", "S", "Paris", "1", "42", ".", ".", "'",
+            "'", "_", "_", " ", " ", " ", ",", "é", "Σ", "日本", "\n", "s", "d", "r",
+        ];
+        let mut next = crate::testing::xorshift(0x0bad_cafe_1234_5678u64);
+        let (mut yes, mut no) = (0, 0);
+        for _ in 0..100_000 {
+            let mut text = String::new();
+            for _ in 0..next(60) {
+                text.push_str(tokens[next(tokens.len())]);
+                if next(2) == 0 {
+                    text.push(' ');
+                }
+            }
+            let want = may_cut_inside_words_by_memchr(&text);
+            assert_eq!(may_cut_inside_words(&text), want, "{text:?}");
+            yes += usize::from(want);
+            no += usize::from(!want);
+        }
+        assert!(yes > 10_000 && no > 10_000, "{yes} {no}");
+        let mut block = [0u8; 64];
+        for _ in 0..10_000 {
+            for c in &mut block {
+                *c = match next(6) {
+                    0 => b'.',
+                    1 => b'\'',
+                    2 => b'_',
+                    _ => next(256) as u8,
+                };
+            }
+            assert_eq!(marks_in(&block), marks_bytes(&block), "{block:?}");
+            let (high, letter, lead) = high_classes_bytes(&block);
+            assert_eq!(
+                high_places(&block),
+                high & (lead | (letter >> 1) | 1 << 63),
+                "{block:?}"
+            );
+        }
     }
 
     /// [`glued_after_high_byte`] a byte at a time, as it was first written: its oracle.
