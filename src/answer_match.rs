@@ -1318,9 +1318,12 @@ impl Matcher {
         };
         let aliases = self.aliases.as_str();
         let alias = |&(_, s, e, _): &AliasSpan| aliases.get(s..e).unwrap_or(" ");
+        // The alias the match chose: a sweep is looked for only when it holds an integer.
+        let chosen = self.alias_spans.iter().find(|s| Some(s.0) == d.index);
+        let sweeps = opts.sweeps && chosen.is_some_and(|s| claims::sweep_needs(alias(s)));
         // One walk over the words says whether a loop or a sweep is possible at all.
-        let (may_loop, may_sweep) = if opts.degenerate_loops || opts.sweeps {
-            claims::pretests(resp)
+        let (may_loop, may_sweep) = if opts.degenerate_loops || sweeps {
+            claims::pretests(resp, sweeps)
         } else {
             (false, false)
         };
@@ -1331,8 +1334,7 @@ impl Matcher {
                 return Some(Decision::rejected(Rule::Degenerate));
             }
         }
-        if opts.sweeps && may_sweep {
-            let chosen = self.alias_spans.iter().find(|s| Some(s.0) == d.index);
+        if sweeps && may_sweep {
             if let Some((lo, hi)) = chosen.and_then(|s| claims::sweep(resp, alias(s))) {
                 use std::fmt::Write;
                 let _ = write!(self.seen, "numbers {lo} to {hi}");

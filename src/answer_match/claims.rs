@@ -2110,7 +2110,7 @@ pub fn loop_after_pretests(response: &str) -> Option<(usize, usize)> {
 /// The loop test of [`pretests`] alone.
 #[cfg(test)]
 fn may_loop_by_pairs(text: &str) -> bool {
-    pretests(text).0
+    pretests(text, false).0
 }
 
 /// Whether a normalised text may hold a loop of [`loop_after_pretests`] and whether it may hold a
@@ -2134,7 +2134,18 @@ fn may_loop_by_pairs(text: &str) -> bool {
 /// `o` and `t`. So the same walk counts the words in a row that start with a digit, passing over
 /// the words that start with one of those letters, and a text where the count never reaches five
 /// holds no sweep. The walk stops once both tests have passed.
-pub fn pretests(text: &str) -> (bool, bool) {
+pub fn pretests(text: &str, sweeps: bool) -> (bool, bool) {
+    if sweeps {
+        pretests_with::<true>(text)
+    } else {
+        pretests_with::<false>(text)
+    }
+}
+
+/// [`pretests`], with the sweep's count or without it (`(may loop, false)`: the caller knows
+/// there is no sweep to look for, [`sweep_needs`]).
+#[inline(always)]
+fn pretests_with<const SWEEPS: bool>(text: &str) -> (bool, bool) {
     // By a word's first byte: whether a digit (one more word of the run), and whether the run
     // goes on (a digit, or the first letter of `and`, `or` and `to`).
     const SWEEP_ADD: [u8; 256] = {
@@ -2155,7 +2166,7 @@ pub fn pretests(text: &str) -> (bool, bool) {
     };
     let b = text.as_bytes();
     if b.len() < 39 {
-        return (false, true);
+        return (false, SWEEPS);
     }
     use std::cell::Cell;
     let runs = Cell::new(PairRuns::new());
@@ -2167,11 +2178,13 @@ pub fn pretests(text: &str) -> (bool, bool) {
         |pair| {
             // By the first byte, without branches (the words' first bytes are too mixed to
             // predict): one more for a digit, as many for `a`, `o` or `t`, none for the rest.
-            let first = usize::from((pair >> 8) as u8);
-            let (add, keep) = (SWEEP_ADD[first], SWEEP_KEEP[first]);
-            let n = (digits.get() + u32::from(add)) & u32::from(keep).wrapping_neg();
-            digits.set(n);
-            longest.set(longest.get().max(n));
+            if SWEEPS {
+                let first = usize::from((pair >> 8) as u8);
+                let (add, keep) = (SWEEP_ADD[first], SWEEP_KEEP[first]);
+                let n = (digits.get() + u32::from(add)) & u32::from(keep).wrapping_neg();
+                digits.set(n);
+                longest.set(longest.get().max(n));
+            }
             if !found.get() {
                 let mut r = runs.get();
                 found.set(r.push(pair as u16));
@@ -2179,11 +2192,17 @@ pub fn pretests(text: &str) -> (bool, bool) {
             }
             // Every word is turned away (`for_each_word` reads no word's end) until both tests
             // have passed.
-            !(found.get() && longest.get() >= 5)
+            !(found.get() && (!SWEEPS || longest.get() >= 5))
         },
         |_| false,
     );
-    (found.get(), longest.get() >= 5)
+    (found.get(), SWEEPS && longest.get() >= 5)
+}
+
+/// Whether [`sweep`] may find a sweep for `alias` at all: the alias holds an integer (a word
+/// of one to eighteen digits); [`sweep`] of any response is `None` for an alias without one.
+pub fn sweep_needs(alias: &str) -> bool {
+    words(alias).any(|w| integer(w).is_some())
 }
 
 /// Whether a normalised text that [`pretests`] let through holds a run of its loop test with a
@@ -3149,6 +3168,17 @@ mod tests {
             let gold = [3u64, 12, 5][(next(&mut seed) % 3) as usize];
             let got = sweep(&text, &format!(" {gold} "));
             assert_eq!(got, sweep_by_words(&text, &[gold]), "{text}");
+            // An alias without an integer has no sweep, which the rules do not look for.
+            let words_only = [
+                " paris ",
+                " 12th century ",
+                " 1234567890123456789 ",
+                " ",
+                "",
+            ][(next(&mut seed) % 5) as usize];
+            assert!(!sweep_needs(words_only), "{words_only}");
+            assert_eq!(sweep(&text, words_only), None, "{text}");
+            assert!(sweep_needs(&format!(" {gold} ")));
             found += usize::from(got.is_some());
         }
         assert!(found > 1000, "{found}");
@@ -3183,7 +3213,8 @@ mod tests {
                 text.push_str(vocab[(next(&mut seed) % vocab.len() as u64) as usize]);
                 text.push(' ');
             }
-            let (may_loop, may_sweep) = pretests(&text);
+            let (may_loop, may_sweep) = pretests(&text, true);
+            assert_eq!(pretests(&text, false), (may_loop, false), "{text}");
             let gold = [3u64, 12, 5][(next(&mut seed) % 3) as usize];
             let full = sweep(&text, &format!(" {gold} "));
             assert!(full.is_none() || may_sweep, "{text}");
