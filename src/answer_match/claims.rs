@@ -2202,7 +2202,8 @@ fn pretests_with<const SWEEPS: bool>(text: &str) -> (bool, bool) {
 /// Whether [`sweep`] may find a sweep for `alias` at all: the alias holds an integer (a word
 /// of one to eighteen digits); [`sweep`] of any response is `None` for an alias without one.
 pub fn sweep_needs(alias: &str) -> bool {
-    words(alias).any(|w| integer(w).is_some())
+    // (Most aliases hold no digit: one look at their bytes.)
+    alias.bytes().any(|c| c.is_ascii_digit()) && words(alias).any(|w| integer(w).is_some())
 }
 
 /// Whether a normalised text that [`pretests`] let through holds a run of its loop test with a
