@@ -832,28 +832,78 @@ fn may_hedge(raw: &str, normalized: &str) -> bool {
     {
         return true;
     }
-    // Every word a joint or a negation is made of (`neither` holds `either`...).
-    claims::words(normalized).any(|w| {
-        matches!(
-            w,
-            "or" | "and"
-                | "nor"
-                | "not"
-                | "no"
-                | "never"
-                | "isnt"
-                | "wasnt"
-                | "arent"
-                | "werent"
-                | "neither"
-                | "either"
-                | "wrong"
-                | "incorrect"
-                | "false"
-                | "mistaken"
-                | "misconception"
-        )
-    })
+    // Every word a joint or a negation is made of (`neither` holds `either`...): a word whose
+    // first two bytes start none of them ([`joint_or_negation_head`], most words) is not read
+    // to its end.
+    let b = normalized.as_bytes();
+    let mut found = false;
+    for_each_word(
+        b,
+        |pair| !joint_or_negation_head(pair),
+        |word| {
+            found = b
+                .get(word.start..word.end(b))
+                .is_some_and(joint_or_negation);
+            !found
+        },
+    );
+    found
+}
+
+/// The words of [`may_hedge`]: every word a joint or a negation is made of.
+#[inline]
+fn joint_or_negation(w: &[u8]) -> bool {
+    matches!(
+        w,
+        b"or"
+            | b"and"
+            | b"nor"
+            | b"not"
+            | b"no"
+            | b"never"
+            | b"isnt"
+            | b"wasnt"
+            | b"arent"
+            | b"werent"
+            | b"neither"
+            | b"either"
+            | b"wrong"
+            | b"incorrect"
+            | b"false"
+            | b"mistaken"
+            | b"misconception"
+    )
+}
+
+/// Whether a word whose first two bytes are `pair` (as [`for_each_word`] gives them) may be one
+/// of [`joint_or_negation`]'s: its first byte and second are those of one of them (`or`, `an`,
+/// `no`, `ne`, `is`, `wa`, `ar`, `we`, `ei`, `wr`, `in`, `fa`, `mi`). Two table loads.
+#[inline(always)]
+fn joint_or_negation_head(pair: usize) -> bool {
+    // By a first byte, the second letters (bit `c - b'a'`) that may follow it.
+    static HEADS: [u32; 256] = {
+        const fn bits(letters: &[u8]) -> u32 {
+            let mut m = 0;
+            let mut k = 0;
+            while k < letters.len() {
+                m |= 1 << (letters[k] - b'a');
+                k += 1;
+            }
+            m
+        }
+        let mut t = [0u32; 256];
+        t[b'o' as usize] = bits(b"r");
+        t[b'a' as usize] = bits(b"nr");
+        t[b'n' as usize] = bits(b"oe");
+        t[b'i' as usize] = bits(b"sn");
+        t[b'w' as usize] = bits(b"aer");
+        t[b'e' as usize] = bits(b"i");
+        t[b'f' as usize] = bits(b"a");
+        t[b'm' as usize] = bits(b"i");
+        t
+    };
+    let k = u32::from((pair as u8).wrapping_sub(b'a'));
+    k < 26 && HEADS[(pair >> 8) & 0xff] >> k & 1 != 0
 }
 
 /// Reusable buffers for deciding many rows.
@@ -1268,9 +1318,12 @@ impl Matcher {
         };
         let aliases = self.aliases.as_str();
         let alias = |&(_, s, e, _): &AliasSpan| aliases.get(s..e).unwrap_or(" ");
+        // The alias the match chose: a sweep is looked for only when it holds an integer.
+        let chosen = self.alias_spans.iter().find(|s| Some(s.0) == d.index);
+        let sweeps = opts.sweeps && chosen.is_some_and(|s| claims::sweep_needs(alias(s)));
         // One walk over the words says whether a loop or a sweep is possible at all.
-        let (may_loop, may_sweep) = if opts.degenerate_loops || opts.sweeps {
-            claims::pretests(resp)
+        let (may_loop, may_sweep) = if opts.degenerate_loops || sweeps {
+            claims::pretests(resp, sweeps)
         } else {
             (false, false)
         };
@@ -1281,8 +1334,7 @@ impl Matcher {
                 return Some(Decision::rejected(Rule::Degenerate));
             }
         }
-        if opts.sweeps && may_sweep {
-            let chosen = self.alias_spans.iter().find(|s| Some(s.0) == d.index);
+        if sweeps && may_sweep {
             if let Some((lo, hi)) = chosen.and_then(|s| claims::sweep(resp, alias(s))) {
                 use std::fmt::Write;
                 let _ = write!(self.seen, "numbers {lo} to {hi}");
@@ -1889,6 +1941,74 @@ pub mod test_fold {
 
 #[cfg(test)]
 mod tests {
+    /// [`super::may_hedge`]'s word test as it was first written, over `str` words: its oracle.
+    fn may_hedge_by_words(normalized: &str) -> bool {
+        claims::words(normalized).any(|w| super::joint_or_negation(w.as_bytes()))
+    }
+
+    /// The two-byte test of [`super::may_hedge`] never turns away one of its words: on random
+    /// normalised texts of those words, their look-alikes (`nothing`, `orange`, `isn`) and
+    /// others, of one byte and more, ASCII and not, long enough to cross 64-byte blocks.
+    #[test]
+    fn may_hedge_agrees_with_its_word_oracle() {
+        let vocab = [
+            "or",
+            "and",
+            "nor",
+            "not",
+            "no",
+            "never",
+            "isnt",
+            "wasnt",
+            "arent",
+            "werent",
+            "neither",
+            "either",
+            "wrong",
+            "incorrect",
+            "false",
+            "mistaken",
+            "misconception",
+            "nothing",
+            "orange",
+            "isn",
+            "an",
+            "a",
+            "o",
+            "n",
+            "é",
+            "ór",
+            "paris",
+            "1",
+            "12",
+            "fals",
+            "mist",
+            "wronger",
+            "x",
+            "nevers",
+        ];
+        let mut next = crate::testing::xorshift(0x4a7f_2c91_0e5d_b3a8u64);
+        let (mut yes, mut no) = (0, 0);
+        for _ in 0..50_000 {
+            let mut text = String::from(" ");
+            for _ in 0..next(30) {
+                // Mostly other words, so that texts without one are common.
+                let w = if next(4) == 0 {
+                    vocab[next(vocab.len())]
+                } else {
+                    vocab[17 + next(vocab.len() - 17)]
+                };
+                text.push_str(w);
+                text.push(' ');
+            }
+            let want = may_hedge_by_words(&text);
+            assert_eq!(super::may_hedge("x", &text), want, "{text:?}");
+            yes += usize::from(want);
+            no += usize::from(!want);
+        }
+        assert!(yes > 5_000 && no > 5_000, "{yes} {no}");
+    }
+
     use super::*;
     use crate::pyunicode::test_tables;
 

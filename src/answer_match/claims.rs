@@ -599,9 +599,72 @@ fn separator(b: &[u8], i: usize) -> Option<(u16, usize)> {
 /// `true` at once. Anything it flags only costs the full read.
 pub fn may_cut_inside_words(raw: &str) -> bool {
     let b = raw.as_bytes();
+    // The marks a neighbour reads: `.`, `'` and `_`, found 64 bytes at a time.
+    let mut base = 0;
+    let mut padded = [0u8; 64];
+    while let Some(rest) = b.get(base..).filter(|r| !r.is_empty()) {
+        let block = crate::ascii::chunk_or_padded(rest, &mut padded, 0);
+        let mut marks = marks_in(block);
+        while marks != 0 {
+            let i = base + marks.trailing_zeros() as usize;
+            marks &= marks - 1;
+            if cuts_at_mark(b, i) {
+                return true;
+            }
+        }
+        base += 64;
+    }
+    if raw.is_ascii() {
+        return false;
+    }
+    glued_after_high_byte(b)
+}
+
+/// The bytes of `block` that are `.`, `'` or `_`, byte `k`'s as bit `k`: with SSE2 on x86_64,
+/// else a byte at a time (the tests' oracle).
+#[inline(always)]
+fn marks_in(block: &[u8; 64]) -> u64 {
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    {
+        use crate::ascii::sse2::{bits, equal};
+        use std::arch::x86_64::_mm_or_si128;
+        let mut out = 0;
+        for (k, chunk) in block.chunks_exact(16).enumerate() {
+            let word = |at: usize| crate::ascii::load(chunk, at) as i64;
+            // SAFETY: SSE2 is enabled for the build on every x86_64 target (the `cfg`).
+            let hit = unsafe {
+                let v = std::arch::x86_64::_mm_set_epi64x(word(8), word(0));
+                _mm_or_si128(
+                    _mm_or_si128(equal(v, b'.'), equal(v, b'\'')),
+                    equal(v, b'_'),
+                )
+            };
+            out |= bits(hit) << (16 * k as u32);
+        }
+        out
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
+    {
+        marks_bytes(block)
+    }
+}
+
+/// [`marks_in`] a byte at a time.
+#[cfg(any(test, not(all(target_arch = "x86_64", not(feature = "portable")))))]
+fn marks_bytes(block: &[u8; 64]) -> u64 {
+    let mut out = 0;
+    for (k, &c) in block.iter().enumerate() {
+        out |= u64::from(matches!(c, b'.' | b'\'' | b'_')) << k;
+    }
+    out
+}
+
+/// Whether the mark (`.`, `'` or `_`) at `i` of the raw text `b` may join a joint word to a
+/// neighbour ([`may_cut_inside_words`]).
+#[inline]
+fn cuts_at_mark(b: &[u8], i: usize) -> bool {
     let word_sep = |at: usize| joint_word_at(b, at);
-    // The marks a neighbour reads: `.`, `'` and `_`.
-    for i in memchr::memchr3_iter(b'.', b'\'', b'_', b) {
+    {
         let c = b.get(i).copied().unwrap_or(b'.');
         // A joint word after the mark, which the whole text joins to the word before.
         let glues_back = c == b'_'
@@ -622,32 +685,52 @@ pub fn may_cut_inside_words(raw: &str) -> bool {
             while s > 0 && i - s < 9 && b.get(s - 1).is_some_and(u8::is_ascii_alphabetic) {
                 s -= 1;
             }
-            if i - s >= 2 && separator(b, s).is_some_and(|(_, len)| s + len == i) {
+            if i - s >= 2
+                && may_start_joint_word(b, s)
+                && separator(b, s).is_some_and(|(_, len)| s + len == i)
+            {
                 return true;
             }
         }
     }
-    if raw.is_ascii() {
-        return false;
-    }
-    glued_after_high_byte(b)
+    false
 }
 
 /// Whether a joint word (*or*, *and*, *but*...) starts at `at` of `b`.
+#[inline]
 fn joint_word_at(b: &[u8], at: usize) -> bool {
-    // (The first letters of the joint words, and their last letters, let most words by.)
-    b.get(at).is_some_and(|c| {
-        matches!(
-            c.to_ascii_lowercase(),
-            b'o' | b'a' | b'n' | b'e' | b'b' | b'h' | b't' | b'w'
-        )
-    }) && separator(b, at).is_some_and(|(_, len)| len >= 2)
+    may_start_joint_word(b, at) && separator(b, at).is_some_and(|(_, len)| len >= 2)
+}
+
+/// Whether `b` may hold, from `at`, a word that [`separator`] reads as a joint (*or*, *and*,
+/// *nor*, *neither*, *either* and the hard words): its first three bytes, ASCII letters in
+/// either case, are those of one of them (or *or* and a byte that is no ASCII letter). `false`
+/// proves that [`separator`] at `at` is no word (`org`, `once`, `the`, `with` are let by without
+/// it).
+#[inline(always)]
+fn may_start_joint_word(b: &[u8], at: usize) -> bool {
+    let byte = |k: usize| b.get(at + k).copied().unwrap_or(0);
+    let (c0, c1, c2) = (byte(0), byte(1), byte(2));
+    // Lower case for ASCII letters; other bytes are told apart from them below.
+    let lower = |c: u8| if c.is_ascii_alphabetic() { c | 0x20 } else { c };
+    match (lower(c0), lower(c1)) {
+        (b'o', b'r') => !c2.is_ascii_alphabetic(),
+        (b'a', b'n') => lower(c2) == b'd',
+        (b'n', b'o') => lower(c2) == b'r',
+        (b'n', b'e') | (b'e', b'i') => lower(c2) == b'i' || lower(c2) == b't',
+        (b'b', b'u') => lower(c2) == b't',
+        (b'h', b'o') => lower(c2) == b'w',
+        (b'a', b'l') => lower(c2) == b't',
+        (b't', b'h') => lower(c2) == b'o',
+        (b'w', b'h') => lower(c2) == b'e',
+        _ => false,
+    }
 }
 
 /// The non-ASCII places of [`may_cut_inside_words`]: a non-ASCII character right before a joint
 /// word; a capital sigma or a character that folds to one: `Σ` (CE A3), `Ϲ` (CF B9), the
-/// mathematical alphanumerics (F0 9D ..). Only the bytes of 0x80 and up are looked at, found
-/// eight bytes at a time.
+/// mathematical alphanumerics (F0 9D ..). Only the bytes of 0x80 and up that may start one or
+/// come before an ASCII letter are looked at ([`high_places`]), found 64 bytes at a time.
 fn glued_after_high_byte(b: &[u8]) -> bool {
     let high = |i: usize| {
         matches!(
@@ -655,18 +738,65 @@ fn glued_after_high_byte(b: &[u8]) -> bool {
             (Some(0xCE), Some(0xA3)) | (Some(0xCF), Some(0xB9)) | (Some(0xF0), Some(0x9D))
         ) || joint_word_at(b, i + 1)
     };
-    let mut i = 0;
-    while let Some(chunk) = b.get(i..).and_then(|r| r.first_chunk::<8>()) {
-        let mut m = u64::from_le_bytes(*chunk) & 0x8080_8080_8080_8080;
+    let mut base = 0;
+    let mut padded = [0u8; 64];
+    while let Some(rest) = b.get(base..).filter(|r| !r.is_empty()) {
+        let block = crate::ascii::chunk_or_padded(rest, &mut padded, 0);
+        let mut m = high_places(block);
         while m != 0 {
-            if high(i + m.trailing_zeros() as usize / 8) {
+            if high(base + m.trailing_zeros() as usize) {
                 return true;
             }
             m &= m - 1;
         }
-        i += 8;
+        base += 64;
     }
-    (i..b.len()).any(|k| b.get(k).is_some_and(|&c| c >= 0x80) && high(k))
+    false
+}
+
+/// The bytes of `block` where [`glued_after_high_byte`] must look: the bytes of 0x80 and up
+/// that are `0xCE`, `0xCF` or `0xF0` (a capital sigma's first byte, or one that folds to one),
+/// or before an ASCII letter (a joint word's first byte), or the block's last (whose next byte
+/// is the next block's); byte `k`'s as bit `k`. With SSE2 on x86_64, else a byte at a time (the
+/// tests' oracle).
+#[inline(always)]
+fn high_places(block: &[u8; 64]) -> u64 {
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    let (high, letter, lead) = {
+        use crate::ascii::sse2::{bits, equal, in_range};
+        use std::arch::x86_64::*;
+        let (mut high, mut letter, mut lead) = (0u64, 0u64, 0u64);
+        for (k, chunk) in block.chunks_exact(16).enumerate() {
+            let word = |at: usize| crate::ascii::load(chunk, at) as i64;
+            let shift = 16 * k as u32;
+            // SAFETY: SSE2 is enabled for the build on every x86_64 target (the `cfg`).
+            unsafe {
+                let v = _mm_set_epi64x(word(8), word(0));
+                high |= bits(v) << shift;
+                letter |= bits(in_range(_mm_or_si128(v, _mm_set1_epi8(0x20)), b'a', b'z')) << shift;
+                let sigma =
+                    _mm_or_si128(_mm_or_si128(equal(v, 0xCE), equal(v, 0xCF)), equal(v, 0xF0));
+                lead |= bits(sigma) << shift;
+            }
+        }
+        (high, letter, lead)
+    };
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
+    let (high, letter, lead) = high_classes_bytes(block);
+    high & (lead | (letter >> 1) | 1 << 63)
+}
+
+/// The classes of [`high_places`] a byte at a time: bytes of 0x80 and up, ASCII letters, and
+/// the bytes `0xCE`, `0xCF`, `0xF0`.
+#[cfg(any(test, not(all(target_arch = "x86_64", not(feature = "portable")))))]
+fn high_classes_bytes(block: &[u8; 64]) -> (u64, u64, u64) {
+    let (mut high, mut letter, mut lead) = (0u64, 0u64, 0u64);
+    for (k, &c) in block.iter().enumerate() {
+        high |= u64::from(c >= 0x80) << k;
+        letter |= u64::from(c.is_ascii_alphabetic()) << k;
+        lead |= u64::from(matches!(c, 0xCE | 0xCF | 0xF0)) << k;
+    }
+    (high, letter, lead)
 }
 
 /// The end of the sentence that starts at `start` of a raw text: after the next dot, `!` or `?`
@@ -1971,7 +2101,7 @@ pub fn degenerate_loop(response: &str) -> Option<(usize, usize)> {
 /// times, when it is twenty words or more (`(loop length, words)`), where [`pretests`] found that
 /// it may hold a loop.
 pub fn loop_after_pretests(response: &str) -> Option<(usize, usize)> {
-    if !pair_runs(response) {
+    if !word_runs(response) {
         return None;
     }
     loop_scan(response)
@@ -1980,7 +2110,7 @@ pub fn loop_after_pretests(response: &str) -> Option<(usize, usize)> {
 /// The loop test of [`pretests`] alone.
 #[cfg(test)]
 fn may_loop_by_pairs(text: &str) -> bool {
-    pretests(text).0
+    pretests(text, false).0
 }
 
 /// Whether a normalised text may hold a loop of [`loop_after_pretests`] and whether it may hold a
@@ -1988,33 +2118,34 @@ fn may_loop_by_pairs(text: &str) -> bool {
 /// none. Texts too short for a loop are not walked (`(false, true)`: the sweep, of a few words,
 /// is read whole).
 ///
-/// The loop test is a cheap test that most texts fail. A loop of `p` words (one to eight) over twenty words or more has word `n` equal to
-/// word `n - p` for fifteen `n` in a row or more (`r` of them spans `r + p` words, which must be
-/// twenty and four times `p`: `r` is at least fifteen, at `p` = 5), and fifteen in a row hold
-/// three multiples of five in a row: so at three checkpoints in a row (every fifth word), the same
-/// `p` gives a word equal to the one `p` before it. The words are compared by a key that equal
-/// words share, their first two bytes (a byte and a space for a word of one byte), read where
-/// [`super::for_each_word`] finds a word, before it looks for the word's end (unequal words that
-/// share a key only let more texts through to [`pair_runs`]). Twenty words of a byte or more,
-/// a space between two, are 39 bytes or more: a shorter text holds no loop.
-///
-/// The keys of the last eight words are the eight lanes of 16 bits of one `u128`, the latest in
-/// the lowest; lanes start at `0xffff`, which no key is (no UTF-8 text holds the byte `0xff`), so
-/// a lane for a word before the text's first never equals a key. At a checkpoint, lane `p - 1`
-/// is zero in `ring ^ key * LANES` when word `n - p` has word `n`'s key; the lanes' zero tests,
-/// `p` by `p` at the same place, are kept for the last two checkpoints and a bit found in all
-/// three passes the text.
+/// The loop test reads what [`loop_scan`] would find a loop by with a key that equal words
+/// share, their first two bytes (a byte and a space for a word of one byte), read where
+/// [`super::for_each_word`] finds a word, before it looks for the word's end, in place of its
+/// hash of the whole word: a run, for some `p` of one to eight, of `r` words in a row each with
+/// the key of the word `p` before it, where `r + p` is twenty or more and four times `p` or
+/// more. Equal words share a key, so a run of [`loop_scan`] is one here too, as long or longer:
+/// a text this test turns away holds no loop (unequal words that share a key only let more texts
+/// through to [`loop_scan`]). Twenty words of a byte or more, a space between two, are 39 bytes
+/// or more: a shorter text holds no loop. The keys of the last eight words and the eight runs
+/// are the lanes of 16 bits of two vectors ([`PairRuns`]).
 ///
 /// The sweep test: a sweep is a run of five integers or more with only the words *and*, *or* and
 /// *to* between them; every integer starts with a digit, and those three words start with `a`,
 /// `o` and `t`. So the same walk counts the words in a row that start with a digit, passing over
 /// the words that start with one of those letters, and a text where the count never reaches five
-/// holds no sweep.
-pub fn pretests(text: &str) -> (bool, bool) {
-    use std::cell::Cell;
-    const LANES: u128 = 0x0001_0001_0001_0001_0001_0001_0001_0001;
-    const LOW: u128 = 0x7fff * LANES;
-    const HIGH: u128 = 0x8000 * LANES;
+/// holds no sweep. The walk stops once both tests have passed.
+pub fn pretests(text: &str, sweeps: bool) -> (bool, bool) {
+    if sweeps {
+        pretests_with::<true>(text)
+    } else {
+        pretests_with::<false>(text)
+    }
+}
+
+/// [`pretests`], with the sweep's count or without it (`(may loop, false)`: the caller knows
+/// there is no sweep to look for, [`sweep_needs`]).
+#[inline(always)]
+fn pretests_with<const SWEEPS: bool>(text: &str) -> (bool, bool) {
     // By a word's first byte: whether a digit (one more word of the run), and whether the run
     // goes on (a digit, or the first letter of `and`, `or` and `to`).
     const SWEEP_ADD: [u8; 256] = {
@@ -2035,11 +2166,10 @@ pub fn pretests(text: &str) -> (bool, bool) {
     };
     let b = text.as_bytes();
     if b.len() < 39 {
-        return (false, true);
+        return (false, SWEEPS);
     }
-    let ring = Cell::new(u128::MAX);
-    let (z1, z2) = (Cell::new(0u128), Cell::new(0u128));
-    let until_checkpoint = Cell::new(0u32);
+    use std::cell::Cell;
+    let runs = Cell::new(PairRuns::new());
     let found = Cell::new(false);
     // Words in a row that start with a digit (the joints between them passed over).
     let (digits, longest) = (Cell::new(0u32), Cell::new(0u32));
@@ -2048,47 +2178,146 @@ pub fn pretests(text: &str) -> (bool, bool) {
         |pair| {
             // By the first byte, without branches (the words' first bytes are too mixed to
             // predict): one more for a digit, as many for `a`, `o` or `t`, none for the rest.
-            let first = usize::from((pair >> 8) as u8);
-            let (add, keep) = (SWEEP_ADD[first], SWEEP_KEEP[first]);
-            let n = (digits.get() + u32::from(add)) & u32::from(keep).wrapping_neg();
-            digits.set(n);
-            longest.set(longest.get().max(n));
-            let key = pair as u128;
-            let r = ring.get();
-            if until_checkpoint.get() == 0 {
-                until_checkpoint.set(5);
-                let x = r ^ key.wrapping_mul(LANES);
-                // The high bit of each lane that is zero (exact: no carry leaves a lane).
-                let z = !(((x & LOW) + LOW) | x) & HIGH;
-                if z & z1.get() & z2.get() != 0 {
-                    found.set(true);
-                }
-                z2.set(z1.get());
-                z1.set(z);
+            if SWEEPS {
+                let first = usize::from((pair >> 8) as u8);
+                let (add, keep) = (SWEEP_ADD[first], SWEEP_KEEP[first]);
+                let n = (digits.get() + u32::from(add)) & u32::from(keep).wrapping_neg();
+                digits.set(n);
+                longest.set(longest.get().max(n));
             }
-            until_checkpoint.set(until_checkpoint.get() - 1);
-            ring.set(r << 16 | key);
-            // Every word is turned away: `for_each_word` reads no word's end.
-            true
+            if !found.get() {
+                let mut r = runs.get();
+                found.set(r.push(pair as u16));
+                runs.set(r);
+            }
+            // Every word is turned away (`for_each_word` reads no word's end) until both tests
+            // have passed.
+            !(found.get() && (!SWEEPS || longest.get() >= 5))
         },
         |_| false,
     );
-    (found.get(), longest.get() >= 5)
+    (found.get(), SWEEPS && longest.get() >= 5)
 }
 
-/// Whether a normalised text holds what [`loop_scan`] would find a loop by, read with the key of
-/// [`pretests`] (a word's first two bytes) in place of its hash of the whole word: a
-/// run, for some `p` of one to eight, of `r` words in a row each with the key of the word `p`
-/// before it, where `r + p` is twenty or more and four times `p` or more. Equal words share a
-/// key, so a run of [`loop_scan`] is one here too, as long or longer: a text this test turns
-/// away holds no loop. The eight runs are the lanes of 16 bits of one `u128` (as the keys are),
-/// each one more at a word whose key is in its lane of the ring and else zero, and the test
-/// stops at the first that reaches its floor (24 at most, so no lane overflows).
-fn pair_runs(text: &str) -> bool {
+/// Whether [`sweep`] may find a sweep for `alias` at all: the alias holds an integer (a word
+/// of one to eighteen digits); [`sweep`] of any response is `None` for an alias without one.
+pub fn sweep_needs(alias: &str) -> bool {
+    // (Most aliases hold no digit: one look at their bytes.)
+    alias.bytes().any(|c| c.is_ascii_digit()) && words(alias).any(|w| integer(w).is_some())
+}
+
+/// Whether a normalised text that [`pretests`] let through holds a run of its loop test with a
+/// stronger key, [`word_key`] (of a word's first two bytes, its last byte and its length), that
+/// equal words share too: `false` proves there is no loop, as for [`pretests`]. The second walk
+/// reads each word's end, which the first does not: it turns away the texts whose words share
+/// their first two bytes one pattern after the other (`page_34388`, `page_877894`: the cited
+/// pages of a log, one line after the other, are a loop of their first two bytes).
+fn word_runs(text: &str) -> bool {
     use std::cell::Cell;
+    let b = text.as_bytes();
+    let mut runs = PairRuns::new();
+    let mut found = false;
+    // The first two bytes of the word `for_each_word` found, for the call of `f` that follows.
+    let head = Cell::new(0usize);
+    super::for_each_word(
+        b,
+        |pair| {
+            head.set(pair);
+            false
+        },
+        |word| {
+            found = runs.push(word_key(b, head.get(), word));
+            !found
+        },
+    );
+    found
+}
+
+/// The key of [`word_runs`] for a word of a normalised text found by [`super::for_each_word`]
+/// (`pair` its first two bytes): a function of the word's first two bytes, its last byte and its
+/// length (the low byte), so that equal words share it, mixed into 15 bits (never `0xffff`, the
+/// ring's mark of no word).
+#[inline(always)]
+fn word_key(b: &[u8], pair: usize, word: super::WordAt) -> u16 {
+    let end = word.end(b);
+    let last = end
+        .checked_sub(1)
+        .and_then(|k| b.get(k))
+        .copied()
+        .unwrap_or(0);
+    let len = end.wrapping_sub(word.start) as u32;
+    let whole = (pair as u32) << 16 | u32::from(last) << 8 | (len & 0xff);
+    (whole.wrapping_mul(0x9e37_79b1) >> 17) as u16
+}
+
+/// The runs of [`pretests`]' loop test: the keys of the last eight words, the latest in lane 0,
+/// and for each `p` of one to eight, in lane `p - 1`, how many words in a row have had the key
+/// of the word `p` before them. Lanes of the ring start at `0xffff`, which no key is (no UTF-8
+/// text holds the byte `0xff`), so a lane for a word before the text's first never equals a key.
+/// With SSE2 on x86_64, the lanes of 16 bits of two vectors (a word costs a compare, a subtract,
+/// an and, a compare with the floors, a shift); elsewhere (and in the tests, as the oracle) of
+/// two `u128`s ([`PairRunsScalar`]).
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[derive(Clone, Copy)]
+struct PairRuns {
+    ring: std::arch::x86_64::__m128i,
+    runs: std::arch::x86_64::__m128i,
+}
+
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+impl PairRuns {
+    #[inline(always)]
+    fn new() -> Self {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is enabled for the build on every x86_64 target (the `cfg`).
+        unsafe {
+            PairRuns {
+                ring: _mm_set1_epi16(-1),
+                runs: _mm_setzero_si128(),
+            }
+        }
+    }
+
+    /// One more word, of key `key`: whether a run now reaches its floor (`r + p` twenty words
+    /// or more and four times `p` or more: `r` is `max(20, 4p) - p` or more). A run is 24 at
+    /// most before it reaches its floor, so no lane overflows as long as the caller stops at the
+    /// first `true`.
+    #[inline(always)]
+    fn push(&mut self, key: u16) -> bool {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is enabled for the build on every x86_64 target (the `cfg`).
+        unsafe {
+            // Lane `p - 1`: the floor less one, `max(20, 4p) - p - 1`.
+            let below = _mm_setr_epi16(18, 17, 16, 15, 14, 17, 20, 23);
+            let k = _mm_set1_epi16(key as i16);
+            // All ones in the lanes whose key is `key`.
+            let same = _mm_cmpeq_epi16(self.ring, k);
+            // One more where the key is the same (`- -1`), else zero.
+            let runs = _mm_and_si128(_mm_sub_epi16(self.runs, same), same);
+            self.runs = runs;
+            self.ring = _mm_or_si128(
+                _mm_slli_si128::<2>(self.ring),
+                _mm_cvtsi32_si128(i32::from(key)),
+            );
+            _mm_movemask_epi8(_mm_cmpgt_epi16(runs, below)) != 0
+        }
+    }
+}
+
+/// [`PairRuns`] in the lanes of 16 bits of two `u128`s: the portable version, and the tests'
+/// check of the SSE2 one.
+#[cfg(any(test, not(all(target_arch = "x86_64", not(feature = "portable")))))]
+#[derive(Clone, Copy)]
+struct PairRunsScalar {
+    ring: u128,
+    runs: u128,
+}
+
+#[cfg(any(test, not(all(target_arch = "x86_64", not(feature = "portable")))))]
+impl PairRunsScalar {
     const LANES: u128 = 0x0001_0001_0001_0001_0001_0001_0001_0001;
-    const LOW: u128 = 0x7fff * LANES;
-    const HIGH: u128 = 0x8000 * LANES;
+    const LOW: u128 = 0x7fff * Self::LANES;
+    const HIGH: u128 = 0x8000 * Self::LANES;
     // Lane `p - 1`: `0x8000` less the least run of a loop of `p` words, max(20, 4p) - p.
     const FLOOR: u128 = {
         let mut f = 0u128;
@@ -2100,34 +2329,69 @@ fn pair_runs(text: &str) -> bool {
         }
         f
     };
-    let ring = Cell::new(u128::MAX);
-    let runs = Cell::new(0u128);
-    let found = Cell::new(false);
-    super::for_each_word(
-        text.as_bytes(),
-        |pair| {
-            if found.get() {
-                return true;
-            }
-            let key = pair as u128;
-            let r = ring.get();
-            let x = r ^ key.wrapping_mul(LANES);
-            // A lane of ones where the key is the lane's, of zeros elsewhere.
-            let same = ((!(((x & LOW) + LOW) | x) & HIGH) >> 15).wrapping_mul(0xffff);
-            let n = (runs.get() + LANES) & same;
-            runs.set(n);
-            if (n + FLOOR) & HIGH != 0 {
-                found.set(true);
-            }
-            ring.set(r << 16 | key);
-            true
-        },
-        |_| false,
-    );
-    found.get()
+
+    #[inline(always)]
+    fn new() -> Self {
+        PairRunsScalar {
+            ring: u128::MAX,
+            runs: 0,
+        }
+    }
+
+    /// As [`PairRuns::push`].
+    #[inline(always)]
+    fn push(&mut self, key: u16) -> bool {
+        let key = u128::from(key);
+        let x = self.ring ^ key.wrapping_mul(Self::LANES);
+        // A lane of ones where the key is the lane's, of zeros elsewhere (exact: no carry leaves
+        // a lane).
+        let same = ((!(((x & Self::LOW) + Self::LOW) | x) & Self::HIGH) >> 15).wrapping_mul(0xffff);
+        self.runs = (self.runs + Self::LANES) & same;
+        self.ring = self.ring << 16 | key;
+        (self.runs + Self::FLOOR) & Self::HIGH != 0
+    }
 }
 
-/// [`loop_after_pretests`] without its cheap tests first: word `n` against the eight before it.
+#[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
+type PairRuns = PairRunsScalar;
+
+/// Whether a normalised text holds a run of the loop test, walked with [`PairRunsScalar`] over
+/// every word (without stopping), with the key of [`pretests`] (a word's first two bytes) or,
+/// with `whole`, of [`word_runs`]: the tests' oracle of both.
+#[cfg(test)]
+fn pair_runs_by(text: &str, whole: bool) -> bool {
+    use std::cell::Cell;
+    let b = text.as_bytes();
+    let mut runs = PairRunsScalar::new();
+    let mut found = false;
+    let head = Cell::new(0usize);
+    super::for_each_word(
+        b,
+        |pair| {
+            head.set(pair);
+            false
+        },
+        |word| {
+            let pair = head.get();
+            let key = if whole {
+                word_key(b, pair, word)
+            } else {
+                pair as u16
+            };
+            found = found || runs.push(key);
+            true
+        },
+    );
+    found
+}
+
+/// [`pair_runs_by`] with the key of [`pretests`].
+#[cfg(test)]
+fn pair_runs(text: &str) -> bool {
+    pair_runs_by(text, false)
+}
+
+/// The loop scan of [`loop_after_pretests`]: word `n` against the eight before it.
 fn loop_scan(response: &str) -> Option<(usize, usize)> {
     const P: usize = 8;
     // The keys of the last eight words, word `k` at `k % P`.
@@ -2714,6 +2978,8 @@ mod tests {
             assert_eq!(degenerate_loop(&text), full, "{text}");
             assert!(full.is_none() || may_loop_by_pairs(&text), "{text}");
             assert!(full.is_none() || pair_runs(&text), "{text}");
+            assert!(full.is_none() || word_runs(&text), "{text}");
+            assert_eq!(word_runs(&text), pair_runs_by(&text, true), "{text}");
             found += usize::from(full.is_some());
         }
         // The texts hold loops, and texts without one.
@@ -2733,7 +2999,10 @@ mod tests {
             let full = loop_scan(text);
             assert_eq!(degenerate_loop(text), full, "{text}");
             let pairs = may_loop_by_pairs(text);
+            assert_eq!(pairs, text.len() >= 39 && pair_runs(text), "{text}");
+            assert_eq!(word_runs(text), pair_runs_by(text, true), "{text}");
             assert!(full.is_none() || pairs, "{text}");
+            assert!(full.is_none() || word_runs(text), "{text}");
             assert!(full.is_none() || pair_runs(text), "{text}");
             *found += usize::from(full.is_some());
             *passed += usize::from(pairs);
@@ -2772,6 +3041,53 @@ mod tests {
         assert_eq!(loop_scan(&format!(" {}", "12 ".repeat(19))), None);
 
         assert!(may_loop_by_pairs(&format!(" {}", "1 ".repeat(20))));
+        // Cited pages one line after the other: a loop of their words' first two bytes, not of
+        // the words, which the second walk's key tells apart.
+        let cited: String = [34388, 877894, 703524, 381187, 643431, 862637]
+            .iter()
+            .map(|n| format!("source https enwikipediaorg wiki page_{n} "))
+            .collect();
+        let cited = format!(" {cited}");
+        assert!(may_loop_by_pairs(&cited) && !word_runs(&cited));
+        assert_eq!(loop_scan(&cited), None);
+    }
+
+    /// The runs of the loop test ([`PairRuns`], with SSE2 on x86_64) agree with their `u128`
+    /// oracle word by word, until the first that reaches its floor: on streams of keys from a
+    /// few (so that runs of every length and period are common), `0xffff` among them.
+    #[test]
+    fn the_pair_runs_agree_with_their_scalar_oracle() {
+        let mut next = crate::testing::xorshift(0x7a3c_11d2_90e4_5b61u64);
+        let (mut hit, mut missed) = (0, 0);
+        for _ in 0..20_000 {
+            let keys: Vec<u16> = {
+                let alphabet = [0x6120u16, 0x3132, 0x3220, 0x7061, 0xffff, 0x0000, 0x2020];
+                let few = 1 + next(alphabet.len());
+                let period = 1 + next(10);
+                (0..next(120))
+                    .map(|i| {
+                        if next(4) == 0 {
+                            alphabet[next(few)]
+                        } else {
+                            alphabet[(i % period) % few]
+                        }
+                    })
+                    .collect()
+            };
+            let (mut fast, mut slow) = (PairRuns::new(), PairRunsScalar::new());
+            let mut reached = false;
+            for &k in &keys {
+                let (a, b) = (fast.push(k), slow.push(k));
+                assert_eq!(a, b, "{keys:?}");
+                if a {
+                    reached = true;
+                    break;
+                }
+            }
+            hit += usize::from(reached);
+            missed += usize::from(!reached);
+        }
+        assert!(hit > 2000 && missed > 2000, "{hit} {missed}");
     }
 
     /// [`sweep`] over `str` words and `integer`, as it was first written: the oracle of the byte
@@ -2853,6 +3169,17 @@ mod tests {
             let gold = [3u64, 12, 5][(next(&mut seed) % 3) as usize];
             let got = sweep(&text, &format!(" {gold} "));
             assert_eq!(got, sweep_by_words(&text, &[gold]), "{text}");
+            // An alias without an integer has no sweep, which the rules do not look for.
+            let words_only = [
+                " paris ",
+                " 12th century ",
+                " 1234567890123456789 ",
+                " ",
+                "",
+            ][(next(&mut seed) % 5) as usize];
+            assert!(!sweep_needs(words_only), "{words_only}");
+            assert_eq!(sweep(&text, words_only), None, "{text}");
+            assert!(sweep_needs(&format!(" {gold} ")));
             found += usize::from(got.is_some());
         }
         assert!(found > 1000, "{found}");
@@ -2887,7 +3214,8 @@ mod tests {
                 text.push_str(vocab[(next(&mut seed) % vocab.len() as u64) as usize]);
                 text.push(' ');
             }
-            let (may_loop, may_sweep) = pretests(&text);
+            let (may_loop, may_sweep) = pretests(&text, true);
+            assert_eq!(pretests(&text, false), (may_loop, false), "{text}");
             let gold = [3u64, 12, 5][(next(&mut seed) % 3) as usize];
             let full = sweep(&text, &format!(" {gold} "));
             assert!(full.is_none() || may_sweep, "{text}");
@@ -2906,6 +3234,98 @@ mod tests {
             swept > 1000 && looped > 100 && turned_away > 3000,
             "{swept} {looped} {turned_away}"
         );
+    }
+
+    /// [`may_cut_inside_words`] as it was written before its block scan and the three-byte test
+    /// of joint words: every `.`, `'` and `_` found by `memchr3`, every joint word read by
+    /// [`separator`] after its first letter alone. The oracle of both.
+    fn may_cut_inside_words_by_memchr(raw: &str) -> bool {
+        let b = raw.as_bytes();
+        let word_sep = |at: usize| {
+            b.get(at).is_some_and(|c| {
+                matches!(
+                    c.to_ascii_lowercase(),
+                    b'o' | b'a' | b'n' | b'e' | b'b' | b'h' | b't' | b'w'
+                )
+            }) && separator(b, at).is_some_and(|(_, len)| len >= 2)
+        };
+        for i in memchr::memchr3_iter(b'.', b'\'', b'_', b) {
+            let c = b[i];
+            let glues_back = c == b'_'
+                || i.checked_sub(1)
+                    .is_some_and(|k| b[k].is_ascii_alphabetic() || b[k] >= 0x80);
+            if glues_back && word_sep(i + 1) {
+                return true;
+            }
+            let ends_joint = i.checked_sub(1).is_some_and(|k| {
+                matches!(b[k].to_ascii_lowercase(), b'r' | b'd' | b't' | b'h' | b's')
+            });
+            if ends_joint && (c == b'_' || b.get(i + 1).is_some_and(|n| !n.is_ascii_whitespace())) {
+                let mut s = i;
+                while s > 0 && i - s < 9 && b[s - 1].is_ascii_alphabetic() {
+                    s -= 1;
+                }
+                if i - s >= 2 && separator(b, s).is_some_and(|(_, len)| s + len == i) {
+                    return true;
+                }
+            }
+        }
+        b.iter().enumerate().any(|(i, &c)| {
+            c >= 0x80
+                && (matches!(
+                    (c, b.get(i + 1)),
+                    (0xCE, Some(0xA3)) | (0xCF, Some(0xB9)) | (0xF0, Some(0x9D))
+                ) || word_sep(i + 1))
+        })
+    }
+
+    /// The block scan of `.`, `'` and `_` and the three-byte test of joint words decide as
+    /// the `memchr` scan and [`separator`] alone did: on random texts of joint words, their
+    /// look-alikes (`org`, `andes`, `north`, `eithe`), marks, digits and characters outside
+    /// ASCII, in either case, long enough to cross 64-byte blocks; and a byte at a time, the
+    /// marks of random blocks.
+    #[test]
+    fn the_mark_scan_agrees_with_its_memchr_oracle() {
+        let tokens = [
+            "or", "OR", "Or", "org", "and", "AND", "andes", "nor", "not", "neither", "NEITHER",
+            "eithe", "either", "but", "BUT", "butter", "however", "how", "although", "alt",
+            "though", "thou", "whereas", "where", "x", "U", "S", "Paris", "1", "42", ".", ".", "'",
+            "'", "_", "_", " ", " ", " ", ",", "é", "Σ", "日本", "\n", "s", "d", "r",
+        ];
+        let mut next = crate::testing::xorshift(0x0bad_cafe_1234_5678u64);
+        let (mut yes, mut no) = (0, 0);
+        for _ in 0..100_000 {
+            let mut text = String::new();
+            for _ in 0..next(60) {
+                text.push_str(tokens[next(tokens.len())]);
+                if next(2) == 0 {
+                    text.push(' ');
+                }
+            }
+            let want = may_cut_inside_words_by_memchr(&text);
+            assert_eq!(may_cut_inside_words(&text), want, "{text:?}");
+            yes += usize::from(want);
+            no += usize::from(!want);
+        }
+        assert!(yes > 10_000 && no > 10_000, "{yes} {no}");
+        let mut block = [0u8; 64];
+        for _ in 0..10_000 {
+            for c in &mut block {
+                *c = match next(6) {
+                    0 => b'.',
+                    1 => b'\'',
+                    2 => b'_',
+                    _ => next(256) as u8,
+                };
+            }
+            assert_eq!(marks_in(&block), marks_bytes(&block), "{block:?}");
+            let (high, letter, lead) = high_classes_bytes(&block);
+            assert_eq!(
+                high_places(&block),
+                high & (lead | (letter >> 1) | 1 << 63),
+                "{block:?}"
+            );
+        }
     }
 
     /// [`glued_after_high_byte`] a byte at a time, as it was first written: its oracle.
