@@ -453,6 +453,100 @@ impl Reading<'_, '_> {
     }
 }
 
+/// Token recall's early end: the response is read only until some answer has all its words
+/// among the content words found so far. Its recall is then 1, the most any answer can score,
+/// and the words after cannot change the best score (only which answer is the first to reach
+/// it, which a caller of [`Scorer::best_score`] does not ask for).
+struct Enough<'a> {
+    /// Each answer's kept word ids and their ends, as [`Scratch`] holds them.
+    item_ids: &'a [u32],
+    answers: &'a [(usize, u32)],
+    /// How often the content words found so far hold each answer word (zeroed to start).
+    counts: &'a mut [u32],
+    used: &'a mut Vec<u32>,
+    /// The words of `found` already counted.
+    seen: usize,
+}
+
+impl Enough<'_> {
+    /// Count the words found since the last call, and tell whether some answer now has all its
+    /// words among them. A content word found makes the response's kept words its content
+    /// words (stopwords are dropped only when some word is left), so counts only of content
+    /// words can only grow, and they are at most the counts of the kept words at the end.
+    #[inline(never)]
+    fn reached(&mut self, found: &[(u32, bool)]) -> bool {
+        let mut counted = false;
+        for &(id, stop) in found.get(self.seen..).unwrap_or(&[]) {
+            if !stop {
+                if let Some(count) = self.counts.get_mut(id as usize) {
+                    *count += 1;
+                    counted = true;
+                }
+            }
+        }
+        self.seen = found.len();
+        if !counted {
+            return false;
+        }
+        let mut start = 0;
+        self.answers.iter().any(|&(end, _)| {
+            let ids = self.item_ids.get(start..end).unwrap_or(&[]);
+            start = end;
+            !ids.is_empty() && overlap(self.counts, self.used, ids) == ids.len()
+        })
+    }
+}
+
+/// [`ascii::walk_word_runs_by`], ending after a block in which words were found once `enough`
+/// is reached (the words after it are not read).
+#[inline(always)]
+fn walk_until(
+    bytes: &[u8],
+    r: &mut Reading<'_, '_>,
+    enough: &mut Enough<'_>,
+    classify: impl Fn(&[u8; 64]) -> (u64, u64),
+) {
+    use ascii::WordRuns;
+    let n = bytes.len();
+    let mut base = 0;
+    let mut open: Option<(usize, bool, u64)> = None;
+    let mut padded = [0u8; 64];
+    let mut found = 0;
+    while base < n {
+        let rest = bytes.get(base..).unwrap_or(&[]);
+        let chunk = ascii::chunk_or_padded(rest, &mut padded, 0);
+        let (inside, high) = classify(chunk);
+        let mut edges = inside ^ ((inside << 1) | u64::from(open.is_some()));
+        if let Some((start, was_high, head)) = open {
+            if edges == 0 {
+                open = Some((start, was_high || high != 0, head));
+                base += 64;
+                continue;
+            }
+            let end = edges.trailing_zeros();
+            edges &= edges - 1;
+            let before = !(u64::MAX << end);
+            r.run(
+                start,
+                base + end as usize,
+                was_high || high & before != 0,
+                head,
+            );
+        }
+        open = r.block((bytes, base, chunk), edges, high, inside);
+        base += 64;
+        if r.found.len() != found {
+            found = r.found.len();
+            if enough.reached(r.found) {
+                return;
+            }
+        }
+    }
+    if let Some((start, was_high, head)) = open {
+        r.run(start, n, was_high, head);
+    }
+}
+
 /// Whether the processor has AVX2, BMI1 and BMI2, for [`avx2::walk`] (the standard library
 /// caches what it finds).
 #[inline]
@@ -505,6 +599,19 @@ mod avx2 {
     pub(super) unsafe fn walk(bytes: &[u8], r: &mut Reading<'_, '_>) {
         ascii::walk_word_runs_by(bytes, r, |block| classify_runs(block));
     }
+
+    /// [`super::walk_until`] with [`classify_runs`], compiled as [`walk`] is.
+    ///
+    /// # Safety
+    /// The processor must have AVX2, BMI1 and BMI2.
+    #[target_feature(enable = "avx2,bmi1,bmi2")]
+    pub(super) unsafe fn walk_until(
+        bytes: &[u8],
+        r: &mut Reading<'_, '_>,
+        enough: &mut super::Enough<'_>,
+    ) {
+        super::walk_until(bytes, r, enough, |block| classify_runs(block));
+    }
 }
 
 /// What a response's words are to a row's answers.
@@ -549,7 +656,19 @@ impl ResponseWords {
     /// lowered text too; only a capital sigma lower-cases by its context, and a text holding
     /// one is read whole through `str.lower()`.
     fn scan(&mut self, t: &Tables, text: &str, answers: (&Vocab, &AnswerIndex)) {
-        self.scan_with(t, text, answers, has_avx2());
+        self.scan_with(t, text, answers, has_avx2(), None);
+    }
+
+    /// [`ResponseWords::scan`], ending once `enough` is reached ([`Enough`]): the words after
+    /// are not read, nor counted.
+    fn scan_until(
+        &mut self,
+        t: &Tables,
+        text: &str,
+        answers: (&Vocab, &AnswerIndex),
+        enough: &mut Enough<'_>,
+    ) {
+        self.scan_with(t, text, answers, has_avx2(), Some(enough));
     }
 
     /// [`ResponseWords::scan`], its blocks classified with AVX2 (and the whole walk compiled
@@ -560,6 +679,7 @@ impl ResponseWords {
         text: &str,
         (vocab, index): (&Vocab, &AnswerIndex),
         avx2: bool,
+        enough: Option<&mut Enough<'_>>,
     ) {
         self.n_words = 0;
         self.n_content = 0;
@@ -578,18 +698,30 @@ impl ResponseWords {
             n_words: 0,
             n_stop: 0,
         };
-        #[cfg(target_arch = "x86_64")]
-        if avx2 {
-            // SAFETY: `avx2` is true only where the processor has AVX2, BMI1 and BMI2
-            // ([`has_avx2`]).
-            unsafe { avx2::walk(text.as_bytes(), &mut r) };
+        if let Some(enough) = enough {
+            #[cfg(target_arch = "x86_64")]
+            if avx2 {
+                // SAFETY: as below.
+                unsafe { avx2::walk_until(text.as_bytes(), &mut r, enough) };
+            } else {
+                walk_until(text.as_bytes(), &mut r, enough, ascii::word_run_bytes);
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            walk_until(text.as_bytes(), &mut r, enough, ascii::word_run_bytes);
         } else {
-            ascii::walk_word_runs(text.as_bytes(), &mut r);
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = avx2;
-            ascii::walk_word_runs(text.as_bytes(), &mut r);
+            #[cfg(target_arch = "x86_64")]
+            if avx2 {
+                // SAFETY: `avx2` is true only where the processor has AVX2, BMI1 and BMI2
+                // ([`has_avx2`]).
+                unsafe { avx2::walk(text.as_bytes(), &mut r) };
+            } else {
+                ascii::walk_word_runs(text.as_bytes(), &mut r);
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            {
+                let _ = avx2;
+                ascii::walk_word_runs(text.as_bytes(), &mut r);
+            }
         }
         self.n_words = r.n_words;
         self.n_content = r.n_words - r.n_stop;
@@ -901,6 +1033,27 @@ impl<'s, 'r> Scorer<'s, 'r> {
         t: &Tables,
         answers: impl Iterator<Item = Option<&'a str>> + Clone,
     ) -> Option<Best<'a>> {
+        self.best_with(t, answers, false)
+    }
+
+    /// The score of [`Scorer::best`] alone (its answer may differ when several score the
+    /// best). Token recall reads the response only until some answer's recall is 1
+    /// ([`Enough`]).
+    pub fn best_score<'a>(
+        &mut self,
+        t: &Tables,
+        answers: impl Iterator<Item = Option<&'a str>> + Clone,
+    ) -> Option<f64> {
+        self.best_with(t, answers, true).map(|b| b.score)
+    }
+
+    #[inline(always)]
+    fn best_with<'a>(
+        &mut self,
+        t: &Tables,
+        answers: impl Iterator<Item = Option<&'a str>> + Clone,
+        score_only: bool,
+    ) -> Option<Best<'a>> {
         let s = &mut *self.scratch;
         let texts = answers.clone();
         // The answers' kept words, interned together.
@@ -928,7 +1081,21 @@ impl<'s, 'r> Scorer<'s, 'r> {
             return None;
         }
         // The response's kept words that some answer has: their counts and their order.
-        s.response.scan(t, self.response, (&s.vocab, &s.index));
+        if score_only && self.metric == Metric::TokenRecall {
+            s.counts.clear();
+            s.counts.resize(s.vocab.len(), 0);
+            let mut enough = Enough {
+                item_ids: &s.item_ids,
+                answers: &s.answers,
+                counts: &mut s.counts,
+                used: &mut s.used,
+                seen: 0,
+            };
+            s.response
+                .scan_until(t, self.response, (&s.vocab, &s.index), &mut enough);
+        } else {
+            s.response.scan(t, self.response, (&s.vocab, &s.index));
+        }
         let n_response = s.response.n_kept();
         s.counts.clear();
         s.counts.resize(s.vocab.len(), 0);
@@ -1124,7 +1291,7 @@ mod tests {
             };
             index.fill(&vocab);
             for avx2 in walks() {
-                scan.scan_with(t, &text, (&vocab, &index), avx2);
+                scan.scan_with(t, &text, (&vocab, &index), avx2, None);
                 assert_eq!(scan.kept().collect::<Vec<_>>(), want, "{text:?} {avx2}");
                 assert_eq!(scan.n_kept(), n_kept, "{text:?} {avx2}");
             }
@@ -1223,6 +1390,103 @@ mod tests {
 
     /// The walks of the response scan this processor can run: the baseline one (`false`), and
     /// the AVX2 one (`true`) where it has AVX2, BMI1 and BMI2.
+    #[test]
+    fn token_recall_read_until_an_answer_is_whole_scores_as_read_whole() {
+        // best_score may stop reading the response once some answer's recall is 1: its score
+        // must be best's, bit for bit, for every metric; and each walk's early end must leave a
+        // prefix of the whole scan's words, with an answer reached when it ended short.
+        let t = test_tables::install();
+        const PIECES: &[&str] = &[
+            " ",
+            ", ",
+            ".",
+            "the",
+            "The",
+            "of",
+            "is",
+            "Paris",
+            "paris",
+            "6210",
+            "king",
+            "x",
+            "Straße",
+            "ß",
+            "é",
+            "—",
+            "\u{3000}",
+            "ABCDEFGHIJKLMNOPQ",
+            "abcdefghij",
+            "_a",
+            "ΣΑΣ",
+            "σας",
+            "\t",
+            "answer",
+        ];
+        let mut next = crate::testing::lcg(29);
+        let text = |next: &mut dyn FnMut() -> usize, most: usize| {
+            let mut out = String::new();
+            for _ in 0..next() % most {
+                out.push_str(PIECES[next() % PIECES.len()]);
+                if next() % 2 == 0 {
+                    out.push(' ');
+                }
+            }
+            out
+        };
+        let (mut a, mut b) = (Scratch::default(), Scratch::default());
+        for round in 0..8_000 {
+            let most = if round % 5 == 0 { 120 } else { 30 };
+            let response = text(&mut next, most);
+            let answers: Vec<Option<String>> = (0..1 + next() % 3)
+                .map(|_| (next() % 11 != 0).then(|| text(&mut next, 4)))
+                .collect();
+            let items = || answers.iter().map(|x| x.as_deref());
+            for metric in [Metric::TokenRecall, Metric::TokenF1, Metric::RougeL] {
+                let whole = Scorer::new(metric, &response, &mut a)
+                    .best(t, items())
+                    .map(|x| x.score.to_bits());
+                let score = Scorer::new(metric, &response, &mut b)
+                    .best_score(t, items())
+                    .map(f64::to_bits);
+                assert_eq!(score, whole, "{metric:?} {response:?} {answers:?}");
+            }
+            // Each walk's early end, against the whole scan of the same vocabulary.
+            let s = &mut a;
+            let _ = Scorer::new(Metric::TokenRecall, &response, s).best(t, items());
+            if s.answers.is_empty() || crate::pyunicode::has_capital_sigma(&response) {
+                continue;
+            }
+            let mut whole = ResponseWords::default();
+            whole.scan_with(t, &response, (&s.vocab, &s.index), false, None);
+            for avx2 in walks() {
+                let mut part = ResponseWords::default();
+                let mut counts = vec![0; s.vocab.len()];
+                let mut enough = Enough {
+                    item_ids: &s.item_ids,
+                    answers: &s.answers,
+                    counts: &mut counts,
+                    used: &mut s.used,
+                    seen: 0,
+                };
+                part.scan_with(t, &response, (&s.vocab, &s.index), avx2, Some(&mut enough));
+                assert!(whole.found.starts_with(&part.found), "{response:?} {avx2}");
+                if part.found.len() < whole.found.len() {
+                    let mut recount = vec![0; s.vocab.len()];
+                    for &(id, stop) in &part.found {
+                        recount[id as usize] += u32::from(!stop);
+                    }
+                    let mut start = 0;
+                    let reached = s.answers.iter().any(|&(end, _)| {
+                        let ids = &s.item_ids[start..end];
+                        start = end;
+                        !ids.is_empty() && overlap(&recount, &mut Vec::new(), ids) == ids.len()
+                    });
+                    assert!(reached, "{response:?} {answers:?} {avx2}");
+                }
+            }
+        }
+    }
+
     fn walks() -> Vec<bool> {
         let mut walks = vec![false];
         if has_avx2() {
@@ -1318,7 +1582,7 @@ mod tests {
                     ] {
                         let want = kept_ids(t, &mut words, &text, &vocab);
                         for avx2 in walks() {
-                            scan.scan_with(t, &text, (&vocab, &index), avx2);
+                            scan.scan_with(t, &text, (&vocab, &index), avx2, None);
                             let got = (scan.kept().collect::<Vec<_>>(), scan.n_kept());
                             assert_eq!(got, want, "{text:?} {answer:?} {avx2}");
                         }
