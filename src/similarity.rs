@@ -1427,7 +1427,7 @@ mod tests {
             let mut out = String::new();
             for _ in 0..next() % most {
                 out.push_str(PIECES[next() % PIECES.len()]);
-                if next() % 2 == 0 {
+                if next().is_multiple_of(2) {
                     out.push(' ');
                 }
             }
@@ -1438,7 +1438,7 @@ mod tests {
             let most = if round % 5 == 0 { 120 } else { 30 };
             let response = text(&mut next, most);
             let answers: Vec<Option<String>> = (0..1 + next() % 3)
-                .map(|_| (next() % 11 != 0).then(|| text(&mut next, 4)))
+                .map(|_| (!next().is_multiple_of(11)).then(|| text(&mut next, 4)))
                 .collect();
             let items = || answers.iter().map(|x| x.as_deref());
             for metric in [Metric::TokenRecall, Metric::TokenF1, Metric::RougeL] {

@@ -835,7 +835,7 @@ mod tests {
             let o = &all[round % all.len()];
             let response = (round % 13 != 0).then(|| text(&mut next));
             let references: Vec<Option<String>> = (0..1 + next() % 4)
-                .map(|_| (next() % 9 != 0).then(|| text(&mut next)))
+                .map(|_| (!next().is_multiple_of(9)).then(|| text(&mut next)))
                 .collect();
             let (ta, tr) = if round % 17 == 0 {
                 (None, Some(0.0))
