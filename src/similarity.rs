@@ -1100,10 +1100,14 @@ impl<'s, 'r> Scorer<'s, 'r> {
         s.counts.clear();
         s.counts.resize(s.vocab.len(), 0);
         s.sequence.clear();
+        // The order of the words only matters to ROUGE-L.
+        let rouge = self.metric == Metric::RougeL;
         for id in s.response.kept() {
             if let Some(count) = s.counts.get_mut(id as usize) {
                 *count += 1;
-                s.sequence.push(id);
+                if rouge {
+                    s.sequence.push(id);
+                }
             }
         }
         if self.metric == Metric::RougeL {
@@ -1141,11 +1145,16 @@ impl<'s, 'r> Scorer<'s, 'r> {
             }
         }
         let (score, index) = best?;
-        let text = texts
-            .clone()
-            .nth(index as usize)
-            .flatten()
-            .unwrap_or("None");
+        // The answer's text is not looked up for the score alone.
+        let text = if score_only {
+            ""
+        } else {
+            texts
+                .clone()
+                .nth(index as usize)
+                .flatten()
+                .unwrap_or("None")
+        };
         Some(Best {
             score,
             index,
