@@ -458,42 +458,93 @@ impl Reading<'_, '_> {
 /// and the words after cannot change the best score (only which answer is the first to reach
 /// it, which a caller of [`Scorer::best_score`] does not ask for).
 struct Enough<'a> {
-    /// Each answer's kept word ids and their ends, as [`Scratch`] holds them.
-    item_ids: &'a [u32],
-    answers: &'a [(usize, u32)],
-    /// How often the content words found so far hold each answer word (zeroed to start).
+    /// The number of answer words: `need[a * v + id]` is how often answer `a` holds word `id`.
+    v: usize,
+    need: &'a [u32],
+    /// Per answer, its words not yet matched by a content word found (an answer of no word
+    /// never reaches 0: its recall is 0).
+    missing: &'a mut [u32],
+    /// How often the content words found so far hold each answer word.
     counts: &'a mut [u32],
-    used: &'a mut Vec<u32>,
     /// The words of `found` already counted.
     seen: usize,
 }
 
-impl Enough<'_> {
-    /// Count the words found since the last call, and tell whether some answer now has all its
-    /// words among them. A content word found makes the response's kept words its content
+/// The most answers times answer words [`Enough`] keeps its table for; past it the response is
+/// read whole (a long answer is seldom matched whole early).
+const ENOUGH_CELLS: usize = 256;
+
+impl<'a> Enough<'a> {
+    /// The table of the answers `answers` (their ends in `item_ids`) over `v` answer words,
+    /// built in `need` and `missing`, with `counts` zeroed; `None` past [`ENOUGH_CELLS`].
+    fn new(
+        item_ids: &[u32],
+        answers: &[(usize, u32)],
+        v: usize,
+        (need, missing, counts): (&'a mut Vec<u32>, &'a mut Vec<u32>, &'a mut Vec<u32>),
+    ) -> Option<Enough<'a>> {
+        if v.checked_mul(answers.len())? > ENOUGH_CELLS {
+            return None;
+        }
+        need.clear();
+        need.resize(v * answers.len(), 0);
+        missing.clear();
+        let mut start = 0;
+        for (a, &(end, _)) in answers.iter().enumerate() {
+            let ids = item_ids.get(start..end).unwrap_or(&[]);
+            start = end;
+            for &id in ids {
+                if let Some(n) = need.get_mut(a * v + id as usize) {
+                    *n += 1;
+                }
+            }
+            missing.push(if ids.is_empty() {
+                u32::MAX
+            } else {
+                ids.len() as u32
+            });
+        }
+        counts.clear();
+        counts.resize(v, 0);
+        Some(Enough {
+            v,
+            need,
+            missing,
+            counts,
+            seen: 0,
+        })
+    }
+
+    /// Count the content words found since the last call, and tell whether some answer now has
+    /// all its words among them (its `missing` is 0: each word's count reached how often the
+    /// answer holds it). A content word found makes the response's kept words its content
     /// words (stopwords are dropped only when some word is left), so counts only of content
     /// words can only grow, and they are at most the counts of the kept words at the end.
     #[inline(never)]
     fn reached(&mut self, found: &[(u32, bool)]) -> bool {
-        let mut counted = false;
+        let mut done = false;
         for &(id, stop) in found.get(self.seen..).unwrap_or(&[]) {
-            if !stop {
-                if let Some(count) = self.counts.get_mut(id as usize) {
-                    *count += 1;
-                    counted = true;
+            if stop {
+                continue;
+            }
+            let Some(count) = self.counts.get_mut(id as usize) else {
+                continue;
+            };
+            *count += 1;
+            let c = *count;
+            for (a, missing) in self.missing.iter_mut().enumerate() {
+                if self
+                    .need
+                    .get(a * self.v + id as usize)
+                    .is_some_and(|&n| n >= c)
+                {
+                    *missing -= 1;
+                    done |= *missing == 0;
                 }
             }
         }
         self.seen = found.len();
-        if !counted {
-            return false;
-        }
-        let mut start = 0;
-        self.answers.iter().any(|&(end, _)| {
-            let ids = self.item_ids.get(start..end).unwrap_or(&[]);
-            start = end;
-            !ids.is_empty() && overlap(self.counts, self.used, ids) == ids.len()
-        })
+        done
     }
 }
 
@@ -957,6 +1008,10 @@ pub struct Scratch {
     counts: Vec<u32>,
     sequence: Vec<u32>,
     used: Vec<u32>,
+    /// Token recall's early end ([`Enough`]): each answer's count of each word, and its words
+    /// not yet found.
+    need: Vec<u32>,
+    missing: Vec<u32>,
     lcs: DenseLcs,
 }
 
@@ -1081,16 +1136,13 @@ impl<'s, 'r> Scorer<'s, 'r> {
             return None;
         }
         // The response's kept words that some answer has: their counts and their order.
-        if score_only && self.metric == Metric::TokenRecall {
-            s.counts.clear();
-            s.counts.resize(s.vocab.len(), 0);
-            let mut enough = Enough {
-                item_ids: &s.item_ids,
-                answers: &s.answers,
-                counts: &mut s.counts,
-                used: &mut s.used,
-                seen: 0,
-            };
+        let enough = if score_only && self.metric == Metric::TokenRecall {
+            let buffers = (&mut s.need, &mut s.missing, &mut s.counts);
+            Enough::new(&s.item_ids, &s.answers, s.vocab.len(), buffers)
+        } else {
+            None
+        };
+        if let Some(mut enough) = enough {
             s.response
                 .scan_until(t, self.response, (&s.vocab, &s.index), &mut enough);
         } else {
@@ -1443,6 +1495,7 @@ mod tests {
             out
         };
         let (mut a, mut b) = (Scratch::default(), Scratch::default());
+        let mut ended_short = 0;
         for round in 0..8_000 {
             let most = if round % 5 == 0 { 120 } else { 30 };
             let response = text(&mut next, most);
@@ -1469,17 +1522,16 @@ mod tests {
             whole.scan_with(t, &response, (&s.vocab, &s.index), false, None);
             for avx2 in walks() {
                 let mut part = ResponseWords::default();
-                let mut counts = vec![0; s.vocab.len()];
-                let mut enough = Enough {
-                    item_ids: &s.item_ids,
-                    answers: &s.answers,
-                    counts: &mut counts,
-                    used: &mut s.used,
-                    seen: 0,
+                let (mut need, mut missing, mut counts) = (Vec::new(), Vec::new(), Vec::new());
+                let buffers = (&mut need, &mut missing, &mut counts);
+                let enough = Enough::new(&s.item_ids, &s.answers, s.vocab.len(), buffers);
+                let Some(mut enough) = enough else {
+                    continue;
                 };
                 part.scan_with(t, &response, (&s.vocab, &s.index), avx2, Some(&mut enough));
                 assert!(whole.found.starts_with(&part.found), "{response:?} {avx2}");
                 if part.found.len() < whole.found.len() {
+                    ended_short += 1;
                     let mut recount = vec![0; s.vocab.len()];
                     for &(id, stop) in &part.found {
                         recount[id as usize] += u32::from(!stop);
@@ -1494,6 +1546,7 @@ mod tests {
                 }
             }
         }
+        assert!(ended_short > 100, "{ended_short}");
     }
 
     fn walks() -> Vec<bool> {
