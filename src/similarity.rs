@@ -548,8 +548,14 @@ impl<'a> Enough<'a> {
     }
 }
 
+/// The bytes of a response within which [`walk_until`] looks for its early end: counting the
+/// words found costs about as much as reading them, so on a long response (long-form answers,
+/// where an answer is seldom whole early) the count stops there and the rest is read as
+/// [`ascii::walk_word_runs_by`] reads it.
+const ENOUGH_BYTES: usize = 1024;
+
 /// [`ascii::walk_word_runs_by`], ending after a block in which words were found once `enough`
-/// is reached (the words after it are not read).
+/// is reached (the words after it are not read), within the first [`ENOUGH_BYTES`].
 #[inline(always)]
 fn walk_until(
     bytes: &[u8],
@@ -586,7 +592,7 @@ fn walk_until(
         }
         open = r.block((bytes, base, chunk), edges, high, inside);
         base += 64;
-        if r.found.len() != found {
+        if base <= ENOUGH_BYTES && r.found.len() != found {
             found = r.found.len();
             if enough.reached(r.found) {
                 return;
