@@ -453,6 +453,157 @@ impl Reading<'_, '_> {
     }
 }
 
+/// Token recall's early end: the response is read only until some answer has all its words
+/// among the content words found so far. Its recall is then 1, the most any answer can score,
+/// and the words after cannot change the best score (only which answer is the first to reach
+/// it, which a caller of [`Scorer::best_score`] does not ask for).
+struct Enough<'a> {
+    /// The number of answer words: `need[a * v + id]` is how often answer `a` holds word `id`.
+    v: usize,
+    need: &'a [u32],
+    /// Per answer, its words not yet matched by a content word found (an answer of no word
+    /// never reaches 0: its recall is 0).
+    missing: &'a mut [u32],
+    /// How often the content words found so far hold each answer word.
+    counts: &'a mut [u32],
+    /// The words of `found` already counted.
+    seen: usize,
+}
+
+/// The most answers times answer words [`Enough`] keeps its table for; past it the response is
+/// read whole (a long answer is seldom matched whole early).
+const ENOUGH_CELLS: usize = 256;
+
+impl<'a> Enough<'a> {
+    /// The table of the answers `answers` (their ends in `item_ids`) over `v` answer words,
+    /// built in `need` and `missing`, with `counts` zeroed; `None` past [`ENOUGH_CELLS`].
+    fn new(
+        item_ids: &[u32],
+        answers: &[(usize, u32)],
+        v: usize,
+        (need, missing, counts): (&'a mut Vec<u32>, &'a mut Vec<u32>, &'a mut Vec<u32>),
+    ) -> Option<Enough<'a>> {
+        if v.checked_mul(answers.len())? > ENOUGH_CELLS {
+            return None;
+        }
+        need.clear();
+        need.resize(v * answers.len(), 0);
+        missing.clear();
+        let mut start = 0;
+        for (a, &(end, _)) in answers.iter().enumerate() {
+            let ids = item_ids.get(start..end).unwrap_or(&[]);
+            start = end;
+            for &id in ids {
+                if let Some(n) = need.get_mut(a * v + id as usize) {
+                    *n += 1;
+                }
+            }
+            missing.push(if ids.is_empty() {
+                u32::MAX
+            } else {
+                ids.len() as u32
+            });
+        }
+        counts.clear();
+        counts.resize(v, 0);
+        Some(Enough {
+            v,
+            need,
+            missing,
+            counts,
+            seen: 0,
+        })
+    }
+
+    /// Count the content words found since the last call, and tell whether some answer now has
+    /// all its words among them (its `missing` is 0: each word's count reached how often the
+    /// answer holds it). A content word found makes the response's kept words its content
+    /// words (stopwords are dropped only when some word is left), so counts only of content
+    /// words can only grow, and they are at most the counts of the kept words at the end.
+    #[inline(never)]
+    fn reached(&mut self, found: &[(u32, bool)]) -> bool {
+        let mut done = false;
+        for &(id, stop) in found.get(self.seen..).unwrap_or(&[]) {
+            if stop {
+                continue;
+            }
+            let Some(count) = self.counts.get_mut(id as usize) else {
+                continue;
+            };
+            *count += 1;
+            let c = *count;
+            for (a, missing) in self.missing.iter_mut().enumerate() {
+                if self
+                    .need
+                    .get(a * self.v + id as usize)
+                    .is_some_and(|&n| n >= c)
+                {
+                    *missing -= 1;
+                    done |= *missing == 0;
+                }
+            }
+        }
+        self.seen = found.len();
+        done
+    }
+}
+
+/// The bytes of a response within which [`walk_until`] looks for its early end: counting the
+/// words found costs about as much as reading them, so on a long response (long-form answers,
+/// where an answer is seldom whole early) the count stops there and the rest is read as
+/// [`ascii::walk_word_runs_by`] reads it.
+const ENOUGH_BYTES: usize = 1024;
+
+/// [`ascii::walk_word_runs_by`], ending after a block in which words were found once `enough`
+/// is reached (the words after it are not read), within the first [`ENOUGH_BYTES`].
+#[inline(always)]
+fn walk_until(
+    bytes: &[u8],
+    r: &mut Reading<'_, '_>,
+    enough: &mut Enough<'_>,
+    classify: impl Fn(&[u8; 64]) -> (u64, u64),
+) {
+    use ascii::WordRuns;
+    let n = bytes.len();
+    let mut base = 0;
+    let mut open: Option<(usize, bool, u64)> = None;
+    let mut padded = [0u8; 64];
+    let mut found = 0;
+    while base < n {
+        let rest = bytes.get(base..).unwrap_or(&[]);
+        let chunk = ascii::chunk_or_padded(rest, &mut padded, 0);
+        let (inside, high) = classify(chunk);
+        let mut edges = inside ^ ((inside << 1) | u64::from(open.is_some()));
+        if let Some((start, was_high, head)) = open {
+            if edges == 0 {
+                open = Some((start, was_high || high != 0, head));
+                base += 64;
+                continue;
+            }
+            let end = edges.trailing_zeros();
+            edges &= edges - 1;
+            let before = !(u64::MAX << end);
+            r.run(
+                start,
+                base + end as usize,
+                was_high || high & before != 0,
+                head,
+            );
+        }
+        open = r.block((bytes, base, chunk), edges, high, inside);
+        base += 64;
+        if base <= ENOUGH_BYTES && r.found.len() != found {
+            found = r.found.len();
+            if enough.reached(r.found) {
+                return;
+            }
+        }
+    }
+    if let Some((start, was_high, head)) = open {
+        r.run(start, n, was_high, head);
+    }
+}
+
 /// Whether the processor has AVX2, BMI1 and BMI2, for [`avx2::walk`] (the standard library
 /// caches what it finds).
 #[inline]
@@ -505,6 +656,19 @@ mod avx2 {
     pub(super) unsafe fn walk(bytes: &[u8], r: &mut Reading<'_, '_>) {
         ascii::walk_word_runs_by(bytes, r, |block| classify_runs(block));
     }
+
+    /// [`super::walk_until`] with [`classify_runs`], compiled as [`walk`] is.
+    ///
+    /// # Safety
+    /// The processor must have AVX2, BMI1 and BMI2.
+    #[target_feature(enable = "avx2,bmi1,bmi2")]
+    pub(super) unsafe fn walk_until(
+        bytes: &[u8],
+        r: &mut Reading<'_, '_>,
+        enough: &mut super::Enough<'_>,
+    ) {
+        super::walk_until(bytes, r, enough, |block| classify_runs(block));
+    }
 }
 
 /// What a response's words are to a row's answers.
@@ -549,7 +713,19 @@ impl ResponseWords {
     /// lowered text too; only a capital sigma lower-cases by its context, and a text holding
     /// one is read whole through `str.lower()`.
     fn scan(&mut self, t: &Tables, text: &str, answers: (&Vocab, &AnswerIndex)) {
-        self.scan_with(t, text, answers, has_avx2());
+        self.scan_with(t, text, answers, has_avx2(), None);
+    }
+
+    /// [`ResponseWords::scan`], ending once `enough` is reached ([`Enough`]): the words after
+    /// are not read, nor counted.
+    fn scan_until(
+        &mut self,
+        t: &Tables,
+        text: &str,
+        answers: (&Vocab, &AnswerIndex),
+        enough: &mut Enough<'_>,
+    ) {
+        self.scan_with(t, text, answers, has_avx2(), Some(enough));
     }
 
     /// [`ResponseWords::scan`], its blocks classified with AVX2 (and the whole walk compiled
@@ -560,6 +736,7 @@ impl ResponseWords {
         text: &str,
         (vocab, index): (&Vocab, &AnswerIndex),
         avx2: bool,
+        enough: Option<&mut Enough<'_>>,
     ) {
         self.n_words = 0;
         self.n_content = 0;
@@ -578,18 +755,30 @@ impl ResponseWords {
             n_words: 0,
             n_stop: 0,
         };
-        #[cfg(target_arch = "x86_64")]
-        if avx2 {
-            // SAFETY: `avx2` is true only where the processor has AVX2, BMI1 and BMI2
-            // ([`has_avx2`]).
-            unsafe { avx2::walk(text.as_bytes(), &mut r) };
+        if let Some(enough) = enough {
+            #[cfg(target_arch = "x86_64")]
+            if avx2 {
+                // SAFETY: as below.
+                unsafe { avx2::walk_until(text.as_bytes(), &mut r, enough) };
+            } else {
+                walk_until(text.as_bytes(), &mut r, enough, ascii::word_run_bytes);
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            walk_until(text.as_bytes(), &mut r, enough, ascii::word_run_bytes);
         } else {
-            ascii::walk_word_runs(text.as_bytes(), &mut r);
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = avx2;
-            ascii::walk_word_runs(text.as_bytes(), &mut r);
+            #[cfg(target_arch = "x86_64")]
+            if avx2 {
+                // SAFETY: `avx2` is true only where the processor has AVX2, BMI1 and BMI2
+                // ([`has_avx2`]).
+                unsafe { avx2::walk(text.as_bytes(), &mut r) };
+            } else {
+                ascii::walk_word_runs(text.as_bytes(), &mut r);
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            {
+                let _ = avx2;
+                ascii::walk_word_runs(text.as_bytes(), &mut r);
+            }
         }
         self.n_words = r.n_words;
         self.n_content = r.n_words - r.n_stop;
@@ -825,6 +1014,10 @@ pub struct Scratch {
     counts: Vec<u32>,
     sequence: Vec<u32>,
     used: Vec<u32>,
+    /// Token recall's early end ([`Enough`]): each answer's count of each word, and its words
+    /// not yet found.
+    need: Vec<u32>,
+    missing: Vec<u32>,
     lcs: DenseLcs,
 }
 
@@ -901,6 +1094,27 @@ impl<'s, 'r> Scorer<'s, 'r> {
         t: &Tables,
         answers: impl Iterator<Item = Option<&'a str>> + Clone,
     ) -> Option<Best<'a>> {
+        self.best_with(t, answers, false)
+    }
+
+    /// The score of [`Scorer::best`] alone (its answer may differ when several score the
+    /// best). Token recall reads the response only until some answer's recall is 1
+    /// ([`Enough`]).
+    pub fn best_score<'a>(
+        &mut self,
+        t: &Tables,
+        answers: impl Iterator<Item = Option<&'a str>> + Clone,
+    ) -> Option<f64> {
+        self.best_with(t, answers, true).map(|b| b.score)
+    }
+
+    #[inline(always)]
+    fn best_with<'a>(
+        &mut self,
+        t: &Tables,
+        answers: impl Iterator<Item = Option<&'a str>> + Clone,
+        score_only: bool,
+    ) -> Option<Best<'a>> {
         let s = &mut *self.scratch;
         let texts = answers.clone();
         // The answers' kept words, interned together.
@@ -928,15 +1142,30 @@ impl<'s, 'r> Scorer<'s, 'r> {
             return None;
         }
         // The response's kept words that some answer has: their counts and their order.
-        s.response.scan(t, self.response, (&s.vocab, &s.index));
+        let enough = if score_only && self.metric == Metric::TokenRecall {
+            let buffers = (&mut s.need, &mut s.missing, &mut s.counts);
+            Enough::new(&s.item_ids, &s.answers, s.vocab.len(), buffers)
+        } else {
+            None
+        };
+        if let Some(mut enough) = enough {
+            s.response
+                .scan_until(t, self.response, (&s.vocab, &s.index), &mut enough);
+        } else {
+            s.response.scan(t, self.response, (&s.vocab, &s.index));
+        }
         let n_response = s.response.n_kept();
         s.counts.clear();
         s.counts.resize(s.vocab.len(), 0);
         s.sequence.clear();
+        // The order of the words only matters to ROUGE-L.
+        let rouge = self.metric == Metric::RougeL;
         for id in s.response.kept() {
             if let Some(count) = s.counts.get_mut(id as usize) {
                 *count += 1;
-                s.sequence.push(id);
+                if rouge {
+                    s.sequence.push(id);
+                }
             }
         }
         if self.metric == Metric::RougeL {
@@ -974,11 +1203,16 @@ impl<'s, 'r> Scorer<'s, 'r> {
             }
         }
         let (score, index) = best?;
-        let text = texts
-            .clone()
-            .nth(index as usize)
-            .flatten()
-            .unwrap_or("None");
+        // The answer's text is not looked up for the score alone.
+        let text = if score_only {
+            ""
+        } else {
+            texts
+                .clone()
+                .nth(index as usize)
+                .flatten()
+                .unwrap_or("None")
+        };
         Some(Best {
             score,
             index,
@@ -1124,7 +1358,7 @@ mod tests {
             };
             index.fill(&vocab);
             for avx2 in walks() {
-                scan.scan_with(t, &text, (&vocab, &index), avx2);
+                scan.scan_with(t, &text, (&vocab, &index), avx2, None);
                 assert_eq!(scan.kept().collect::<Vec<_>>(), want, "{text:?} {avx2}");
                 assert_eq!(scan.n_kept(), n_kept, "{text:?} {avx2}");
             }
@@ -1223,6 +1457,104 @@ mod tests {
 
     /// The walks of the response scan this processor can run: the baseline one (`false`), and
     /// the AVX2 one (`true`) where it has AVX2, BMI1 and BMI2.
+    #[test]
+    fn token_recall_read_until_an_answer_is_whole_scores_as_read_whole() {
+        // best_score may stop reading the response once some answer's recall is 1: its score
+        // must be best's, bit for bit, for every metric; and each walk's early end must leave a
+        // prefix of the whole scan's words, with an answer reached when it ended short.
+        let t = test_tables::install();
+        const PIECES: &[&str] = &[
+            " ",
+            ", ",
+            ".",
+            "the",
+            "The",
+            "of",
+            "is",
+            "Paris",
+            "paris",
+            "6210",
+            "king",
+            "x",
+            "Straße",
+            "ß",
+            "é",
+            "—",
+            "\u{3000}",
+            "ABCDEFGHIJKLMNOPQ",
+            "abcdefghij",
+            "_a",
+            "ΣΑΣ",
+            "σας",
+            "\t",
+            "answer",
+        ];
+        let mut next = crate::testing::lcg(29);
+        let text = |next: &mut dyn FnMut() -> usize, most: usize| {
+            let mut out = String::new();
+            for _ in 0..next() % most {
+                out.push_str(PIECES[next() % PIECES.len()]);
+                if next().is_multiple_of(2) {
+                    out.push(' ');
+                }
+            }
+            out
+        };
+        let (mut a, mut b) = (Scratch::default(), Scratch::default());
+        let mut ended_short = 0;
+        for round in 0..8_000 {
+            let most = if round % 5 == 0 { 120 } else { 30 };
+            let response = text(&mut next, most);
+            let answers: Vec<Option<String>> = (0..1 + next() % 3)
+                .map(|_| (!next().is_multiple_of(11)).then(|| text(&mut next, 4)))
+                .collect();
+            let items = || answers.iter().map(|x| x.as_deref());
+            for metric in [Metric::TokenRecall, Metric::TokenF1, Metric::RougeL] {
+                let whole = Scorer::new(metric, &response, &mut a)
+                    .best(t, items())
+                    .map(|x| x.score.to_bits());
+                let score = Scorer::new(metric, &response, &mut b)
+                    .best_score(t, items())
+                    .map(f64::to_bits);
+                assert_eq!(score, whole, "{metric:?} {response:?} {answers:?}");
+            }
+            // Each walk's early end, against the whole scan of the same vocabulary.
+            let s = &mut a;
+            let _ = Scorer::new(Metric::TokenRecall, &response, s).best(t, items());
+            if s.answers.is_empty() || crate::pyunicode::has_capital_sigma(&response) {
+                continue;
+            }
+            let mut whole = ResponseWords::default();
+            whole.scan_with(t, &response, (&s.vocab, &s.index), false, None);
+            for avx2 in walks() {
+                let mut part = ResponseWords::default();
+                let (mut need, mut missing, mut counts) = (Vec::new(), Vec::new(), Vec::new());
+                let buffers = (&mut need, &mut missing, &mut counts);
+                let enough = Enough::new(&s.item_ids, &s.answers, s.vocab.len(), buffers);
+                let Some(mut enough) = enough else {
+                    continue;
+                };
+                part.scan_with(t, &response, (&s.vocab, &s.index), avx2, Some(&mut enough));
+                assert!(whole.found.starts_with(&part.found), "{response:?} {avx2}");
+                if part.found.len() < whole.found.len() {
+                    ended_short += 1;
+                    let mut recount = vec![0; s.vocab.len()];
+                    for &(id, stop) in &part.found {
+                        recount[id as usize] += u32::from(!stop);
+                    }
+                    let mut start = 0;
+                    let reached = s.answers.iter().any(|&(end, _)| {
+                        let ids = &s.item_ids[start..end];
+                        start = end;
+                        !ids.is_empty() && overlap(&recount, &mut Vec::new(), ids) == ids.len()
+                    });
+                    assert!(reached, "{response:?} {answers:?} {avx2}");
+                }
+            }
+        }
+        assert!(ended_short > 100, "{ended_short}");
+    }
+
     fn walks() -> Vec<bool> {
         let mut walks = vec![false];
         if has_avx2() {
@@ -1318,7 +1650,7 @@ mod tests {
                     ] {
                         let want = kept_ids(t, &mut words, &text, &vocab);
                         for avx2 in walks() {
-                            scan.scan_with(t, &text, (&vocab, &index), avx2);
+                            scan.scan_with(t, &text, (&vocab, &index), avx2, None);
                             let got = (scan.kept().collect::<Vec<_>>(), scan.n_kept());
                             assert_eq!(got, want, "{text:?} {answer:?} {avx2}");
                         }

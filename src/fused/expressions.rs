@@ -133,11 +133,22 @@ fn precision_best<'a>(
     let score = |reference, s: &mut precision::Scratch| -> Scored {
         precision::score_pair(t, o, response, reference, Some(abs), Some(rel), s)
     };
+    // The response is read once for all of the row's references.
+    let again = |reference, s: &mut precision::Scratch| -> Scored {
+        precision::score_pair_same_response(t, o, response, reference, Some(abs), Some(rel), s)
+    };
     match references {
         RowRefs::One(reference) => score(reference, s).score,
         RowRefs::Many(list) => list
             .iter()
-            .filter_map(|reference| score(reference, s).score)
+            .enumerate()
+            .filter_map(|(j, reference)| {
+                if j == 0 {
+                    score(reference, s).score
+                } else {
+                    again(reference, s).score
+                }
+            })
             .fold(None, |best: Option<f64>, x| {
                 Some(best.map_or(x, |b| if x > b { x } else { b }))
             }),
@@ -223,8 +234,7 @@ fn score_one(
         Scorer::Similarity(metric, max_work) => {
             similarity::Scorer::new(*metric, resp, &mut s.similarity)
                 .with_max_work(*max_work)
-                .best(t, row_items(references))
-                .map(|b| b.score)
+                .best_score(t, row_items(references))
         }
         Scorer::Squad { pair, both: false } => {
             squad::best(t, *pair, resp, row_items(references), &mut s.squad)

@@ -162,7 +162,12 @@ fn precision_row<'a>(
             // The first reference with the best score; null scores are unusable.
             let mut best: Option<(f64, Scored, u32, Option<&'a str>)> = None;
             for (j, reference) in list.iter().enumerate() {
-                let scored = precision::score_pair(t, o, resp, reference, ta, tr, scratch);
+                // The response is read once for all of the row's references.
+                let scored = if j == 0 {
+                    precision::score_pair(t, o, resp, reference, ta, tr, scratch)
+                } else {
+                    precision::score_pair_same_response(t, o, resp, reference, ta, tr, scratch)
+                };
                 if let Some(score) = scored.score {
                     if best.as_ref().is_none_or(|b| score > b.0) {
                         best = Some((score, scored, j as u32, reference));

@@ -219,6 +219,14 @@ pub struct Scratch {
     within: Vec<bool>,
     ratio: RatioScratch,
     powers: Powers,
+    /// Whether `a_norm` and `a_set` hold the response of the last pair scored, normalised
+    /// (`a_ascii`: whether it is ASCII), for [`score_pair_same_response`].
+    actual_ready: bool,
+    a_ascii: bool,
+    /// The response's [`numbers::has_number`] and whether `a_num` holds all its numbers, once
+    /// found for the response `a_norm` holds.
+    a_has_number: Option<bool>,
+    a_num_read: bool,
 }
 
 /// [`py_is_blank`], without its call for a text that starts with a printable ASCII character
@@ -349,6 +357,37 @@ pub fn score_pair(
     tol_rel: Option<f64>,
     s: &mut Scratch,
 ) -> Scored {
+    s.actual_ready = false;
+    score_pair_body(t, o, response, reference, tol_abs, tol_rel, s)
+}
+
+/// [`score_pair`] of the response of the pair `s` scored last (with [`score_pair`] or this
+/// function) against another reference: the same result, but the response's normalisation,
+/// token set and numbers are taken from that pair's instead of being found again (a row of
+/// several references reads its response once). `response` must be that pair's response.
+pub fn score_pair_same_response(
+    t: &Tables,
+    o: &Options,
+    response: Option<&str>,
+    reference: Option<&str>,
+    tol_abs: Option<f64>,
+    tol_rel: Option<f64>,
+    s: &mut Scratch,
+) -> Scored {
+    score_pair_body(t, o, response, reference, tol_abs, tol_rel, s)
+}
+
+/// [`score_pair`]'s body: the response's work is skipped when `s.actual_ready`.
+#[inline(always)]
+fn score_pair_body(
+    t: &Tables,
+    o: &Options,
+    response: Option<&str>,
+    reference: Option<&str>,
+    tol_abs: Option<f64>,
+    tol_rel: Option<f64>,
+    s: &mut Scratch,
+) -> Scored {
     let blank_actual = response.is_none_or(is_blank);
     let path = if bad_tolerance(tol_abs) || bad_tolerance(tol_rel) {
         Path::InvalidTolerance
@@ -383,17 +422,23 @@ pub fn score_pair(
     };
     // Each text normalised, its token set (stopwords left out) built as it is written.
     let stopwords = &o.stopwords;
-    s.a_set.clear();
+    if !s.actual_ready {
+        s.a_set.clear();
+        s.a_set.keep_stopwords(stopwords);
+        s.pending.clear();
+        let a_tokens = Collect {
+            pending: &mut s.pending,
+        };
+        s.a_ascii = normalize::normalize_tokens(t, actual, &mut s.norm, &mut s.a_norm, a_tokens);
+        s.a_set
+            .add_pending(s.a_norm.as_bytes(), &s.pending, stopwords);
+        s.a_has_number = None;
+        s.a_num_read = false;
+        s.actual_ready = true;
+    }
+    let a_ascii = s.a_ascii;
     s.e_set.clear();
-    s.a_set.keep_stopwords(stopwords);
     s.e_set.keep_stopwords(stopwords);
-    s.pending.clear();
-    let a_tokens = Collect {
-        pending: &mut s.pending,
-    };
-    let a_ascii = normalize::normalize_tokens(t, actual, &mut s.norm, &mut s.a_norm, a_tokens);
-    s.a_set
-        .add_pending(s.a_norm.as_bytes(), &s.pending, stopwords);
     s.pending.clear();
     let e_tokens = Collect {
         pending: &mut s.pending,
@@ -444,24 +489,32 @@ pub fn score_pair(
             components: None,
         };
     };
-    s.a_num.clear();
     s.e_num.clear();
     numbers::numbers_with(t, expected, e_ascii, &mut s.digits, &mut s.e_num);
     // A reference with no number makes the numeric agreement whether the response has none:
-    // the response's numbers are then not read, only looked for, up to the first digit.
-    let a_has_number = if s.e_num.is_empty() && !s.all_numbers {
-        numbers::has_number(t, actual, a_ascii)
+    // the response's numbers are then not read, only looked for, up to the first digit. Either
+    // is kept for the response's other references.
+    let only_looked_for = s.e_num.is_empty() && !s.all_numbers;
+    let a_has_number = if only_looked_for {
+        match s.a_has_number {
+            Some(has) => has,
+            None => {
+                let has = numbers::has_number(t, actual, a_ascii);
+                s.a_has_number = Some(has);
+                has
+            }
+        }
     } else {
-        numbers::numbers_with(t, actual, a_ascii, &mut s.digits, &mut s.a_num);
+        if !s.a_num_read {
+            s.a_num.clear();
+            numbers::numbers_with(t, actual, a_ascii, &mut s.digits, &mut s.a_num);
+            s.a_num_read = true;
+        }
         !s.a_num.is_empty()
     };
-    numbers::greedy_match(
-        &s.a_num,
-        &s.e_num,
-        &mut s.matcher,
-        &mut s.chosen,
-        &mut s.error,
-    );
+    // The response's numbers as a pair scored alone sees them: none when only looked for.
+    let a_num: &[f64] = if only_looked_for { &[] } else { &s.a_num };
+    numbers::greedy_match(a_num, &s.e_num, &mut s.matcher, &mut s.chosen, &mut s.error);
     s.within.clear();
     let mut matched = 0usize;
     for (k, &e) in s.e_num.iter().enumerate() {
@@ -733,6 +786,78 @@ mod tests {
                 tested.map(f64::to_bits),
                 "{a:?} {e:?}"
             );
+        }
+    }
+
+    #[test]
+    fn a_response_read_once_scores_each_reference_as_alone() {
+        // score_pair_same_response keeps the response's normalisation, token set and numbers
+        // from the row's previous pair: every reference must score as it does alone, whichever
+        // came before it (with numbers or without, blank, null, with a guard's early return),
+        // under both missing_expected settings and both character ratios.
+        let t = test_tables::install();
+        let mut next = crate::testing::lcg(97);
+        let pieces = [
+            "Paris",
+            "the",
+            " ",
+            "\t",
+            ".",
+            ",",
+            "7",
+            "3.5",
+            "1,000",
+            "-2",
+            "Σ",
+            "é",
+            "ﬁ",
+            "Ⅻ",
+            "٣",
+            "[link](http://x.io)",
+            "ABC",
+            "and",
+            "\u{a0}",
+            "x",
+        ];
+        let text = |next: &mut dyn FnMut() -> usize| {
+            let n = next() % 8;
+            let mut out = String::new();
+            for _ in 0..n {
+                out.push_str(pieces[next() % pieces.len()]);
+            }
+            out
+        };
+        let mut zero = options(true);
+        zero.zero_missing = false;
+        let all = [options(true), options(false), zero];
+        let (mut row, mut alone) = (Scratch::default(), Scratch::default());
+        for round in 0..6_000 {
+            let o = &all[round % all.len()];
+            let response = (round % 13 != 0).then(|| text(&mut next));
+            let references: Vec<Option<String>> = (0..1 + next() % 4)
+                .map(|_| (!next().is_multiple_of(9)).then(|| text(&mut next)))
+                .collect();
+            let (ta, tr) = if round % 17 == 0 {
+                (None, Some(0.0))
+            } else {
+                (Some(0.0), Some(1e-6))
+            };
+            let resp = response.as_deref();
+            for (j, reference) in references.iter().enumerate() {
+                let reference = reference.as_deref();
+                let got = if j == 0 {
+                    score_pair(t, o, resp, reference, ta, tr, &mut row)
+                } else {
+                    score_pair_same_response(t, o, resp, reference, ta, tr, &mut row)
+                };
+                let want = score_pair(t, o, resp, reference, ta, tr, &mut alone);
+                assert_eq!(
+                    format!("{got:?}"),
+                    format!("{want:?}"),
+                    "{resp:?} against {reference:?} after {:?}",
+                    &references[..j]
+                );
+            }
         }
     }
 

@@ -41,9 +41,7 @@ fn response_similarity(
             let resp = response.get(row).unwrap_or("");
             let mut scorer =
                 similarity::Scorer::new(metric, resp, &mut scratch).with_max_work(kwargs.max_work);
-            scorer
-                .best(t, row_items(acceptable.row(row)))
-                .map(|b| b.score)
+            scorer.best_score(t, row_items(acceptable.row(row)))
         })
         .collect()
     });
