@@ -481,6 +481,14 @@ pub trait WordRuns {
             runs_in_block(place, edges, high, self)
         }
     }
+
+    /// Whether the walk ends after the block that ends at byte `end` (not read for a block
+    /// wholly inside one run): the runs after it, and the one left open, are not read. By
+    /// default it never does.
+    #[inline(always)]
+    fn stop_after(&mut self, _end: usize) -> bool {
+        false
+    }
 }
 
 /// A closure as [`WordRuns`].
@@ -545,6 +553,9 @@ pub fn walk_word_runs_by(
         }
         open = runs.block((bytes, base, chunk), edges, high, inside);
         base += 64;
+        if runs.stop_after(base) {
+            return;
+        }
     }
     if let Some((start, was_high, head)) = open {
         runs.run(start, n, was_high, head);

@@ -554,8 +554,43 @@ impl<'a> Enough<'a> {
 /// [`ascii::walk_word_runs_by`] reads it.
 const ENOUGH_BYTES: usize = 1024;
 
-/// [`ascii::walk_word_runs_by`], ending after a block in which words were found once `enough`
-/// is reached (the words after it are not read), within the first [`ENOUGH_BYTES`].
+/// A [`Reading`] that ends after a block in which words were found once `enough` is reached
+/// (the words after it are not read), within the first [`ENOUGH_BYTES`].
+struct Until<'r, 'a, 'b, 'e, 'n> {
+    r: &'r mut Reading<'a, 'b>,
+    enough: &'e mut Enough<'n>,
+    /// The words found when `enough` was last asked.
+    found: usize,
+}
+
+impl ascii::WordRuns for Until<'_, '_, '_, '_, '_> {
+    #[inline(always)]
+    fn run(&mut self, start: usize, end: usize, high: bool, head: u64) {
+        ascii::WordRuns::run(self.r, start, end, high, head);
+    }
+
+    #[inline(always)]
+    fn block(
+        &mut self,
+        place: (&[u8], usize, &[u8; 64]),
+        edges: u64,
+        high: u64,
+        inside: u64,
+    ) -> Option<(usize, bool, u64)> {
+        ascii::WordRuns::block(self.r, place, edges, high, inside)
+    }
+
+    #[inline(always)]
+    fn stop_after(&mut self, end: usize) -> bool {
+        if end > ENOUGH_BYTES || self.r.found.len() == self.found {
+            return false;
+        }
+        self.found = self.r.found.len();
+        self.enough.reached(self.r.found)
+    }
+}
+
+/// [`ascii::walk_word_runs_by`] read as [`Until`] reads it.
 #[inline(always)]
 fn walk_until(
     bytes: &[u8],
@@ -563,45 +598,12 @@ fn walk_until(
     enough: &mut Enough<'_>,
     classify: impl Fn(&[u8; 64]) -> (u64, u64),
 ) {
-    use ascii::WordRuns;
-    let n = bytes.len();
-    let mut base = 0;
-    let mut open: Option<(usize, bool, u64)> = None;
-    let mut padded = [0u8; 64];
-    let mut found = 0;
-    while base < n {
-        let rest = bytes.get(base..).unwrap_or(&[]);
-        let chunk = ascii::chunk_or_padded(rest, &mut padded, 0);
-        let (inside, high) = classify(chunk);
-        let mut edges = inside ^ ((inside << 1) | u64::from(open.is_some()));
-        if let Some((start, was_high, head)) = open {
-            if edges == 0 {
-                open = Some((start, was_high || high != 0, head));
-                base += 64;
-                continue;
-            }
-            let end = edges.trailing_zeros();
-            edges &= edges - 1;
-            let before = !(u64::MAX << end);
-            r.run(
-                start,
-                base + end as usize,
-                was_high || high & before != 0,
-                head,
-            );
-        }
-        open = r.block((bytes, base, chunk), edges, high, inside);
-        base += 64;
-        if base <= ENOUGH_BYTES && r.found.len() != found {
-            found = r.found.len();
-            if enough.reached(r.found) {
-                return;
-            }
-        }
-    }
-    if let Some((start, was_high, head)) = open {
-        r.run(start, n, was_high, head);
-    }
+    let mut until = Until {
+        r,
+        enough,
+        found: 0,
+    };
+    ascii::walk_word_runs_by(bytes, &mut until, classify);
 }
 
 /// Whether the processor has AVX2, BMI1 and BMI2, for [`avx2::walk`] (the standard library
