@@ -511,15 +511,16 @@ def infer_kind(golds: pl.Expr, choices: pl.Expr | None = None) -> pl.Expr:
     # Each gold is stripped once and given one bit (1 a letter, 2 a number, 4 other text; null
     # when blank), and a row's kind is the sum of its distinct bits: one pass over its golds,
     # where counting letters, numbers and golds apart stripped and filtered each list again.
+    # (The bits are UInt32: Polars 1.30 sums a list of UInt8 as Int64, and panics.)
     text = pl.element()
     stripped = golds.list.eval(text.cast(pl.String).str.strip_chars())
     bit = (
         pl.when(text.str.contains(_LETTER))
-        .then(pl.lit(1, dtype=pl.UInt8))
+        .then(pl.lit(1, dtype=pl.UInt32))
         .when(text.str.contains(_NUMBER) & text.str.contains(r"\d"))
-        .then(pl.lit(2, dtype=pl.UInt8))
+        .then(pl.lit(2, dtype=pl.UInt32))
         .when(text != "")
-        .then(pl.lit(4, dtype=pl.UInt8))
+        .then(pl.lit(4, dtype=pl.UInt32))
     )
     bits = stripped.list.eval(bit).list.unique().list.sum().fill_null(0)
     kind = bits.replace_strict(
