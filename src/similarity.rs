@@ -1459,6 +1459,14 @@ mod tests {
 
     /// The walks of the response scan this processor can run: the baseline one (`false`), and
     /// the AVX2 one (`true`) where it has AVX2, BMI1 and BMI2.
+    fn walks() -> Vec<bool> {
+        let mut walks = vec![false];
+        if has_avx2() {
+            walks.push(true);
+        }
+        walks
+    }
+
     #[test]
     fn token_recall_read_until_an_answer_is_whole_scores_as_read_whole() {
         // best_score may stop reading the response once some answer's recall is 1: its score
@@ -1555,14 +1563,6 @@ mod tests {
             }
         }
         assert!(ended_short > 100, "{ended_short}");
-    }
-
-    fn walks() -> Vec<bool> {
-        let mut walks = vec![false];
-        if has_avx2() {
-            walks.push(true);
-        }
-        walks
     }
 
     #[test]

@@ -2448,9 +2448,6 @@ mod tests {
         (items.collect(), c.runs.iter().map(|r| r.letters).collect())
     }
 
-    /// Judging sentence by sentence, up to the first that asserts a gold item, gives the
-    /// verdict and the candidates of the whole keyed read judged at once, on texts of several
-    /// sentences of separators, joints, denials, cues and golds.
     /// The word-at-a-time searches agree with their byte-by-byte oracles: the first byte outside
     /// ASCII, and a separator's first byte with the byte before it.
     #[test]
@@ -2472,6 +2469,9 @@ mod tests {
         }
     }
 
+    /// Judging sentence by sentence, up to the first that asserts a gold item, gives the
+    /// verdict and the candidates of the whole keyed read judged at once, on texts of several
+    /// sentences of separators, joints, denials, cues and golds.
     #[test]
     fn judging_sentence_by_sentence_decides_as_the_whole_read() {
         let t = crate::pyunicode::test_tables::install();
