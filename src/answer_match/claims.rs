@@ -539,19 +539,38 @@ fn separator_at(b: &[u8], i: usize) -> Option<(u16, usize)> {
 }
 
 /// The first separator ([`separator_at`]) that starts in `from..to` of `b`: its start, bits and
-/// length.
-#[inline(always)]
+/// length. The bytes [`SEPARATOR_FIRST`] turns away are passed in a loop of their own.
+#[inline]
 fn separator_after(b: &[u8], from: usize, to: usize) -> Option<(usize, u16, usize)> {
-    (from..to).find_map(|j| separator_at(b, j).map(|(bits, len)| (j, bits, len)))
+    let to = to.min(b.len());
+    let mut j = from;
+    while j < to {
+        let c = b.get(j).copied().unwrap_or(0);
+        if SEPARATOR_FIRST[usize::from(c)] != 0 {
+            if let Some((bits, len)) = separator_at(b, j) {
+                return Some((j, bits, len));
+            }
+        }
+        j += 1;
+    }
+    None
 }
 
 /// The last separator ([`separator_at`]) that starts in `from..end` of `b`: its start, bits and
-/// length.
-#[inline(always)]
+/// length. The bytes [`SEPARATOR_FIRST`] turns away are passed in a loop of their own.
+#[inline]
 fn separator_before(b: &[u8], from: usize, end: usize) -> Option<(usize, u16, usize)> {
-    (from..end)
-        .rev()
-        .find_map(|j| separator_at(b, j).map(|(bits, len)| (j, bits, len)))
+    let mut j = end.min(b.len());
+    while j > from {
+        j -= 1;
+        let c = b.get(j).copied().unwrap_or(0);
+        if SEPARATOR_FIRST[usize::from(c)] != 0 {
+            if let Some((bits, len)) = separator_at(b, j) {
+                return Some((j, bits, len));
+            }
+        }
+    }
+    None
 }
 
 /// What the bytes at `i` of a raw text are to the cut: the joint bits of a separator and its
@@ -1471,7 +1490,8 @@ impl Claims {
         };
         let item = self.scratch.as_str();
         let alias_words = word_count(alias);
-        let long = word_count(item) > alias_words + 3;
+        // More words than the alias's and three: counted only that far.
+        let long = words(item).nth(alias_words + 3).is_some();
         // The joint before it, back to the item before it in the sentence, or to its start:
         // read for a denial by a joint, and for whether it starts a run (unless it is long).
         let (mut joint, mut sep, mut first) = (0u16, sep, true);
