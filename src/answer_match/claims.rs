@@ -28,7 +28,9 @@
 //!
 //! Every pass is linear in the text: the cut is one scan, each item is normalised once, the
 //! run-level counts are gathered once, and a gold item reads only its run's counts; the tail test
-//! reads the text backwards once, to its last item's run start, and that item's sentence once.
+//! reads the text backwards once, to its last item's run start, and that item once; the sentence
+//! read jumps from one place where a key is spelled to the next, and reads each sentence that
+//! holds one from its bounds around the place.
 
 use crate::answer_match::{FoldTable, Normalizer};
 use crate::answer_words::number_spellings;
