@@ -28,7 +28,9 @@
 //!
 //! Every pass is linear in the text: the cut is one scan, each item is normalised once, the
 //! run-level counts are gathered once, and a gold item reads only its run's counts; the tail test
-//! reads the text backwards once, to its last item's run start, and that item's sentence once.
+//! reads the text backwards once, to its last item's run start, and that item once; the sentence
+//! read jumps from one place where a key is spelled to the next, and reads each sentence that
+//! holds one from its bounds around the place.
 
 use crate::answer_match::{FoldTable, Normalizer};
 use crate::answer_words::number_spellings;
@@ -161,7 +163,9 @@ pub struct Claims {
     /// (`answer_rules::split_year_citations_into`), as the match did in the whole response's.
     pub split_years: bool,
     split: String,
-    /// Per source of places of gold items in a sentence, the next ([`key_at`]).
+    /// The sources of places of gold items in a response, and per source the next place
+    /// ([`first_key_place`]).
+    sources: Vec<Source>,
     places: Vec<usize>,
     /// The rows [`Claims::item_asserts`] decided (the tests check that it decides some).
     #[cfg(test)]
@@ -479,20 +483,96 @@ static SEPARATOR_FIRST: [u8; 256] = {
     table
 };
 
-/// [`separator`], with [`SEPARATOR_FIRST`] first (and, for a letter, the byte before it).
+/// Per first letter of a separating word ([`SEPARATOR_FIRST`]'s 2, in either case), the second
+/// letters such a word may have, lower case, as bits (`a` is bit 0): *or*, *and*, *although*,
+/// *nor*, *neither*, *either*, *but*, *however*, *though*, *whereas*. A letter at a word's start
+/// followed by any other byte starts no separator: most words (`the`, `of`, `a`, `war`) are let
+/// by without [`separator`]'s read of the word.
+static SEPARATOR_SECOND: [u32; 256] = {
+    let mut table = [0u32; 256];
+    let words: [&[u8]; 10] = [
+        b"or",
+        b"and",
+        b"although",
+        b"nor",
+        b"neither",
+        b"either",
+        b"but",
+        b"however",
+        b"though",
+        b"whereas",
+    ];
+    let mut k = 0;
+    while k < words.len() {
+        let (first, second) = (words[k][0], words[k][1]);
+        let bit = 1u32 << (second - b'a');
+        table[first as usize] |= bit;
+        table[first.to_ascii_uppercase() as usize] |= bit;
+        k += 1;
+    }
+    table
+};
+
+/// [`separator`], with [`SEPARATOR_FIRST`] first (and, for a letter, the byte before it and the
+/// byte after it: [`SEPARATOR_SECOND`]).
 #[inline(always)]
 fn separator_at(b: &[u8], i: usize) -> Option<(u16, usize)> {
-    match SEPARATOR_FIRST[usize::from(*b.get(i)?)] {
+    let c = *b.get(i)?;
+    match SEPARATOR_FIRST[usize::from(c)] {
         0 => None,
-        2 if i
-            .checked_sub(1)
-            .and_then(|k| b.get(k))
-            .is_some_and(u8::is_ascii_alphanumeric) =>
-        {
-            None
+        2 => {
+            if i.checked_sub(1)
+                .and_then(|k| b.get(k))
+                .is_some_and(u8::is_ascii_alphanumeric)
+            {
+                return None;
+            }
+            // The second byte's letter index, 26 or more for a byte that is no ASCII letter.
+            let n = b
+                .get(i + 1)
+                .map_or(0xFF, |&n| (n | 0x20).wrapping_sub(b'a'));
+            if n >= 26 || SEPARATOR_SECOND[usize::from(c)] >> n & 1 == 0 {
+                return None;
+            }
+            separator(b, i)
         }
         _ => separator(b, i),
     }
+}
+
+/// The first separator ([`separator_at`]) that starts in `from..to` of `b`: its start, bits and
+/// length. The bytes [`SEPARATOR_FIRST`] turns away are passed in a loop of their own.
+#[inline]
+fn separator_after(b: &[u8], from: usize, to: usize) -> Option<(usize, u16, usize)> {
+    let to = to.min(b.len());
+    let mut j = from;
+    while j < to {
+        let c = b.get(j).copied().unwrap_or(0);
+        if SEPARATOR_FIRST[usize::from(c)] != 0 {
+            if let Some((bits, len)) = separator_at(b, j) {
+                return Some((j, bits, len));
+            }
+        }
+        j += 1;
+    }
+    None
+}
+
+/// The last separator ([`separator_at`]) that starts in `from..end` of `b`: its start, bits and
+/// length. The bytes [`SEPARATOR_FIRST`] turns away are passed in a loop of their own.
+#[inline]
+fn separator_before(b: &[u8], from: usize, end: usize) -> Option<(usize, u16, usize)> {
+    let mut j = end.min(b.len());
+    while j > from {
+        j -= 1;
+        let c = b.get(j).copied().unwrap_or(0);
+        if SEPARATOR_FIRST[usize::from(c)] != 0 {
+            if let Some((bits, len)) = separator_at(b, j) {
+                return Some((j, bits, len));
+            }
+        }
+    }
+    None
 }
 
 /// What the bytes at `i` of a raw text are to the cut: the joint bits of a separator and its
@@ -837,84 +917,178 @@ fn holds_key(sentence: &[u8], text: &str, spans: &[(usize, usize)], number_words
             && text.get(s..e).is_some_and(|key| {
                 let key = key.as_bytes();
                 spells(sentence, key)
-                    || (number_words && number_spellings(key).any(|w| spells(sentence, w)))
+                    || (number_words && spellings(key).iter().any(|w| spells(sentence, w)))
             })
     })
 }
 
-/// The first place at or after `from` of a raw sentence where a gold item may be: where one of
-/// the keys (`spans` of `text`) is spelled ([`spells`]), or with `number_words` one of its number
-/// spellings, or a character outside ASCII (outside U+2000 to U+203F, unless a key is empty).
-/// Every item whose normal form holds an alias holds such a place ([`holds_key`]: an item with
-/// none is an ASCII-and-punctuation text that does not spell the alias's key).
-///
-/// `next` keeps, per source of places (each key, each of its spellings, the characters outside
-/// ASCII), the first place found at or after an earlier `from` (`usize::MAX`: none), so that a
-/// sentence is searched once per source however many places it has; it must be empty for a
-/// sentence's first call.
-fn key_at(
-    sentence: &[u8],
+/// A source of places where a gold item may be ([`Claims::read_and_judge`]): a key (a span of the
+/// aliases' text), one of its number spellings, or the characters outside ASCII (outside U+2000
+/// to U+203F unless a key is empty, as [`holds_key`] reads them).
+#[derive(Clone, Copy)]
+enum Source {
+    Key(usize, usize),
+    Word(&'static [u8]),
+    Outside,
+}
+
+/// The sources of places of the keys (`spans` of `text`) in a text, `ascii` or not, into `out`:
+/// each key, with `number_words` its number spellings, and the characters outside ASCII in a
+/// text with some. With whether a key is empty (an alias with no ASCII word).
+fn sources_into(
     text: &str,
     spans: &[(usize, usize)],
     number_words: bool,
-    from: usize,
-    next: &mut Vec<usize>,
-) -> Option<usize> {
-    let fresh = next.is_empty();
-    let first = |key: &[u8]| {
-        let rest = sentence.get(from..)?;
-        let (&k0, _) = key.split_first()?;
-        memchr::memchr2_iter(k0, k0.to_ascii_uppercase(), rest)
-            .find(|&p| rest.get(p..).is_some_and(|r| spells_here(r, key)))
-            .map(|p| from + p)
-    };
-    let outside = |empty: bool| {
-        let rest = sentence.get(from..)?;
-        let mut i = 0;
-        while let Some(k) = rest.get(i..).and_then(first_high) {
-            let at = i + k;
-            if empty || rest.get(at..at + 2) != Some(&[0xE2, 0x80][..]) {
-                return Some(from + at);
-            }
-            i = at + 3;
-        }
-        None
-    };
-    let mut k = 0;
-    let mut best = usize::MAX;
-    // The source's place at or after `from`: cached, or searched again once passed.
-    let mut place = |k: usize, search: &dyn Fn() -> Option<usize>| {
-        let cached = if fresh { None } else { next.get(k).copied() };
-        let p = match cached {
-            Some(p) if p >= from => p,
-            _ => search().unwrap_or(usize::MAX),
-        };
-        if fresh {
-            next.push(p);
-        } else if let Some(slot) = next.get_mut(k) {
-            *slot = p;
-        }
-        best = best.min(p);
-    };
+    ascii: bool,
+    out: &mut Vec<Source>,
+) -> bool {
+    out.clear();
     let mut empty = false;
     for &(s, e) in spans {
         empty |= s == e;
         let Some(key) = text.get(s..e).map(str::as_bytes).filter(|k| !k.is_empty()) else {
             continue;
         };
-        place(k, &|| first(key));
-        k += 1;
-        if number_words && key.first().is_some_and(u8::is_ascii_digit) {
-            for w in number_spellings(key) {
-                place(k, &|| first(w));
-                k += 1;
-            }
+        out.push(Source::Key(s, e));
+        if number_words {
+            out.extend(spellings(key).iter().copied().map(Source::Word));
         }
     }
-    if !sentence.is_ascii() {
-        place(k, &|| outside(empty));
+    if !ascii {
+        out.push(Source::Outside);
+    }
+    empty
+}
+
+/// Whether `rest` (a text from a place on, up to its sentence's end) starts with a spelling of
+/// one of `sources` ([`spells`]) or a character outside ASCII that they look for: whether the
+/// place is one of the sentence's. Every item whose normal form holds an alias holds one
+/// ([`holds_key`]: an item with none is an ASCII-and-punctuation text that does not spell the
+/// alias's key).
+fn place_at(rest: &[u8], text: &str, sources: &[Source], empty: bool) -> bool {
+    let Some(&c) = rest.first() else {
+        return false;
+    };
+    let spelled = |key: &[u8]| {
+        key.first()
+            .is_some_and(|&k0| c == k0 || c == k0.to_ascii_uppercase())
+            && spells_here(rest, key)
+    };
+    sources.iter().any(|&source| match source {
+        Source::Key(s, e) => text.get(s..e).is_some_and(|key| spelled(key.as_bytes())),
+        Source::Word(w) => spelled(w),
+        Source::Outside => c >= 0x80 && (empty || rest.get(..2) != Some(&[0xE2, 0x80][..])),
+    })
+}
+
+/// The first place at or after `from` of the whole text `b` where a key of `sources` is spelled
+/// ([`spells`]), or a character outside ASCII that they look for is ([`place_at`]), where a
+/// spelling may run on past a sentence's end: every place of a sentence of `b` is one (a
+/// spelling within the sentence is one within the text).
+///
+/// Each source is searched only up to the best place of the sources before it: `next` keeps,
+/// per source, either the first place at or after an earlier `from`, or (as `BOUND + end`) that
+/// it has none from that `from` up to `end`, where a later search resumes. `from` must not go
+/// back from one call to the next, and `next` must be empty for a text's first call.
+fn first_key_place(
+    b: &[u8],
+    text: &str,
+    sources: &[Source],
+    empty: bool,
+    from: usize,
+    next: &mut Vec<usize>,
+) -> Option<usize> {
+    const BOUND: usize = 1 << (usize::BITS - 1);
+    // The first place of a source in `lo..hi`.
+    let spelled = |key: &[u8], lo: usize, hi: usize| {
+        let (&k0, _) = key.split_first()?;
+        let window = b.get(lo..hi)?;
+        memchr::memchr2_iter(k0, k0.to_ascii_uppercase(), window)
+            .map(|p| lo + p)
+            .find(|&p| b.get(p..).is_some_and(|r| spells_here(r, key)))
+    };
+    let outside = |lo: usize, hi: usize| {
+        let window = b.get(lo..hi)?;
+        let mut i = 0;
+        while let Some(k) = window.get(i..).and_then(first_high) {
+            let at = i + k;
+            if empty || b.get(lo + at..lo + at + 2) != Some(&[0xE2, 0x80][..]) {
+                return Some(lo + at);
+            }
+            i = at + 3;
+        }
+        None
+    };
+    let fresh = next.is_empty();
+    let mut best = usize::MAX;
+    for (k, &source) in sources.iter().enumerate() {
+        let cached = if fresh {
+            BOUND + from
+        } else {
+            next.get(k).copied().unwrap_or(BOUND)
+        };
+        let hi = best.min(b.len());
+        let entry = if cached < BOUND && cached >= from {
+            cached
+        } else {
+            let lo = if cached >= BOUND {
+                from.max(cached - BOUND)
+            } else {
+                from
+            };
+            if lo >= hi {
+                cached.max(BOUND + from)
+            } else {
+                let found = match source {
+                    Source::Key(s, e) => text
+                        .get(s..e)
+                        .and_then(|key| spelled(key.as_bytes(), lo, hi)),
+                    Source::Word(w) => spelled(w, lo, hi),
+                    Source::Outside => outside(lo, hi),
+                };
+                found.unwrap_or(BOUND + hi)
+            }
+        };
+        if fresh {
+            next.push(entry);
+        } else if let Some(slot) = next.get_mut(k) {
+            *slot = entry;
+        }
+        if entry < BOUND {
+            best = best.min(entry);
+        }
     }
     (best != usize::MAX).then_some(best)
+}
+
+/// The number words that normalise to the digits `key` ([`number_spellings`]): none but for a
+/// key of one to three digits (every number word becomes 1 to 3 digits), whose spellings are
+/// worked out once, for all of them, at the first use.
+fn spellings(key: &[u8]) -> &'static [&'static [u8]] {
+    static TABLE: std::sync::OnceLock<Vec<Vec<&'static [u8]>>> = std::sync::OnceLock::new();
+    if !(1..=3).contains(&key.len()) || !key.iter().all(u8::is_ascii_digit) {
+        return &[];
+    }
+    // A slot per key: 0-9 for one digit, then 10 more for 00-99, then 100 more for 000-999.
+    let table = TABLE.get_or_init(|| {
+        (1..=3u32)
+            .flat_map(|len| {
+                (0..10usize.pow(len)).map(move |v| {
+                    let digits = format!("{v:0width$}", width = len as usize);
+                    number_spellings(digits.as_bytes()).collect()
+                })
+            })
+            .collect()
+    });
+    let value = key
+        .iter()
+        .fold(0usize, |v, &d| v * 10 + usize::from(d - b'0'));
+    let slot = match key.len() {
+        1 => value,
+        2 => 10 + value,
+        _ => 110 + value,
+    };
+    table.get(slot).map_or(&[], Vec::as_slice)
 }
 
 /// Where the first byte outside ASCII of `b` is, eight bytes at a time.
@@ -1008,10 +1182,21 @@ enum ItemCheck {
     Other,
 }
 
-/// Where the padded `needle` first occurs in the padded `hay`.
+/// Where the padded `needle` first occurs in the padded `hay`: in a short `hay` (an item), at the
+/// places of the needle's second byte (its first letter or digit, where its first is a space
+/// that every word break gives), which costs less than building a [`memchr::memmem`] searcher.
 fn find(hay: &str, needle: &str) -> Option<usize> {
-    memchr::memmem::find(hay.as_bytes(), needle.as_bytes())
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    match n {
+        [first, second, ..] if h.len() <= SHORT_HAY => memchr::memchr_iter(*second, h)
+            .filter_map(|p| p.checked_sub(1))
+            .find(|&p| h.get(p) == Some(first) && h.get(p..).is_some_and(|r| r.starts_with(n))),
+        _ => memchr::memmem::find(h, n),
+    }
 }
+
+/// The longest haystack [`find`] searches without [`memchr::memmem`].
+const SHORT_HAY: usize = 256;
 
 /// Whether an item (normalised) denies the alias found at `at` in it: a negation right before it
 /// (`not X`, but `No. 12` is a number), a verdict right after it (`X is wrong`), or a joint
@@ -1142,72 +1327,103 @@ impl Claims {
         let mut j = Judging::default();
         let (text, spans) = keys;
         let b = response.as_bytes();
-        let mut start = 0;
-        while start < b.len() {
-            let end = sentence_end(b, start);
-            let sentence = b.get(start..end).unwrap_or(&[]);
-            if holds_key(sentence, text, spans, number_words) {
-                // Most accepted responses give the gold in running text: its item alone shows
-                // that it is asserted, without the sentence's cut. A gold item spells its
-                // alias's key ([`spells`]), so the items at the places a key is spelled are the
-                // only ones that may hold an alias: when none does, the sentence holds no gold
-                // item, and its cut would add nothing the judge reads (runs and cues never
-                // cross a sentence).
-                let mut from_byte = 0;
-                let mut cut = false;
-                let mut next = std::mem::take(&mut self.places);
-                next.clear();
-                while let Some(at) =
-                    key_at(sentence, text, spans, number_words, from_byte, &mut next)
-                {
-                    match self.item_asserts(
-                        norm,
-                        t,
-                        fold,
-                        number_words,
-                        response,
-                        (start, end),
-                        start + at,
-                        aliases.clone(),
-                        negations,
-                    ) {
-                        ItemCheck::Asserted => {
-                            #[cfg(test)]
-                            {
-                                self.item_shortcuts += 1;
-                            }
-                            self.places = next;
-                            return None;
-                        }
-                        ItemCheck::NoGold(item_end) if item_end > start + at => {
-                            from_byte = item_end - start;
-                        }
-                        _ => {
-                            cut = true;
-                            break;
-                        }
-                    }
-                }
-                self.places = next;
-                if !cut {
+        let ascii = b.is_ascii();
+        let mut sources = std::mem::take(&mut self.sources);
+        let empty = sources_into(text, spans, number_words, ascii, &mut sources);
+        // From key place to key place: the sentences before the next place (a key spelled, or a
+        // character outside ASCII, in the whole text from `pos` on) hold none, so none of their
+        // items holds an alias ([`holds_key`]), and they are passed unread.
+        let mut global = std::mem::take(&mut self.places);
+        global.clear();
+        let mut pos = 0;
+        // The sentence of the last place.
+        let mut sentence: Option<(usize, usize)> = None;
+        #[cfg(test)]
+        let mut uncut = false;
+        let verdict = loop {
+            let Some(at) = first_key_place(b, text, &sources, empty, pos, &mut global) else {
+                break j.verdict();
+            };
+            // The sentence that holds it, as the walk from the text's start cuts it: whether a
+            // dot, `!` or `?` ends a sentence is decided by the bytes around it alone
+            // ([`separator`]), so its start is right after the last such end before the place
+            // (none before the last sentence's end, itself a sentence's start), and its end is
+            // the first at or after the place.
+            let (start, end) = match sentence {
+                Some((s, e)) if at < e => (s, e),
+                _ => {
                     #[cfg(test)]
                     {
-                        self.sentences_skipped += 1;
+                        self.sentences_skipped += usize::from(uncut);
+                        uncut = true;
                     }
-                    start = end;
+                    let back = sentence.map_or(0, |(_, e)| e);
+                    let ends =
+                        |k: &usize| separator(b, *k).is_some_and(|(bits, _)| bits & SENTENCE != 0);
+                    let last =
+                        memchr::memrchr3_iter(b'.', b'!', b'?', b.get(back..at).unwrap_or(&[]))
+                            .map(|k| back + k)
+                            .find(ends);
+                    (last.map_or(back, |k| k + 1), sentence_end(b, at))
+                }
+            };
+            sentence = Some((start, end));
+            // A place of the whole text is one of the sentence unless its spelling runs on past
+            // the sentence's end (`x..y`): then the next is looked for.
+            if !place_at(b.get(at..end).unwrap_or(&[]), text, &sources, empty) {
+                pos = at + 1;
+                continue;
+            }
+            // Most accepted responses give the gold in running text: its item alone shows that
+            // it is asserted, without the sentence's cut. A gold item holds a place of its
+            // sentence ([`place_at`]), so the items at those places are the only ones that may
+            // hold an alias: when none does, the sentence holds no gold item, and its cut would
+            // add nothing the judge reads (runs and cues never cross a sentence).
+            match self.item_asserts(
+                norm,
+                t,
+                fold,
+                number_words,
+                response,
+                (start, end),
+                at,
+                aliases.clone(),
+                negations,
+            ) {
+                ItemCheck::Asserted => {
+                    #[cfg(test)]
+                    {
+                        self.item_shortcuts += 1;
+                        uncut = false;
+                    }
+                    break None;
+                }
+                ItemCheck::NoGold(item_end) if item_end > at => {
+                    pos = item_end;
                     continue;
                 }
-                let from = self.items.len();
-                self.cut(norm, t, fold, number_words, response, start, end);
-                let asserted =
-                    self.judge_items(from, norm, aliases.clone(), &mut hedges, negations, &mut j);
-                if asserted {
-                    return None;
-                }
+                _ => {}
             }
-            start = end;
+            #[cfg(test)]
+            {
+                uncut = false;
+            }
+            let from = self.items.len();
+            self.cut(norm, t, fold, number_words, response, start, end);
+            let asserted =
+                self.judge_items(from, norm, aliases.clone(), &mut hedges, negations, &mut j);
+            if asserted {
+                break None;
+            }
+            pos = end;
+        };
+        #[cfg(test)]
+        {
+            self.sentences_skipped += usize::from(uncut);
         }
-        j.verdict()
+        self.places = global;
+        self.sources = sources;
+        verdict
     }
 
     /// Whether the item of the sentence `piece` of `response` that holds byte `at` is a gold
@@ -1255,15 +1471,9 @@ impl Claims {
                 .is_some_and(|r| r.iter().any(|&c| c.is_ascii_alphanumeric() || c >= 0x80))
         };
         // The last separator of the sentence that starts before `end`: its start, bits, length.
-        let before = |end: usize| {
-            (from..end)
-                .rev()
-                .find_map(|j| separator_at(b, j).map(|(bits, len)| (j, bits, len)))
-        };
+        let before = |end: usize| separator_before(b, from, end);
         // The first separator of the sentence at or after `start`, and its length.
-        let after = |start: usize| {
-            (start..to).find_map(|j| separator_at(b, j).map(|(bits, len)| (j, bits, len)))
-        };
+        let after = |start: usize| separator_after(b, start, to);
         // The item's bounds: `at` must not be inside a separator.
         let sep = before(at + 1);
         let start = match sep {
@@ -1280,9 +1490,14 @@ impl Claims {
         let Some((alias, at)) = first_gold(&self.scratch, aliases) else {
             return ItemCheck::NoGold(end);
         };
-        // The joint before it, back to the item before it in the sentence, or to its start.
+        let item = self.scratch.as_str();
+        let alias_words = word_count(alias);
+        // More words than the alias's and three: counted only that far.
+        let long = words(item).nth(alias_words + 3).is_some();
+        // The joint before it, back to the item before it in the sentence, or to its start:
+        // read for a denial by a joint, and for whether it starts a run (unless it is long).
         let (mut joint, mut sep, mut first) = (0u16, sep, true);
-        while let Some((j, bits, _)) = sep {
+        while let Some((j, bits, _)) = sep.filter(|_| negations || !long) {
             joint |= bits;
             let prev = before(j);
             if filled(prev.map_or(from, |(k, _, len)| k + len), j) {
@@ -1290,6 +1505,16 @@ impl Claims {
                 break;
             }
             sep = prev;
+        }
+        if negations && denied(item, alias, at, joint & NEGATE_NEXT != 0) {
+            return ItemCheck::Other;
+        }
+        let ends_item = item.get(at + alias.len() - 1..) == Some(" ");
+        if long || (first && !ends_item) {
+            return ItemCheck::Asserted;
+        }
+        if !first {
+            return ItemCheck::Other;
         }
         // The joint after it, up to the next item in the sentence: whether that starts a run.
         let (mut last, mut next, mut joint_after) = (true, next, 0u16);
@@ -1302,13 +1527,7 @@ impl Claims {
             }
             next = following;
         }
-        let item = self.scratch.as_str();
-        if negations && denied(item, alias, at, joint & NEGATE_NEXT != 0) {
-            return ItemCheck::Other;
-        }
-        let alias_words = word_count(alias);
-        let ends_item = item.get(at + alias.len() - 1..) == Some(" ");
-        if word_count(item) > alias_words + 3 || (first && (!ends_item || last)) {
+        if last {
             ItemCheck::Asserted
         } else {
             ItemCheck::Other
@@ -1405,12 +1624,8 @@ impl Claims {
                 .is_some_and(|r| r.iter().any(|&c| c.is_ascii_alphanumeric() || c >= 0x80))
         };
         // The last separator that starts before `end`: its start, bits and length.
-        let before = |end: usize| {
-            // (No separator starts on a continuation byte: [`SEPARATOR_FIRST`] has none.)
-            (0..end)
-                .rev()
-                .find_map(|j| separator_at(b, j).map(|(bits, len)| (j, bits, len)))
-        };
+        // (No separator starts on a continuation byte: [`SEPARATOR_FIRST`] has none.)
+        let before = |end: usize| separator_before(b, 0, end);
         // The last item, and the separator right before it.
         let mut end = b.len();
         let (from, to, mut sep) = loop {
@@ -1423,14 +1638,21 @@ impl Claims {
                 None => return false,
             }
         };
+        // With keys, a gold item spells its alias's key ([`holds_key`] reads any piece of a
+        // sentence: an alias without a key has a character outside ASCII, which only an item
+        // with one holds), and so does the sentence that holds it: a gold item is in a sentence
+        // that the read with keys reads, and the sentence need not be tested. The item's own
+        // test turns most items away before their joint is read or they are normalised.
+        if let Some((text, spans)) = keys {
+            if !holds_key(b.get(from..to).unwrap_or(&[]), text, spans, number_words) {
+                return false;
+            }
+        }
         // The joint before it: the marks back to the item before, or to the start of the text or,
         // with keys, of the sentence (where the cut starts a run).
         let mut joint = 0u16;
-        // Where the item's sentence starts, when met on the way.
-        let mut piece = None;
         while let Some((j, bits)) = sep {
             if keys.is_some() && bits & SENTENCE != 0 {
-                piece = Some(j + 1);
                 break;
             }
             joint |= bits;
@@ -1443,23 +1665,6 @@ impl Claims {
                 break;
             }
             sep = prev.map(|(k, bits, _)| (k, bits));
-            if sep.is_none() {
-                piece = Some(0);
-            }
-        }
-        if let Some((text, spans)) = keys {
-            // The sentence that holds the item must be one that is read.
-            let ends = |at: &usize| separator(b, *at).is_some_and(|(bits, _)| bits & SENTENCE != 0);
-            let piece = piece.unwrap_or_else(|| {
-                memchr::memrchr3_iter(b'.', b'!', b'?', b.get(..from).unwrap_or(&[]))
-                    .find(ends)
-                    .map_or(0, |k| k + 1)
-            });
-            let stop = sentence_end(b, to);
-            let sentence = b.get(piece..stop).unwrap_or(&[]);
-            if !holds_key(sentence, text, spans, number_words) {
-                return false;
-            }
         }
         let Some(raw) = response.get(from..to) else {
             return false;
@@ -3372,5 +3577,380 @@ mod tests {
         assert_eq!(degenerate_loop(&once), None);
         let more = format!(" {} ", ["paris"; 20].join(" "));
         assert_eq!(degenerate_loop(&more), Some((1, 20)));
+    }
+
+    /// [`Claims::tail_asserts`] as it was before the item's key stood for its sentence's: the
+    /// sentence that holds the last item must hold a key ([`holds_key`]), and the item is found
+    /// by [`separator_at`] at every byte backwards (the oracle of the test below).
+    #[allow(clippy::too_many_arguments)]
+    fn tail_asserts_by_sentence<'a>(
+        c: &mut Claims,
+        norm: &mut Normalizer,
+        t: &Tables,
+        fold: Option<&FoldTable>,
+        number_words: bool,
+        response: &str,
+        keys: Option<(&str, &[(usize, usize)])>,
+        aliases: impl Iterator<Item = &'a str>,
+        negations: bool,
+    ) -> bool {
+        let b = response.as_bytes();
+        let filled = |from: usize, to: usize| {
+            b.get(from..to)
+                .is_some_and(|r| r.iter().any(|&c| c.is_ascii_alphanumeric() || c >= 0x80))
+        };
+        // The last separator that starts before `end`: its start, bits and length.
+        let before = |end: usize| {
+            // (No separator starts on a continuation byte: [`SEPARATOR_FIRST`] has none.)
+            (0..end)
+                .rev()
+                .find_map(|j| separator_at(b, j).map(|(bits, len)| (j, bits, len)))
+        };
+        // The last item, and the separator right before it.
+        let mut end = b.len();
+        let (from, to, mut sep) = loop {
+            match before(end) {
+                Some((j, bits, len)) if filled(j + len, end) => {
+                    break (j + len, end, Some((j, bits)))
+                }
+                Some((j, _, _)) => end = j,
+                None if filled(0, end) => break (0, end, None),
+                None => return false,
+            }
+        };
+        // The joint before it: the marks back to the item before, or to the start of the text or,
+        // with keys, of the sentence (where the cut starts a run).
+        let mut joint = 0u16;
+        // Where the item's sentence starts, when met on the way.
+        let mut piece = None;
+        while let Some((j, bits)) = sep {
+            if keys.is_some() && bits & SENTENCE != 0 {
+                piece = Some(j + 1);
+                break;
+            }
+            joint |= bits;
+            let prev = before(j);
+            if filled(prev.map_or(0, |(k, _, len)| k + len), j) {
+                // An item before it in its sentence: the joint must start a run.
+                if joint & HARD == 0 && joint & LIST != 0 {
+                    return false;
+                }
+                break;
+            }
+            sep = prev.map(|(k, bits, _)| (k, bits));
+            if sep.is_none() {
+                piece = Some(0);
+            }
+        }
+        if let Some((text, spans)) = keys {
+            // The sentence that holds the item must be one that is read.
+            let ends = |at: &usize| separator(b, *at).is_some_and(|(bits, _)| bits & SENTENCE != 0);
+            let piece = piece.unwrap_or_else(|| {
+                memchr::memrchr3_iter(b'.', b'!', b'?', b.get(..from).unwrap_or(&[]))
+                    .find(ends)
+                    .map_or(0, |k| k + 1)
+            });
+            let stop = sentence_end(b, to);
+            let sentence = b.get(piece..stop).unwrap_or(&[]);
+            if !holds_key(sentence, text, spans, number_words) {
+                return false;
+            }
+        }
+        let Some(raw) = response.get(from..to) else {
+            return false;
+        };
+        let negate_next = joint & NEGATE_NEXT != 0;
+        c.undenied_gold(
+            norm,
+            t,
+            fold,
+            number_words,
+            raw,
+            aliases,
+            negations,
+            negate_next,
+        )
+        .is_some()
+    }
+
+    /// The tail shortcut decides as its sentence-by-sentence oracle (the item's own key test
+    /// stands for its sentence's), and the separator scans and the second-letter table agree with
+    /// the byte-by-byte reading of [`separator`], on texts of separators, joint words and their
+    /// look-alikes, denials and golds.
+    #[test]
+    fn the_tail_and_the_separator_scans_agree_with_their_oracles() {
+        let t = crate::pyunicode::test_tables::install();
+        let fold = crate::answer_match::test_fold::install();
+        let golds = [
+            "Paris",
+            "18",
+            "George Washington",
+            "twelve",
+            "The Who",
+            "US",
+            "Αθήνα",
+        ];
+        let tokens = [
+            ",",
+            ";",
+            "/",
+            ". ",
+            "..",
+            "!",
+            "?",
+            ":",
+            "(",
+            ")",
+            "\"",
+            "*",
+            "•",
+            "“",
+            "|",
+            "\n",
+            "or",
+            "Or",
+            "and",
+            "AND",
+            "nor",
+            "neither",
+            "either",
+            "but",
+            "however",
+            "although",
+            "though",
+            "whereas",
+            "whereby",
+            "org",
+            "ant",
+            "north",
+            "eight",
+            "butter",
+            "how",
+            "altitude",
+            "thorn",
+            "where",
+            "ox",
+            "an",
+            "not",
+            "isn't",
+            "is wrong",
+            "maybe",
+            "A:",
+            "The answer is",
+            "London",
+            "13",
+            "1,000",
+            "J. F.",
+            "U.S.",
+            "Pa..ris",
+            "é",
+        ];
+        let mut next = crate::testing::xorshift(0x6a09_e667_f3bc_c908u64);
+        let (mut fast, mut slow) = (Claims::default(), Claims::default());
+        let mut norm = Normalizer::default();
+        let (mut yes, mut no, mut words) = (0, 0, 0);
+        for round in 0..30_000 {
+            let refs: Vec<&str> = (0..1 + next(2)).map(|_| golds[next(golds.len())]).collect();
+            let mut aliases = String::new();
+            let mut spans = Vec::new();
+            let mut keys = Vec::new();
+            let mut out = String::new();
+            for r in &refs {
+                norm.normalize_into(t, Some(fold), true, r, &mut out);
+                let s = aliases.len();
+                aliases.push_str(&out);
+                spans.push((s, aliases.len()));
+            }
+            for &(s, e) in &spans {
+                let key = aliases[s..e]
+                    .split(' ')
+                    .filter(|w| !w.is_empty() && w.bytes().all(|c| c.is_ascii_alphanumeric()))
+                    .max_by_key(|w| w.len());
+                keys.push(key.map_or((e, e), |key| {
+                    let at = key.as_ptr() as usize - aliases.as_ptr() as usize;
+                    (at, at + key.len())
+                }));
+            }
+            let mut text = String::new();
+            for _ in 0..1 + next(16) {
+                text.push_str(if next(5) == 0 {
+                    refs[next(refs.len())]
+                } else {
+                    tokens[next(tokens.len())]
+                });
+                if next(2) == 0 {
+                    text.push(' ');
+                }
+            }
+            let b = text.as_bytes();
+            for i in 0..=b.len() {
+                let oracle = b.get(i).and_then(|&c| {
+                    let listed = b",;|\n/.!?:()[]{}\"*$\xE2oanebhtwOANEBHTW".contains(&c);
+                    listed.then(|| separator(b, i)).flatten()
+                });
+                assert_eq!(separator_at(b, i), oracle, "{text:?} {i}");
+                words += usize::from(oracle.is_some_and(|(_, len)| len > 1));
+                let after = (i..b.len()).find_map(|j| separator(b, j).map(|(x, l)| (j, x, l)));
+                let before = (0..i)
+                    .rev()
+                    .find_map(|j| separator(b, j).map(|(x, l)| (j, x, l)));
+                let valid =
+                    |s: &Option<(usize, u16, usize)>| s.filter(|&(j, ..)| text.is_char_boundary(j));
+                assert_eq!(
+                    separator_after(b, i, b.len()),
+                    valid(&after),
+                    "{text:?} {i}"
+                );
+                assert_eq!(separator_before(b, 0, i), valid(&before), "{text:?} {i}");
+            }
+            let alias_iter = spans.iter().map(|&(s, e)| &aliases[s..e]);
+            let keyed = (round % 4 != 0).then_some((aliases.as_str(), keys.as_slice()));
+            let negations = round % 5 != 0;
+            let number_words = round % 3 != 0;
+            let args = (Some(fold), number_words, text.as_str(), keyed);
+            let a = fast.tail_asserts(
+                &mut norm,
+                t,
+                args.0,
+                args.1,
+                args.2,
+                args.3,
+                alias_iter.clone(),
+                negations,
+            );
+            let want = tail_asserts_by_sentence(
+                &mut slow,
+                &mut norm,
+                t,
+                args.0,
+                args.1,
+                args.2,
+                args.3,
+                alias_iter.clone(),
+                negations,
+            );
+            assert_eq!(a, want, "{text:?} {refs:?} {keyed:?}");
+            yes += usize::from(want);
+            no += usize::from(!want);
+            // And the read from key place to key place (keys spelled across a sentence's end,
+            // `Pa..ris`, among them) judges as the whole keyed read.
+            if let Some(keys) = keyed {
+                let hedge = |_: &mut Normalizer| round % 2 == 0;
+                let a = fast.read_and_judge(
+                    &mut norm,
+                    t,
+                    args.0,
+                    args.1,
+                    args.2,
+                    keys,
+                    alias_iter.clone(),
+                    hedge,
+                    negations,
+                );
+                slow.read(&mut norm, t, args.0, args.1, args.2, keyed, false);
+                let want = slow.judge(&mut norm, alias_iter.clone(), hedge, negations);
+                assert_eq!(a, want, "{text:?} {refs:?}");
+                if a.is_some() {
+                    assert_eq!(fast.candidates, slow.candidates, "{text:?} {refs:?}");
+                }
+            }
+        }
+        assert!(
+            yes > 2_000 && no > 2_000 && words > 10_000,
+            "{yes} {no} {words}"
+        );
+    }
+
+    /// The places of keys in a whole text, searched source by source up to the best so far with
+    /// what each search found kept for the next, are the first places of a plain search of every
+    /// source ([`spells`] at each byte); a place is one of its sentence's exactly when the
+    /// spelling ends within it; and the number spellings read from the table are those of
+    /// [`number_spellings`].
+    #[test]
+    fn the_key_places_agree_with_their_oracle() {
+        for len in 1..=4 {
+            for v in 0..10usize.pow(len) {
+                let digits = format!("{v:0width$}", width = len as usize);
+                let want: Vec<&[u8]> = number_spellings(digits.as_bytes()).collect();
+                assert_eq!(spellings(digits.as_bytes()), want.as_slice(), "{digits}");
+            }
+        }
+        for word in ["", "seven", "x7", "7x", "12a"] {
+            assert!(spellings(word.as_bytes()).is_empty(), "{word}");
+        }
+        let keys = ["paris", "us", "7", "12", "who", "x"];
+        let pieces = [
+            "Pa", "ris", "PARIS", "p.a", "r'is", "U", ".", "..", "S", "seven", "Twelve", "7", "1",
+            "2", "’", "é", "—", "who", " ", " ", "x", ". ", "!", "?", ",", "Pa..ris", "U..S",
+        ];
+        let mut next = crate::testing::xorshift(0xbb67_ae85_84ca_a73bu64);
+        let (mut found, mut crossing) = (0, 0);
+        for round in 0..30_000 {
+            let mut text = String::new();
+            for _ in 0..next(20) {
+                text.push_str(pieces[next(pieces.len())]);
+            }
+            let mut aliases = String::new();
+            let mut spans = Vec::new();
+            for _ in 0..1 + next(2) {
+                let s = aliases.len();
+                // Now and then an empty key: an alias without an ASCII word.
+                if next(6) != 0 {
+                    aliases.push_str(keys[next(keys.len())]);
+                }
+                spans.push((s, aliases.len()));
+                aliases.push(' ');
+            }
+            let b = text.as_bytes();
+            let number_words = round % 2 == 0;
+            let mut sources = Vec::new();
+            let empty = sources_into(
+                &aliases,
+                &spans,
+                number_words,
+                text.is_ascii(),
+                &mut sources,
+            );
+            // A source's spelling at a place, ending before `end`.
+            let spelled_at = |p: usize, end: usize| {
+                place_at(b.get(p..end).unwrap_or(&[]), &aliases, &sources, empty)
+            };
+            let mut cache = Vec::new();
+            let mut from = 0;
+            while from <= b.len() {
+                // (Places are characters' first bytes, and so is every `from` the read passes.)
+                let want = (from..b.len())
+                    .filter(|&p| text.is_char_boundary(p))
+                    .find(|&p| spelled_at(p, b.len()));
+                let got = first_key_place(b, &aliases, &sources, empty, from, &mut cache);
+                assert_eq!(got, want, "{text:?} {aliases:?} {spans:?} from {from}");
+                found += usize::from(got.is_some());
+                if let Some(p) = got {
+                    // The place is one of its sentence's when the sentence holds the spelling.
+                    let end = sentence_end(b, p);
+                    let sentence = &b[..end];
+                    let holds = holds_key(&sentence[p..], &aliases, &spans, number_words)
+                        && (sentence[p] >= 0x80 || {
+                            let k = sentence[p].to_ascii_lowercase();
+                            spans.iter().any(|&(s, e)| {
+                                let key = &aliases.as_bytes()[s..e];
+                                let words = spellings(key).iter().copied();
+                                std::iter::once(key)
+                                    .chain(words.filter(|_| number_words))
+                                    .any(|w| {
+                                        w.first() == Some(&k) && spells_here(&sentence[p..], w)
+                                    })
+                            })
+                        });
+                    assert_eq!(spelled_at(p, end), holds, "{text:?} {aliases:?} at {p}");
+                    crossing += usize::from(!holds);
+                }
+                from += 1 + next(4);
+                while !text.is_char_boundary(from.min(b.len())) {
+                    from += 1;
+                }
+            }
+        }
+        assert!(found > 50_000 && crossing > 100, "{found} {crossing}");
     }
 }
