@@ -2143,9 +2143,151 @@ pub fn pretests(text: &str, sweeps: bool) -> (bool, bool) {
 }
 
 /// [`pretests`], with the sweep's count or without it (`(may loop, false)`: the caller knows
-/// there is no sweep to look for, [`sweep_needs`]).
+/// there is no sweep to look for, [`sweep_needs`]). With SSE2 on x86_64, the words' keys are
+/// first tested eight at a time ([`loop_groups`]), which turns away most texts without a word
+/// walk; the texts it lets by are walked by [`pretests_by_words`], whose answer is the same.
 #[inline(always)]
 fn pretests_with<const SWEEPS: bool>(text: &str) -> (bool, bool) {
+    if text.len() < 39 {
+        return (false, SWEEPS);
+    }
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    {
+        let (may_run, may_sweep) = loop_groups::<SWEEPS>(text.as_bytes());
+        if !may_run {
+            return (false, may_sweep);
+        }
+    }
+    pretests_by_words::<SWEEPS>(text)
+}
+
+/// A necessary condition of [`pretests`]' loop test, and its sweep test exactly, over the keys of
+/// the words (their first two bytes, as a little-endian `u16`: equal keys, equal pairs) eight at
+/// a time: `(may loop, may sweep)`, where `may sweep` is [`pretests`]' when `may loop` is
+/// `false`. A run of the loop test for `p` words is a run of `r` words in a row, each with the
+/// key of the word `p` before it, `r` fifteen or more (`max(20, 4p) - p`); each of those words
+/// has the key of one of the eight words before it, so a text without fifteen such words in a
+/// row holds no run. The words' keys, found by the word starts of a mask of spaces per 64-byte
+/// block, go to a buffer after the last eight (`0xffff` before the text's first word, which no
+/// key is); each eight are compared with the eight before them shifted by one to eight words at
+/// once (SSE2: a load, a compare, an or a shift), and the words in a row that share a key are
+/// counted from the masks, a group at a time. The sweep's count is read from the same keys'
+/// first bytes, a group at a time, word by word only in a group that holds a digit.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[inline(always)]
+fn loop_groups<const SWEEPS: bool>(b: &[u8]) -> (bool, bool) {
+    use std::arch::x86_64::*;
+    // Eight keys before the pending ones (`0xffff` at first), then up to seven pending ones
+    // and a block's 32 at most; room for the loads of the last group past them.
+    let mut keys = [0xffffu16; 128];
+    let mut n = 0usize;
+    // Words in a row that share a key with one of the eight before them.
+    let mut run = 0u32;
+    // The sweep: digits of the current run of words that start with a digit, `a`, `o` or `t`.
+    let (mut digits, mut swept) = (0u32, false);
+    // One group of eight keys from `keys[at]` on, `valid` of them words of the text: whether
+    // the words in a row that share a key reach fifteen.
+    let mut group = |keys: &[u16; 128], at: usize, valid: u32| -> bool {
+        // SAFETY: SSE2 is enabled for the build on every x86_64 target (the `cfg`); every load
+        // is of eight keys from `at - 8` to `at + 8`, inside `keys` (`at` is 8 to 47).
+        let (m, dk) = unsafe {
+            let p = keys.as_ptr();
+            debug_assert!((8..=47).contains(&at));
+            let cur = _mm_loadu_si128(p.add(at).cast());
+            let mut same = _mm_cmpeq_epi16(cur, _mm_loadu_si128(p.add(at - 1).cast()));
+            for back in 2..=8 {
+                let prev = _mm_loadu_si128(p.add(at - back).cast());
+                same = _mm_or_si128(same, _mm_cmpeq_epi16(cur, prev));
+            }
+            let dk = if SWEEPS && !swept {
+                // The first byte of each key: a digit, or `a`, `o`, `t` (the joints' first).
+                let first = _mm_and_si128(cur, _mm_set1_epi16(0xff));
+                let digit = _mm_and_si128(
+                    _mm_cmpgt_epi16(first, _mm_set1_epi16(i16::from(b'0') - 1)),
+                    _mm_cmplt_epi16(first, _mm_set1_epi16(i16::from(b'9') + 1)),
+                );
+                let joint = _mm_or_si128(
+                    _mm_or_si128(
+                        _mm_cmpeq_epi16(first, _mm_set1_epi16(i16::from(b'a'))),
+                        _mm_cmpeq_epi16(first, _mm_set1_epi16(i16::from(b'o'))),
+                    ),
+                    _mm_cmpeq_epi16(first, _mm_set1_epi16(i16::from(b't'))),
+                );
+                _mm_movemask_epi8(_mm_packs_epi16(digit, _mm_or_si128(digit, joint))) as u32
+            } else {
+                0
+            };
+            (_mm_movemask_epi8(same) as u32, dk)
+        };
+        // Two bits a word; the words past the text's end are none.
+        let m = m & ((1u32 << (2 * valid)) - 1);
+        let reached = run + m.trailing_ones() / 2 >= 15;
+        run = if m == 0xffff {
+            run + 8
+        } else {
+            (m as u16).leading_ones() / 2
+        };
+        if SWEEPS && !swept {
+            let live = (1u32 << valid) - 1;
+            let (digit, keep) = (dk & live, (dk >> 8) | !live);
+            if digit == 0 {
+                // No digit: a word that ends the run ends it with none.
+                if keep & 0xff != 0xff {
+                    digits = 0;
+                }
+            } else {
+                for k in 0..valid {
+                    digits = if keep >> k & 1 != 0 {
+                        digits + (digit >> k & 1)
+                    } else {
+                        0
+                    };
+                    swept |= digits >= 5;
+                }
+            }
+        }
+        reached
+    };
+    let mut base = 0;
+    let mut space_before = 1u64;
+    let mut padded = [b' '; 80];
+    while let Some(rest) = b.get(base..).filter(|r| !r.is_empty()) {
+        let chunk = crate::ascii::chunk_or_padded(rest, &mut padded, b' ');
+        let Some(head) = chunk.first_chunk::<64>() else {
+            break;
+        };
+        let spaces = super::block::spaces(head);
+        let mut starts = !spaces & ((spaces << 1) | space_before);
+        space_before = spaces >> 63;
+        while starts != 0 {
+            let k = starts.trailing_zeros() as usize & 63;
+            starts &= starts - 1;
+            keys[(8 + n) & 127] = u16::from_le_bytes([chunk[k], chunk[k + 1]]);
+            n += 1;
+        }
+        // Every full group of eight, then the last eight keys and those left pending to the
+        // buffer's start.
+        let mut at = 8;
+        while at + 8 <= 8 + n {
+            if group(&keys, at, 8) {
+                return (true, SWEEPS);
+            }
+            at += 8;
+        }
+        keys.copy_within(at - 8..at + 8, 0);
+        n = (8 + n - at) & 7;
+        base += 64;
+    }
+    if n > 0 && group(&keys, 8, n as u32) {
+        return (true, SWEEPS);
+    }
+    (false, SWEEPS && swept)
+}
+
+/// [`pretests`] by one walk over the words, each pushed to [`PairRuns`]: what the texts that
+/// [`loop_groups`] lets by are walked by (and everywhere without SSE2).
+#[inline(always)]
+fn pretests_by_words<const SWEEPS: bool>(text: &str) -> (bool, bool) {
     // By a word's first byte: whether a digit (one more word of the run), and whether the run
     // goes on (a digit, or the first letter of `and`, `or` and `to`).
     const SWEEP_ADD: [u8; 256] = {
@@ -2202,8 +2344,8 @@ fn pretests_with<const SWEEPS: bool>(text: &str) -> (bool, bool) {
 /// Whether [`sweep`] may find a sweep for `alias` at all: the alias holds an integer (a word
 /// of one to eighteen digits); [`sweep`] of any response is `None` for an alias without one.
 pub fn sweep_needs(alias: &str) -> bool {
-    // (Most aliases hold no digit: one look at their bytes.)
-    alias.bytes().any(|c| c.is_ascii_digit()) && words(alias).any(|w| integer(w).is_some())
+    // (Most aliases hold no digit: one look at their bytes, eight at a time.)
+    super::swar::has_ascii_digit(alias.as_bytes()) && words(alias).any(|w| integer(w).is_some())
 }
 
 /// Whether a normalised text that [`pretests`] let through holds a run of its loop test with a
@@ -3372,5 +3514,51 @@ mod tests {
         assert_eq!(degenerate_loop(&once), None);
         let more = format!(" {} ", ["paris"; 20].join(" "));
         assert_eq!(degenerate_loop(&more), Some((1, 20)));
+    }
+
+    /// [`pretests`] (with SSE2, its eight-at-a-time test first) answers as its word walk,
+    /// [`pretests_by_words`], with the sweep's count and without: on texts of loops of one to
+    /// nine words, words that share their first two bytes, numbers and the joints a sweep passes
+    /// over, words of one byte (32 words to a block), ASCII and not, from a few words to a few
+    /// hundred, so that loops and sweeps start and end at every place of a group and a block.
+    #[test]
+    fn the_grouped_pretests_agree_with_the_word_walk() {
+        let vocab = [
+            "a", "b", "pa", "paris", "pat", "1", "12", "2", "29", "7", "and", "or", "to", "andes",
+            "toll", "é", "éa", "ω", "the", "then", "x", "12th",
+        ];
+        let mut seed = 0x5d0b_1e3a_77c4_92f1u64;
+        let (mut loops, mut sweeps, mut neither) = (0, 0, 0);
+        for i in 0..30_000 {
+            let n = 3 + next(&mut seed) % if i % 10 == 0 { 400 } else { 90 };
+            let one_in = 9 + next(&mut seed) % 40;
+            let mut text = looped_text(&mut seed, &vocab, n, one_in, 9, 7);
+            if next(&mut seed).is_multiple_of(7) {
+                // Numbers in a row, with joints between some.
+                for k in 0..next(&mut seed) % 9 {
+                    text.push_str(&format!("{k} "));
+                    if next(&mut seed).is_multiple_of(3) {
+                        text.push_str(["and ", "or ", "to ", "toll "][(k % 4) as usize]);
+                    }
+                }
+                text.push_str("end ");
+            }
+            for sweeps_too in [true, false] {
+                let want = if sweeps_too {
+                    pretests_by_words::<true>(&text)
+                } else {
+                    pretests_by_words::<false>(&text)
+                };
+                assert_eq!(pretests(&text, sweeps_too), want, "{text:?} {sweeps_too}");
+            }
+            let (may_loop, may_sweep) = pretests(&text, true);
+            loops += usize::from(may_loop);
+            sweeps += usize::from(may_sweep);
+            neither += usize::from(!may_loop && !may_sweep);
+        }
+        assert!(
+            loops > 3000 && sweeps > 3000 && neither > 3000,
+            "{loops} {sweeps} {neither}"
+        );
     }
 }
