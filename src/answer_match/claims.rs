@@ -2358,11 +2358,18 @@ fn loop_groups_by<const SWEEPS: bool, const G: usize>(b: &[u8]) -> (bool, bool) 
         let spaces = super::block::spaces(head);
         let mut starts = !spaces & ((spaces << 1) | space_before);
         space_before = spaces >> 63;
-        while starts != 0 {
-            let k = starts.trailing_zeros() as usize & 63;
-            starts &= starts - 1;
-            keys[(8 + n) & 127] = u16::from_le_bytes([chunk[k], chunk[k + 1]]);
-            n += 1;
+        // SAFETY: fewer than `G` keys are pending (`n`) and a block holds 32 word starts at
+        // most, so every key goes to `keys[8 + n..8 + G + 32]`, inside the buffer.
+        unsafe {
+            let start = keys.as_mut_ptr().add(8 + n.min(G));
+            let mut out = start;
+            while starts != 0 {
+                let k = starts.trailing_zeros() as usize & 63;
+                starts &= starts - 1;
+                out.write(u16::from_le_bytes([chunk[k], chunk[k + 1]]));
+                out = out.add(1);
+            }
+            n += out.offset_from(start) as usize;
         }
         // Every full group, then the last eight keys and those left pending to the buffer's
         // start.
