@@ -576,7 +576,7 @@ static BYTE_RANK: [u8; 256] = {
 /// `hay`: `memmem::find` without building a searcher per call, for the short needles aliases are.
 /// The candidates are the places (`memchr`) of the needle's rarest byte by [`BYTE_RANK`], each
 /// checked in full.
-fn contains_padded(hay: &[u8], needle: &[u8]) -> bool {
+pub(crate) fn contains_padded(hay: &[u8], needle: &[u8]) -> bool {
     // (A short response holds no longer alias: most rows of short answers end here.)
     if needle.len() > hay.len() {
         return false;

@@ -2348,9 +2348,257 @@ pub fn pretests(text: &str, sweeps: bool) -> (bool, bool) {
 }
 
 /// [`pretests`], with the sweep's count or without it (`(may loop, false)`: the caller knows
-/// there is no sweep to look for, [`sweep_needs`]).
+/// there is no sweep to look for, [`sweep_needs`]). With SSE2 on x86_64, the words' keys are
+/// first tested eight at a time ([`loop_groups`]), which turns away most texts without a word
+/// walk; the texts it lets by are walked by [`pretests_by_words`], whose answer is the same.
 #[inline(always)]
 fn pretests_with<const SWEEPS: bool>(text: &str) -> (bool, bool) {
+    if text.len() < 39 {
+        return (false, SWEEPS);
+    }
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    {
+        let (may_run, may_sweep) = loop_groups::<SWEEPS>(text.as_bytes());
+        if !may_run {
+            return (false, may_sweep);
+        }
+    }
+    pretests_by_words::<SWEEPS>(text)
+}
+
+/// A necessary condition of [`pretests`]' loop test, and its sweep test exactly, over the keys of
+/// the words (their first two bytes, as a little-endian `u16`: equal keys, equal pairs) eight or
+/// sixteen at a time: `(may loop, may sweep)`, where `may sweep` is [`pretests`]' when `may loop`
+/// is `false`. A run of the loop test for `p` words is a run of `r` words in a row, each with the
+/// key of the word `p` before it, `r` fifteen or more (`max(20, 4p) - p`); each of those words
+/// has the key of one of the eight words before it, so a text without fifteen such words in a
+/// row holds no run. The words' keys, found by the word starts of a mask of spaces per 64-byte
+/// block, go to a buffer after the last eight (`0xffff` before the text's first word, which no
+/// key is); each group is compared with the groups before it shifted by one to eight words at
+/// once (a load, a compare, an or a shift: [`group_sse2`], or [`group_avx2`] where the processor
+/// has AVX2), and the words in a row that share a key are counted from the masks, a group at a
+/// time. The sweep's count is read from the same keys' first bytes, word by word only in a group
+/// that holds a digit.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[inline(always)]
+fn loop_groups<const SWEEPS: bool>(b: &[u8]) -> (bool, bool) {
+    if crate::cpu::has_avx2() && crate::cpu::has_bmi1() {
+        // SAFETY: the processor has AVX2 and BMI1, which is all the function needs.
+        unsafe { loop_groups_avx2::<SWEEPS>(b) }
+    } else {
+        loop_groups_by::<SWEEPS, 8>(b)
+    }
+}
+
+/// [`loop_groups`] with AVX2 (sixteen keys a group) and BMI1 (the word starts' bits).
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[target_feature(enable = "avx2,bmi1")]
+fn loop_groups_avx2<const SWEEPS: bool>(b: &[u8]) -> (bool, bool) {
+    loop_groups_by::<SWEEPS, 16>(b)
+}
+
+/// The keys' buffer of [`loop_groups`]: the eight keys before the pending ones, then the pending
+/// ones (fewer than a group) and a block's (32 at most), and room for the loads of a last group
+/// past them.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+type Keys = [u16; 128];
+
+/// One group of eight keys of [`loop_groups`] from `keys[at]` on (`at` 8 to 47), with SSE2:
+/// the words that share their key with one of the eight before them (two bits a word), and with
+/// `sweep` the ones whose first byte is a digit (bits 0 to 7) and those whose first byte is a
+/// digit, `a`, `o` or `t` (bits 16 to 23).
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[inline(always)]
+fn group_sse2<const SWEEPS: bool>(keys: &Keys, at: usize, sweep: bool) -> (u32, u32) {
+    use std::arch::x86_64::*;
+    debug_assert!((8..=56).contains(&at));
+    // SAFETY: SSE2 is enabled for the build on every x86_64 target (the `cfg`); every load is of
+    // eight keys from `at - 8` to `at + 8`, inside `keys`.
+    unsafe {
+        let p = keys.as_ptr().add(at.min(120));
+        let cur = _mm_loadu_si128(p.cast());
+        let mut same = _mm_cmpeq_epi16(cur, _mm_loadu_si128(p.sub(1).cast()));
+        for back in 2..=8 {
+            same = _mm_or_si128(
+                same,
+                _mm_cmpeq_epi16(cur, _mm_loadu_si128(p.sub(back).cast())),
+            );
+        }
+        let dk = if SWEEPS && sweep {
+            let first = _mm_and_si128(cur, _mm_set1_epi16(0xff));
+            let digit = _mm_and_si128(
+                _mm_cmpgt_epi16(first, _mm_set1_epi16(i16::from(b'0') - 1)),
+                _mm_cmplt_epi16(first, _mm_set1_epi16(i16::from(b'9') + 1)),
+            );
+            let joint = _mm_or_si128(
+                _mm_or_si128(
+                    _mm_cmpeq_epi16(first, _mm_set1_epi16(i16::from(b'a'))),
+                    _mm_cmpeq_epi16(first, _mm_set1_epi16(i16::from(b'o'))),
+                ),
+                _mm_cmpeq_epi16(first, _mm_set1_epi16(i16::from(b't'))),
+            );
+            let dk = _mm_movemask_epi8(_mm_packs_epi16(digit, _mm_or_si128(digit, joint))) as u32;
+            (dk & 0xff) | (dk >> 8) << 16
+        } else {
+            0
+        };
+        (_mm_movemask_epi8(same) as u32, dk)
+    }
+}
+
+/// [`group_sse2`] for sixteen keys, with AVX2 (`at` 8 to 55): the digits in bits 0 to 15, the
+/// digits and joints in bits 16 to 31.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn group_avx2<const SWEEPS: bool>(keys: &Keys, at: usize, sweep: bool) -> (u32, u32) {
+    use std::arch::x86_64::*;
+    debug_assert!((8..=56).contains(&at));
+    // SAFETY: every load is of sixteen keys from `at - 8` to `at + 16`, inside `keys`.
+    unsafe {
+        let p = keys.as_ptr().add(at.min(112));
+        let cur = _mm256_loadu_si256(p.cast());
+        let mut same = _mm256_cmpeq_epi16(cur, _mm256_loadu_si256(p.sub(1).cast()));
+        for back in 2..=8 {
+            same = _mm256_or_si256(
+                same,
+                _mm256_cmpeq_epi16(cur, _mm256_loadu_si256(p.sub(back).cast())),
+            );
+        }
+        let dk = if SWEEPS && sweep {
+            let first = _mm256_and_si256(cur, _mm256_set1_epi16(0xff));
+            let digit = _mm256_and_si256(
+                _mm256_cmpgt_epi16(first, _mm256_set1_epi16(i16::from(b'0') - 1)),
+                _mm256_cmpgt_epi16(_mm256_set1_epi16(i16::from(b'9') + 1), first),
+            );
+            let joint = _mm256_or_si256(
+                _mm256_or_si256(
+                    _mm256_cmpeq_epi16(first, _mm256_set1_epi16(i16::from(b'a'))),
+                    _mm256_cmpeq_epi16(first, _mm256_set1_epi16(i16::from(b'o'))),
+                ),
+                _mm256_cmpeq_epi16(first, _mm256_set1_epi16(i16::from(b't'))),
+            );
+            // Packed within each 128-bit lane: digits 0-7, keeps 0-7, digits 8-15, keeps 8-15.
+            let dk = _mm256_movemask_epi8(_mm256_packs_epi16(digit, _mm256_or_si256(digit, joint)))
+                as u32;
+            (dk & 0xff) | (dk >> 8 & 0xff00) | (dk >> 8 & 0xff) << 16 | (dk >> 16 & 0xff00) << 16
+        } else {
+            0
+        };
+        (_mm256_movemask_epi8(same) as u32, dk)
+    }
+}
+
+/// [`loop_groups`] with groups of `G` keys: 8 compared by [`group_sse2`], or 16 by
+/// [`group_avx2`] (only where the processor has AVX2: inlined into [`loop_groups_avx2`]).
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[inline(always)]
+fn loop_groups_by<const SWEEPS: bool, const G: usize>(b: &[u8]) -> (bool, bool) {
+    let group = |keys: &Keys, at: usize, sweep: bool| {
+        if G == 16 {
+            // SAFETY: a group of sixteen is only compared in `loop_groups_avx2`, called where
+            // the processor has AVX2.
+            unsafe { group_avx2::<SWEEPS>(keys, at, sweep) }
+        } else {
+            group_sse2::<SWEEPS>(keys, at, sweep)
+        }
+    };
+    let mut keys: Keys = [0xffff; 128];
+    let mut n = 0usize;
+    // Words in a row that share a key with one of the eight before them.
+    let mut run = 0u32;
+    // The sweep: digits of the current run of words that start with a digit, `a`, `o` or `t`.
+    let (mut digits, mut swept) = (0u32, false);
+    let full = if G == 16 { u32::MAX } else { 0xffff };
+    // The group of `G` keys from `keys[at]` on, `valid` of them words of the text: whether the
+    // words in a row that share a key reach fifteen.
+    let mut step = |keys: &Keys, at: usize, valid: u32| -> bool {
+        let (m, dk) = group(keys, at, SWEEPS && !swept);
+        // Two bits a word; the words past the text's end are none.
+        let m = m & full >> (2 * (G as u32 - valid));
+        let mut reached = run + m.trailing_ones() / 2 >= 15;
+        if G > 8 {
+            // Fifteen words in a row inside a group of sixteen: one bit a word, and the words
+            // that start two, four, eight, then fifteen in a row.
+            let mut r = m & 0x5555_5555;
+            r &= r >> 2;
+            r &= r >> 4;
+            r &= r >> 8;
+            reached |= r & (r >> 14) != 0;
+        }
+        run = if m == full {
+            run + G as u32
+        } else {
+            (m << (32 - 2 * G as u32)).leading_ones() / 2
+        };
+        if SWEEPS && !swept {
+            let live = (1u32 << valid) - 1;
+            let (digit, keep) = (dk & live, (dk >> 16) | !live);
+            if digit == 0 {
+                // No digit: a word that ends the run ends it with none.
+                if keep & 0xffff != 0xffff {
+                    digits = 0;
+                }
+            } else {
+                for k in 0..valid {
+                    digits = if keep >> k & 1 != 0 {
+                        digits + (digit >> k & 1)
+                    } else {
+                        0
+                    };
+                    swept |= digits >= 5;
+                }
+            }
+        }
+        reached
+    };
+    let mut base = 0;
+    let mut space_before = 1u64;
+    let mut padded = [b' '; 80];
+    while let Some(rest) = b.get(base..).filter(|r| !r.is_empty()) {
+        let chunk = crate::ascii::chunk_or_padded(rest, &mut padded, b' ');
+        let Some(head) = chunk.first_chunk::<64>() else {
+            break;
+        };
+        let spaces = super::block::spaces(head);
+        let mut starts = !spaces & ((spaces << 1) | space_before);
+        space_before = spaces >> 63;
+        // SAFETY: fewer than `G` keys are pending (`n`) and a block holds 32 word starts at
+        // most, so every key goes to `keys[8 + n..8 + G + 32]`, inside the buffer.
+        unsafe {
+            let start = keys.as_mut_ptr().add(8 + n.min(G));
+            let mut out = start;
+            while starts != 0 {
+                let k = starts.trailing_zeros() as usize & 63;
+                starts &= starts - 1;
+                out.write(u16::from_le_bytes([chunk[k], chunk[k + 1]]));
+                out = out.add(1);
+            }
+            n += out.offset_from(start) as usize;
+        }
+        // Every full group, then the last eight keys and those left pending to the buffer's
+        // start.
+        let mut at = 8;
+        while at + G <= 8 + n {
+            if step(&keys, at, G as u32) {
+                return (true, SWEEPS);
+            }
+            at += G;
+        }
+        keys.copy_within((at - 8) & 63..((at - 8) & 63) + 8 + G, 0);
+        n = (8 + n - at) & (G - 1);
+        base += 64;
+    }
+    if n > 0 && step(&keys, 8, n as u32) {
+        return (true, SWEEPS);
+    }
+    (false, SWEEPS && swept)
+}
+
+/// [`pretests`] by one walk over the words, each pushed to [`PairRuns`]: what the texts that
+/// [`loop_groups`] lets by are walked by (and everywhere without SSE2).
+#[inline(always)]
+fn pretests_by_words<const SWEEPS: bool>(text: &str) -> (bool, bool) {
     // By a word's first byte: whether a digit (one more word of the run), and whether the run
     // goes on (a digit, or the first letter of `and`, `or` and `to`).
     const SWEEP_ADD: [u8; 256] = {
@@ -2407,8 +2655,8 @@ fn pretests_with<const SWEEPS: bool>(text: &str) -> (bool, bool) {
 /// Whether [`sweep`] may find a sweep for `alias` at all: the alias holds an integer (a word
 /// of one to eighteen digits); [`sweep`] of any response is `None` for an alias without one.
 pub fn sweep_needs(alias: &str) -> bool {
-    // (Most aliases hold no digit: one look at their bytes.)
-    alias.bytes().any(|c| c.is_ascii_digit()) && words(alias).any(|w| integer(w).is_some())
+    // (Most aliases hold no digit: one look at their bytes, eight at a time.)
+    super::swar::has_ascii_digit(alias.as_bytes()) && words(alias).any(|w| integer(w).is_some())
 }
 
 /// Whether a normalised text that [`pretests`] let through holds a run of its loop test with a
@@ -3952,5 +4200,84 @@ mod tests {
             }
         }
         assert!(found > 50_000 && crossing > 100, "{found} {crossing}");
+    }
+
+    /// [`pretests`] (with SSE2, its eight-at-a-time test first) answers as its word walk,
+    /// [`pretests_by_words`], with the sweep's count and without: on texts of loops of one to
+    /// nine words, words that share their first two bytes, numbers and the joints a sweep passes
+    /// over, words of one byte (32 words to a block), ASCII and not, from a few words to a few
+    /// hundred, so that loops and sweeps start and end at every place of a group and a block.
+    #[test]
+    fn the_grouped_pretests_agree_with_the_word_walk() {
+        let vocab = [
+            "a", "b", "pa", "paris", "pat", "1", "12", "2", "29", "7", "and", "or", "to", "andes",
+            "toll", "é", "éa", "ω", "the", "then", "x", "12th",
+        ];
+        let mut seed = 0x5d0b_1e3a_77c4_92f1u64;
+        let (mut loops, mut sweeps, mut neither) = (0, 0, 0);
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        let mut turned_away = 0;
+        for i in 0..30_000 {
+            let n = 3 + next(&mut seed) % if i % 10 == 0 { 400 } else { 90 };
+            let one_in = 9 + next(&mut seed) % 40;
+            let mut text = looped_text(&mut seed, &vocab, n, one_in, 9, 7);
+            if next(&mut seed).is_multiple_of(7) {
+                // Numbers in a row, with joints between some.
+                for k in 0..next(&mut seed) % 9 {
+                    text.push_str(&format!("{k} "));
+                    if next(&mut seed).is_multiple_of(3) {
+                        text.push_str(["and ", "or ", "to ", "toll "][(k % 4) as usize]);
+                    }
+                }
+                text.push_str("end ");
+            }
+            for sweeps_too in [true, false] {
+                let want = if sweeps_too {
+                    pretests_by_words::<true>(&text)
+                } else {
+                    pretests_by_words::<false>(&text)
+                };
+                assert_eq!(pretests(&text, sweeps_too), want, "{text:?} {sweeps_too}");
+                // Each group width on its own (the dispatch above takes one): a text it turns
+                // away is one the word walk turns away, with the same sweep.
+                #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+                if text.len() >= 39 {
+                    let b = text.as_bytes();
+                    let mut widths = vec![if sweeps_too {
+                        loop_groups_by::<true, 8>(b)
+                    } else {
+                        loop_groups_by::<false, 8>(b)
+                    }];
+                    if crate::cpu::has_avx2() && crate::cpu::has_bmi1() {
+                        // SAFETY: the processor has AVX2 and BMI1.
+                        widths.push(unsafe {
+                            if sweeps_too {
+                                loop_groups_avx2::<true>(b)
+                            } else {
+                                loop_groups_avx2::<false>(b)
+                            }
+                        });
+                    }
+                    for (may_run, may_sweep) in widths {
+                        assert!(
+                            may_run || (false, may_sweep) == want,
+                            "{text:?} {sweeps_too}"
+                        );
+                        turned_away += usize::from(!may_run);
+                    }
+                }
+            }
+            let (may_loop, may_sweep) = pretests(&text, true);
+            loops += usize::from(may_loop);
+            sweeps += usize::from(may_sweep);
+            neither += usize::from(!may_loop && !may_sweep);
+        }
+        assert!(
+            loops > 3000 && sweeps > 3000 && neither > 3000,
+            "{loops} {sweeps} {neither}"
+        );
+        // The groups turn most texts away without a walk.
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        assert!(turned_away > 20_000, "{turned_away}");
     }
 }
