@@ -353,6 +353,34 @@ fn spaces_and_bytes(block: &[u8; 64], x: u8) -> (u64, u64) {
     (spaces, equal)
 }
 
+/// The spaces among the 64 bytes of `block`, and its bytes equal to any of `leads`.
+#[inline(always)]
+pub(super) fn spaces_and_any(block: &[u8; 64], leads: &[u8; 4]) -> (u64, u64) {
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    {
+        sse2::spaces_and_any(block, leads)
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
+    {
+        spaces_and_any_bytes(block, leads)
+    }
+}
+
+/// [`spaces_and_any`] a byte at a time: the portable version, and the tests' check of the SSE2
+/// one.
+#[cfg_attr(
+    all(target_arch = "x86_64", not(feature = "portable"), not(test)),
+    allow(dead_code)
+)]
+fn spaces_and_any_bytes(block: &[u8; 64], leads: &[u8; 4]) -> (u64, u64) {
+    let (mut spaces, mut any) = (0, 0);
+    for (k, &b) in block.iter().enumerate() {
+        spaces |= u64::from(b == b' ') << k;
+        any |= u64::from(leads.contains(&b)) << k;
+    }
+    (spaces, any)
+}
+
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 mod sse2 {
     //! The SSE2 intrinsics are called in `unsafe` blocks, sound because this module is only
@@ -386,6 +414,23 @@ mod sse2 {
             out |= bits(equal(v, b' ')) << (16 * k as u32);
         }
         out
+    }
+
+    #[inline(always)]
+    pub(super) fn spaces_and_any(block: &[u8; 64], leads: &[u8; 4]) -> (u64, u64) {
+        let (mut spaces, mut any) = (0, 0);
+        for (k, chunk) in block.chunks_exact(16).enumerate() {
+            let word = |at: usize| crate::ascii::load(chunk, at) as i64;
+            // SAFETY: SSE2 is enabled for the build (the module's `cfg`).
+            let v = unsafe { _mm_set_epi64x(word(8), word(0)) };
+            let [a, b, c, d] = leads.map(|x| equal(v, x));
+            // SAFETY: as above.
+            let led = unsafe { _mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d)) };
+            let shift = 16 * k as u32;
+            spaces |= bits(equal(v, b' ')) << shift;
+            any |= bits(led) << shift;
+        }
+        (spaces, any)
     }
 
     #[inline(always)]
@@ -662,6 +707,11 @@ mod tests {
                 *x = alphabet[next() % alphabet.len()];
             }
             let x = alphabet[next() % alphabet.len()];
+            let leads = [x, alphabet[next() % alphabet.len()], b'z', x];
+            let want_any = spaces_and_any_bytes(&block, &leads);
+            assert_eq!(spaces_and_any(&block, &leads), want_any);
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+            assert_eq!(sse2::spaces_and_any(&block, &leads), want_any);
             let want = spaces_and_bytes(&block, x);
             assert_eq!(spaces_and(&block, x), want);
             #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
