@@ -522,6 +522,23 @@ pub(super) mod avx2 {
         (spaces, same)
     }
 
+    /// [`super::spaces_and_any`]: the spaces of a block and its bytes equal to any of `leads`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(in crate::answer_match) fn spaces_and_any(block: &[u8; 64], leads: &[u8; 4]) -> (u64, u64) {
+        let (mut spaces, mut any) = (0, 0);
+        for (k, half) in block.chunks_exact(32).enumerate() {
+            // SAFETY: each half holds 32 bytes, which an unaligned load reads.
+            let v = unsafe { _mm256_loadu_si256(half.as_ptr().cast()) };
+            let [a, b, c, d] = leads.map(|x| equal(v, x));
+            let led = _mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d));
+            let shift = 32 * k as u32;
+            spaces |= bits(equal(v, b' ')) << shift;
+            any |= bits(led) << shift;
+        }
+        (spaces, any)
+    }
+
     /// See [`super::joined_in`].
     ///
     /// # Safety
@@ -711,7 +728,13 @@ mod tests {
             let want_any = spaces_and_any_bytes(&block, &leads);
             assert_eq!(spaces_and_any(&block, &leads), want_any);
             #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-            assert_eq!(sse2::spaces_and_any(&block, &leads), want_any);
+            {
+                assert_eq!(sse2::spaces_and_any(&block, &leads), want_any);
+                if crate::cpu::has_avx2() {
+                    // SAFETY: the processor has AVX2.
+                    assert_eq!(unsafe { avx2::spaces_and_any(&block, &leads) }, want_any);
+                }
+            }
             let want = spaces_and_bytes(&block, x);
             assert_eq!(spaces_and(&block, x), want);
             #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]

@@ -66,7 +66,44 @@ fn for_each_led_word(
     text: &[u8],
     leads: &[u8; LEADS],
     skip: impl Fn(usize) -> bool,
+    f: impl FnMut(WordAt) -> bool,
+) {
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    {
+        if crate::cpu::has_avx2() {
+            // SAFETY: the processor has AVX2, which is all the function needs.
+            return unsafe { led_words_avx2(text, leads, skip, f) };
+        }
+    }
+    for_each_led_word_by(text, leads, skip, f, block::spaces_and_any);
+}
+
+/// [`for_each_led_word`] compiled for AVX2: a block's masks 32 bytes at a time, and the words'
+/// work inlined with them.
+///
+/// # Safety
+/// The processor must have AVX2.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[target_feature(enable = "avx2")]
+unsafe fn led_words_avx2(
+    text: &[u8],
+    leads: &[u8; LEADS],
+    skip: impl Fn(usize) -> bool,
+    f: impl FnMut(WordAt) -> bool,
+) {
+    for_each_led_word_by(text, leads, skip, f, |block, leads| {
+        block::avx2::spaces_and_any(block, leads)
+    });
+}
+
+/// [`for_each_led_word`] with `spaces_and_any` giving a block's spaces and leads.
+#[inline(always)]
+fn for_each_led_word_by(
+    text: &[u8],
+    leads: &[u8; LEADS],
+    skip: impl Fn(usize) -> bool,
     mut f: impl FnMut(WordAt) -> bool,
+    spaces_and_any: impl Fn(&[u8; 64], &[u8; LEADS]) -> (u64, u64),
 ) {
     let mut base = 0;
     // Whether the byte before the block is a space (the text's start counts as one).
@@ -79,7 +116,7 @@ fn for_each_led_word(
         let Some(head) = chunk.first_chunk::<64>() else {
             return;
         };
-        let (spaces, led) = block::spaces_and_any(head, leads);
+        let (spaces, led) = spaces_and_any(head, leads);
         let mut starts = led & !spaces & ((spaces << 1) | space_before);
         space_before = spaces >> 63;
         while starts != 0 {
@@ -731,14 +768,19 @@ mod tests {
             let banned = next() % 0x80;
             let skip = |pair: usize| pair & 0x7f == banned;
             let stop = next() % 20;
-            let collect = |led: bool| {
+            let collect = |led: Option<bool>| {
                 let mut seen = Vec::new();
                 let visit = |w: WordAt| {
                     seen.push((w.start, w.end(bytes)));
                     seen.len() != stop
                 };
-                if led {
+                if led == Some(true) {
                     for_each_led_word(bytes, &leads, skip, visit);
+                } else if led == Some(false) {
+                    // The block masks without AVX2 (SSE2, or bytes on the portable build).
+                    for_each_led_word_by(bytes, &leads, skip, visit, |block, leads| {
+                        block::spaces_and_any(block, leads)
+                    });
                 } else {
                     for_each_word(
                         bytes,
@@ -748,7 +790,9 @@ mod tests {
                 }
                 seen
             };
-            assert_eq!(collect(true), collect(false), "{text:?} {leads:?}");
+            let want = collect(None);
+            assert_eq!(collect(Some(true)), want, "{text:?} {leads:?}");
+            assert_eq!(collect(Some(false)), want, "{text:?} {leads:?}");
         }
     }
 
