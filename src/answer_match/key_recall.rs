@@ -8,7 +8,10 @@
 //! them on generated rows).
 
 use super::swar::each_word;
-use super::{ascii_plural_base, ascii_stem_key, clear_pairs, for_each_word, pair_index, stem_into};
+use super::{
+    ascii_plural_base, ascii_stem_key, block, clear_pairs, for_each_word, pair_index, stem_into,
+    WordAt,
+};
 use crate::answer_words::{is_stopword, may_be_listed_shape, number_word};
 use crate::ascii;
 use crate::pyunicode::Tables;
@@ -32,6 +35,10 @@ pub(super) struct KeyRecall {
     pairs: Vec<u64>,
     pairs_set: Vec<u16>,
     pairs_ready: bool,
+    /// The first bytes of those pairs when there are at most [`LEADS`] (repeated to fill the
+    /// four): [`KeyRecall::mark`] then finds the words that start with one of them a block at
+    /// a time, where it looked at every word's pair.
+    leads: Option<[u8; LEADS]>,
     /// The tokens that start with a decimal digit.
     digit: u64,
     /// The tokens the response holds; the question.
@@ -46,6 +53,90 @@ pub(super) struct KeyRecall {
     /// from them instead of reading the response again.
     resp_keys: [u64; SHARE_WORDS],
     resp_known: Option<usize>,
+}
+
+/// The most distinct first bytes of the tokens' pairs that [`KeyRecall::mark`] looks for a
+/// block at a time ([`block::spaces_and_any`]).
+const LEADS: usize = 4;
+
+/// [`for_each_word`] of the words that start with one of `leads` (and that `skip` does not
+/// turn away by their pair): the words that start with another byte are not looked at one by
+/// one, but masked off with the block's word starts (the bytes equal to a lead).
+fn for_each_led_word(
+    text: &[u8],
+    leads: &[u8; LEADS],
+    skip: impl Fn(usize) -> bool,
+    f: impl FnMut(WordAt) -> bool,
+) {
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    {
+        if crate::cpu::has_avx2() {
+            // SAFETY: the processor has AVX2, which is all the function needs.
+            return unsafe { led_words_avx2(text, leads, skip, f) };
+        }
+    }
+    for_each_led_word_by(text, leads, skip, f, block::spaces_and_any);
+}
+
+/// [`for_each_led_word`] compiled for AVX2: a block's masks 32 bytes at a time, and the words'
+/// work inlined with them.
+///
+/// # Safety
+/// The processor must have AVX2.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[target_feature(enable = "avx2")]
+unsafe fn led_words_avx2(
+    text: &[u8],
+    leads: &[u8; LEADS],
+    skip: impl Fn(usize) -> bool,
+    f: impl FnMut(WordAt) -> bool,
+) {
+    for_each_led_word_by(text, leads, skip, f, |block, leads| {
+        block::avx2::spaces_and_any(block, leads)
+    });
+}
+
+/// [`for_each_led_word`] with `spaces_and_any` giving a block's spaces and leads.
+#[inline(always)]
+fn for_each_led_word_by(
+    text: &[u8],
+    leads: &[u8; LEADS],
+    skip: impl Fn(usize) -> bool,
+    mut f: impl FnMut(WordAt) -> bool,
+    spaces_and_any: impl Fn(&[u8; 64], &[u8; LEADS]) -> (u64, u64),
+) {
+    let mut base = 0;
+    // Whether the byte before the block is a space (the text's start counts as one).
+    let mut space_before = 1u64;
+    let mut padded = [b' '; 80];
+    while let Some(rest) = text.get(base..).filter(|r| !r.is_empty()) {
+        // As `for_each_word`: spaces after the text's end, and a word's second byte read from
+        // the 16 bytes after the block.
+        let chunk = ascii::chunk_or_padded(rest, &mut padded, b' ');
+        let Some(head) = chunk.first_chunk::<64>() else {
+            return;
+        };
+        let (spaces, led) = spaces_and_any(head, leads);
+        let mut starts = led & !spaces & ((spaces << 1) | space_before);
+        space_before = spaces >> 63;
+        while starts != 0 {
+            let k = starts.trailing_zeros() as usize & 63;
+            starts &= starts - 1;
+            let pair = usize::from(chunk[k]) << 8 | usize::from(chunk[k + 1]);
+            if skip(pair) {
+                continue;
+            }
+            let word = WordAt {
+                start: base + k,
+                after: spaces >> k,
+                next_block: base + 64,
+            };
+            if !f(word) {
+                return;
+            }
+        }
+        base += 64;
+    }
 }
 
 /// The most content words of a response [`KeyRecall::may_share`] reads.
@@ -365,6 +456,8 @@ impl KeyRecall {
     /// Set the bits of the tokens' first two bytes ([`KeyRecall::pairs`]).
     fn set_pairs(&mut self) {
         clear_pairs(&mut self.pairs, &mut self.pairs_set);
+        let mut leads = [0u8; LEADS];
+        let mut n_leads = 0;
         for &key in &self.keys {
             // The stem's bytes: the key's up to its first zero (a space for a missing second).
             let len = 8 - (key.leading_zeros() / 8) as usize;
@@ -374,7 +467,22 @@ impl KeyRecall {
                 *w |= 1 << (pair & 63);
                 self.pairs_set.push(pair as u16);
             }
+            // The pair's first byte (a word's pair can only be set if its first byte is one).
+            let lead = (pair >> 8) as u8;
+            if !leads.get(..n_leads).unwrap_or(&[]).contains(&lead) {
+                if let Some(slot) = leads.get_mut(n_leads) {
+                    *slot = lead;
+                }
+                n_leads += 1;
+            }
         }
+        self.leads = (1..=LEADS).contains(&n_leads).then(|| {
+            let mut all = leads;
+            for slot in all.iter_mut().skip(n_leads) {
+                *slot = leads[0];
+            }
+            all
+        });
         self.pairs_ready = true;
     }
 
@@ -408,15 +516,16 @@ impl KeyRecall {
             let Some(pairs) = self.pairs.first_chunk::<1024>() else {
                 return 0;
             };
-            for_each_word(
-                bytes,
-                |pair| pairs[pair >> 6] & (1 << (pair & 63)) == 0,
-                |w| {
-                    let end = w.end(bytes);
-                    text.get(w.start..end)
-                        .is_none_or(|word| take(word, ascii::load(bytes, w.start)))
-                },
-            );
+            let skip = |pair: usize| pairs[pair >> 6] & (1 << (pair & 63)) == 0;
+            let visit = |w: WordAt| {
+                let end = w.end(bytes);
+                text.get(w.start..end)
+                    .is_none_or(|word| take(word, ascii::load(bytes, w.start)))
+            };
+            match self.leads {
+                Some(leads) => for_each_led_word(bytes, &leads, skip, visit),
+                None => for_each_word(bytes, skip, visit),
+            }
             return held;
         }
         let first = &self.first;
@@ -624,6 +733,68 @@ mod tests {
     use super::super::RecallTokens;
     use super::*;
     use crate::pyunicode::test_tables;
+
+    /// `for_each_led_word` reports the words `for_each_word` reports whose first byte is a
+    /// lead, in order, with the same ends; on texts across blocks, the last one padded, and a
+    /// stop part way.
+    #[test]
+    fn the_led_words_are_the_words_that_start_with_a_lead() {
+        let words = [
+            "a",
+            "ab",
+            "ba",
+            "abc",
+            "zz",
+            "\u{e9}t\u{e9}",
+            "b",
+            "x1",
+            "\0a",
+            "aa",
+        ];
+        let mut next = crate::testing::lcg(9);
+        for _ in 0..3_000 {
+            let text = crate::testing::spaced_words(&words, next() % 60, &mut next);
+            let bytes = text.as_bytes();
+            let pool = b"abz\xc3\0x";
+            let n = 1 + next() % LEADS;
+            let mut leads = [0u8; LEADS];
+            for slot in &mut leads {
+                *slot = pool[next() % pool.len()];
+            }
+            let first = leads[0];
+            for slot in leads.iter_mut().skip(n) {
+                *slot = first;
+            }
+            let banned = next() % 0x80;
+            let skip = |pair: usize| pair & 0x7f == banned;
+            let stop = next() % 20;
+            let collect = |led: Option<bool>| {
+                let mut seen = Vec::new();
+                let visit = |w: WordAt| {
+                    seen.push((w.start, w.end(bytes)));
+                    seen.len() != stop
+                };
+                if led == Some(true) {
+                    for_each_led_word(bytes, &leads, skip, visit);
+                } else if led == Some(false) {
+                    // The block masks without AVX2 (SSE2, or bytes on the portable build).
+                    for_each_led_word_by(bytes, &leads, skip, visit, |block, leads| {
+                        block::spaces_and_any(block, leads)
+                    });
+                } else {
+                    for_each_word(
+                        bytes,
+                        |pair| !leads.contains(&((pair >> 8) as u8)) || skip(pair),
+                        visit,
+                    );
+                }
+                seen
+            };
+            let want = collect(None);
+            assert_eq!(collect(Some(true)), want, "{text:?} {leads:?}");
+            assert_eq!(collect(Some(false)), want, "{text:?} {leads:?}");
+        }
+    }
 
     /// On generated aliases, responses and questions (ASCII and not, stems around the keys'
     /// eight bytes, numbers, stop words, every prefix), the keys' recall is the interned
