@@ -576,7 +576,7 @@ static BYTE_RANK: [u8; 256] = {
 /// `hay`: `memmem::find` without building a searcher per call, for the short needles aliases are.
 /// The candidates are the places (`memchr`) of the needle's rarest byte by [`BYTE_RANK`], each
 /// checked in full.
-pub(crate) fn contains_padded(hay: &[u8], needle: &[u8]) -> bool {
+fn contains_padded(hay: &[u8], needle: &[u8]) -> bool {
     // (A short response holds no longer alias: most rows of short answers end here.)
     if needle.len() > hay.len() {
         return false;
@@ -669,7 +669,7 @@ fn word_end(text: &[u8], from: usize) -> usize {
 }
 
 /// Whether the padded normalised `text` is long enough to hold the words of the normalised
-/// `alias` joined as one word between two spaces ([`rules::joined_in`]): the joined word is the
+/// `alias` joined as one word between two spaces ([`block::joined_in`]): the joined word is the
 /// alias's bytes but its spaces. (Most short responses are shorter than an alias of several
 /// words, and are then not searched.)
 #[inline]
@@ -1766,7 +1766,7 @@ impl Matcher {
             let resp = self.response.as_str();
             let hit = self.alias_spans.iter().copied().find(|&(_, s, e, _)| {
                 let alias = self.aliases.get(s..e).unwrap_or(" ");
-                joined_fits(alias, resp) && rules::joined_in(t, alias, resp)
+                joined_fits(alias, resp) && block::joined_in(t, alias, resp)
             });
             if let Some((index, s, e, notes)) = hit {
                 let joined = &mut self.scratch;

@@ -211,10 +211,8 @@ fn cases_bytes(block: &[u8; 64]) -> (u64, u64) {
 /// log's rows that reach the rule, about 2,500 instructions a call. Here a block's spaces,
 /// moved one byte on, meet its bytes equal to the lead, and only those words are compared.
 ///
-/// (Called from `Matcher::decide_rules`' glued-words rule, in place of
-/// `rules::joined_in(t, alias, resp)`, once that file takes the call: until then, only the
-/// tests call it.)
-#[cfg_attr(not(test), allow(dead_code))]
+/// `Matcher::decide_rules`' glued-words rule calls it; `joined_in`, the in-place search it
+/// replaced, is kept for the tests as its oracle.
 pub(crate) fn joined_in(t: &Tables, alias: &str, text: &str) -> bool {
     #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
     {
