@@ -1562,7 +1562,8 @@ mod tests {
                 }
             }
         }
-        assert!(ended_short > 100, "{ended_short}");
+        // (Counted once per walk: the portable build runs the baseline walk alone.)
+        assert!(ended_short > 40 * walks().len(), "{ended_short}");
     }
 
     #[test]
