@@ -625,7 +625,20 @@ impl WordAt {
 /// after one that is, the set bits of one mask per block, and ends at the next space of the mask.
 /// (A word turned away costs its pair and the test, nothing more.)
 #[inline(always)]
-fn for_each_word(text: &[u8], skip: impl Fn(usize) -> bool, mut f: impl FnMut(WordAt) -> bool) {
+fn for_each_word(text: &[u8], skip: impl Fn(usize) -> bool, f: impl FnMut(WordAt) -> bool) {
+    for_each_word_by(text, skip, f, |head| (block::spaces(head), u64::MAX));
+}
+
+/// [`for_each_word`] with `masks` giving a block's spaces and the bytes a word may start at
+/// (all of them for [`for_each_word`]; those equal to one of a few bytes for token recall's
+/// walk, `key_recall::for_each_led_word`).
+#[inline(always)]
+fn for_each_word_by(
+    text: &[u8],
+    skip: impl Fn(usize) -> bool,
+    mut f: impl FnMut(WordAt) -> bool,
+    masks: impl Fn(&[u8; 64]) -> (u64, u64),
+) {
     let mut base = 0;
     // Whether the byte before the block is a space (the text's start counts as one).
     let mut space_before = 1u64;
@@ -637,8 +650,8 @@ fn for_each_word(text: &[u8], skip: impl Fn(usize) -> bool, mut f: impl FnMut(Wo
         let Some(head) = chunk.first_chunk::<64>() else {
             return;
         };
-        let spaces = block::spaces(head);
-        let mut starts = !spaces & ((spaces << 1) | space_before);
+        let (spaces, led) = masks(head);
+        let mut starts = led & !spaces & ((spaces << 1) | space_before);
         space_before = spaces >> 63;
         while starts != 0 {
             let k = starts.trailing_zeros() as usize & 63;

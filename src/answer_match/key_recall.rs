@@ -96,47 +96,17 @@ unsafe fn led_words_avx2(
     });
 }
 
-/// [`for_each_led_word`] with `spaces_and_any` giving a block's spaces and leads.
+/// [`for_each_led_word`] with `spaces_and_any` giving a block's spaces and leads: the walk of
+/// [`super::for_each_word_by`], with only the words that start with a lead.
 #[inline(always)]
 fn for_each_led_word_by(
     text: &[u8],
     leads: &[u8; LEADS],
     skip: impl Fn(usize) -> bool,
-    mut f: impl FnMut(WordAt) -> bool,
+    f: impl FnMut(WordAt) -> bool,
     spaces_and_any: impl Fn(&[u8; 64], &[u8; LEADS]) -> (u64, u64),
 ) {
-    let mut base = 0;
-    // Whether the byte before the block is a space (the text's start counts as one).
-    let mut space_before = 1u64;
-    let mut padded = [b' '; 80];
-    while let Some(rest) = text.get(base..).filter(|r| !r.is_empty()) {
-        // As `for_each_word`: spaces after the text's end, and a word's second byte read from
-        // the 16 bytes after the block.
-        let chunk = ascii::chunk_or_padded(rest, &mut padded, b' ');
-        let Some(head) = chunk.first_chunk::<64>() else {
-            return;
-        };
-        let (spaces, led) = spaces_and_any(head, leads);
-        let mut starts = led & !spaces & ((spaces << 1) | space_before);
-        space_before = spaces >> 63;
-        while starts != 0 {
-            let k = starts.trailing_zeros() as usize & 63;
-            starts &= starts - 1;
-            let pair = usize::from(chunk[k]) << 8 | usize::from(chunk[k + 1]);
-            if skip(pair) {
-                continue;
-            }
-            let word = WordAt {
-                start: base + k,
-                after: spaces >> k,
-                next_block: base + 64,
-            };
-            if !f(word) {
-                return;
-            }
-        }
-        base += 64;
-    }
+    super::for_each_word_by(text, skip, f, |head| spaces_and_any(head, leads));
 }
 
 /// The most content words of a response [`KeyRecall::may_share`] reads.
