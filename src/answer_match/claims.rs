@@ -2922,6 +2922,46 @@ mod tests {
         }
     }
 
+    /// The normalised `refs` (number words on) one after the other in one text, each one's span in
+    /// it, and each one's key as the matcher picks it: its longest word of ASCII letters and
+    /// digits, or an empty span at its end for an alias without one (which must then have a byte
+    /// outside ASCII).
+    #[allow(clippy::type_complexity)]
+    fn aliases_and_keys(
+        norm: &mut Normalizer,
+        t: &Tables,
+        fold: &FoldTable,
+        refs: &[&str],
+    ) -> (String, Vec<(usize, usize)>, Vec<(usize, usize)>) {
+        let (mut aliases, mut spans, mut out) = (String::new(), Vec::new(), String::new());
+        for r in refs {
+            norm.normalize_into(t, Some(fold), true, r, &mut out);
+            let s = aliases.len();
+            aliases.push_str(&out);
+            spans.push((s, aliases.len()));
+        }
+        let keys = spans
+            .iter()
+            .map(|&(s, e)| {
+                let key = aliases[s..e]
+                    .split(' ')
+                    .filter(|w| !w.is_empty() && w.bytes().all(|c| c.is_ascii_alphanumeric()))
+                    .max_by_key(|w| w.len());
+                key.map_or_else(
+                    || {
+                        assert!(!aliases[s..e].is_ascii(), "{:?}", &aliases[s..e]);
+                        (e, e)
+                    },
+                    |key| {
+                        let at = key.as_ptr() as usize - aliases.as_ptr() as usize;
+                        (at, at + key.len())
+                    },
+                )
+            })
+            .collect();
+        (aliases, spans, keys)
+    }
+
     /// Judging sentence by sentence, up to the first that asserts a gold item, gives the
     /// verdict and the candidates of the whole keyed read judged at once, on texts of several
     /// sentences of separators, joints, denials, cues and golds.
@@ -3005,32 +3045,7 @@ mod tests {
         for round in 0..40_000 {
             let refs: Vec<&str> = (0..1 + next(2)).map(|_| golds[next(golds.len())]).collect();
             // The aliases, normalised and padded, and each one's longest ASCII word.
-            let mut aliases = String::new();
-            let mut spans = Vec::new();
-            let mut keys = Vec::new();
-            let mut out = String::new();
-            for r in &refs {
-                norm.normalize_into(t, Some(fold), true, r, &mut out);
-                let s = aliases.len();
-                aliases.push_str(&out);
-                spans.push((s, aliases.len()));
-            }
-            for &(s, e) in &spans {
-                let key = aliases[s..e]
-                    .split(' ')
-                    .filter(|w| !w.is_empty() && w.bytes().all(|c| c.is_ascii_alphanumeric()))
-                    .max_by_key(|w| w.len());
-                match key {
-                    Some(key) => {
-                        let at = key.as_ptr() as usize - aliases.as_ptr() as usize;
-                        keys.push((at, at + key.len()));
-                    }
-                    None => {
-                        assert!(!aliases[s..e].is_ascii());
-                        keys.push((e, e));
-                    }
-                }
-            }
+            let (aliases, spans, keys) = aliases_and_keys(&mut norm, t, fold, &refs);
             let mut text = String::new();
             // Every other text names a gold once, so that its one item decides the row.
             let (len, once) = (1 + next(24), round % 2 == 1);
@@ -3999,26 +4014,7 @@ mod tests {
         let (mut yes, mut no, mut words) = (0, 0, 0);
         for round in 0..30_000 {
             let refs: Vec<&str> = (0..1 + next(2)).map(|_| golds[next(golds.len())]).collect();
-            let mut aliases = String::new();
-            let mut spans = Vec::new();
-            let mut keys = Vec::new();
-            let mut out = String::new();
-            for r in &refs {
-                norm.normalize_into(t, Some(fold), true, r, &mut out);
-                let s = aliases.len();
-                aliases.push_str(&out);
-                spans.push((s, aliases.len()));
-            }
-            for &(s, e) in &spans {
-                let key = aliases[s..e]
-                    .split(' ')
-                    .filter(|w| !w.is_empty() && w.bytes().all(|c| c.is_ascii_alphanumeric()))
-                    .max_by_key(|w| w.len());
-                keys.push(key.map_or((e, e), |key| {
-                    let at = key.as_ptr() as usize - aliases.as_ptr() as usize;
-                    (at, at + key.len())
-                }));
-            }
+            let (aliases, spans, keys) = aliases_and_keys(&mut norm, t, fold, &refs);
             let mut text = String::new();
             for _ in 0..1 + next(16) {
                 text.push_str(if next(5) == 0 {
