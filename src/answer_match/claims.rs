@@ -888,12 +888,29 @@ fn sentence_end(b: &[u8], start: usize) -> usize {
         .and_then(|r| memchr::memchr3(b'.', b'!', b'?', r))
     {
         let at = from + k;
-        if separator(b, at).is_some_and(|(bits, _)| bits & SENTENCE != 0) {
+        if ends_sentence(b, at) {
             return at + 1;
         }
         from = at + 1;
     }
     b.len()
+}
+
+/// The start of the sentence of a raw text that holds byte `at`, given `floor`, the start of
+/// that sentence or of one before it: right after the last dot, `!` or `?` before `at` that ends
+/// a sentence, or `floor`. Whether one ends a sentence is decided by the bytes around it alone
+/// ([`separator`]), so this is the start the walk from the text's start ([`sentence_end`]) finds.
+fn sentence_start(b: &[u8], floor: usize, at: usize) -> usize {
+    memchr::memrchr3_iter(b'.', b'!', b'?', b.get(floor..at).unwrap_or(&[]))
+        .map(|k| floor + k)
+        .find(|&k| ends_sentence(b, k))
+        .map_or(floor, |k| k + 1)
+}
+
+/// Whether the dot, `!` or `?` at `at` of a raw text ends a sentence ([`separator`]).
+#[inline]
+fn ends_sentence(b: &[u8], at: usize) -> bool {
+    separator(b, at).is_some_and(|(bits, _)| bits & SENTENCE != 0)
 }
 
 /// Whether a raw sentence may hold one of the keys (`spans` of `text`: words of normalised
@@ -1358,13 +1375,7 @@ impl Claims {
                         uncut = true;
                     }
                     let back = sentence.map_or(0, |(_, e)| e);
-                    let ends =
-                        |k: &usize| separator(b, *k).is_some_and(|(bits, _)| bits & SENTENCE != 0);
-                    let last =
-                        memchr::memrchr3_iter(b'.', b'!', b'?', b.get(back..at).unwrap_or(&[]))
-                            .map(|k| back + k)
-                            .find(ends);
-                    (last.map_or(back, |k| k + 1), sentence_end(b, at))
+                    (sentence_start(b, back, at), sentence_end(b, at))
                 }
             };
             sentence = Some((start, end));
