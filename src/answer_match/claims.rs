@@ -15,16 +15,17 @@
 //! negation comes right before it (`not X`, `isn't X`, `neither X`, `nor X`) or a verdict right
 //! after it (`X is wrong`). A row whose every gold item is hedged or negated is rejected.
 //!
-//! A row is judged asserted as soon as one gold item is, so a response whose last item gives the
-//! gold alone in its run, undenied (`... A: 18`), is decided from that item alone
-//! ([`Claims::tail_asserts`]) and the rest is never cut; else the sentences that hold a word of an
+//! A row is judged asserted as soon as one gold item is, so the sentences that hold a word of an
 //! alias are cut and judged one by one, up to the first that asserts a gold item
-//! ([`Claims::read_and_judge`]: nothing the judge reads crosses a sentence). A letter gold needs
-//! only the items' letters, which come from the raw text: the cut for them normalises no item
-//! ([`Claims::read_letters`]). A degenerate loop is looked for only when two cheap tests of the
-//! words' first two bytes (at every fifth word, then at every word against the eight before it)
-//! find one possible ([`pretests`], [`loop_after_pretests`]); the same walk over the words tells
-//! whether a sweep is possible.
+//! ([`Claims::read_and_judge`]: nothing the judge reads crosses a sentence), and most are decided
+//! by the item at the first place of such a word, which alone is normalised. Where an alias has
+//! no such word, a response whose last item gives the gold alone in its run, undenied (`... A:
+//! 18`), is decided from that item alone ([`Claims::tail_asserts`]) and the rest is never cut.
+//! A letter gold needs only the items' letters, which come from the raw text: the cut for them
+//! normalises no item ([`Claims::read_letters`]). A degenerate loop is looked for only when two
+//! cheap tests of the words' first two bytes (at every fifth word, then at every word against the
+//! eight before it) find one possible ([`pretests`], [`loop_after_pretests`]); the same walk over
+//! the words tells whether a sweep is possible.
 //!
 //! Every pass is linear in the text: the cut is one scan, each item is normalised once, the
 //! run-level counts are gathered once, and a gold item reads only its run's counts; the tail test
@@ -1608,11 +1609,14 @@ impl Claims {
     }
 
     /// Whether the last item of `response` gives a gold alias alone in its run and does not deny
-    /// it, where [`Claims::read`] with `keys` would read it: then [`Claims::judge`] finds the
-    /// row asserted (its verdict is `None` as soon as one gold item is asserted, and such an item
-    /// is: no other candidate shares its run), and the response need not be read. A cheap test
-    /// for the many responses that end with their answer (`... A: 18`): it reads the text
-    /// backwards to that item's run start, and normalises that item alone.
+    /// it: then [`Claims::judge`] after the whole [`Claims::read`] finds the row asserted (its
+    /// verdict is `None` as soon as one gold item is asserted, and such an item is: no other
+    /// candidate shares its run), and the response need not be read. A cheap test for the rows
+    /// that have no keys (an alias with no word of ASCII letters and digits, so every sentence
+    /// would be read) and end with their answer (`... A: 18`): it reads the text backwards to
+    /// that item's run start, and normalises that item alone. With keys it would cost more than
+    /// it saves: [`Claims::read_and_judge`] decides most such rows from the first place of a key,
+    /// in that item or an earlier one, while this test would read the last item of every row.
     ///
     /// A separator is known by its bytes and the byte before ([`separator`]), and none starts
     /// inside another (a word's letters after the first, a character's continuation bytes), so
@@ -1625,7 +1629,6 @@ impl Claims {
         fold: Option<&FoldTable>,
         number_words: bool,
         response: &str,
-        keys: Option<(&str, &[(usize, usize)])>,
         aliases: impl Iterator<Item = &'a str>,
         negations: bool,
     ) -> bool {
@@ -1649,23 +1652,10 @@ impl Claims {
                 None => return false,
             }
         };
-        // With keys, a gold item spells its alias's key ([`holds_key`] reads any piece of a
-        // sentence: an alias without a key has a character outside ASCII, which only an item
-        // with one holds), and so does the sentence that holds it: a gold item is in a sentence
-        // that the read with keys reads, and the sentence need not be tested. The item's own
-        // test turns most items away before their joint is read or they are normalised.
-        if let Some((text, spans)) = keys {
-            if !holds_key(b.get(from..to).unwrap_or(&[]), text, spans, number_words) {
-                return false;
-            }
-        }
-        // The joint before it: the marks back to the item before, or to the start of the text or,
-        // with keys, of the sentence (where the cut starts a run).
+        // The joint before it: the marks back to the item before, or to the start of the text
+        // (where the cut starts a run).
         let mut joint = 0u16;
         while let Some((j, bits)) = sep {
-            if keys.is_some() && bits & SENTENCE != 0 {
-                break;
-            }
             joint |= bits;
             let prev = before(j);
             if filled(prev.map_or(0, |(k, _, len)| k + len), j) {
@@ -3853,18 +3843,16 @@ mod tests {
         assert_eq!(degenerate_loop(&more), Some((1, 20)));
     }
 
-    /// [`Claims::tail_asserts`] as it was before the item's key stood for its sentence's: the
-    /// sentence that holds the last item must hold a key ([`holds_key`]), and the item is found
-    /// by [`separator_at`] at every byte backwards (the oracle of the test below).
+    /// [`Claims::tail_asserts`] with the item found by [`separator_at`] at every byte backwards
+    /// (the oracle of the test below).
     #[allow(clippy::too_many_arguments)]
-    fn tail_asserts_by_sentence<'a>(
+    fn tail_asserts_byte_by_byte<'a>(
         c: &mut Claims,
         norm: &mut Normalizer,
         t: &Tables,
         fold: Option<&FoldTable>,
         number_words: bool,
         response: &str,
-        keys: Option<(&str, &[(usize, usize)])>,
         aliases: impl Iterator<Item = &'a str>,
         negations: bool,
     ) -> bool {
@@ -3892,43 +3880,19 @@ mod tests {
                 None => return false,
             }
         };
-        // The joint before it: the marks back to the item before, or to the start of the text or,
-        // with keys, of the sentence (where the cut starts a run).
+        // The joint before it: the marks back to the item before, or to the start of the text.
         let mut joint = 0u16;
-        // Where the item's sentence starts, when met on the way.
-        let mut piece = None;
         while let Some((j, bits)) = sep {
-            if keys.is_some() && bits & SENTENCE != 0 {
-                piece = Some(j + 1);
-                break;
-            }
             joint |= bits;
             let prev = before(j);
             if filled(prev.map_or(0, |(k, _, len)| k + len), j) {
-                // An item before it in its sentence: the joint must start a run.
+                // An item before it: the joint must start a run.
                 if joint & HARD == 0 && joint & LIST != 0 {
                     return false;
                 }
                 break;
             }
             sep = prev.map(|(k, bits, _)| (k, bits));
-            if sep.is_none() {
-                piece = Some(0);
-            }
-        }
-        if let Some((text, spans)) = keys {
-            // The sentence that holds the item must be one that is read.
-            let ends = |at: &usize| separator(b, *at).is_some_and(|(bits, _)| bits & SENTENCE != 0);
-            let piece = piece.unwrap_or_else(|| {
-                memchr::memrchr3_iter(b'.', b'!', b'?', b.get(..from).unwrap_or(&[]))
-                    .find(ends)
-                    .map_or(0, |k| k + 1)
-            });
-            let stop = sentence_end(b, to);
-            let sentence = b.get(piece..stop).unwrap_or(&[]);
-            if !holds_key(sentence, text, spans, number_words) {
-                return false;
-            }
         }
         let Some(raw) = response.get(from..to) else {
             return false;
@@ -3947,8 +3911,8 @@ mod tests {
         .is_some()
     }
 
-    /// The tail shortcut decides as its sentence-by-sentence oracle (the item's own key test
-    /// stands for its sentence's), and the separator scans and the second-letter table agree with
+    /// The tail shortcut decides as its byte-by-byte oracle, and only rows that the whole read
+    /// finds asserted; the separator scans and the second-letter table agree with
     /// the byte-by-byte reading of [`separator`], on texts of separators, joint words and their
     /// look-alikes, denials and golds.
     #[test]
@@ -4069,22 +4033,27 @@ mod tests {
                 args.0,
                 args.1,
                 args.2,
-                args.3,
                 alias_iter.clone(),
                 negations,
             );
-            let want = tail_asserts_by_sentence(
+            let want = tail_asserts_byte_by_byte(
                 &mut slow,
                 &mut norm,
                 t,
                 args.0,
                 args.1,
                 args.2,
-                args.3,
                 alias_iter.clone(),
                 negations,
             );
-            assert_eq!(a, want, "{text:?} {refs:?} {keyed:?}");
+            assert_eq!(a, want, "{text:?} {refs:?}");
+            if a {
+                // And the row it decides is one the whole read and the judge find asserted.
+                slow.read(&mut norm, t, args.0, args.1, args.2, None, false);
+                let hedge = |_: &mut Normalizer| round % 2 == 0;
+                let verdict = slow.judge(&mut norm, alias_iter.clone(), hedge, negations);
+                assert_eq!(verdict, None, "{text:?} {refs:?}");
+            }
             yes += usize::from(want);
             no += usize::from(!want);
             // And the read from key place to key place (keys spelled across a sentence's end,
