@@ -52,6 +52,7 @@ const COMMA: u16 = 512;
 
 /// One item of a response.
 #[derive(Clone, Copy, Default)]
+#[cfg_attr(test, derive(Debug, PartialEq))]
 struct Item {
     /// The item's normalised text in [`Claims::text`] (`" words "`).
     start: usize,
@@ -78,6 +79,7 @@ struct Item {
 
 /// What the runs hold: their candidates of each type, whether *or* joins them.
 #[derive(Clone, Copy, Default)]
+#[cfg_attr(test, derive(Debug, PartialEq))]
 struct Run {
     or: bool,
     /// A sentence's end, or the text's, follows the run's last item; the text's start, a
@@ -1859,45 +1861,31 @@ impl Claims {
         } else {
             HARD | SENTENCE
         };
-        let (mut start, mut i, mut joint) = (from, from, first);
+        // From separator to separator ([`separator_after`]): the places the walk it replaces
+        // passed unread (a word's letters after its first, a character's continuation bytes)
+        // start none.
+        let (mut start, mut joint) = (from, first);
         loop {
-            let sep = if i >= to {
-                Some((HARD, 1))
-            } else {
-                separator_at(b, i)
+            let sep = separator_after(b, start, to);
+            let end = sep.map_or(to, |(j, _, _)| j);
+            if let Some(raw) = response.get(start..end) {
+                if raw.bytes().any(|c| c.is_ascii_alphanumeric() || c >= 0x80) {
+                    self.push(norm, t, fold, number_words, raw, joint);
+                    joint = 0;
+                }
+            }
+            let Some((j, bits, len)) = sep else {
+                joint |= HARD;
+                break;
             };
-            if let Some((bits, len)) = sep {
-                if let Some(raw) = response.get(start..i.min(to)) {
-                    if raw.bytes().any(|c| c.is_ascii_alphanumeric() || c >= 0x80) {
-                        self.push(norm, t, fold, number_words, raw, joint);
-                        joint = 0;
-                    }
-                }
-                joint |= bits;
-                if i >= to {
-                    if let Some(r) = self.runs.last_mut() {
-                        r.ends = true;
-                    }
-                    if let Some(c) = self.cues.last_mut().filter(|_| joint & QUESTION != 0) {
-                        *c |= 1;
-                    }
-                    break;
-                }
-                i += len;
-                start = i;
-            } else {
-                // Past the rest of a word of ASCII letters and digits: a letter is a separator
-                // only at a word's start, a digit never.
-                let word = b.get(i).is_some_and(u8::is_ascii_alphanumeric);
-                i += 1;
-                while word && i < to && b.get(i).is_some_and(u8::is_ascii_alphanumeric) {
-                    i += 1;
-                }
-            }
-            // Stay on a character boundary: a multi-byte character is inside an item.
-            while i < to && !response.is_char_boundary(i) {
-                i += 1;
-            }
+            joint |= bits;
+            start = j + len;
+        }
+        if let Some(r) = self.runs.last_mut() {
+            r.ends = true;
+        }
+        if let Some(c) = self.cues.last_mut().filter(|_| joint & QUESTION != 0) {
+            *c |= 1;
         }
     }
 
@@ -4109,6 +4097,121 @@ mod tests {
             }
         }
         assert!(seen.iter().all(|&n| n > 2_000), "{seen:?}");
+    }
+
+    /// [`Claims::cut`] as it was, walking the text byte by byte (past words and characters):
+    /// the oracle of the test below.
+    #[allow(clippy::too_many_arguments)]
+    fn cut_byte_by_byte(
+        claims: &mut Claims,
+        norm: &mut Normalizer,
+        t: &Tables,
+        fold: Option<&FoldTable>,
+        number_words: bool,
+        response: &str,
+        from: usize,
+        to: usize,
+    ) {
+        let b = response.as_bytes();
+        let first = if claims.items.is_empty() {
+            0
+        } else {
+            HARD | SENTENCE
+        };
+        let (mut start, mut i, mut joint) = (from, from, first);
+        loop {
+            let sep = if i >= to {
+                Some((HARD, 1))
+            } else {
+                separator_at(b, i)
+            };
+            if let Some((bits, len)) = sep {
+                if let Some(raw) = response.get(start..i.min(to)) {
+                    if raw.bytes().any(|c| c.is_ascii_alphanumeric() || c >= 0x80) {
+                        claims.push(norm, t, fold, number_words, raw, joint);
+                        joint = 0;
+                    }
+                }
+                joint |= bits;
+                if i >= to {
+                    if let Some(r) = claims.runs.last_mut() {
+                        r.ends = true;
+                    }
+                    if let Some(c) = claims.cues.last_mut().filter(|_| joint & QUESTION != 0) {
+                        *c |= 1;
+                    }
+                    break;
+                }
+                i += len;
+                start = i;
+            } else {
+                // Past the rest of a word of ASCII letters and digits: a letter is a separator
+                // only at a word's start, a digit never.
+                let word = b.get(i).is_some_and(u8::is_ascii_alphanumeric);
+                i += 1;
+                while word && i < to && b.get(i).is_some_and(u8::is_ascii_alphanumeric) {
+                    i += 1;
+                }
+            }
+            // Stay on a character boundary: a multi-byte character is inside an item.
+            while i < to && !response.is_char_boundary(i) {
+                i += 1;
+            }
+        }
+    }
+
+    /// The cut from separator to separator gives the items, runs, cues and text of the walk
+    /// byte by byte, for whole texts and for pieces of them cut one after the other, on texts
+    /// of separators, joint words and their look-alikes, letters, digits and characters
+    /// outside ASCII.
+    #[test]
+    fn the_cut_by_separators_is_the_walk_byte_by_byte() {
+        let t = crate::pyunicode::test_tables::install();
+        let fold = crate::answer_match::test_fold::install();
+        let tokens = [
+            " ", " ", " ", "Paris", "or", "Or", "and", "nor", "neither", "but", "oat", "bee", "is",
+            "not", "maybe", "12", "1", ",", ", ", ".", ". ", "..", "!", "? ", ":", ";", "/", "|",
+            "\n", "(", ")", "(a)", "[", "]", "\"", "*", "“", "”", "•", "é", "京", "’", "_", "'",
+            "-", "1,000",
+        ];
+        let mut next = crate::testing::xorshift(0x1f83_d9ab_fb41_bd6bu64);
+        let (mut fast, mut slow) = (Claims::default(), Claims::default());
+        let mut norm = Normalizer::default();
+        let mut items = 0;
+        for round in 0..4_000 {
+            let mut text = String::new();
+            for _ in 0..next(60) {
+                text.push_str(tokens[next(tokens.len())]);
+            }
+            let b = text.as_bytes();
+            let mut cuts = vec![0, b.len()];
+            for _ in 0..next(3) {
+                let k = next(b.len() + 1);
+                if text.is_char_boundary(k) {
+                    cuts.push(k);
+                }
+            }
+            cuts.sort_unstable();
+            for c in [&mut fast, &mut slow] {
+                c.letters = round % 2 == 0;
+                c.items.clear();
+                c.runs.clear();
+                c.cues.clear();
+                c.text.clear();
+                c.cues.push(0);
+            }
+            for w in cuts.windows(2) {
+                let nw = round % 3 != 0;
+                fast.cut(&mut norm, t, Some(fold), nw, &text, w[0], w[1]);
+                cut_byte_by_byte(&mut slow, &mut norm, t, Some(fold), nw, &text, w[0], w[1]);
+            }
+            assert_eq!(fast.text, slow.text, "{text:?} {cuts:?}");
+            assert_eq!(fast.items, slow.items, "{text:?} {cuts:?}");
+            assert_eq!(fast.runs, slow.runs, "{text:?} {cuts:?}");
+            assert_eq!(fast.cues, slow.cues, "{text:?} {cuts:?}");
+            items += fast.items.len();
+        }
+        assert!(items > 20_000, "{items}");
     }
 
     /// The tail shortcut decides as its byte-by-byte oracle, and only rows that the whole read
