@@ -566,38 +566,132 @@ static SEPARATOR_CLASS: [u8; 256] = {
     table
 };
 
-/// The places of `lo..hi` in `b` (64 bytes at most; `lo` is bit 0) that pass
+/// The places of `lo..hi` in `b` (32 bytes at most; `lo` is bit 0) that pass
 /// [`SEPARATOR_CLASS`]'s test: every place in it where [`separator_at`] finds a separator is
-/// one. A loop without branches: the byte loops it replaces took one at every byte, and
+/// one. Without a branch per byte: the byte loops it replaces took one at every byte, and
 /// mispredicted at the many letters [`SEPARATOR_FIRST`] lets by (`o a n e b h t w`), most of
-/// which are inside a word.
+/// which are inside a word. With AVX2, 32 bytes at once where `b` has them
+/// ([`separator_candidates_avx2`]).
 #[inline]
-fn separator_candidates(b: &[u8], lo: usize, hi: usize) -> u64 {
-    let Some(window) = b.get(lo..hi) else {
-        return 0;
-    };
-    let mut after_word = lo
+fn separator_candidates(b: &[u8], lo: usize, hi: usize) -> u32 {
+    let after_word = lo
         .checked_sub(1)
         .and_then(|k| b.get(k))
         .map_or(0, |&p| SEPARATOR_CLASS[usize::from(p)] >> 2);
-    let mut places = 0u64;
-    for (k, &c) in window.iter().take(64).enumerate() {
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    if let Some(chunk) = b.get(lo..).and_then(|r| r.first_chunk::<32>()) {
+        if crate::cpu::has_avx2() {
+            let n = hi.saturating_sub(lo).min(32);
+            let keep = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+            // SAFETY: the processor has AVX2, which is all the function needs.
+            return unsafe { separator_candidates_avx2(chunk, u32::from(after_word)) } & keep;
+        }
+    }
+    separator_candidates_bytes(b, lo, hi, after_word)
+}
+
+/// [`separator_candidates`] a byte at a time, `after_word` being 1 when the byte before `lo` is
+/// an ASCII letter or digit.
+#[inline]
+fn separator_candidates_bytes(b: &[u8], lo: usize, hi: usize, mut after_word: u8) -> u32 {
+    let Some(window) = b.get(lo..hi) else {
+        return 0;
+    };
+    let mut places = 0u32;
+    for (k, &c) in window.iter().take(32).enumerate() {
         let class = SEPARATOR_CLASS[usize::from(c)];
-        places |= u64::from(class >> after_word & 1) << k;
+        places |= u32::from(class >> after_word & 1) << k;
         after_word = class >> 2;
     }
     places
 }
 
+/// Per nibble of a byte, the bits of the classes [`separator_candidates_avx2`] tells apart: a
+/// byte is in a class when both its nibbles' entries have the class's bit. Bits 0 to 5 are the
+/// marks [`SEPARATOR_FIRST`] gives 1 (a line break; `! " $ ( ) * , . /`; `: ; ?`; `[ ] { }`;
+/// `|`; the lead byte E2), bits 6 and 7 the letters it gives 2 (`A B E H N O`, `a b e h n o`;
+/// `T W`, `t w`). The tests check the classes against the table for every byte.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+const SEPARATOR_NIBBLES: ([u8; 16], [u8; 16]) = {
+    let (mut low, mut high) = ([0u8; 16], [0u8; 16]);
+    // (bit, high nibbles, low nibbles)
+    let classes: [(u8, &[u8], &[u8]); 8] = [
+        (1, &[0x0], &[0xA]),
+        (2, &[0x2], &[0x1, 0x2, 0x4, 0x8, 0x9, 0xA, 0xC, 0xE, 0xF]),
+        (4, &[0x3], &[0xA, 0xB, 0xF]),
+        (8, &[0x5, 0x7], &[0xB, 0xD]),
+        (16, &[0x7], &[0xC]),
+        (32, &[0xE], &[0x2]),
+        (64, &[0x4, 0x6], &[0x1, 0x2, 0x5, 0x8, 0xE, 0xF]),
+        (128, &[0x5, 0x7], &[0x4, 0x7]),
+    ];
+    let mut k = 0;
+    while k < classes.len() {
+        let (bit, highs, lows) = classes[k];
+        let mut i = 0;
+        while i < highs.len() {
+            high[highs[i] as usize] |= bit;
+            i += 1;
+        }
+        i = 0;
+        while i < lows.len() {
+            low[lows[i] as usize] |= bit;
+            i += 1;
+        }
+        k += 1;
+    }
+    (low, high)
+};
+
+/// [`separator_candidates`] of the 32 bytes of `chunk`, `after_word` being 1 when the byte
+/// before it is an ASCII letter or digit: the marks, and the letters of [`SEPARATOR_NIBBLES`]
+/// after no ASCII letter or digit.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[target_feature(enable = "avx2")]
+unsafe fn separator_candidates_avx2(chunk: &[u8; 32], after_word: u32) -> u32 {
+    use std::arch::x86_64::*;
+    let table = |t: &[u8; 16]| {
+        let t128 = _mm_loadu_si128(t.as_ptr().cast());
+        _mm256_broadcastsi128_si256(t128)
+    };
+    let (low, high) = (&SEPARATOR_NIBBLES.0, &SEPARATOR_NIBBLES.1);
+    let v = _mm256_loadu_si256(chunk.as_ptr().cast());
+    let nibble = _mm256_set1_epi8(0x0F);
+    let lo = _mm256_and_si256(v, nibble);
+    let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(v), nibble);
+    let class = _mm256_and_si256(
+        _mm256_shuffle_epi8(table(low), lo),
+        _mm256_shuffle_epi8(table(high), hi),
+    );
+    let zero = _mm256_setzero_si256();
+    let none = |mask: i8| {
+        let hits = _mm256_and_si256(class, _mm256_set1_epi8(mask));
+        _mm256_movemask_epi8(_mm256_cmpeq_epi8(hits, zero)) as u32
+    };
+    let (mark, letter) = (!none(0x3F), !none(0xC0u8 as i8));
+    // ASCII letters and digits (a byte from 0x80 is negative, so in neither range).
+    let digit = _mm256_and_si256(
+        _mm256_cmpgt_epi8(v, _mm256_set1_epi8(0x2F)),
+        _mm256_cmpgt_epi8(_mm256_set1_epi8(0x3A), v),
+    );
+    let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+    let alpha = _mm256_and_si256(
+        _mm256_cmpgt_epi8(folded, _mm256_set1_epi8(0x60)),
+        _mm256_cmpgt_epi8(_mm256_set1_epi8(0x7B), folded),
+    );
+    let word = _mm256_movemask_epi8(_mm256_or_si256(digit, alpha)) as u32;
+    mark | (letter & !(word << 1 | after_word))
+}
+
 /// The first separator ([`separator_at`]) that starts in `from..to` of `b`: its start, bits and
-/// length. [`separator_at`] reads only the places [`separator_candidates`] gives, 16 bytes first
-/// (the separator is often near), then 64 at a time.
+/// length. [`separator_at`] reads only the places [`separator_candidates`] gives, 32 bytes at a
+/// time.
 #[inline]
 fn separator_after(b: &[u8], from: usize, to: usize) -> Option<(usize, u16, usize)> {
     let to = to.min(b.len());
-    let (mut lo, mut width) = (from, 16);
+    let mut lo = from;
     while lo < to {
-        let hi = to.min(lo + width);
+        let hi = to.min(lo + 32);
         let mut places = separator_candidates(b, lo, hi);
         while places != 0 {
             let j = lo + places.trailing_zeros() as usize;
@@ -606,28 +700,28 @@ fn separator_after(b: &[u8], from: usize, to: usize) -> Option<(usize, u16, usiz
             }
             places &= places - 1;
         }
-        (lo, width) = (hi, 64);
+        lo = hi;
     }
     None
 }
 
 /// The last separator ([`separator_at`]) that starts in `from..end` of `b`: its start, bits and
-/// length. [`separator_at`] reads only the places [`separator_candidates`] gives, 16 bytes first,
-/// then 64 at a time.
+/// length. [`separator_at`] reads only the places [`separator_candidates`] gives, 32 bytes at a
+/// time.
 #[inline]
 fn separator_before(b: &[u8], from: usize, end: usize) -> Option<(usize, u16, usize)> {
-    let (mut hi, mut width) = (end.min(b.len()), 16);
+    let mut hi = end.min(b.len());
     while hi > from {
-        let lo = from.max(hi - width.min(hi));
+        let lo = from.max(hi - 32.min(hi));
         let mut places = separator_candidates(b, lo, hi);
         while places != 0 {
-            let k = 63 - places.leading_zeros() as usize;
+            let k = 31 - places.leading_zeros() as usize;
             if let Some((bits, len)) = separator_at(b, lo + k) {
                 return Some((lo + k, bits, len));
             }
             places &= !(1 << k);
         }
-        (hi, width) = (lo, 64);
+        hi = lo;
     }
     None
 }
@@ -4050,6 +4144,50 @@ mod tests {
             }
         }
         assert!(found > 20_000, "{found}");
+    }
+
+    /// The AVX2 candidates are those read a byte at a time, for every byte at every place of
+    /// a window and after every byte before it, and on random windows.
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    #[test]
+    fn the_avx2_separator_candidates_are_the_bytes_ones() {
+        if !crate::cpu::has_avx2() {
+            return;
+        }
+        let check = |b: &[u8]| {
+            for lo in 0..b.len().saturating_sub(31) {
+                let chunk = b[lo..].first_chunk::<32>().unwrap();
+                let after = lo
+                    .checked_sub(1)
+                    .map_or(0, |k| SEPARATOR_CLASS[b[k] as usize] >> 2);
+                // SAFETY: the processor has AVX2 (checked above).
+                let fast = unsafe { separator_candidates_avx2(chunk, u32::from(after)) };
+                assert_eq!(
+                    fast,
+                    separator_candidates_bytes(b, lo, lo + 32, after),
+                    "{b:?} {lo}"
+                );
+                for hi in lo..=b.len().min(lo + 32) {
+                    let want = separator_candidates_bytes(b, lo, hi, after);
+                    assert_eq!(separator_candidates(b, lo, hi), want, "{b:?} {lo} {hi}");
+                }
+            }
+        };
+        for c in 0..=255u8 {
+            for p in [b'a', b' ', b'7', 0xE2, c] {
+                let mut b = vec![p; 70];
+                b[33] = c;
+                b[34] = c;
+                b[1] = c;
+                check(&b);
+            }
+        }
+        let mut next = crate::testing::xorshift(0x9b05_688c_2b3e_6c1fu64);
+        let bytes = b"aeiotwhnbAOTW xz09,.;:!?()[]{}|/*$\"\n\xE2\x80\x9C\xC3\xA9_'-";
+        for _ in 0..2_000 {
+            let b: Vec<u8> = (0..next(100)).map(|_| bytes[next(bytes.len())]).collect();
+            check(&b);
+        }
     }
 
     /// [`before_item`] says what the last separator before a separator's start and the bytes
