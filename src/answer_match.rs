@@ -1430,21 +1430,6 @@ impl Matcher {
                 }
             }
             let keys = (!all).then_some((aliases, self.keys.as_slice()));
-            // Most accepted responses end with their answer, alone: no need to read them.
-            if shortcut
-                && self.claims.tail_asserts(
-                    &mut self.norm,
-                    t,
-                    fold,
-                    opts.number_words,
-                    raw,
-                    keys,
-                    spans.clone(),
-                    opts.negations,
-                )
-            {
-                return Some(d);
-            }
             match keys.filter(|_| shortcut) {
                 // Sentence by sentence, up to the first that asserts a gold item.
                 Some(keys) => self.claims.read_and_judge(
@@ -1458,6 +1443,21 @@ impl Matcher {
                     hedges,
                     opts.negations,
                 ),
+                // Without keys every sentence would be read: a response that ends with its
+                // answer, alone, is decided by its last item.
+                None if shortcut
+                    && self.claims.tail_asserts(
+                        &mut self.norm,
+                        t,
+                        fold,
+                        opts.number_words,
+                        raw,
+                        spans.clone(),
+                        opts.negations,
+                    ) =>
+                {
+                    return Some(d);
+                }
                 None => {
                     self.claims
                         .read(&mut self.norm, t, fold, opts.number_words, raw, keys, false);
