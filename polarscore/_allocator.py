@@ -1,4 +1,4 @@
-"""Polars' memory allocator set for the command line, before Polars is imported.
+"""The command line's process settings (allocators, OpenBLAS's threads, the garbage collector).
 
 Importing this module (the package does it first, before it imports Polars) sets the settings of
 :data:`CLI_JEMALLOC_CONF` when the process runs the ``polarscore`` command line, and leaves them
@@ -28,7 +28,7 @@ in perf samples; more where there are more cores).
 
 Importing Polars and the package makes some 50,000 objects that live as long as the process, and
 Python's cyclic garbage collector walks them: in young collections while they are made, and all of
-them once more as the process exits (together 60-70 perf samples, about 30 ms of CPU). The command
+them once more as the process exits (together 60-80 perf samples, 30-40 ms of CPU). The command
 line imports with the collector paused (:func:`pause_gc_for_cli`), then freezes every object made
 so far, out of the collector's reach, and resumes it (:func:`resume_gc`, called by ``main``).
 """
