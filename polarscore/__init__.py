@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-# First, before Polars is imported: the command line's allocator settings (polarscore._allocator).
+# First, before Polars is imported: the command line's process settings (polarscore._allocator).
 from polarscore import _allocator  # noqa: F401  (sets them on import)
 from polarscore import namespace as _namespace  # noqa: F401  (registers pl.Expr.score)
 from polarscore._defaults import DEFAULT_THRESHOLD

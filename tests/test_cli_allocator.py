@@ -186,3 +186,97 @@ def test_the_command_lines_pyarrow_allocates_with_jemalloc(tmp_path: Path) -> No
     # A program that imports the library keeps pyarrow's own default (mimalloc from pyarrow 17)
     default = pool([sys.executable, "-c", "pass"])
     assert pool([sys.executable, "-c", "import polarscore"]) == default
+
+
+def test_configure_blas_for_cli_runs_openblas_on_one_thread_in_the_command_line_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    environ: dict[str, str] = {}
+    monkeypatch.setattr(os, "environ", environ)
+    monkeypatch.delitem(sys.modules, "numpy", raising=False)
+    assert not _allocator.configure_blas_for_cli(["python", "-c", "import polarscore"])
+    assert environ == {}
+    assert _allocator.configure_blas_for_cli(["python", "-m", "polarscore", "score"])
+    assert environ == {"OPENBLAS_NUM_THREADS": _allocator.CLI_BLAS_THREADS}
+
+
+@pytest.mark.parametrize("variable", _allocator.BLAS_THREADS_VARIABLES)
+def test_configure_blas_for_cli_leaves_the_users_threads_and_an_imported_numpy_alone(
+    monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    environ = {variable: "4"}
+    monkeypatch.setattr(os, "environ", environ)
+    monkeypatch.delitem(sys.modules, "numpy", raising=False)
+    cli = ["python", "-m", "polarscore", "score"]
+    assert not _allocator.configure_blas_for_cli(cli)
+    assert environ == {variable: "4"}
+    environ.clear()
+    monkeypatch.setitem(sys.modules, "numpy", sys)  # any module: NumPy is imported
+    assert not _allocator.configure_blas_for_cli(cli)  # too late: its threads are started
+    assert environ == {}
+
+
+def test_the_command_lines_openblas_runs_on_one_thread(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import atexit, os\n"
+        "atexit.register(lambda: print('BLAS', os.environ.get('OPENBLAS_NUM_THREADS')))\n"
+    )
+    environment = {k: v for k, v in ENV.items() if k not in _allocator.BLAS_THREADS_VARIABLES}
+    environment["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(site)])
+
+    def threads(command: list[str]) -> str:
+        done = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=120)
+        found = [line for line in done.stdout.splitlines() if line.startswith("BLAS ")]
+        assert found, done.stdout + done.stderr
+        return found[-1].removeprefix("BLAS ")
+
+    assert threads([*COMMAND, "scorers"]) == _allocator.CLI_BLAS_THREADS
+    assert threads([sys.executable, "-c", "import polarscore"]) == "None"
+
+
+def test_pause_gc_for_cli_pauses_the_collector_for_the_command_line_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gc
+
+    frozen: list[bool] = []
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))
+    monkeypatch.setattr(_allocator, "_gc_paused", False)
+    assert gc.isenabled()
+    try:
+        assert not _allocator.pause_gc_for_cli(["python", "-c", "import polarscore"])
+        assert gc.isenabled()
+        _allocator.resume_gc()  # nothing paused: nothing frozen
+        assert frozen == []
+        assert _allocator.pause_gc_for_cli(["python", "-m", "polarscore", "score"])
+        assert not gc.isenabled()
+        assert not _allocator.pause_gc_for_cli(["python", "-m", "polarscore", "score"])
+        _allocator.resume_gc()
+        assert gc.isenabled()
+        assert frozen == [True]
+        _allocator.resume_gc()  # once only
+        assert frozen == [True]
+    finally:
+        gc.enable()
+
+
+def test_the_command_line_runs_with_the_collector_on_past_its_imports(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import atexit, gc\n"
+        "atexit.register(lambda: print('GC', gc.isenabled(), gc.get_freeze_count() > 10000))\n"
+    )
+    environment = dict(ENV)
+    environment["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(site)])
+
+    def seen(command: list[str]) -> str:
+        done = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=120)
+        found = [line for line in done.stdout.splitlines() if line.startswith("GC ")]
+        assert found, done.stdout + done.stderr
+        return found[-1].removeprefix("GC ")
+
+    assert seen([*COMMAND, "scorers"]) == "True True"
+    assert seen([sys.executable, "-c", "import polarscore"]) == "True False"

@@ -12,7 +12,7 @@ from types import FrameType
 
 import polars as pl
 
-from polarscore import _inputs
+from polarscore import _allocator, _inputs
 from polarscore.cli._args import _PROG, _build_parser
 from polarscore.cli._compare import _compare
 from polarscore.cli._exit import (
@@ -99,6 +99,7 @@ def _bound_parquet_read_ahead() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the process exit code."""
+    _allocator.resume_gc()  # paused while the command line imported (polarscore._allocator)
     parser = _build_parser()
     args = parser.parse_args(argv)
     _bound_parquet_read_ahead()
