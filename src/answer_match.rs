@@ -836,6 +836,12 @@ struct Glued {
     years: bool,
 }
 
+/// Whether the contains rule of [`Spans::text_rule`] accepted `d`, which holds an alias of the
+/// row then (not a joined one: [`NOTE_JOINED`]'s alias is found otherwise, by its words).
+fn found_by_contains(d: &Decision) -> bool {
+    d.rule == Rule::Contains && d.notes & NOTE_JOINED == 0
+}
+
 /// Whether a response may hedge or deny: a list mark in the raw text, or a word that joins or
 /// denies in the normalised one. (No other response can: the items would be one run of one.)
 fn may_hedge(raw: &str, normalized: &str) -> bool {
@@ -1393,10 +1399,17 @@ impl Matcher {
         // a run of its words ([`claims::may_cut_inside_words`]), so no item holds an alias that
         // the whole does not: a response accepted by token recall, a date or a number (whose
         // normal form holds no alias) has no gold item, and the judge would accept it.
+        //
+        // A response the contains rule accepted holds the alias it found, in `resp` (the text
+        // that rule read: the glued split when it split one), and every alias but `" "` is a
+        // padded normal form of more than two bytes: it is not looked for again
+        // ([`holds_alias_by_search`] in the tests checks it). Were it not so, the full read
+        // below would still judge the row as the shortcut does; it only costs more.
         if shortcut
-            && !spans
-                .clone()
-                .any(|a| a.len() > 2 && contains_padded(resp.as_bytes(), a.as_bytes()))
+            && !(found_by_contains(&d)
+                || spans
+                    .clone()
+                    .any(|a| a.len() > 2 && contains_padded(resp.as_bytes(), a.as_bytes())))
             && !claims::may_cut_inside_words(raw)
         {
             return Some(d);
@@ -2658,8 +2671,13 @@ mod tests {
             "The",
             "7",
             "Αθήνα",
+            "Sea Shells",
         ];
         let tokens = [
+            "SeaShells",
+            "isParis",
+            "ParisOrLondon",
+            "193912",
             ",",
             ";",
             "/",
@@ -2712,7 +2730,7 @@ mod tests {
         opts.approximate_numbers = false;
         let (mut fast, mut whole) = (Matcher::default(), Matcher::default());
         whole.read_whole = true;
-        let mut accepted = 0;
+        let (mut accepted, mut glued) = (0, 0);
         for _ in 0..30_000 {
             let refs: Vec<Option<&str>> = (0..1 + next(2))
                 .map(|_| Some(golds[next(golds.len())]))
@@ -2736,8 +2754,27 @@ mod tests {
             assert_eq!(a, b, "{response:?} {refs:?}");
             assert_eq!(fast.seen(), whole.seen(), "{response:?} {refs:?}");
             accepted += usize::from(a.is_some_and(|d| d.rule == Rule::Contains));
+            if let Some(d) = a.filter(found_by_contains) {
+                assert!(holds_alias_by_search(&fast, &d), "{response:?} {refs:?}");
+                glued += usize::from(d.notes & NOTE_GLUED != 0);
+            }
         }
-        assert!(accepted > 1000, "{accepted}");
+        assert!(accepted > 1000 && glued > 100, "{accepted} {glued}");
+    }
+
+    /// What [`Matcher::decide`]'s shortcut searched for before it knew [`found_by_contains`]:
+    /// whether an alias of more than two bytes is in the normal form the rules read (`glued`
+    /// where the match split glued words) of the row `m` decided last, as `d`.
+    fn holds_alias_by_search(m: &Matcher, d: &Decision) -> bool {
+        let resp = if d.notes & NOTE_GLUED != 0 {
+            &m.glued
+        } else {
+            &m.response
+        };
+        m.alias_spans.iter().any(|&(_, s, e, _)| {
+            let a = m.aliases.get(s..e).unwrap_or(" ");
+            a.len() > 2 && contains_padded(resp.as_bytes(), a.as_bytes())
+        })
     }
 
     /// Token recall with a question decides as it does when the question is normalised and then
