@@ -741,7 +741,18 @@ fn high_places_if_any(block: &[u8; 64]) -> u64 {
     }
 }
 
-/// The marks ([`marks_in`]) and the non-ASCII places ([`high_places`]) of `block`, with AVX2.
+/// The marks ([`marks_in`]) that may be one that [`cuts_at_mark`] flags, and the non-ASCII
+/// places ([`high_places`]) of `block`, with AVX2.
+///
+/// A mark glues a joint word back only if the byte after it may start one
+/// ([`may_start_joint_word`]: `o`, `a`, `n`, `e`, `b`, `h`, `t`, `w`, either case), and ends one
+/// only if the byte before it may end one (`r`, `d`, `t`, `h`, `s`, either case) and it is `_`
+/// or the byte after it is not white space; the marks of neither kind are left out (most: a dot
+/// at a sentence's end, before a space). The byte after the block's last, and the byte before
+/// its first, are in the blocks beside them: the last mark is always kept, and the first kept
+/// whatever the byte before it. Each byte's classes are the bits of a lookup by its low
+/// nibble and one by its high nibble ([`CUT_LOW`], [`CUT_HIGH`]), and-ed: every class is a set
+/// of low nibbles for a set of high nibbles, a bit each.
 ///
 /// # Safety
 /// The processor must have AVX2.
@@ -751,18 +762,45 @@ fn high_places_if_any(block: &[u8; 64]) -> u64 {
 unsafe fn cut_places_avx2(block: &[u8; 64]) -> (u64, u64) {
     use crate::ascii::avx2::{bits, block_bits, equal, in_range};
     use std::arch::x86_64::*;
-    let marks = block_bits(block, |v| {
-        bits(_mm256_or_si256(
-            _mm256_or_si256(equal(v, b'.'), equal(v, b'\'')),
-            equal(v, b'_'),
-        ))
-    });
-    let marks = if marks == 0 {
-        0
-    } else {
-        marks & mark_candidates_avx2(block)
+    let (lo, hi) = block.split_at(32);
+    // SAFETY: each half holds 32 bytes, which an unaligned load reads.
+    let halves = unsafe {
+        [
+            _mm256_loadu_si256(lo.as_ptr().cast()),
+            _mm256_loadu_si256(hi.as_ptr().cast()),
+        ]
     };
-    let high = block_bits(block, |v| bits(v));
+    let low_table = _mm256_broadcastsi128_si256(_mm_loadu_si128(CUT_LOW.as_ptr().cast()));
+    let high_table = _mm256_broadcastsi128_si256(_mm_loadu_si128(CUT_HIGH.as_ptr().cast()));
+    let nibble = _mm256_set1_epi8(0x0f);
+    let classes = halves.map(|v| {
+        let low = _mm256_shuffle_epi8(low_table, _mm256_and_si256(v, nibble));
+        let high = _mm256_shuffle_epi8(
+            high_table,
+            _mm256_and_si256(_mm256_srli_epi16::<4>(v), nibble),
+        );
+        _mm256_and_si256(low, high)
+    });
+    // The bytes of any of the classes `set`, byte `k`'s as bit `k`.
+    let of = |set: u8| {
+        let zero = _mm256_setzero_si256();
+        let [a, b] = classes.map(|c| {
+            !bits(_mm256_cmpeq_epi8(
+                _mm256_and_si256(c, _mm256_set1_epi8(set as i8)),
+                zero,
+            )) & 0xffff_ffff
+        });
+        a | b << 32
+    };
+    let mut marks = of(CUT_DOT | CUT_UNDER);
+    if marks != 0 {
+        let (starts, ends) = (of(CUT_START), of(CUT_END));
+        let (white, under) = (of(CUT_WHITE), of(CUT_UNDER));
+        let glues_back = starts >> 1 | 1 << 63;
+        let ends_joint = (ends << 1 | 1) & (under | !(white >> 1));
+        marks &= glues_back | ends_joint;
+    }
+    let high = bits(halves[0]) | bits(halves[1]) << 32;
     if high == 0 {
         return (marks, 0);
     }
@@ -780,6 +818,57 @@ unsafe fn cut_places_avx2(block: &[u8; 64]) -> (u64, u64) {
         ))
     });
     (marks, high & (lead | (letter >> 1) | 1 << 63))
+}
+
+// The byte classes of [`cut_places_avx2`], two bits each (a class is the union of two sets of
+// low nibbles, each for its own set of high nibbles):
+// `.` `'` (2E, 27); `_` (5F); `o a n e b h` and `t w` (either case); `d h` and `r s t` (either
+// case); a space, and `\t \n \x0c \r`.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+const CUT_DOT: u8 = 1;
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+const CUT_UNDER: u8 = 2;
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+const CUT_START: u8 = 4 | 8;
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+const CUT_END: u8 = 16 | 32;
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+const CUT_WHITE: u8 = 64 | 128;
+
+/// The bits of [`cut_places_avx2`]'s classes by a byte's high nibble and by its low nibble: a
+/// byte is of a class's bit where both tables set it.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+static CUT_HIGH: [u8; 16] = cut_table(true);
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+static CUT_LOW: [u8; 16] = cut_table(false);
+
+/// [`CUT_HIGH`] (`high`) or [`CUT_LOW`], from the classes' bytes: each bit's bytes are all the
+/// pairs of its high nibbles and its low nibbles.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+const fn cut_table(high: bool) -> [u8; 16] {
+    let classes: [(u8, &[u8], &[u8]); 8] = [
+        (1, &[0x2], &[0xE, 0x7]),
+        (2, &[0x5], &[0xF]),
+        (4, &[0x4, 0x6], &[0xF, 0x1, 0xE, 0x5, 0x2, 0x8]),
+        (8, &[0x5, 0x7], &[0x4, 0x7]),
+        (16, &[0x4, 0x6], &[0x4, 0x8]),
+        (32, &[0x5, 0x7], &[0x2, 0x3, 0x4]),
+        (64, &[0x2], &[0x0]),
+        (128, &[0x0], &[0x9, 0xA, 0xC, 0xD]),
+    ];
+    let mut t = [0u8; 16];
+    let mut k = 0;
+    while k < classes.len() {
+        let (bit, highs, lows) = classes[k];
+        let nibbles = if high { highs } else { lows };
+        let mut j = 0;
+        while j < nibbles.len() {
+            t[nibbles[j] as usize] |= bit;
+            j += 1;
+        }
+        k += 1;
+    }
+    t
 }
 
 /// The bytes of `block` that are `.`, `'` or `_`, byte `k`'s as bit `k`: with SSE2 on x86_64,
@@ -887,51 +976,6 @@ fn may_start_joint_word(b: &[u8], at: usize) -> bool {
         (b'w', b'h') => lower(c2) == b'e',
         _ => false,
     }
-}
-
-/// The bytes of `block` where a mark may be one that [`cuts_at_mark`] flags, with AVX2: a
-/// necessary condition of it, byte `k`'s as bit `k`. A mark glues a joint word back only if the
-/// byte after it may start one ([`may_start_joint_word`]: `o`, `a`, `n`, `e`, `b`, `h`, `t`,
-/// `w`, either case), and ends one only if the byte before it may end one (`r`, `d`, `t`, `h`,
-/// `s`, either case) and it is `_` or the byte after it is not white space. The byte after the
-/// block's last, and the byte before its first, are in the blocks beside it: both ends are
-/// always let by. Most marks (a dot at a sentence's end, before a space) are turned away here
-/// without a byte read.
-///
-/// # Safety
-/// The processor must have AVX2.
-#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn mark_candidates_avx2(block: &[u8; 64]) -> u64 {
-    use crate::ascii::avx2::{bits, block_bits, equal};
-    use std::arch::x86_64::*;
-    // `x | 0x20` is a lower-case ASCII letter exactly for the ASCII letters (in either case),
-    // and is then the letter in lower case.
-    let any_of = |v: __m256i, set: &[u8]| {
-        let lower = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
-        let mut m = _mm256_setzero_si256();
-        for &c in set {
-            m = _mm256_or_si256(m, equal(lower, c));
-        }
-        bits(m)
-    };
-    let starts = block_bits(block, |v| any_of(v, b"oanebhtw"));
-    let ends = block_bits(block, |v| any_of(v, b"rdths"));
-    let white = block_bits(block, |v| {
-        let m = _mm256_or_si256(
-            _mm256_or_si256(equal(v, b' '), equal(v, b'\n')),
-            _mm256_or_si256(
-                _mm256_or_si256(equal(v, b'\t'), equal(v, b'\r')),
-                equal(v, 0x0C),
-            ),
-        );
-        bits(m)
-    });
-    let under = block_bits(block, |v| bits(equal(v, b'_')));
-    let glues_back = starts >> 1 | 1 << 63;
-    let ends_joint = (ends << 1 | 1) & (under | !(white >> 1));
-    glues_back | ends_joint
 }
 
 /// Whether the non-ASCII place at `i` of `b` ([`high_places`]) is one of
