@@ -836,10 +836,25 @@ struct Glued {
     years: bool,
 }
 
-/// Whether the contains rule of [`Spans::text_rule`] accepted `d`, which holds an alias of the
-/// row then (not a joined one: [`NOTE_JOINED`]'s alias is found otherwise, by its words).
-fn found_by_contains(d: &Decision) -> bool {
-    d.rule == Rule::Contains && d.notes & NOTE_JOINED == 0
+/// Whether the normal form that the rules read of a response that [`Matcher::decide_rules`]
+/// accepted as `d` (its glued split when the match split one) holds an alias of more than two
+/// bytes, where the rule that accepted it tells (`None` where it does not: then it is searched
+/// for). The contains rule of [`Spans::text_rule`] read that text and every alias of the row:
+///
+/// * where it accepted the row (not with a joined alias, [`NOTE_JOINED`], which is found
+///   otherwise, by its words), the text holds the alias it found, and every alias but `" "` is a
+///   padded normal form of more than two bytes: `Some(true)`. (Were one not, this would only
+///   send the row to the full read, which judges it as the shortcut does.)
+/// * where the date, number or token recall rule accepted it, the contains rule ran first on
+///   that same text (`opts.contains`) and found no alias but `" "`: `Some(false)`.
+///
+/// [`holds_alias_by_search`] in the tests holds both to the search.
+fn alias_in_response(d: &Decision, opts: &Options) -> Option<bool> {
+    match d.rule {
+        Rule::Contains if d.notes & NOTE_JOINED == 0 => Some(true),
+        Rule::Date | Rule::ApproxNumber | Rule::TokenRecall if opts.contains => Some(false),
+        _ => None,
+    }
 }
 
 /// Whether a response may hedge or deny: a list mark in the raw text, or a word that joins or
@@ -1445,16 +1460,14 @@ impl Matcher {
         // the whole does not: a response accepted by token recall, a date or a number (whose
         // normal form holds no alias) has no gold item, and the judge would accept it.
         //
-        // A response the contains rule accepted holds the alias it found, in `resp` (the text
-        // that rule read: the glued split when it split one), and every alias but `" "` is a
-        // padded normal form of more than two bytes: it is not looked for again
-        // ([`holds_alias_by_search`] in the tests checks it). Were it not so, the full read
-        // below would still judge the row as the shortcut does; it only costs more.
+        // Whether `resp` holds an alias is mostly known from the rule that accepted the row
+        // ([`alias_in_response`]); it is searched for otherwise.
         if shortcut
-            && !(found_by_contains(&d)
-                || spans
+            && !alias_in_response(&d, opts).unwrap_or_else(|| {
+                spans
                     .clone()
-                    .any(|a| a.len() > 2 && contains_padded(resp.as_bytes(), a.as_bytes())))
+                    .any(|a| a.len() > 2 && contains_padded(resp.as_bytes(), a.as_bytes()))
+            })
             && !claims::may_cut_inside_words(raw)
         {
             return Some(d);
@@ -2800,7 +2813,7 @@ mod tests {
         opts.approximate_numbers = false;
         let (mut fast, mut whole) = (Matcher::default(), Matcher::default());
         whole.read_whole = true;
-        let (mut accepted, mut glued) = (0, 0);
+        let (mut accepted, mut glued, mut others) = (0, 0, 0);
         for _ in 0..30_000 {
             let refs: Vec<Option<&str>> = (0..1 + next(2))
                 .map(|_| Some(golds[next(golds.len())]))
@@ -2824,15 +2837,23 @@ mod tests {
             assert_eq!(a, b, "{response:?} {refs:?}");
             assert_eq!(fast.seen(), whole.seen(), "{response:?} {refs:?}");
             accepted += usize::from(a.is_some_and(|d| d.rule == Rule::Contains));
-            if let Some(d) = a.filter(found_by_contains) {
-                assert!(holds_alias_by_search(&fast, &d), "{response:?} {refs:?}");
+            if let Some((d, known)) = a.and_then(|d| Some((d, alias_in_response(&d, &opts)?))) {
+                assert_eq!(
+                    holds_alias_by_search(&fast, &d),
+                    known,
+                    "{response:?} {refs:?}"
+                );
                 glued += usize::from(d.notes & NOTE_GLUED != 0);
+                others += usize::from(!known);
             }
         }
-        assert!(accepted > 1000 && glued > 100, "{accepted} {glued}");
+        assert!(
+            accepted > 1000 && glued > 100 && others > 100,
+            "{accepted} {glued} {others}"
+        );
     }
 
-    /// What [`Matcher::decide`]'s shortcut searched for before it knew [`found_by_contains`]:
+    /// What [`Matcher::decide`]'s shortcut searched for before it knew [`alias_in_response`]:
     /// whether an alias of more than two bytes is in the normal form the rules read (`glued`
     /// where the match split glued words) of the row `m` decided last, as `d`.
     fn holds_alias_by_search(m: &Matcher, d: &Decision) -> bool {
