@@ -836,13 +836,31 @@ struct Glued {
     years: bool,
 }
 
+/// Whether the normal form that the rules read of a response that [`Matcher::decide_rules`]
+/// accepted as `d` (its glued split when the match split one) holds an alias of more than two
+/// bytes, where the rule that accepted it tells (`None` where it does not: then it is searched
+/// for). The contains rule of [`Spans::text_rule`] read that text and every alias of the row:
+///
+/// * where it accepted the row (not with a joined alias, [`NOTE_JOINED`], which is found
+///   otherwise, by its words), the text holds the alias it found, and every alias but `" "` is a
+///   padded normal form of more than two bytes: `Some(true)`. (Were one not, this would only
+///   send the row to the full read, which judges it as the shortcut does.)
+/// * where the date, number or token recall rule accepted it, the contains rule ran first on
+///   that same text (`opts.contains`) and found no alias but `" "`: `Some(false)`.
+///
+/// [`holds_alias_by_search`] in the tests holds both to the search.
+fn alias_in_response(d: &Decision, opts: &Options) -> Option<bool> {
+    match d.rule {
+        Rule::Contains if d.notes & NOTE_JOINED == 0 => Some(true),
+        Rule::Date | Rule::ApproxNumber | Rule::TokenRecall if opts.contains => Some(false),
+        _ => None,
+    }
+}
+
 /// Whether a response may hedge or deny: a list mark in the raw text, or a word that joins or
 /// denies in the normalised one. (No other response can: the items would be one run of one.)
 fn may_hedge(raw: &str, normalized: &str) -> bool {
-    let b = raw.as_bytes();
-    if memchr::memchr3(b',', b';', b'/', b).is_some()
-        || memchr::memchr3(b'|', b'\n', 0xE2, b).is_some()
-    {
+    if has_list_mark(raw.as_bytes()) {
         return true;
     }
     // Every word a joint or a negation is made of (`neither` holds `either`...): a word whose
@@ -861,6 +879,54 @@ fn may_hedge(raw: &str, normalized: &str) -> bool {
         },
     );
     found
+}
+
+/// Whether `b` holds a list mark of [`may_hedge`]: `,` `;` `/` `|` a line break, or the byte
+/// `0xE2` (the first of `“`, `”`, `•`). With AVX2, one pass that compares 32 bytes with all six
+/// at once (most texts that reach it are short and hold none: it reads them whole, where two
+/// `memchr3` would each set up its search); else two `memchr3`.
+#[inline]
+fn has_list_mark(b: &[u8]) -> bool {
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    if crate::cpu::has_avx2() {
+        // SAFETY: the processor has AVX2, which is all the function needs.
+        return unsafe { has_list_mark_avx2(b) };
+    }
+    has_list_mark_by_memchr(b)
+}
+
+/// [`has_list_mark`] by two `memchr3`: without AVX2, and the tests' oracle.
+fn has_list_mark_by_memchr(b: &[u8]) -> bool {
+    memchr::memchr3(b',', b';', b'/', b).is_some()
+        || memchr::memchr3(b'|', b'\n', 0xE2, b).is_some()
+}
+
+/// [`has_list_mark`] with AVX2, 32 bytes at a time (the last ones padded with zeros, which are
+/// none of the marks).
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[target_feature(enable = "avx2")]
+fn has_list_mark_avx2(b: &[u8]) -> bool {
+    use crate::ascii::avx2::equal;
+    use std::arch::x86_64::*;
+    let mut padded = [0u8; 32];
+    let mut at = 0;
+    while let Some(rest) = b.get(at..).filter(|r| !r.is_empty()) {
+        let chunk = crate::ascii::chunk_or_padded(rest, &mut padded, 0);
+        // SAFETY: the chunk holds 32 bytes, which an unaligned load reads.
+        let v = unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) };
+        let marks = _mm256_or_si256(
+            _mm256_or_si256(
+                _mm256_or_si256(equal(v, b','), equal(v, b';')),
+                _mm256_or_si256(equal(v, b'/'), equal(v, b'|')),
+            ),
+            _mm256_or_si256(equal(v, b'\n'), equal(v, 0xE2)),
+        );
+        if _mm256_movemask_epi8(marks) != 0 {
+            return true;
+        }
+        at += 32;
+    }
+    false
 }
 
 /// The words of [`may_hedge`]: every word a joint or a negation is made of.
@@ -1393,10 +1459,15 @@ impl Matcher {
         // a run of its words ([`claims::may_cut_inside_words`]), so no item holds an alias that
         // the whole does not: a response accepted by token recall, a date or a number (whose
         // normal form holds no alias) has no gold item, and the judge would accept it.
+        //
+        // Whether `resp` holds an alias is mostly known from the rule that accepted the row
+        // ([`alias_in_response`]); it is searched for otherwise.
         if shortcut
-            && !spans
-                .clone()
-                .any(|a| a.len() > 2 && contains_padded(resp.as_bytes(), a.as_bytes()))
+            && !alias_in_response(&d, opts).unwrap_or_else(|| {
+                spans
+                    .clone()
+                    .any(|a| a.len() > 2 && contains_padded(resp.as_bytes(), a.as_bytes()))
+            })
             && !claims::may_cut_inside_words(raw)
         {
             return Some(d);
@@ -1957,6 +2028,31 @@ mod tests {
     /// [`super::may_hedge`]'s word test as it was first written, over `str` words: its oracle.
     fn may_hedge_by_words(normalized: &str) -> bool {
         claims::words(normalized).any(|w| super::joint_or_negation(w.as_bytes()))
+    }
+
+    /// [`super::has_list_mark`] (with AVX2, one pass) finds a mark where two `memchr3` do: on
+    /// random texts of every length up to three blocks, with a mark or none at every place
+    /// (bytes near the marks' values, `“`, `•` and other characters outside ASCII).
+    #[test]
+    fn list_marks_agree_with_memchr() {
+        let bytes = b",;/|\n\xe2+-.:{}\r\x0babcAZ 09\x80\xe3\xc3\xe1";
+        let mut next = crate::testing::xorshift(0x1357_9bdf_2468_ace0u64);
+        let (mut yes, mut no) = (0, 0);
+        for round in 0..100_000 {
+            let len = next(100);
+            // Two texts in three hold no mark; the others hold some anywhere.
+            let pool = if round % 3 == 0 {
+                &bytes[..]
+            } else {
+                &bytes[6..]
+            };
+            let text: Vec<u8> = (0..len).map(|_| pool[next(pool.len())]).collect();
+            let want = super::has_list_mark_by_memchr(&text);
+            assert_eq!(super::has_list_mark(&text), want, "{text:?}");
+            yes += usize::from(want);
+            no += usize::from(!want);
+        }
+        assert!(yes > 10_000 && no > 10_000, "{yes} {no}");
     }
 
     /// The two-byte test of [`super::may_hedge`] never turns away one of its words: on random
@@ -2658,8 +2754,13 @@ mod tests {
             "The",
             "7",
             "Αθήνα",
+            "Sea Shells",
         ];
         let tokens = [
+            "SeaShells",
+            "isParis",
+            "ParisOrLondon",
+            "193912",
             ",",
             ";",
             "/",
@@ -2712,7 +2813,7 @@ mod tests {
         opts.approximate_numbers = false;
         let (mut fast, mut whole) = (Matcher::default(), Matcher::default());
         whole.read_whole = true;
-        let mut accepted = 0;
+        let (mut accepted, mut glued, mut others) = (0, 0, 0);
         for _ in 0..30_000 {
             let refs: Vec<Option<&str>> = (0..1 + next(2))
                 .map(|_| Some(golds[next(golds.len())]))
@@ -2736,8 +2837,35 @@ mod tests {
             assert_eq!(a, b, "{response:?} {refs:?}");
             assert_eq!(fast.seen(), whole.seen(), "{response:?} {refs:?}");
             accepted += usize::from(a.is_some_and(|d| d.rule == Rule::Contains));
+            if let Some((d, known)) = a.and_then(|d| Some((d, alias_in_response(&d, &opts)?))) {
+                assert_eq!(
+                    holds_alias_by_search(&fast, &d),
+                    known,
+                    "{response:?} {refs:?}"
+                );
+                glued += usize::from(d.notes & NOTE_GLUED != 0);
+                others += usize::from(!known);
+            }
         }
-        assert!(accepted > 1000, "{accepted}");
+        assert!(
+            accepted > 1000 && glued > 100 && others > 100,
+            "{accepted} {glued} {others}"
+        );
+    }
+
+    /// What [`Matcher::decide`]'s shortcut searched for before it knew [`alias_in_response`]:
+    /// whether an alias of more than two bytes is in the normal form the rules read (`glued`
+    /// where the match split glued words) of the row `m` decided last, as `d`.
+    fn holds_alias_by_search(m: &Matcher, d: &Decision) -> bool {
+        let resp = if d.notes & NOTE_GLUED != 0 {
+            &m.glued
+        } else {
+            &m.response
+        };
+        m.alias_spans.iter().any(|&(_, s, e, _)| {
+            let a = m.aliases.get(s..e).unwrap_or(" ");
+            a.len() > 2 && contains_padded(resp.as_bytes(), a.as_bytes())
+        })
     }
 
     /// Token recall with a question decides as it does when the question is normalised and then

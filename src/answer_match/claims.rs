@@ -889,15 +889,40 @@ fn separator(b: &[u8], i: usize) -> Option<(u16, usize)> {
 ///
 /// Those are the places this looks for; with a capital sigma (or a character that folds to one:
 /// `Ϲ`, the mathematical sigmas), whose lower case depends on the letters around it, it gives
-/// `true` at once. Anything it flags only costs the full read.
+/// `true` at once. Anything it flags only costs the full read. It reads the text once, 64 bytes
+/// at a time ([`may_cut_by`]), with AVX2 where the processor has it.
 pub fn may_cut_inside_words(raw: &str) -> bool {
-    let b = raw.as_bytes();
-    // The marks a neighbour reads: `.`, `'` and `_`, found 64 bytes at a time.
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    if crate::cpu::has_avx2() {
+        // SAFETY: the processor has AVX2, which is all the function needs.
+        return unsafe { may_cut_avx2(raw.as_bytes()) };
+    }
+    may_cut_by(raw.as_bytes(), |block| {
+        (marks_in(block), high_places_if_any(block))
+    })
+}
+
+/// [`may_cut_inside_words`] with AVX2: the block's classes from two loads ([`cut_places_avx2`]).
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[target_feature(enable = "avx2")]
+fn may_cut_avx2(b: &[u8]) -> bool {
+    // SAFETY: this function runs only where the processor has AVX2.
+    may_cut_by(b, |block| unsafe { cut_places_avx2(block) })
+}
+
+/// The one pass of [`may_cut_inside_words`] over the raw text `b`, 64 bytes at a time: `places`
+/// gives a block's marks (`.`, `'` and `_`: [`marks_in`]) and its non-ASCII places
+/// ([`high_places`], none in a block of ASCII). Each place is a test of its own, true or false
+/// whatever the others say, so one pass that looks at both kinds of place block by block
+/// answers as a pass over the marks followed, for a text that is not ASCII, by one over the
+/// non-ASCII places (a text of ASCII has none).
+#[inline(always)]
+fn may_cut_by(b: &[u8], places: impl Fn(&[u8; 64]) -> (u64, u64)) -> bool {
     let mut base = 0;
     let mut padded = [0u8; 64];
     while let Some(rest) = b.get(base..).filter(|r| !r.is_empty()) {
         let block = crate::ascii::chunk_or_padded(rest, &mut padded, 0);
-        let mut marks = marks_in(block);
+        let (mut marks, mut high) = places(block);
         while marks != 0 {
             let i = base + marks.trailing_zeros() as usize;
             marks &= marks - 1;
@@ -905,12 +930,158 @@ pub fn may_cut_inside_words(raw: &str) -> bool {
                 return true;
             }
         }
+        while high != 0 {
+            if cuts_after_high_byte(b, base + high.trailing_zeros() as usize) {
+                return true;
+            }
+            high &= high - 1;
+        }
         base += 64;
     }
-    if raw.is_ascii() {
-        return false;
+    false
+}
+
+/// [`high_places`] of `block`, with a look at its high bits first: most blocks are ASCII.
+#[inline(always)]
+fn high_places_if_any(block: &[u8; 64]) -> u64 {
+    let any = block
+        .chunks_exact(8)
+        .fold(0u64, |acc, w| acc | crate::ascii::load(w, 0));
+    if any & 0x8080_8080_8080_8080 == 0 {
+        0
+    } else {
+        high_places(block)
     }
-    glued_after_high_byte(b)
+}
+
+/// The marks ([`marks_in`]) that may be one that [`cuts_at_mark`] flags, and the non-ASCII
+/// places ([`high_places`]) of `block`, with AVX2.
+///
+/// A mark glues a joint word back only if the byte after it may start one
+/// ([`may_start_joint_word`]: `o`, `a`, `n`, `e`, `b`, `h`, `t`, `w`, either case), and ends one
+/// only if the byte before it may end one (`r`, `d`, `t`, `h`, `s`, either case) and it is `_`
+/// or the byte after it is not white space; the marks of neither kind are left out (most: a dot
+/// at a sentence's end, before a space). The byte after the block's last, and the byte before
+/// its first, are in the blocks beside them: the last mark is always kept, and the first kept
+/// whatever the byte before it. Each byte's classes are the bits of a lookup by its low
+/// nibble and one by its high nibble ([`CUT_LOW`], [`CUT_HIGH`]), and-ed: every class is a set
+/// of low nibbles for a set of high nibbles, a bit each.
+///
+/// # Safety
+/// The processor must have AVX2.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn cut_places_avx2(block: &[u8; 64]) -> (u64, u64) {
+    use crate::ascii::avx2::{bits, block_bits, equal, in_range};
+    use std::arch::x86_64::*;
+    let (lo, hi) = block.split_at(32);
+    // SAFETY: each half holds 32 bytes, which an unaligned load reads.
+    let halves = unsafe {
+        [
+            _mm256_loadu_si256(lo.as_ptr().cast()),
+            _mm256_loadu_si256(hi.as_ptr().cast()),
+        ]
+    };
+    let low_table = _mm256_broadcastsi128_si256(_mm_loadu_si128(CUT_LOW.as_ptr().cast()));
+    let high_table = _mm256_broadcastsi128_si256(_mm_loadu_si128(CUT_HIGH.as_ptr().cast()));
+    let nibble = _mm256_set1_epi8(0x0f);
+    let classes = halves.map(|v| {
+        let low = _mm256_shuffle_epi8(low_table, _mm256_and_si256(v, nibble));
+        let high = _mm256_shuffle_epi8(
+            high_table,
+            _mm256_and_si256(_mm256_srli_epi16::<4>(v), nibble),
+        );
+        _mm256_and_si256(low, high)
+    });
+    // The bytes of any of the classes `set`, byte `k`'s as bit `k`.
+    let of = |set: u8| {
+        let zero = _mm256_setzero_si256();
+        let [a, b] = classes.map(|c| {
+            !bits(_mm256_cmpeq_epi8(
+                _mm256_and_si256(c, _mm256_set1_epi8(set as i8)),
+                zero,
+            )) & 0xffff_ffff
+        });
+        a | b << 32
+    };
+    let mut marks = of(CUT_DOT | CUT_UNDER);
+    if marks != 0 {
+        let (starts, ends) = (of(CUT_START), of(CUT_END));
+        let (white, under) = (of(CUT_WHITE), of(CUT_UNDER));
+        let glues_back = starts >> 1 | 1 << 63;
+        let ends_joint = (ends << 1 | 1) & (under | !(white >> 1));
+        marks &= glues_back | ends_joint;
+    }
+    let high = bits(halves[0]) | bits(halves[1]) << 32;
+    if high == 0 {
+        return (marks, 0);
+    }
+    let letter = block_bits(block, |v| {
+        bits(in_range(
+            _mm256_or_si256(v, _mm256_set1_epi8(0x20)),
+            b'a',
+            b'z',
+        ))
+    });
+    let lead = block_bits(block, |v| {
+        bits(_mm256_or_si256(
+            _mm256_or_si256(equal(v, 0xCE), equal(v, 0xCF)),
+            equal(v, 0xF0),
+        ))
+    });
+    (marks, high & (lead | (letter >> 1) | 1 << 63))
+}
+
+// The byte classes of [`cut_places_avx2`], two bits each (a class is the union of two sets of
+// low nibbles, each for its own set of high nibbles):
+// `.` `'` (2E, 27); `_` (5F); `o a n e b h` and `t w` (either case); `d h` and `r s t` (either
+// case); a space, and `\t \n \x0c \r`.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+const CUT_DOT: u8 = 1;
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+const CUT_UNDER: u8 = 2;
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+const CUT_START: u8 = 4 | 8;
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+const CUT_END: u8 = 16 | 32;
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+const CUT_WHITE: u8 = 64 | 128;
+
+/// The bits of [`cut_places_avx2`]'s classes by a byte's high nibble and by its low nibble: a
+/// byte is of a class's bit where both tables set it.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+static CUT_HIGH: [u8; 16] = cut_table(true);
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+static CUT_LOW: [u8; 16] = cut_table(false);
+
+/// [`CUT_HIGH`] (`high`) or [`CUT_LOW`], from the classes' bytes: each bit's bytes are all the
+/// pairs of its high nibbles and its low nibbles.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+const fn cut_table(high: bool) -> [u8; 16] {
+    let classes: [(u8, &[u8], &[u8]); 8] = [
+        (1, &[0x2], &[0xE, 0x7]),
+        (2, &[0x5], &[0xF]),
+        (4, &[0x4, 0x6], &[0xF, 0x1, 0xE, 0x5, 0x2, 0x8]),
+        (8, &[0x5, 0x7], &[0x4, 0x7]),
+        (16, &[0x4, 0x6], &[0x4, 0x8]),
+        (32, &[0x5, 0x7], &[0x2, 0x3, 0x4]),
+        (64, &[0x2], &[0x0]),
+        (128, &[0x0], &[0x9, 0xA, 0xC, 0xD]),
+    ];
+    let mut t = [0u8; 16];
+    let mut k = 0;
+    while k < classes.len() {
+        let (bit, highs, lows) = classes[k];
+        let nibbles = if high { highs } else { lows };
+        let mut j = 0;
+        while j < nibbles.len() {
+            t[nibbles[j] as usize] |= bit;
+            j += 1;
+        }
+        k += 1;
+    }
+    t
 }
 
 /// The bytes of `block` that are `.`, `'` or `_`, byte `k`'s as bit `k`: with SSE2 on x86_64,
@@ -954,7 +1125,7 @@ fn marks_bytes(block: &[u8; 64]) -> u64 {
 
 /// Whether the mark (`.`, `'` or `_`) at `i` of the raw text `b` may join a joint word to a
 /// neighbour ([`may_cut_inside_words`]).
-#[inline]
+#[inline(always)]
 fn cuts_at_mark(b: &[u8], i: usize) -> bool {
     let word_sep = |at: usize| joint_word_at(b, at);
     {
@@ -1020,34 +1191,19 @@ fn may_start_joint_word(b: &[u8], at: usize) -> bool {
     }
 }
 
-/// The non-ASCII places of [`may_cut_inside_words`]: a non-ASCII character right before a joint
-/// word; a capital sigma or a character that folds to one: `Σ` (CE A3), `Ϲ` (CF B9), the
-/// mathematical alphanumerics (F0 9D ..). Only the bytes of 0x80 and up that may start one or
-/// come before an ASCII letter are looked at ([`high_places`]), found 64 bytes at a time.
-fn glued_after_high_byte(b: &[u8]) -> bool {
-    let high = |i: usize| {
-        matches!(
-            (b.get(i), b.get(i + 1)),
-            (Some(0xCE), Some(0xA3)) | (Some(0xCF), Some(0xB9)) | (Some(0xF0), Some(0x9D))
-        ) || joint_word_at(b, i + 1)
-    };
-    let mut base = 0;
-    let mut padded = [0u8; 64];
-    while let Some(rest) = b.get(base..).filter(|r| !r.is_empty()) {
-        let block = crate::ascii::chunk_or_padded(rest, &mut padded, 0);
-        let mut m = high_places(block);
-        while m != 0 {
-            if high(base + m.trailing_zeros() as usize) {
-                return true;
-            }
-            m &= m - 1;
-        }
-        base += 64;
-    }
-    false
+/// Whether the non-ASCII place at `i` of `b` ([`high_places`]) is one of
+/// [`may_cut_inside_words`]: a non-ASCII character right before a joint word; a capital sigma or
+/// a character that folds to one: `Σ` (CE A3), `Ϲ` (CF B9), the mathematical alphanumerics
+/// (F0 9D ..).
+#[inline(always)]
+fn cuts_after_high_byte(b: &[u8], i: usize) -> bool {
+    matches!(
+        (b.get(i), b.get(i + 1)),
+        (Some(0xCE), Some(0xA3)) | (Some(0xCF), Some(0xB9)) | (Some(0xF0), Some(0x9D))
+    ) || joint_word_at(b, i + 1)
 }
 
-/// The bytes of `block` where [`glued_after_high_byte`] must look: the bytes of 0x80 and up
+/// The bytes of `block` where [`may_cut_inside_words`] must look past the marks: the bytes of 0x80 and up
 /// that are `0xCE`, `0xCF` or `0xF0` (a capital sigma's first byte, or one that folds to one),
 /// or before an ASCII letter (a joint word's first byte), or the block's last (whose next byte
 /// is the next block's); byte `k`'s as bit `k`. With SSE2 on x86_64, else a byte at a time (the
@@ -3998,38 +4154,57 @@ mod tests {
         }
         assert!(yes > 10_000 && no > 10_000, "{yes} {no}");
         let mut block = [0u8; 64];
-        for _ in 0..10_000 {
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        let mut dropped = 0;
+        for round in 0..20_000 {
+            // Every other block is ASCII, which has no non-ASCII place.
+            let top = if round % 2 == 0 { 256 } else { 128 };
+            // Marks among the letters and spaces around a joint word, and any byte.
+            let near = b"oOanNebhtTwWrdDsS  \n\t\r\x0c\x0b.,-";
             for c in &mut block {
-                *c = match next(6) {
+                *c = match next(8) {
                     0 => b'.',
                     1 => b'\'',
                     2 => b'_',
-                    _ => next(256) as u8,
+                    3 | 4 => near[next(near.len())],
+                    _ => next(top) as u8,
                 };
             }
-            assert_eq!(marks_in(&block), marks_bytes(&block), "{block:?}");
+            let marks = marks_bytes(&block);
+            assert_eq!(marks_in(&block), marks, "{block:?}");
             let (high, letter, lead) = high_classes_bytes(&block);
-            assert_eq!(
-                high_places(&block),
-                high & (lead | (letter >> 1) | 1 << 63),
-                "{block:?}"
-            );
+            let places = high & (lead | (letter >> 1) | 1 << 63);
+            assert_eq!(high_places(&block), places, "{block:?}");
+            assert_eq!(high_places_if_any(&block), places, "{block:?}");
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+            if crate::cpu::has_avx2() {
+                // SAFETY: the processor has AVX2.
+                let (kept, high) = unsafe { cut_places_avx2(&block) };
+                assert_eq!(high, places, "{block:?}");
+                // The marks turned away are not flagged, whatever the bytes around the block
+                // (the last mark, whose next byte is the next block's, is always kept).
+                assert_eq!(kept & !marks, 0, "{block:?}");
+                assert_eq!(kept >> 63, marks >> 63, "{block:?}");
+                let mut text = [near[next(near.len())]; 65];
+                text[1..].copy_from_slice(&block);
+                let mut gone = marks & !kept;
+                while gone != 0 {
+                    let k = gone.trailing_zeros() as usize;
+                    gone &= gone - 1;
+                    assert!(!cuts_at_mark(&text, k + 1), "{k} {text:?}");
+                }
+                dropped += (marks & !kept).count_ones();
+            }
         }
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        assert!(!crate::cpu::has_avx2() || dropped > 20_000, "{dropped}");
     }
 
-    /// [`glued_after_high_byte`] a byte at a time, as it was first written: its oracle.
-    fn glued_after_high_byte_bytewise(b: &[u8]) -> bool {
-        b.iter().enumerate().any(|(i, &c)| {
-            c >= 0x80
-                && (matches!(
-                    (c, b.get(i + 1)),
-                    (0xCE, Some(0xA3)) | (0xCF, Some(0xB9)) | (0xF0, Some(0x9D))
-                ) || joint_word_at(b, i + 1))
-        })
-    }
-
+    /// The non-ASCII places of [`may_cut_inside_words`] (capital sigmas, the characters that
+    /// fold to one, a character glued to a joint word), read in the same pass as the marks,
+    /// decide as its oracle does: on random texts thick with them.
     #[test]
-    fn the_high_byte_scan_agrees_with_its_byte_by_byte_oracle() {
+    fn the_high_byte_places_agree_with_the_memchr_oracle() {
         let tokens = [
             "or", "and", "but", "x", "é", "Σ", "Ϲ", "𝐀", "日本", "ΑΣ", "a", " ", " ", ".", "'",
             "_", "nor", "either", "however", "Paris", "ü",
@@ -4044,8 +4219,8 @@ mod tests {
                     text.push(' ');
                 }
             }
-            let want = glued_after_high_byte_bytewise(text.as_bytes());
-            assert_eq!(glued_after_high_byte(text.as_bytes()), want, "{text:?}");
+            let want = may_cut_inside_words_by_memchr(&text);
+            assert_eq!(may_cut_inside_words(&text), want, "{text:?}");
             yes += usize::from(want);
             no += usize::from(!want);
         }
