@@ -66,23 +66,33 @@ def test_configure_for_cli_leaves_the_users_setting_and_an_imported_polars_alone
     assert environ == {VARIABLE: "narenas:1"}
 
 
+def _printed_at_exit(
+    tmp_path: Path, command: list[str], expression: str, environment: dict[str, str]
+) -> str:
+    """Run ``command`` in ``environment`` and return what ``expression`` (Python, one or more
+    values separated by commas) gives as the process exits, printed by a ``sitecustomize``."""
+    site = tmp_path / "site"
+    site.mkdir(exist_ok=True)
+    (site / "sitecustomize.py").write_text(
+        f"import atexit\natexit.register(lambda: print('AT_EXIT', {expression}))\n"
+    )
+    environment = {**environment, "PYTHONPATH": os.pathsep.join([str(ROOT), str(site)])}
+    done = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=120)
+    found = [line for line in done.stdout.splitlines() if line.startswith("AT_EXIT ")]
+    assert found, done.stdout + done.stderr
+    return found[-1].removeprefix("AT_EXIT ")
+
+
 def _settings_seen(tmp_path: Path, command: list[str], *, inherit: bool = False) -> str:
     """Run ``command`` and return the allocator settings Polars was imported with (``inherit``:
     with this process's variable, which the Polars it imported wrote)."""
-    site = tmp_path / "site"
-    site.mkdir(exist_ok=True)
-    # Printed at exit, once Polars has read (and rewritten) the variable.
-    (site / "sitecustomize.py").write_text(
-        f"import atexit, os\natexit.register(lambda: print('SEEN', os.environ.get({VARIABLE!r})))\n"
-    )
     environment = {key: value for key, value in ENV.items() if inherit or key != VARIABLE}
     if inherit:
         environment[VARIABLE] = os.environ[VARIABLE]
-    environment["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(site)])
-    done = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=120)
-    seen = [line for line in done.stdout.splitlines() if line.startswith("SEEN ")]
-    assert seen, done.stdout + done.stderr
-    return seen[-1].removeprefix("SEEN ")
+    # Read at exit, once Polars has read (and rewritten) the variable.
+    return _printed_at_exit(
+        tmp_path, command, f"__import__('os').environ.get({VARIABLE!r})", environment
+    )
 
 
 def test_the_command_line_runs_with_the_settings_and_a_program_without(tmp_path: Path) -> None:
@@ -164,23 +174,11 @@ def test_the_command_lines_pyarrow_allocates_with_jemalloc(tmp_path: Path) -> No
 
     if "jemalloc" not in pa.supported_memory_backends():
         pytest.skip("this pyarrow has no jemalloc")
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(
-        "import atexit\n"
-        "def _pool():\n"
-        "    import pyarrow\n"
-        "    print('POOL', pyarrow.default_memory_pool().backend_name)\n"
-        "atexit.register(_pool)\n"
-    )
     environment = {k: v for k, v in ENV.items() if k != _allocator.ARROW_POOL_VARIABLE}
-    environment["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(site)])
+    backend = "__import__('pyarrow').default_memory_pool().backend_name"
 
     def pool(command: list[str]) -> str:
-        done = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=120)
-        found = [line for line in done.stdout.splitlines() if line.startswith("POOL ")]
-        assert found, done.stdout + done.stderr
-        return found[-1].removeprefix("POOL ")
+        return _printed_at_exit(tmp_path, command, backend, environment)
 
     assert pool([*COMMAND, "scorers"]) == "jemalloc"
     # A program that imports the library keeps pyarrow's own default (mimalloc from pyarrow 17)
@@ -217,20 +215,11 @@ def test_configure_blas_for_cli_leaves_the_users_threads_and_an_imported_numpy_a
 
 
 def test_the_command_lines_openblas_runs_on_one_thread(tmp_path: Path) -> None:
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(
-        "import atexit, os\n"
-        "atexit.register(lambda: print('BLAS', os.environ.get('OPENBLAS_NUM_THREADS')))\n"
-    )
     environment = {k: v for k, v in ENV.items() if k not in _allocator.BLAS_THREADS_VARIABLES}
-    environment["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(site)])
+    variable = "__import__('os').environ.get('OPENBLAS_NUM_THREADS')"
 
     def threads(command: list[str]) -> str:
-        done = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=120)
-        found = [line for line in done.stdout.splitlines() if line.startswith("BLAS ")]
-        assert found, done.stdout + done.stderr
-        return found[-1].removeprefix("BLAS ")
+        return _printed_at_exit(tmp_path, command, variable, environment)
 
     assert threads([*COMMAND, "scorers"]) == _allocator.CLI_BLAS_THREADS
     assert threads([sys.executable, "-c", "import polarscore"]) == "None"
@@ -263,20 +252,10 @@ def test_pause_gc_for_cli_pauses_the_collector_for_the_command_line_only(
 
 
 def test_the_command_line_runs_with_the_collector_on_past_its_imports(tmp_path: Path) -> None:
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(
-        "import atexit, gc\n"
-        "atexit.register(lambda: print('GC', gc.isenabled(), gc.get_freeze_count() > 10000))\n"
-    )
-    environment = dict(ENV)
-    environment["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(site)])
+    collector = "__import__('gc').isenabled(), __import__('gc').get_freeze_count() > 10000"
 
     def seen(command: list[str]) -> str:
-        done = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=120)
-        found = [line for line in done.stdout.splitlines() if line.startswith("GC ")]
-        assert found, done.stdout + done.stderr
-        return found[-1].removeprefix("GC ")
+        return _printed_at_exit(tmp_path, command, collector, dict(ENV))
 
     assert seen([*COMMAND, "scorers"]) == "True True"
     assert seen([sys.executable, "-c", "import polarscore"]) == "True False"
