@@ -407,6 +407,33 @@ pub(crate) mod avx2 {
         u64::from(_mm256_movemask_epi8(mask) as u32)
     }
 
+    /// The classes of each byte of `v` by a look-up of each of its nibbles: byte `k` is
+    /// `low[v[k] & 15] & high[v[k] >> 4]`, so a byte is in a class when the entries of both its
+    /// nibbles have the class's bit (tables such as [`super::nibble_tables`] builds). Two
+    /// shuffles, where a range test per class would take two compares each.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(crate) fn nibble_classes(v: __m256i, low: &[u8; 16], high: &[u8; 16]) -> __m256i {
+        // SAFETY: each table holds 16 bytes, which an unaligned load reads.
+        let (low, high) = unsafe {
+            (
+                _mm_loadu_si128(low.as_ptr().cast()),
+                _mm_loadu_si128(high.as_ptr().cast()),
+            )
+        };
+        let nibble = _mm256_set1_epi8(0x0f);
+        _mm256_and_si256(
+            _mm256_shuffle_epi8(
+                _mm256_broadcastsi128_si256(low),
+                _mm256_and_si256(v, nibble),
+            ),
+            _mm256_shuffle_epi8(
+                _mm256_broadcastsi128_si256(high),
+                _mm256_and_si256(_mm256_srli_epi16::<4>(v), nibble),
+            ),
+        )
+    }
+
     /// The 64 bits of `block`, byte `k`'s as bit `k`, from `half`'s 32 bits of each half.
     #[inline]
     #[target_feature(enable = "avx2")]
@@ -421,6 +448,30 @@ pub(crate) mod avx2 {
         };
         half(a) | half(b) << 32
     }
+}
+
+/// The two tables of [`avx2::nibble_classes`], the low nibbles' and the high nibbles', for
+/// classes given as `(bit, high nibbles, low nibbles)`: the bytes of a class's bit are every pair
+/// of one of its high nibbles and one of its low nibbles.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+pub const fn nibble_tables(classes: &[(u8, &[u8], &[u8])]) -> ([u8; 16], [u8; 16]) {
+    let (mut low, mut high) = ([0u8; 16], [0u8; 16]);
+    let mut k = 0;
+    while k < classes.len() {
+        let (bit, highs, lows) = classes[k];
+        let mut i = 0;
+        while i < highs.len() {
+            high[highs[i] as usize] |= bit;
+            i += 1;
+        }
+        i = 0;
+        while i < lows.len() {
+            low[lows[i] as usize] |= bit;
+            i += 1;
+        }
+        k += 1;
+    }
+    (low, high)
 }
 
 /// The first `N` bytes of `rest`, or, at a text's end where fewer are left, its bytes followed

@@ -612,36 +612,17 @@ fn separator_candidates_bytes(b: &[u8], lo: usize, hi: usize, mut after_word: u8
 /// `|`; the lead byte E2), bits 6 and 7 the letters it gives 2 (`A B E H N O`, `a b e h n o`;
 /// `T W`, `t w`). The tests check the classes against the table for every byte.
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-const SEPARATOR_NIBBLES: ([u8; 16], [u8; 16]) = {
-    let (mut low, mut high) = ([0u8; 16], [0u8; 16]);
+const SEPARATOR_NIBBLES: ([u8; 16], [u8; 16]) = crate::ascii::nibble_tables(&[
     // (bit, high nibbles, low nibbles)
-    let classes: [(u8, &[u8], &[u8]); 8] = [
-        (1, &[0x0], &[0xA]),
-        (2, &[0x2], &[0x1, 0x2, 0x4, 0x8, 0x9, 0xA, 0xC, 0xE, 0xF]),
-        (4, &[0x3], &[0xA, 0xB, 0xF]),
-        (8, &[0x5, 0x7], &[0xB, 0xD]),
-        (16, &[0x7], &[0xC]),
-        (32, &[0xE], &[0x2]),
-        (64, &[0x4, 0x6], &[0x1, 0x2, 0x5, 0x8, 0xE, 0xF]),
-        (128, &[0x5, 0x7], &[0x4, 0x7]),
-    ];
-    let mut k = 0;
-    while k < classes.len() {
-        let (bit, highs, lows) = classes[k];
-        let mut i = 0;
-        while i < highs.len() {
-            high[highs[i] as usize] |= bit;
-            i += 1;
-        }
-        i = 0;
-        while i < lows.len() {
-            low[lows[i] as usize] |= bit;
-            i += 1;
-        }
-        k += 1;
-    }
-    (low, high)
-};
+    (1, &[0x0], &[0xA]),
+    (2, &[0x2], &[0x1, 0x2, 0x4, 0x8, 0x9, 0xA, 0xC, 0xE, 0xF]),
+    (4, &[0x3], &[0xA, 0xB, 0xF]),
+    (8, &[0x5, 0x7], &[0xB, 0xD]),
+    (16, &[0x7], &[0xC]),
+    (32, &[0xE], &[0x2]),
+    (64, &[0x4, 0x6], &[0x1, 0x2, 0x5, 0x8, 0xE, 0xF]),
+    (128, &[0x5, 0x7], &[0x4, 0x7]),
+]);
 
 /// [`separator_candidates`] of the 32 bytes of `chunk`, `after_word` being 1 when the byte
 /// before it is an ASCII letter or digit: the marks, and the letters of [`SEPARATOR_NIBBLES`]
@@ -649,20 +630,10 @@ const SEPARATOR_NIBBLES: ([u8; 16], [u8; 16]) = {
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 #[target_feature(enable = "avx2")]
 unsafe fn separator_candidates_avx2(chunk: &[u8; 32], after_word: u32) -> u32 {
+    use crate::ascii::avx2::{in_range, nibble_classes};
     use std::arch::x86_64::*;
-    let table = |t: &[u8; 16]| {
-        let t128 = _mm_loadu_si128(t.as_ptr().cast());
-        _mm256_broadcastsi128_si256(t128)
-    };
-    let (low, high) = (&SEPARATOR_NIBBLES.0, &SEPARATOR_NIBBLES.1);
     let v = _mm256_loadu_si256(chunk.as_ptr().cast());
-    let nibble = _mm256_set1_epi8(0x0F);
-    let lo = _mm256_and_si256(v, nibble);
-    let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(v), nibble);
-    let class = _mm256_and_si256(
-        _mm256_shuffle_epi8(table(low), lo),
-        _mm256_shuffle_epi8(table(high), hi),
-    );
+    let class = nibble_classes(v, &SEPARATOR_NIBBLES.0, &SEPARATOR_NIBBLES.1);
     let zero = _mm256_setzero_si256();
     let none = |mask: i8| {
         let hits = _mm256_and_si256(class, _mm256_set1_epi8(mask));
@@ -670,15 +641,8 @@ unsafe fn separator_candidates_avx2(chunk: &[u8; 32], after_word: u32) -> u32 {
     };
     let (mark, letter) = (!none(0x3F), !none(0xC0u8 as i8));
     // ASCII letters and digits (a byte from 0x80 is negative, so in neither range).
-    let digit = _mm256_and_si256(
-        _mm256_cmpgt_epi8(v, _mm256_set1_epi8(0x2F)),
-        _mm256_cmpgt_epi8(_mm256_set1_epi8(0x3A), v),
-    );
-    let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
-    let alpha = _mm256_and_si256(
-        _mm256_cmpgt_epi8(folded, _mm256_set1_epi8(0x60)),
-        _mm256_cmpgt_epi8(_mm256_set1_epi8(0x7B), folded),
-    );
+    let digit = in_range(v, b'0', b'9');
+    let alpha = in_range(_mm256_or_si256(v, _mm256_set1_epi8(0x20)), b'a', b'z');
     let word = _mm256_movemask_epi8(_mm256_or_si256(digit, alpha)) as u32;
     mark | (letter & !(word << 1 | after_word))
 }
@@ -964,7 +928,7 @@ fn high_places_if_any(block: &[u8; 64]) -> u64 {
 /// at a sentence's end, before a space). The byte after the block's last, and the byte before
 /// its first, are in the blocks beside them: the last mark is always kept, and the first kept
 /// whatever the byte before it. Each byte's classes are the bits of a lookup by its low
-/// nibble and one by its high nibble ([`CUT_LOW`], [`CUT_HIGH`]), and-ed: every class is a set
+/// nibble and one by its high nibble ([`CUT_NIBBLES`]), and-ed: every class is a set
 /// of low nibbles for a set of high nibbles, a bit each.
 ///
 /// # Safety
@@ -973,7 +937,7 @@ fn high_places_if_any(block: &[u8; 64]) -> u64 {
 #[target_feature(enable = "avx2")]
 #[inline]
 unsafe fn cut_places_avx2(block: &[u8; 64]) -> (u64, u64) {
-    use crate::ascii::avx2::{bits, block_bits, equal, in_range};
+    use crate::ascii::avx2::{bits, block_bits, equal, in_range, nibble_classes};
     use std::arch::x86_64::*;
     let (lo, hi) = block.split_at(32);
     // SAFETY: each half holds 32 bytes, which an unaligned load reads.
@@ -983,17 +947,7 @@ unsafe fn cut_places_avx2(block: &[u8; 64]) -> (u64, u64) {
             _mm256_loadu_si256(hi.as_ptr().cast()),
         ]
     };
-    let low_table = _mm256_broadcastsi128_si256(_mm_loadu_si128(CUT_LOW.as_ptr().cast()));
-    let high_table = _mm256_broadcastsi128_si256(_mm_loadu_si128(CUT_HIGH.as_ptr().cast()));
-    let nibble = _mm256_set1_epi8(0x0f);
-    let classes = halves.map(|v| {
-        let low = _mm256_shuffle_epi8(low_table, _mm256_and_si256(v, nibble));
-        let high = _mm256_shuffle_epi8(
-            high_table,
-            _mm256_and_si256(_mm256_srli_epi16::<4>(v), nibble),
-        );
-        _mm256_and_si256(low, high)
-    });
+    let classes = halves.map(|v| nibble_classes(v, &CUT_NIBBLES.0, &CUT_NIBBLES.1));
     // The bytes of any of the classes `set`, byte `k`'s as bit `k`.
     let of = |set: u8| {
         let zero = _mm256_setzero_si256();
@@ -1048,41 +1002,19 @@ const CUT_END: u8 = 16 | 32;
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 const CUT_WHITE: u8 = 64 | 128;
 
-/// The bits of [`cut_places_avx2`]'s classes by a byte's high nibble and by its low nibble: a
-/// byte is of a class's bit where both tables set it.
+/// The tables of [`cut_places_avx2`]'s classes by a byte's low nibble and by its high nibble
+/// (`(bit, high nibbles, low nibbles)`): a byte is of a class's bit where both tables set it.
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-static CUT_HIGH: [u8; 16] = cut_table(true);
-#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-static CUT_LOW: [u8; 16] = cut_table(false);
-
-/// [`CUT_HIGH`] (`high`) or [`CUT_LOW`], from the classes' bytes: each bit's bytes are all the
-/// pairs of its high nibbles and its low nibbles.
-#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-const fn cut_table(high: bool) -> [u8; 16] {
-    let classes: [(u8, &[u8], &[u8]); 8] = [
-        (1, &[0x2], &[0xE, 0x7]),
-        (2, &[0x5], &[0xF]),
-        (4, &[0x4, 0x6], &[0xF, 0x1, 0xE, 0x5, 0x2, 0x8]),
-        (8, &[0x5, 0x7], &[0x4, 0x7]),
-        (16, &[0x4, 0x6], &[0x4, 0x8]),
-        (32, &[0x5, 0x7], &[0x2, 0x3, 0x4]),
-        (64, &[0x2], &[0x0]),
-        (128, &[0x0], &[0x9, 0xA, 0xC, 0xD]),
-    ];
-    let mut t = [0u8; 16];
-    let mut k = 0;
-    while k < classes.len() {
-        let (bit, highs, lows) = classes[k];
-        let nibbles = if high { highs } else { lows };
-        let mut j = 0;
-        while j < nibbles.len() {
-            t[nibbles[j] as usize] |= bit;
-            j += 1;
-        }
-        k += 1;
-    }
-    t
-}
+const CUT_NIBBLES: ([u8; 16], [u8; 16]) = crate::ascii::nibble_tables(&[
+    (1, &[0x2], &[0xE, 0x7]),
+    (2, &[0x5], &[0xF]),
+    (4, &[0x4, 0x6], &[0xF, 0x1, 0xE, 0x5, 0x2, 0x8]),
+    (8, &[0x5, 0x7], &[0x4, 0x7]),
+    (16, &[0x4, 0x6], &[0x4, 0x8]),
+    (32, &[0x5, 0x7], &[0x2, 0x3, 0x4]),
+    (64, &[0x2], &[0x0]),
+    (128, &[0x0], &[0x9, 0xA, 0xC, 0xD]),
+]);
 
 /// The bytes of `block` that are `.`, `'` or `_`, byte `k`'s as bit `k`: with SSE2 on x86_64,
 /// else a byte at a time (the tests' oracle).

@@ -1470,7 +1470,7 @@ mod avx2 {
     //! [`super::lowered_block`] with AVX2, and [`super::write_normalized`] with it inlined,
     //! compiled for AVX2 whatever the build's target and called only when the processor has it.
     use super::{Lowered, PlainChars, TokenSink};
-    use crate::ascii::avx2::in_range;
+    use crate::ascii::avx2::{in_range, nibble_classes};
     use crate::pyunicode::Tables;
     use std::arch::x86_64::*;
     use std::sync::atomic::{AtomicU8, Ordering};
@@ -1491,15 +1491,6 @@ mod avx2 {
     /// The bits of [`LOW_NIBBLE_CLASSES`] whose classes are whitespace.
     const SPACE_CLASSES: i8 = 0x07;
 
-    /// A table of 16 bytes in both lanes, for `_mm256_shuffle_epi8`.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn nibble_table(table: &[u8; 16]) -> __m256i {
-        // SAFETY: `table` holds 16 bytes, which an unaligned load reads.
-        let lane = unsafe { _mm_loadu_si128(table.as_ptr().cast()) };
-        _mm256_broadcastsi128_si256(lane)
-    }
-
     /// The whitespace bits, token bits and lowered bytes of 32 bytes: the whitespace and
     /// punctuation found by two table look-ups on the bytes' nibbles (about half the
     /// instructions of a range test per class).
@@ -1507,13 +1498,7 @@ mod avx2 {
     #[target_feature(enable = "avx2")]
     fn half(v: __m256i) -> (u64, u64, __m256i) {
         let twenty = _mm256_set1_epi8(0x20);
-        let nibble = _mm256_set1_epi8(0x0f);
-        let low = _mm256_and_si256(v, nibble);
-        let high = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
-        let classes = _mm256_and_si256(
-            _mm256_shuffle_epi8(nibble_table(&LOW_NIBBLE_CLASSES), low),
-            _mm256_shuffle_epi8(nibble_table(&HIGH_NIBBLE_CLASSES), high),
-        );
+        let classes = nibble_classes(v, &LOW_NIBBLE_CLASSES, &HIGH_NIBBLE_CLASSES);
         let zero = _mm256_setzero_si256();
         // Neither whitespace nor punctuation: the token bytes.
         let token = _mm256_cmpeq_epi8(classes, zero);
