@@ -235,3 +235,20 @@ def test_numeric_match_per_row_tolerances() -> None:
     ).to_series()
     # A null tolerance passes nothing on its own; the other tolerance still can.
     assert got.to_list() == [1.0, 1.0, 0.0, 0.0]
+
+
+def test_numeric_match_final_agrees_with_its_oracle() -> None:
+    # The fuzz suite draws method="final" too; its oracle once read such a response as an
+    # answer line, and so scored `0` against the gold `0` as 0.0.
+    rows = [
+        ("0", "0"),
+        ("The answer is $1,000.", "1000"),
+        ("\\boxed{42}", "42"),
+        ("#### 12", "13"),
+        ("x = 3.50", "3.5"),
+        ("no number", "7"),
+        ("1/2", "0.5"),
+    ]
+    df = pl.DataFrame({"response": [r for r, _ in rows], "reference": [g for _, g in rows]})
+    got = df.select(ps.numeric_match("response", "reference", method="final")).to_series()
+    assert got.to_list() == [oracle.numeric_match(r, g, method="final") for r, g in rows]

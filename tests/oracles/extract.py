@@ -64,7 +64,8 @@ def number(text: str, method: str) -> str | None:
     """The number ``method`` finds, after lm-eval's ignore rules (",", "$", one final ".").
 
     ``gold`` reads a reference: its ``#### n`` line, else the whole stripped text when it is
-    one number.
+    one number. ``final`` reads the final answer's number (``#### n``, ``\\boxed{n}``, "the answer
+    is n", else the last number), already in its canonical form.
     """
     found: str | None = None
     if method in ("strict", "gold"):
@@ -73,6 +74,12 @@ def number(text: str, method: str) -> str | None:
         if found is None and method == "gold":
             whole = re.fullmatch(NUMBER, text.strip())
             found = whole.group(0) if whole else None
+    elif method == "final":
+        # The final answer's number, read as a careful grader would (tests/oracles/final_answers).
+        from tests.oracles.final_answers import final_number
+
+        final = final_number(text)
+        found = None if final is None else final[0]
     elif method == "flexible":
         matches = re.findall(r"(-?[$0-9.,]{2,})|(-?[0-9]+)", text)
         found = next((g for g in matches[-1] if g), None) if matches else None
