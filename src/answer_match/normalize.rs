@@ -43,7 +43,8 @@
 use super::{block, FoldTable};
 use crate::answer_rules::year_glue_bytes;
 use crate::answer_words::{
-    is_article, may_be_listed, may_be_listed_letters, may_be_listed_shape, number_word,
+    is_article, may_be_inner_listed, may_be_listed, may_be_listed_letters, may_be_listed_shape,
+    number_word,
 };
 use crate::pyunicode::Tables;
 
@@ -465,7 +466,8 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
             *dst = y.to_le_bytes();
             // `n` is 1..=7: the first and last letters are bytes of `y`.
             let (first, last) = (y as u8, (y >> (8 * (n - 1))) as u8);
-            let listed = may_be_listed_shape(n, first, last);
+            let listed = may_be_listed_shape(n, first, last)
+                && (n < 2 || may_be_inner_listed(n, (y >> 8) as u8, (y >> (8 * (n - 2))) as u8));
             if listed && dst.get(..n).is_some_and(is_article) {
                 // An article goes: the output stays where it was.
             } else if listed {
@@ -957,8 +959,14 @@ impl BlockWords {
             }
             self.starts &= self.starts - 1;
             self.lasts &= self.lasts - 1;
-            // A long word, or one that may be listed or a glued year: the caller's.
-            if n >= 16 || may_be_listed_letters(n, src[s], src[last]) {
+            // A long word, or one that may be listed or a glued year: the caller's. A word
+            // that starts with a letter (ASCII or not) is no glued year, and most that have the
+            // first and last letters of a listed word have not its inner ones.
+            let (first, second, penultimate) = (src[s], src[(s + 1) & 63], src[(last + 63) & 63]);
+            if n >= 16
+                || (may_be_listed_letters(n, first, src[last])
+                    && (n < 2 || first < b'a' || may_be_inner_listed(n, second, penultimate)))
+            {
                 return (o, Taken::Other { s, n });
             }
             o += n + 1;
