@@ -1093,6 +1093,28 @@ fn lower_folded_char(t: &Tables, fold: Option<&FoldTable>, c: char, out: &mut St
     sigma
 }
 
+/// Whether `bytes` are all ASCII: `str::is_ascii`, but with one or two eight-byte words for a
+/// text of 16 bytes or less and overlapping ones up to 64, where the standard library reads a
+/// short text's tail a byte at a time (most texts normalised are short: references, the
+/// rules' items).
+#[inline(always)]
+fn is_ascii(bytes: &[u8]) -> bool {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let n = bytes.len();
+    if n <= 16 {
+        let (a, b) = crate::ascii::covering_words(bytes);
+        return (a | b) & HIGH == 0;
+    }
+    if n >= 64 {
+        return bytes.is_ascii();
+    }
+    let mut any = crate::ascii::load(bytes, n - 8);
+    for eight in bytes.chunks_exact(8) {
+        any |= crate::ascii::load(eight, 0);
+    }
+    any & HIGH == 0
+}
+
 /// How many of the 32 bytes of `chunk` are ASCII before the first that is not (32 if all are).
 #[inline(always)]
 fn ascii_len32(chunk: &[u8; 32]) -> usize {
@@ -1219,13 +1241,28 @@ impl Normalizer {
         text: &str,
         out: &mut String,
     ) -> Seen {
-        if text.is_ascii() {
+        if is_ascii(text.as_bytes()) {
             return if unglue {
                 scan::<true>(t, text, number_words, &mut self.buf, out)
             } else {
                 scan::<false>(t, text, number_words, &mut self.buf, out)
             };
         }
+        self.normalize_folded(t, fold, number_words, unglue, text, out)
+    }
+
+    /// [`Normalizer::normalize`] of a text that is not ASCII: apart, so that the call of an
+    /// ASCII text (most texts, most of them short) does not set up this path's frame.
+    #[inline(never)]
+    fn normalize_folded(
+        &mut self,
+        t: &Tables,
+        fold: Option<&FoldTable>,
+        number_words: bool,
+        unglue: bool,
+        text: &str,
+        out: &mut String,
+    ) -> Seen {
         let mut buf = std::mem::take(&mut self.buf);
         let seen = scan::<false>(
             t,
@@ -1430,7 +1467,21 @@ fn scan<const UNGLUE: bool>(
     // SAFETY: the scan writes whole characters of `s` (a `str`) and ASCII bytes only (ASCII
     // letters lower-cased by setting bit 5, digits, `_`, spaces, a number word's digits), and
     // moves `o` past whole characters only, so `buf[..o]` is UTF-8; checked in debug builds.
-    out.push_str(unsafe { std::str::from_utf8_unchecked(written) });
+    // Only those `o` bytes become the string's.
+    let v = unsafe { out.as_mut_vec() };
+    match buf.first_chunk::<32>() {
+        // A short result (most are): 32 bytes copied at once, where a copy of `o` bytes would
+        // call `memcpy`.
+        Some(head) if o <= 32 => {
+            v.reserve(32);
+            for (to, &from) in v.spare_capacity_mut().iter_mut().zip(head) {
+                to.write(from);
+            }
+            // SAFETY: the first `o` bytes (of the 32) were just written.
+            unsafe { v.set_len(o) };
+        }
+        _ => v.extend_from_slice(written),
+    }
     seen
 }
 
@@ -1442,11 +1493,12 @@ fn copy_letter_run(src: &[u8], dst: &mut [u8]) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut k = 0;
-    while let (Some(s8), Some(d8)) = (
-        src.get(k..).and_then(|r| r.first_chunk::<8>()),
+    // The last word of a text is read zero-padded (a zero byte is no letter).
+    while let (true, Some(d8)) = (
+        k < src.len(),
         dst.get_mut(k..).and_then(|r| r.first_chunk_mut::<8>()),
     ) {
-        let x = u64::from_le_bytes(*s8);
+        let x = crate::ascii::load(src, k);
         // Each byte's low seven bits with bit 5 set: an ASCII letter's lower case. Adding to
         // a byte below 0x80 never carries into the next one.
         let y = (x & !HIGH) | (0x20 * ONES);
