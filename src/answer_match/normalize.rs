@@ -1899,6 +1899,22 @@ mod tests {
         }
     }
 
+    /// `is_ascii` is `str::is_ascii` at every length up to past 64, with one byte of 0x80 or
+    /// more at every place or none.
+    #[test]
+    fn is_ascii_agrees_with_the_standard_library() {
+        for n in 0..80 {
+            let mut bytes: Vec<u8> = (0..n).map(|k| b'a' + (k % 26) as u8).collect();
+            assert!(is_ascii(&bytes), "{n}");
+            for at in 0..n {
+                bytes[at] = 0xc3;
+                assert!(!is_ascii(&bytes), "{n} {at}");
+                bytes[at] = 0x7f;
+                assert!(is_ascii(&bytes), "{n} {at}");
+            }
+        }
+    }
+
     /// `ascii_len32` is the length of the ASCII prefix of 32 bytes.
     #[test]
     fn ascii_len32_finds_the_first_byte_that_is_not_ascii() {
