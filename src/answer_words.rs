@@ -224,6 +224,33 @@ pub fn is_stopword(word: &str) -> bool {
     )
 }
 
+/// One bit per (length, second byte, second-to-last byte) of the [`LISTED`] words of two
+/// bytes or more, by the low five bits of those bytes (the look-up of [`may_be_inner_listed`]).
+static LISTED_INNER_BITS: [[u32; 32]; 12] = {
+    let mut table = [[0u32; 32]; 12];
+    let mut k = 0;
+    while k < LISTED.len() {
+        let w = LISTED[k];
+        if w.len() >= 2 {
+            table[w.len()][(w[1] & 31) as usize] |= 1 << (w[w.len() - 2] & 31);
+        }
+        k += 1;
+    }
+    table
+};
+
+/// Whether a word of `len` bytes (two or more) whose second byte is `second` and second-to-last
+/// byte `penultimate` may be a listed word: false when no listed word of that length has the
+/// same low five bits there, so that a word which passes [`may_be_listed_letters`] by its
+/// first and last bytes alone (most do, with only those three numbers to tell them apart) needs
+/// no full comparison. It says nothing of glued years.
+#[inline(always)]
+pub fn may_be_inner_listed(len: usize, second: u8, penultimate: u8) -> bool {
+    LISTED_INNER_BITS
+        .get(len)
+        .is_some_and(|row| row[usize::from(second & 31)] & (1 << (penultimate & 31)) != 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -305,5 +332,17 @@ mod tests {
             }
         }
         assert!(!may_be_listed_letters(5, b'5', b'9') && !may_be_listed_letters(4, b'1', b'9'));
+    }
+
+    /// Every listed word passes `may_be_inner_listed`.
+    #[test]
+    fn inner_bytes_tell_most_words_from_the_listed_ones() {
+        for w in LISTED.iter().filter(|w| w.len() >= 2) {
+            assert!(may_be_inner_listed(w.len(), w[1], w[w.len() - 2]), "{w:?}");
+        }
+        // `river` and `treaty` pass `may_be_listed_letters` (as `rather` would), not this.
+        assert!(may_be_listed_letters(5, b'r', b'r') && !may_be_inner_listed(5, b'i', b'e'));
+        assert!(may_be_listed_letters(6, b't', b'y') && !may_be_inner_listed(6, b'r', b't'));
+        assert!(!may_be_inner_listed(16, b'i', b'e'));
     }
 }

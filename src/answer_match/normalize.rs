@@ -43,9 +43,9 @@
 use super::{block, FoldTable};
 use crate::answer_rules::year_glue_bytes;
 use crate::answer_words::{
-    is_article, may_be_listed, may_be_listed_letters, may_be_listed_shape, number_word,
+    is_article, may_be_inner_listed, may_be_listed, may_be_listed_letters, may_be_listed_shape,
+    number_word,
 };
-use crate::ascii::ascii_prefix_len;
 use crate::pyunicode::Tables;
 
 /// What a character of `L` is to the recipe.
@@ -364,7 +364,9 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
     /// Read the run of ASCII letters at `i`, lower-cased; then, as long as the characters
     /// after a run are ASCII ones that are neither word characters nor marks (a space, most
     /// punctuation), end the word and read the next run: no rewrite acts there, and nothing is
-    /// glued after them. Return where the reading stopped and what was read last.
+    /// glued after them. Return where the reading stopped and what was read last; a word start
+    /// with [`BLOCK_MIN`] bytes or more left is left to the caller, whose block scan reads the
+    /// words after it for less than this byte scan does.
     ///
     /// A word that is one such run needs no ordinal nor year check (it has no digit), and most
     /// are no listed word either: those end here, with the cursors kept in registers.
@@ -405,7 +407,7 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
             while b.get(i).is_some_and(|&x| byte(x) == K::Other) {
                 i += 1;
             }
-            if b.get(i).is_none_or(|&x| byte(x) != K::Letter) {
+            if b.get(i).is_none_or(|&x| byte(x) != K::Letter) || b.len() - i >= BLOCK_MIN {
                 return (i, Prev::Other);
             }
             i = self.short_words(i);
@@ -464,7 +466,8 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
             *dst = y.to_le_bytes();
             // `n` is 1..=7: the first and last letters are bytes of `y`.
             let (first, last) = (y as u8, (y >> (8 * (n - 1))) as u8);
-            let listed = may_be_listed_shape(n, first, last);
+            let listed = may_be_listed_shape(n, first, last)
+                && (n < 2 || may_be_inner_listed(n, (y >> 8) as u8, (y >> (8 * (n - 2))) as u8));
             if listed && dst.get(..n).is_some_and(is_article) {
                 // An article goes: the output stays where it was.
             } else if listed {
@@ -956,8 +959,14 @@ impl BlockWords {
             }
             self.starts &= self.starts - 1;
             self.lasts &= self.lasts - 1;
-            // A long word, or one that may be listed or a glued year: the caller's.
-            if n >= 16 || may_be_listed_letters(n, src[s], src[last]) {
+            // A long word, or one that may be listed or a glued year: the caller's. A word
+            // that starts with a letter (ASCII or not) is no glued year, and most that have the
+            // first and last letters of a listed word have not its inner ones.
+            let (first, second, penultimate) = (src[s], src[(s + 1) & 63], src[(last + 63) & 63]);
+            if n >= 16
+                || (may_be_listed_letters(n, first, src[last])
+                    && (n < 2 || first < b'a' || may_be_inner_listed(n, second, penultimate)))
+            {
                 return (o, Taken::Other { s, n });
             }
             o += n + 1;
@@ -1084,6 +1093,85 @@ fn lower_folded_char(t: &Tables, fold: Option<&FoldTable>, c: char, out: &mut St
     sigma
 }
 
+/// Whether `bytes` are all ASCII: `str::is_ascii`, but with one or two eight-byte words for a
+/// text of 16 bytes or less and overlapping ones up to 64, where the standard library reads a
+/// short text's tail a byte at a time (most texts normalised are short: references, the
+/// rules' items).
+#[inline(always)]
+fn is_ascii(bytes: &[u8]) -> bool {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let n = bytes.len();
+    if n <= 16 {
+        let (a, b) = crate::ascii::covering_words(bytes);
+        return (a | b) & HIGH == 0;
+    }
+    if n >= 64 {
+        return bytes.is_ascii();
+    }
+    let mut any = crate::ascii::load(bytes, n - 8);
+    for eight in bytes.chunks_exact(8) {
+        any |= crate::ascii::load(eight, 0);
+    }
+    any & HIGH == 0
+}
+
+/// How many of the 32 bytes of `chunk` are ASCII before the first that is not (32 if all are).
+#[inline(always)]
+fn ascii_len32(chunk: &[u8; 32]) -> usize {
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    let high = {
+        use std::arch::x86_64::_mm_loadu_si128;
+        let (lo, hi) = chunk.split_at(16);
+        // SAFETY: SSE2 is enabled for the build (the `cfg`), and each half holds 16 bytes,
+        // which an unaligned load reads.
+        let (lo, hi) = unsafe {
+            (
+                _mm_loadu_si128(lo.as_ptr().cast()),
+                _mm_loadu_si128(hi.as_ptr().cast()),
+            )
+        };
+        crate::ascii::sse2::bits(lo) | crate::ascii::sse2::bits(hi) << 16
+    };
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
+    let high = chunk
+        .chunks_exact(8)
+        .enumerate()
+        .fold(0u64, |high, (k, eight)| {
+            high | crate::ascii::gather_high_bits(crate::ascii::load(eight, 0)) << (8 * k)
+        });
+    (high | 1 << 32).trailing_zeros() as usize
+}
+
+/// The character at `i` of `text` (a character boundary, a byte of 0x80 or more) and its
+/// length, decoded from four bytes without a branch on its length (the bytes past it, zeros
+/// past the text's end, are shifted out), which a text that mixes scripts would mispredict.
+#[inline(always)]
+fn char_at(text: &str, i: usize) -> Option<(char, usize)> {
+    let rest = text.as_bytes().get(i..)?;
+    let four = match rest.first_chunk::<4>() {
+        Some(&four) => four,
+        None => {
+            let mut four = [0u8; 4];
+            for (to, &from) in four.iter_mut().zip(rest) {
+                *to = from;
+            }
+            four
+        }
+    };
+    let x = u32::from_be_bytes(four);
+    // A leading byte of 0xC0 or more: its leading ones count the character's bytes.
+    let n = (!x).leading_zeros();
+    if (2..=4).contains(&n) {
+        let lead = (x >> 24) & (0x7f >> n);
+        let full = lead << 18 | (x >> 4) & 0x3f000 | (x >> 2) & 0xfc0 | x & 0x3f;
+        if let Some(c) = char::from_u32(full >> (6 * (4 - n))) {
+            return Some((c, n as usize));
+        }
+    }
+    let c = text.get(i..)?.chars().next()?;
+    Some((c, c.len_utf8()))
+}
+
 /// Room for `n` more bytes at `o` in `buf`.
 #[inline(always)]
 fn room(buf: &mut Vec<u8>, o: usize, n: usize) {
@@ -1153,13 +1241,28 @@ impl Normalizer {
         text: &str,
         out: &mut String,
     ) -> Seen {
-        if text.is_ascii() {
+        if is_ascii(text.as_bytes()) {
             return if unglue {
                 scan::<true>(t, text, number_words, &mut self.buf, out)
             } else {
                 scan::<false>(t, text, number_words, &mut self.buf, out)
             };
         }
+        self.normalize_folded(t, fold, number_words, unglue, text, out)
+    }
+
+    /// [`Normalizer::normalize`] of a text that is not ASCII: apart, so that the call of an
+    /// ASCII text (most texts, most of them short) does not set up this path's frame.
+    #[inline(never)]
+    fn normalize_folded(
+        &mut self,
+        t: &Tables,
+        fold: Option<&FoldTable>,
+        number_words: bool,
+        unglue: bool,
+        text: &str,
+        out: &mut String,
+    ) -> Seen {
         let mut buf = std::mem::take(&mut self.buf);
         let seen = scan::<false>(
             t,
@@ -1192,6 +1295,21 @@ impl Normalizer {
         let mut sigma = false;
         while let Some(&b) = bytes.get(i) {
             if b < 0x80 {
+                if !unglue {
+                    if let Some(src) = bytes.get(i..).and_then(|r| r.first_chunk::<32>()) {
+                        // ASCII, 32 bytes at a time: all 32 are written, the cursors move past
+                        // the ASCII ones only. Most runs between two non-ASCII characters
+                        // take one step (and one mispredicted exit).
+                        room(l, o, 32);
+                        if let Some(dst) = l.get_mut(o..).and_then(|r| r.first_chunk_mut::<32>()) {
+                            *dst = *src;
+                        }
+                        let k = ascii_len32(src);
+                        o += k;
+                        i += k;
+                        continue;
+                    }
+                }
                 // ASCII, eight bytes at a time: all eight are written, the cursor moves past
                 // the ASCII ones only.
                 room(l, o, 9);
@@ -1227,20 +1345,6 @@ impl Normalizer {
                     }
                     o += k;
                     i += k;
-                    if k == 8 && !unglue {
-                        // A long run: the rest of it at once.
-                        let more = ascii_prefix_len(bytes.get(i..).unwrap_or(&[]));
-                        if more >= 16 {
-                            room(l, o, more);
-                            if let (Some(dst), Some(src)) =
-                                (l.get_mut(o..o + more), bytes.get(i..i + more))
-                            {
-                                dst.copy_from_slice(src);
-                            }
-                            o += more;
-                            i += more;
-                        }
-                    }
                 } else {
                     // The last bytes of the text, one at a time.
                     if unglue
@@ -1261,10 +1365,10 @@ impl Normalizer {
                 }
                 continue;
             }
-            let Some(c) = text.get(i..).and_then(|r| r.chars().next()) else {
+            let Some((c, n)) = char_at(text, i) else {
                 break;
             };
-            i += c.len_utf8();
+            i += n;
             // A space goes between ASCII letters only, so a character after a non-ASCII one
             // never gets one.
             let slot = self.chars.slot(c);
@@ -1363,7 +1467,21 @@ fn scan<const UNGLUE: bool>(
     // SAFETY: the scan writes whole characters of `s` (a `str`) and ASCII bytes only (ASCII
     // letters lower-cased by setting bit 5, digits, `_`, spaces, a number word's digits), and
     // moves `o` past whole characters only, so `buf[..o]` is UTF-8; checked in debug builds.
-    out.push_str(unsafe { std::str::from_utf8_unchecked(written) });
+    // Only those `o` bytes become the string's.
+    let v = unsafe { out.as_mut_vec() };
+    match buf.first_chunk::<32>() {
+        // A short result (most are): 32 bytes copied at once, where a copy of `o` bytes would
+        // call `memcpy`.
+        Some(head) if o <= 32 => {
+            v.reserve(32);
+            for (to, &from) in v.spare_capacity_mut().iter_mut().zip(head) {
+                to.write(from);
+            }
+            // SAFETY: the first `o` bytes (of the 32) were just written.
+            unsafe { v.set_len(o) };
+        }
+        _ => v.extend_from_slice(written),
+    }
     seen
 }
 
@@ -1375,11 +1493,12 @@ fn copy_letter_run(src: &[u8], dst: &mut [u8]) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut k = 0;
-    while let (Some(s8), Some(d8)) = (
-        src.get(k..).and_then(|r| r.first_chunk::<8>()),
+    // The last word of a text is read zero-padded (a zero byte is no letter).
+    while let (true, Some(d8)) = (
+        k < src.len(),
         dst.get_mut(k..).and_then(|r| r.first_chunk_mut::<8>()),
     ) {
-        let x = u64::from_le_bytes(*s8);
+        let x = crate::ascii::load(src, k);
         // Each byte's low seven bits with bit 5 set: an ASCII letter's lower case. Adding to
         // a byte below 0x80 never carries into the next one.
         let y = (x & !HIGH) | (0x20 * ONES);
@@ -1761,6 +1880,52 @@ mod tests {
                 );
                 check(&text);
             }
+        }
+    }
+
+    /// `char_at` decodes every character, with four bytes after its start (its branch-free
+    /// decoding) and without (the standard library's).
+    #[test]
+    fn char_at_decodes_every_character() {
+        let mut text = String::new();
+        for c in (0x80..=u32::from(char::MAX)).filter_map(char::from_u32) {
+            for tail in ["", "abc"] {
+                text.clear();
+                text.push('x');
+                text.push(c);
+                text.push_str(tail);
+                assert_eq!(char_at(&text, 1), Some((c, c.len_utf8())), "{c:?}");
+            }
+        }
+    }
+
+    /// `is_ascii` is `str::is_ascii` at every length up to past 64, with one byte of 0x80 or
+    /// more at every place or none.
+    #[test]
+    fn is_ascii_agrees_with_the_standard_library() {
+        for n in 0..80 {
+            let mut bytes: Vec<u8> = (0..n).map(|k| b'a' + (k % 26) as u8).collect();
+            assert!(is_ascii(&bytes), "{n}");
+            for at in 0..n {
+                bytes[at] = 0xc3;
+                assert!(!is_ascii(&bytes), "{n} {at}");
+                bytes[at] = 0x7f;
+                assert!(is_ascii(&bytes), "{n} {at}");
+            }
+        }
+    }
+
+    /// `ascii_len32` is the length of the ASCII prefix of 32 bytes.
+    #[test]
+    fn ascii_len32_finds_the_first_byte_that_is_not_ascii() {
+        let mut rng = Rng(0x5851_f42d_4c95_7f2d);
+        for _ in 0..20_000 {
+            let chunk: [u8; 32] = std::array::from_fn(|_| match rng.next() % 40 {
+                0 => 0x80 | (rng.next() % 128) as u8,
+                _ => (rng.next() % 128) as u8,
+            });
+            let want = chunk.iter().position(|&b| b >= 0x80).unwrap_or(32);
+            assert_eq!(ascii_len32(&chunk), want, "{chunk:?}");
         }
     }
 
