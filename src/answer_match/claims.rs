@@ -2691,7 +2691,11 @@ fn pretests_with<const SWEEPS: bool>(text: &str) -> (bool, bool) {
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 #[inline(always)]
 fn loop_groups<const SWEEPS: bool>(b: &[u8]) -> (bool, bool) {
-    if crate::cpu::has_avx2() && crate::cpu::has_bmi1() {
+    if crate::cpu::has_avx512vbmi2() && crate::cpu::has_avx512vbmi() && crate::cpu::has_popcnt() {
+        // SAFETY: the processor has AVX-512 VBMI2 and VBMI (and so BW) and popcnt, which is
+        // all the function needs.
+        unsafe { loop_groups_avx512::<SWEEPS>(b) }
+    } else if crate::cpu::has_avx2() && crate::cpu::has_bmi1() {
         // SAFETY: the processor has AVX2 and BMI1, which is all the function needs.
         unsafe { loop_groups_avx2::<SWEEPS>(b) }
     } else {
@@ -2704,6 +2708,115 @@ fn loop_groups<const SWEEPS: bool>(b: &[u8]) -> (bool, bool) {
 #[target_feature(enable = "avx2,bmi1")]
 fn loop_groups_avx2<const SWEEPS: bool>(b: &[u8]) -> (bool, bool) {
     loop_groups_by::<SWEEPS, 16>(b)
+}
+
+/// [`loop_groups`] with AVX-512, a block of 64 bytes at a time and all its words' keys (32 at
+/// most) a group: the keys are gathered at once by compressing the block's bytes, and those of
+/// the block one byte on, by the word starts (VBMI2), and interleaving the two (VBMI), in place of
+/// a loop over the starts; each key is compared with the eight before it in registers (the last
+/// eight keys of the blocks before are kept in the top lanes of one, `0xffff` before the text's
+/// first word), one bit a word, the keys shifted by one to eight words by a permute of the two.
+/// The runs of words that share a key, and the sweep's count, are read from the masks as
+/// [`loop_groups_by`] reads them: its answer, exactly (the tests hold it to it).
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[target_feature(enable = "avx512bw,avx512vbmi,avx512vbmi2,popcnt")]
+fn loop_groups_avx512<const SWEEPS: bool>(b: &[u8]) -> (bool, bool) {
+    use std::arch::x86_64::*;
+    // Lane `i` of 16 bits: `i`.
+    let lanes = _mm512_set_epi16(
+        31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9,
+        8, 7, 6, 5, 4, 3, 2, 1, 0,
+    );
+    // Key `i` from the first byte `i` of one register and the second byte `i` of another: byte
+    // `2i` from byte `i` of the first, byte `2i + 1` from byte `i` of the second (index 64 on).
+    let pairs = _mm512_or_si512(
+        lanes,
+        _mm512_slli_epi16::<8>(_mm512_add_epi16(lanes, _mm512_set1_epi16(64))),
+    );
+    // The keys of the blocks before, the last eight in lanes 24 to 31.
+    let mut before = _mm512_set1_epi16(-1);
+    // Words in a row that share a key with one of the eight before them.
+    let mut run = 0u32;
+    // The sweep: digits of the current run of words that start with a digit, `a`, `o` or `t`.
+    let (mut digits, mut swept) = (0u32, false);
+    let mut base = 0;
+    let mut space_before = 1u64;
+    let mut padded = [b' '; 80];
+    while let Some(rest) = b.get(base..).filter(|r| !r.is_empty()) {
+        base += 64;
+        let chunk = crate::ascii::chunk_or_padded(rest, &mut padded, b' ');
+        // SAFETY: the chunk holds 80 bytes, which the loads of 64 from its first and second
+        // read.
+        let (block, next) = unsafe {
+            (
+                _mm512_loadu_si512(chunk.as_ptr().cast()),
+                _mm512_loadu_si512(chunk.as_ptr().add(1).cast()),
+            )
+        };
+        let spaces = _mm512_cmpeq_epi8_mask(block, _mm512_set1_epi8(b' ' as i8));
+        let starts = !spaces & ((spaces << 1) | space_before);
+        space_before = spaces >> 63;
+        if starts == 0 {
+            continue;
+        }
+        let words = starts.count_ones();
+        let first = _mm512_maskz_compress_epi8(starts, block);
+        let keys = _mm512_permutex2var_epi8(first, pairs, _mm512_maskz_compress_epi8(starts, next));
+        // Key `i` against key `i - p` (lane `i - p` of `keys`, or `32 + i - p` of `before`).
+        let mut same = 0u32;
+        for p in 1..=8 {
+            let back = _mm512_sub_epi16(lanes, _mm512_set1_epi16(p));
+            same |= _mm512_cmpeq_epi16_mask(keys, _mm512_permutex2var_epi16(keys, back, before));
+        }
+        // The last eight keys: lane `i` (24 to 31) is lane `i + words` of `before` and `keys`.
+        before = _mm512_permutex2var_epi16(
+            before,
+            _mm512_add_epi16(lanes, _mm512_set1_epi16(words as i16)),
+            keys,
+        );
+        let live = (u64::MAX >> (64 - words)) as u32;
+        let m = same & live;
+        // Fifteen in a row inside the block: the words that start two, four, eight, then
+        // fifteen in a row.
+        let mut r = m & (m >> 1);
+        r &= r >> 2;
+        r &= r >> 4;
+        if run + m.trailing_ones() >= 15 || r & (r >> 7) != 0 {
+            return (true, SWEEPS);
+        }
+        run = if m == live {
+            run + words
+        } else {
+            (m << (32 - words)).leading_ones()
+        };
+        if SWEEPS && !swept {
+            let digit = _mm512_cmplt_epu8_mask(
+                _mm512_sub_epi8(first, _mm512_set1_epi8(b'0' as i8)),
+                _mm512_set1_epi8(10),
+            ) as u32
+                & live;
+            let joint = _mm512_cmpeq_epi8_mask(first, _mm512_set1_epi8(b'a' as i8))
+                | _mm512_cmpeq_epi8_mask(first, _mm512_set1_epi8(b'o' as i8))
+                | _mm512_cmpeq_epi8_mask(first, _mm512_set1_epi8(b't' as i8));
+            let keep = digit | joint as u32 | !live;
+            if digit == 0 {
+                // No digit: a word that ends the run ends it with none.
+                if keep != u32::MAX {
+                    digits = 0;
+                }
+            } else {
+                for k in 0..words {
+                    digits = if keep >> k & 1 != 0 {
+                        digits + (digit >> k & 1)
+                    } else {
+                        0
+                    };
+                    swept |= digits >= 5;
+                }
+            }
+        }
+    }
+    (false, SWEEPS && swept)
 }
 
 /// The keys' buffer of [`loop_groups`]: the eight keys before the pending ones, then the pending
@@ -4815,6 +4928,20 @@ mod tests {
                                 loop_groups_avx2::<false>(b)
                             }
                         });
+                    }
+                    if crate::cpu::has_avx512vbmi2() && crate::cpu::has_avx512vbmi() {
+                        // SAFETY: the processor has AVX-512 VBMI2 and VBMI (and popcnt, which
+                        // x86_64 processors with AVX-512 all have).
+                        let whole = unsafe {
+                            if sweeps_too {
+                                loop_groups_avx512::<true>(b)
+                            } else {
+                                loop_groups_avx512::<false>(b)
+                            }
+                        };
+                        // The same runs, read a block at a time: the eight-key groups' answer.
+                        assert_eq!(whole, widths[0], "{text:?} {sweeps_too}");
+                        widths.push(whole);
                     }
                     for (may_run, may_sweep) in widths {
                         assert!(
