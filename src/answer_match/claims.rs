@@ -857,11 +857,16 @@ fn separator(b: &[u8], i: usize) -> Option<(u16, usize)> {
 /// at a time ([`may_cut_by`]), with AVX2 where the processor has it.
 pub fn may_cut_inside_words(raw: &str) -> bool {
     #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-    if crate::cpu::has_avx2() {
+    if crate::cpu::has_avx512bw() {
+        // SAFETY: the processor has AVX-512 BW, which is all the function needs.
+        return unsafe { may_cut_avx512(raw.as_bytes()) };
+    } else if crate::cpu::has_avx2() {
         // SAFETY: the processor has AVX2, which is all the function needs.
         return unsafe { may_cut_avx2(raw.as_bytes()) };
     }
-    may_cut_by(raw.as_bytes(), |block| {
+    let mut padded = [0u8; 64];
+    may_cut_by(raw.as_bytes(), |rest| {
+        let block = crate::ascii::chunk_or_padded(rest, &mut padded, 0);
         (marks_in(block), high_places_if_any(block))
     })
 }
@@ -870,23 +875,36 @@ pub fn may_cut_inside_words(raw: &str) -> bool {
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 #[target_feature(enable = "avx2")]
 fn may_cut_avx2(b: &[u8]) -> bool {
-    // SAFETY: this function runs only where the processor has AVX2.
-    may_cut_by(b, |block| unsafe { cut_places_avx2(block) })
+    let mut padded = [0u8; 64];
+    may_cut_by(b, |rest| {
+        let block = crate::ascii::chunk_or_padded(rest, &mut padded, 0);
+        // SAFETY: this function runs only where the processor has AVX2.
+        unsafe { cut_places_avx2(block) }
+    })
+}
+
+/// [`may_cut_inside_words`] with AVX-512 (BW): the block's classes from one masked load, which
+/// also pads the text's last block without a copy ([`cut_places_avx512`]).
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[target_feature(enable = "avx512bw")]
+fn may_cut_avx512(b: &[u8]) -> bool {
+    may_cut_by(b, |rest| {
+        cut_places_avx512(crate::ascii::avx512::load_or(rest, 0))
+    })
 }
 
 /// The one pass of [`may_cut_inside_words`] over the raw text `b`, 64 bytes at a time: `places`
-/// gives a block's marks (`.`, `'` and `_`: [`marks_in`]) and its non-ASCII places
-/// ([`high_places`], none in a block of ASCII). Each place is a test of its own, true or false
-/// whatever the others say, so one pass that looks at both kinds of place block by block
-/// answers as a pass over the marks followed, for a text that is not ASCII, by one over the
-/// non-ASCII places (a text of ASCII has none).
+/// gives the marks (`.`, `'` and `_`: [`marks_in`]) and the non-ASCII places ([`high_places`],
+/// none in a block of ASCII) of the block that starts the bytes it is given (zeros past the
+/// text's end). Each place is a test of its own, true or false whatever the others say, so one
+/// pass that looks at both kinds of place block by block answers as a pass over the marks
+/// followed, for a text that is not ASCII, by one over the non-ASCII places (a text of ASCII has
+/// none).
 #[inline(always)]
-fn may_cut_by(b: &[u8], places: impl Fn(&[u8; 64]) -> (u64, u64)) -> bool {
+fn may_cut_by(b: &[u8], mut places: impl FnMut(&[u8]) -> (u64, u64)) -> bool {
     let mut base = 0;
-    let mut padded = [0u8; 64];
     while let Some(rest) = b.get(base..).filter(|r| !r.is_empty()) {
-        let block = crate::ascii::chunk_or_padded(rest, &mut padded, 0);
-        let (mut marks, mut high) = places(block);
+        let (mut marks, mut high) = places(rest);
         while marks != 0 {
             let i = base + marks.trailing_zeros() as usize;
             marks &= marks - 1;
@@ -959,14 +977,7 @@ unsafe fn cut_places_avx2(block: &[u8; 64]) -> (u64, u64) {
         });
         a | b << 32
     };
-    let mut marks = of(CUT_DOT | CUT_UNDER);
-    if marks != 0 {
-        let (starts, ends) = (of(CUT_START), of(CUT_END));
-        let (white, under) = (of(CUT_WHITE), of(CUT_UNDER));
-        let glues_back = starts >> 1 | 1 << 63;
-        let ends_joint = (ends << 1 | 1) & (under | !(white >> 1));
-        marks &= glues_back | ends_joint;
-    }
+    let marks = kept_marks(of);
     let high = bits(halves[0]) | bits(halves[1]) << 32;
     if high == 0 {
         return (marks, 0);
@@ -985,6 +996,41 @@ unsafe fn cut_places_avx2(block: &[u8; 64]) -> (u64, u64) {
         ))
     });
     (marks, high & (lead | (letter >> 1) | 1 << 63))
+}
+
+/// [`cut_places_avx2`] of the block `v`, with AVX-512 (BW): the classes of all 64 bytes from
+/// one pair of shuffles, each class's bytes from one test.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[target_feature(enable = "avx512bw")]
+#[inline]
+fn cut_places_avx512(v: std::arch::x86_64::__m512i) -> (u64, u64) {
+    use crate::ascii::avx512::{equal, in_range, nibble_classes};
+    use std::arch::x86_64::*;
+    let classes = nibble_classes(v, &CUT_NIBBLES.0, &CUT_NIBBLES.1);
+    let marks = kept_marks(|set| _mm512_test_epi8_mask(classes, _mm512_set1_epi8(set as i8)));
+    let high = _mm512_movepi8_mask(v);
+    if high == 0 {
+        return (marks, 0);
+    }
+    let letter = in_range(_mm512_or_si512(v, _mm512_set1_epi8(0x20)), b'a', b'z');
+    let lead = equal(v, 0xCE) | equal(v, 0xCF) | equal(v, 0xF0);
+    (marks, high & (lead | (letter >> 1) | 1 << 63))
+}
+
+/// The marks that [`cut_places_avx2`] keeps, from the block's classes (`of(set)`: the bytes of
+/// any of the classes `set`, byte `k`'s as bit `k`).
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[inline(always)]
+fn kept_marks(of: impl Fn(u8) -> u64) -> u64 {
+    let marks = of(CUT_DOT | CUT_UNDER);
+    if marks == 0 {
+        return 0;
+    }
+    let (starts, ends) = (of(CUT_START), of(CUT_END));
+    let (white, under) = (of(CUT_WHITE), of(CUT_UNDER));
+    let glues_back = starts >> 1 | 1 << 63;
+    let ends_joint = (ends << 1 | 1) & (under | !(white >> 1));
+    marks & (glues_back | ends_joint)
 }
 
 // The byte classes of [`cut_places_avx2`], two bits each (a class is the union of two sets of
@@ -2695,17 +2741,18 @@ fn loop_groups<const SWEEPS: bool>(b: &[u8]) -> (bool, bool) {
         // SAFETY: the processor has AVX-512 VBMI2 and VBMI (and so BW) and popcnt, which is
         // all the function needs.
         unsafe { loop_groups_avx512::<SWEEPS>(b) }
-    } else if crate::cpu::has_avx2() && crate::cpu::has_bmi1() {
-        // SAFETY: the processor has AVX2 and BMI1, which is all the function needs.
+    } else if crate::cpu::has_avx2() && crate::cpu::has_bmi1() && crate::cpu::has_popcnt() {
+        // SAFETY: the processor has AVX2, BMI1 and popcnt, which is all the function needs.
         unsafe { loop_groups_avx2::<SWEEPS>(b) }
     } else {
         loop_groups_by::<SWEEPS, 8>(b)
     }
 }
 
-/// [`loop_groups`] with AVX2 (sixteen keys a group) and BMI1 (the word starts' bits).
+/// [`loop_groups`] with AVX2 (sixteen keys a group), BMI1 (the word starts' bits) and popcnt
+/// (the sweep's count).
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-#[target_feature(enable = "avx2,bmi1")]
+#[target_feature(enable = "avx2,bmi1,popcnt")]
 fn loop_groups_avx2<const SWEEPS: bool>(b: &[u8]) -> (bool, bool) {
     loop_groups_by::<SWEEPS, 16>(b)
 }
@@ -2741,18 +2788,11 @@ fn loop_groups_avx512<const SWEEPS: bool>(b: &[u8]) -> (bool, bool) {
     let (mut digits, mut swept) = (0u32, false);
     let mut base = 0;
     let mut space_before = 1u64;
-    let mut padded = [b' '; 80];
     while let Some(rest) = b.get(base..).filter(|r| !r.is_empty()) {
         base += 64;
-        let chunk = crate::ascii::chunk_or_padded(rest, &mut padded, b' ');
-        // SAFETY: the chunk holds 80 bytes, which the loads of 64 from its first and second
-        // read.
-        let (block, next) = unsafe {
-            (
-                _mm512_loadu_si512(chunk.as_ptr().cast()),
-                _mm512_loadu_si512(chunk.as_ptr().add(1).cast()),
-            )
-        };
+        // The block, and the block one byte on (spaces past the text's end).
+        let block = crate::ascii::avx512::load_or(rest, b' ');
+        let next = crate::ascii::avx512::load_or(rest.get(1..).unwrap_or_default(), b' ');
         let spaces = _mm512_cmpeq_epi8_mask(block, _mm512_set1_epi8(b' ' as i8));
         let starts = !spaces & ((spaces << 1) | space_before);
         space_before = spaces >> 63;
@@ -2798,22 +2838,7 @@ fn loop_groups_avx512<const SWEEPS: bool>(b: &[u8]) -> (bool, bool) {
             let joint = _mm512_cmpeq_epi8_mask(first, _mm512_set1_epi8(b'a' as i8))
                 | _mm512_cmpeq_epi8_mask(first, _mm512_set1_epi8(b'o' as i8))
                 | _mm512_cmpeq_epi8_mask(first, _mm512_set1_epi8(b't' as i8));
-            let keep = digit | joint as u32 | !live;
-            if digit == 0 {
-                // No digit: a word that ends the run ends it with none.
-                if keep != u32::MAX {
-                    digits = 0;
-                }
-            } else {
-                for k in 0..words {
-                    digits = if keep >> k & 1 != 0 {
-                        digits + (digit >> k & 1)
-                    } else {
-                        0
-                    };
-                    swept |= digits >= 5;
-                }
-            }
+            swept = digit_runs(&mut digits, digit, digit | joint as u32 | !live);
         }
     }
     (false, SWEEPS && swept)
@@ -2955,22 +2980,7 @@ fn loop_groups_by<const SWEEPS: bool, const G: usize>(b: &[u8]) -> (bool, bool) 
         };
         if SWEEPS && !swept {
             let live = (1u32 << valid) - 1;
-            let (digit, keep) = (dk & live, (dk >> 16) | !live);
-            if digit == 0 {
-                // No digit: a word that ends the run ends it with none.
-                if keep & 0xffff != 0xffff {
-                    digits = 0;
-                }
-            } else {
-                for k in 0..valid {
-                    digits = if keep >> k & 1 != 0 {
-                        digits + (digit >> k & 1)
-                    } else {
-                        0
-                    };
-                    swept |= digits >= 5;
-                }
-            }
+            swept = digit_runs(&mut digits, dk & live, (dk >> 16) | !live);
         }
         reached
     };
@@ -3015,6 +3025,49 @@ fn loop_groups_by<const SWEEPS: bool, const G: usize>(b: &[u8]) -> (bool, bool) 
         return (true, SWEEPS);
     }
     (false, SWEEPS && swept)
+}
+
+/// The sweep's count of [`loop_groups`] over a group of words, word `k` as bit `k` of `digit`
+/// (those that start with a digit) and of `keep` (those that go on a run: a digit, `a`, `o` or
+/// `t`, and the places past the group's words): `digits`, those of the run before the group,
+/// becomes those of the run at its end; whether a run reaches five digits. The runs that cross
+/// no word that ends one are counted from the masks at once: the first (which goes on from the
+/// group before), the last (which goes on into the next), and the ones between, read word by
+/// word only where they hold five digits among them.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[inline(always)]
+fn digit_runs(digits: &mut u32, digit: u32, keep: u32) -> bool {
+    let breaks = !keep;
+    if breaks == 0 {
+        *digits += digit.count_ones();
+        return *digits >= 5;
+    }
+    // The words before the first break, and those after the last.
+    let below = (breaks & breaks.wrapping_neg()) - 1;
+    let above = u32::MAX
+        .checked_shl(32 - breaks.leading_zeros())
+        .unwrap_or(0);
+    let first = *digits + (digit & below).count_ones();
+    *digits = (digit & above).count_ones();
+    if first >= 5 || *digits >= 5 {
+        return true;
+    }
+    let middle = digit & !below & !above;
+    if middle.count_ones() < 5 {
+        return false;
+    }
+    let mut run = 0;
+    for k in 0..32 {
+        run = if keep >> k & 1 != 0 {
+            run + (middle >> k & 1)
+        } else {
+            0
+        };
+        if run >= 5 {
+            return true;
+        }
+    }
+    false
 }
 
 /// [`pretests`] by one walk over the words, each pushed to [`PairRuns`]: what the texts that
@@ -4169,6 +4222,18 @@ mod tests {
         })
     }
 
+    /// [`may_cut_inside_words`], and where the processor has AVX2 (which the dispatch passes
+    /// over where it has AVX-512) its AVX2 path too, which must agree.
+    fn may_cut_by_each_path(text: &str) -> bool {
+        let got = may_cut_inside_words(text);
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        if crate::cpu::has_avx2() {
+            // SAFETY: the processor has AVX2.
+            assert_eq!(unsafe { may_cut_avx2(text.as_bytes()) }, got, "{text:?}");
+        }
+        got
+    }
+
     /// The block scan of `.`, `'` and `_` and the three-byte test of joint words decide as
     /// the `memchr` scan and [`separator`] alone did: on random texts of joint words, their
     /// look-alikes (`org`, `andes`, `north`, `eithe`), marks, digits and characters outside
@@ -4193,7 +4258,7 @@ mod tests {
                 }
             }
             let want = may_cut_inside_words_by_memchr(&text);
-            assert_eq!(may_cut_inside_words(&text), want, "{text:?}");
+            assert_eq!(may_cut_by_each_path(&text), want, "{text:?}");
             yes += usize::from(want);
             no += usize::from(!want);
         }
@@ -4239,6 +4304,12 @@ mod tests {
                     assert!(!cuts_at_mark(&text, k + 1), "{k} {text:?}");
                 }
                 dropped += (marks & !kept).count_ones();
+                if crate::cpu::has_avx512bw() {
+                    // SAFETY: the processor has AVX-512 BW.
+                    let whole =
+                        unsafe { cut_places_avx512(crate::ascii::avx512::load_or(&block, 0)) };
+                    assert_eq!(whole, (kept, high), "{block:?}");
+                }
             }
         }
         #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
@@ -4265,7 +4336,7 @@ mod tests {
                 }
             }
             let want = may_cut_inside_words_by_memchr(&text);
-            assert_eq!(may_cut_inside_words(&text), want, "{text:?}");
+            assert_eq!(may_cut_by_each_path(&text), want, "{text:?}");
             yes += usize::from(want);
             no += usize::from(!want);
         }
@@ -4873,6 +4944,44 @@ mod tests {
         assert!(found > 50_000 && crossing > 100, "{found} {crossing}");
     }
 
+    /// [`digit_runs`] counts as a walk word by word does (how the groups counted before it):
+    /// on random groups thick with digits and breaks, from every count below five.
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    #[test]
+    fn the_digit_runs_agree_with_a_word_walk() {
+        let mut next = crate::testing::xorshift(0x3141_5926_5358_9793u64);
+        let (mut swept, mut not) = (0, 0);
+        for _ in 0..200_000 {
+            let (a, b, c) = (
+                next(1 << 32) as u32,
+                next(1 << 32) as u32,
+                next(1 << 32) as u32,
+            );
+            // Breaks one word in four or in eight; digits half the words or more.
+            let keep = a | b | if next(2) == 0 { c } else { 0 };
+            let digit = keep & (b | c);
+            let before = next(5) as u32;
+            let (mut want, mut reached) = (before, false);
+            for k in 0..32 {
+                want = if keep >> k & 1 != 0 {
+                    want + (digit >> k & 1)
+                } else {
+                    0
+                };
+                reached |= want >= 5;
+            }
+            let mut got = before;
+            let hit = digit_runs(&mut got, digit, keep);
+            assert_eq!(hit, reached, "{digit:032b} {keep:032b} {before}");
+            if !hit {
+                assert_eq!(got, want, "{digit:032b} {keep:032b} {before}");
+            }
+            swept += usize::from(hit);
+            not += usize::from(!hit);
+        }
+        assert!(swept > 5_000 && not > 5_000, "{swept} {not}");
+    }
+
     /// [`pretests`] (with SSE2, its eight-at-a-time test first) answers as its word walk,
     /// [`pretests_by_words`], with the sweep's count and without: on texts of loops of one to
     /// nine words, words that share their first two bytes, numbers and the joints a sweep passes
@@ -4919,8 +5028,9 @@ mod tests {
                     } else {
                         loop_groups_by::<false, 8>(b)
                     }];
-                    if crate::cpu::has_avx2() && crate::cpu::has_bmi1() {
-                        // SAFETY: the processor has AVX2 and BMI1.
+                    if crate::cpu::has_avx2() && crate::cpu::has_bmi1() && crate::cpu::has_popcnt()
+                    {
+                        // SAFETY: the processor has AVX2, BMI1 and popcnt.
                         widths.push(unsafe {
                             if sweeps_too {
                                 loop_groups_avx2::<true>(b)
