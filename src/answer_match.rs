@@ -1028,8 +1028,9 @@ fn has_list_mark_avx2(b: &[u8]) -> bool {
     false
 }
 
-/// The words of [`may_hedge`]: every word a joint or a negation is made of.
-#[inline]
+/// The words of [`may_hedge`]: every word a joint or a negation is made of. (Inlined into both
+/// walks of [`has_joint_or_negation_by`].)
+#[inline(always)]
 fn joint_or_negation(w: &[u8]) -> bool {
     matches!(
         w,

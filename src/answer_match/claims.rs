@@ -2782,10 +2782,7 @@ fn loop_groups_avx512<const SWEEPS: bool>(b: &[u8]) -> (bool, bool) {
     );
     // The keys of the blocks before, the last eight in lanes 24 to 31.
     let mut before = _mm512_set1_epi16(-1);
-    // Words in a row that share a key with one of the eight before them.
-    let mut run = 0u32;
-    // The sweep: digits of the current run of words that start with a digit, `a`, `o` or `t`.
-    let (mut digits, mut swept) = (0u32, false);
+    let mut runs = GroupRuns::default();
     let mut base = 0;
     let mut space_before = 1u64;
     while let Some(rest) = b.get(base..).filter(|r| !r.is_empty()) {
@@ -2814,34 +2811,22 @@ fn loop_groups_avx512<const SWEEPS: bool>(b: &[u8]) -> (bool, bool) {
             _mm512_add_epi16(lanes, _mm512_set1_epi16(words as i16)),
             keys,
         );
-        let live = (u64::MAX >> (64 - words)) as u32;
-        let m = same & live;
-        // Fifteen in a row inside the block: the words that start two, four, eight, then
-        // fifteen in a row.
-        let mut r = m & (m >> 1);
-        r &= r >> 2;
-        r &= r >> 4;
-        if run + m.trailing_ones() >= 15 || r & (r >> 7) != 0 {
-            return (true, SWEEPS);
-        }
-        run = if m == live {
-            run + words
-        } else {
-            (m << (32 - words)).leading_ones()
-        };
-        if SWEEPS && !swept {
+        let same = same & u32::MAX >> (32 - words);
+        let sweep = || {
             let digit = _mm512_cmplt_epu8_mask(
                 _mm512_sub_epi8(first, _mm512_set1_epi8(b'0' as i8)),
                 _mm512_set1_epi8(10),
-            ) as u32
-                & live;
+            );
             let joint = _mm512_cmpeq_epi8_mask(first, _mm512_set1_epi8(b'a' as i8))
                 | _mm512_cmpeq_epi8_mask(first, _mm512_set1_epi8(b'o' as i8))
                 | _mm512_cmpeq_epi8_mask(first, _mm512_set1_epi8(b't' as i8));
-            swept = digit_runs(&mut digits, digit, digit | joint as u32 | !live);
+            (digit as u32, (digit | joint) as u32)
+        };
+        if runs.step::<SWEEPS>(same, words, sweep) {
+            return (true, SWEEPS);
         }
     }
-    (false, SWEEPS && swept)
+    (false, SWEEPS && runs.swept)
 }
 
 /// The keys' buffer of [`loop_groups`]: the eight keys before the pending ones, then the pending
@@ -2851,7 +2836,7 @@ fn loop_groups_avx512<const SWEEPS: bool>(b: &[u8]) -> (bool, bool) {
 type Keys = [u16; 128];
 
 /// One group of eight keys of [`loop_groups`] from `keys[at]` on (`at` 8 to 47), with SSE2:
-/// the words that share their key with one of the eight before them (two bits a word), and with
+/// the words that share their key with one of the eight before them (one bit a word), and with
 /// `sweep` the ones whose first byte is a digit (bits 0 to 7) and those whose first byte is a
 /// digit, `a`, `o` or `t` (bits 16 to 23).
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
@@ -2889,7 +2874,10 @@ fn group_sse2<const SWEEPS: bool>(keys: &Keys, at: usize, sweep: bool) -> (u32, 
         } else {
             0
         };
-        (_mm_movemask_epi8(same) as u32, dk)
+        (
+            _mm_movemask_epi8(_mm_packs_epi16(same, same)) as u32 & 0xff,
+            dk,
+        )
     }
 }
 
@@ -2932,7 +2920,9 @@ fn group_avx2<const SWEEPS: bool>(keys: &Keys, at: usize, sweep: bool) -> (u32, 
         } else {
             0
         };
-        (_mm256_movemask_epi8(same) as u32, dk)
+        // Packed within each 128-bit lane: words 0-7 in bits 0-7, words 8-15 in bits 16-23.
+        let same = _mm256_movemask_epi8(_mm256_packs_epi16(same, same)) as u32;
+        (same & 0xff | (same >> 8 & 0xff00), dk)
     }
 }
 
@@ -2952,38 +2942,7 @@ fn loop_groups_by<const SWEEPS: bool, const G: usize>(b: &[u8]) -> (bool, bool) 
     };
     let mut keys: Keys = [0xffff; 128];
     let mut n = 0usize;
-    // Words in a row that share a key with one of the eight before them.
-    let mut run = 0u32;
-    // The sweep: digits of the current run of words that start with a digit, `a`, `o` or `t`.
-    let (mut digits, mut swept) = (0u32, false);
-    let full = if G == 16 { u32::MAX } else { 0xffff };
-    // The group of `G` keys from `keys[at]` on, `valid` of them words of the text: whether the
-    // words in a row that share a key reach fifteen.
-    let mut step = |keys: &Keys, at: usize, valid: u32| -> bool {
-        let (m, dk) = group(keys, at, SWEEPS && !swept);
-        // Two bits a word; the words past the text's end are none.
-        let m = m & full >> (2 * (G as u32 - valid));
-        let mut reached = run + m.trailing_ones() / 2 >= 15;
-        if G > 8 {
-            // Fifteen words in a row inside a group of sixteen: one bit a word, and the words
-            // that start two, four, eight, then fifteen in a row.
-            let mut r = m & 0x5555_5555;
-            r &= r >> 2;
-            r &= r >> 4;
-            r &= r >> 8;
-            reached |= r & (r >> 14) != 0;
-        }
-        run = if m == full {
-            run + G as u32
-        } else {
-            (m << (32 - 2 * G as u32)).leading_ones() / 2
-        };
-        if SWEEPS && !swept {
-            let live = (1u32 << valid) - 1;
-            swept = digit_runs(&mut digits, dk & live, (dk >> 16) | !live);
-        }
-        reached
-    };
+    let mut runs = GroupRuns::default();
     let mut base = 0;
     let mut space_before = 1u64;
     let mut padded = [b' '; 80];
@@ -3008,23 +2967,73 @@ fn loop_groups_by<const SWEEPS: bool, const G: usize>(b: &[u8]) -> (bool, bool) 
             }
             n += out.offset_from(start) as usize;
         }
-        // Every full group, then the last eight keys and those left pending to the buffer's
-        // start.
+        // Every full group (and in the text's last block, the last group, whatever its
+        // size), then the last eight keys and those left pending to the buffer's start.
+        let last = rest.len() <= 64;
         let mut at = 8;
-        while at + G <= 8 + n {
-            if step(&keys, at, G as u32) {
+        while at < 8 + n && (at + G <= 8 + n || last) {
+            let words = (8 + n - at).min(G) as u32;
+            let (same, dk) = group(&keys, at, SWEEPS && !runs.swept);
+            // The words past the text's end are none.
+            let same = same & u32::MAX >> (32 - words);
+            if runs.step::<SWEEPS>(same, words, || (dk & 0xffff, dk >> 16)) {
                 return (true, SWEEPS);
             }
             at += G;
+        }
+        if last {
+            break;
         }
         keys.copy_within((at - 8) & 63..((at - 8) & 63) + 8 + G, 0);
         n = (8 + n - at) & (G - 1);
         base += 64;
     }
-    if n > 0 && step(&keys, 8, n as u32) {
-        return (true, SWEEPS);
+    (false, SWEEPS && runs.swept)
+}
+
+/// What [`loop_groups`] carries from a group of words to the next: the words in a row that share
+/// a key with one of the eight before them, and the sweep's count ([`digit_runs`]).
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[derive(Default)]
+struct GroupRuns {
+    run: u32,
+    /// Digits of the current run of words that start with a digit, `a`, `o` or `t`.
+    digits: u32,
+    swept: bool,
+}
+
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+impl GroupRuns {
+    /// One more group of `words` words (1 to 32), word `k` as bit `k` of `same` (those that
+    /// share a key with one of the eight before them; none past the group's words) and, while
+    /// the sweep is counted, of the masks `sweep` gives (the words that start with a digit, and
+    /// those that start with a digit, `a`, `o` or `t`): whether fifteen words in a row share a
+    /// key, the run of the groups before with the group's first words, or the words inside the
+    /// group that start two, four, eight, then fifteen in a row. (A function, not a closure: it
+    /// is inlined at each call.)
+    #[inline(always)]
+    fn step<const SWEEPS: bool>(
+        &mut self,
+        same: u32,
+        words: u32,
+        sweep: impl FnOnce() -> (u32, u32),
+    ) -> bool {
+        let mut r = same & (same >> 1);
+        r &= r >> 2;
+        r &= r >> 4;
+        let reached = self.run + same.trailing_ones() >= 15 || r & (r >> 7) != 0;
+        let live = u32::MAX >> (32 - words);
+        self.run = if same == live {
+            self.run + words
+        } else {
+            (same << (32 - words)).leading_ones()
+        };
+        if SWEEPS && !self.swept {
+            let (digit, keep) = sweep();
+            self.swept = digit_runs(&mut self.digits, digit & live, keep | !live);
+        }
+        reached
     }
-    (false, SWEEPS && swept)
 }
 
 /// The sweep's count of [`loop_groups`] over a group of words, word `k` as bit `k` of `digit`
