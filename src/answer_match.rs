@@ -1028,9 +1028,8 @@ fn has_list_mark_avx2(b: &[u8]) -> bool {
     false
 }
 
-/// The words of [`may_hedge`]: every word a joint or a negation is made of. (Inlined into both
-/// walks of [`has_joint_or_negation_by`].)
-#[inline(always)]
+/// The words of [`may_hedge`]: every word a joint or a negation is made of.
+#[inline]
 fn joint_or_negation(w: &[u8]) -> bool {
     matches!(
         w,

@@ -2812,7 +2812,10 @@ fn loop_groups_avx512<const SWEEPS: bool>(b: &[u8]) -> (bool, bool) {
             keys,
         );
         let same = same & u32::MAX >> (32 - words);
-        let sweep = || {
+        if runs.step(same, words) {
+            return (true, SWEEPS);
+        }
+        if SWEEPS && !runs.swept {
             let digit = _mm512_cmplt_epu8_mask(
                 _mm512_sub_epi8(first, _mm512_set1_epi8(b'0' as i8)),
                 _mm512_set1_epi8(10),
@@ -2820,10 +2823,7 @@ fn loop_groups_avx512<const SWEEPS: bool>(b: &[u8]) -> (bool, bool) {
             let joint = _mm512_cmpeq_epi8_mask(first, _mm512_set1_epi8(b'a' as i8))
                 | _mm512_cmpeq_epi8_mask(first, _mm512_set1_epi8(b'o' as i8))
                 | _mm512_cmpeq_epi8_mask(first, _mm512_set1_epi8(b't' as i8));
-            (digit as u32, (digit | joint) as u32)
-        };
-        if runs.step::<SWEEPS>(same, words, sweep) {
-            return (true, SWEEPS);
+            runs.sweep(digit as u32, (digit | joint) as u32, words);
         }
     }
     (false, SWEEPS && runs.swept)
@@ -2976,8 +2976,11 @@ fn loop_groups_by<const SWEEPS: bool, const G: usize>(b: &[u8]) -> (bool, bool) 
             let (same, dk) = group(&keys, at, SWEEPS && !runs.swept);
             // The words past the text's end are none.
             let same = same & u32::MAX >> (32 - words);
-            if runs.step::<SWEEPS>(same, words, || (dk & 0xffff, dk >> 16)) {
+            if runs.step(same, words) {
                 return (true, SWEEPS);
+            }
+            if SWEEPS && !runs.swept {
+                runs.sweep(dk & 0xffff, dk >> 16, words);
             }
             at += G;
         }
@@ -3005,19 +3008,12 @@ struct GroupRuns {
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 impl GroupRuns {
     /// One more group of `words` words (1 to 32), word `k` as bit `k` of `same` (those that
-    /// share a key with one of the eight before them; none past the group's words) and, while
-    /// the sweep is counted, of the masks `sweep` gives (the words that start with a digit, and
-    /// those that start with a digit, `a`, `o` or `t`): whether fifteen words in a row share a
-    /// key, the run of the groups before with the group's first words, or the words inside the
-    /// group that start two, four, eight, then fifteen in a row. (A function, not a closure: it
-    /// is inlined at each call.)
+    /// share a key with one of the eight before them; none past the group's words): whether
+    /// fifteen words in a row share a key, the run of the groups before with the group's first
+    /// words, or the words inside the group that start two, four, eight, then fifteen in a row.
+    /// (A function, not a closure: it is inlined at each call.)
     #[inline(always)]
-    fn step<const SWEEPS: bool>(
-        &mut self,
-        same: u32,
-        words: u32,
-        sweep: impl FnOnce() -> (u32, u32),
-    ) -> bool {
+    fn step(&mut self, same: u32, words: u32) -> bool {
         let mut r = same & (same >> 1);
         r &= r >> 2;
         r &= r >> 4;
@@ -3028,11 +3024,16 @@ impl GroupRuns {
         } else {
             (same << (32 - words)).leading_ones()
         };
-        if SWEEPS && !self.swept {
-            let (digit, keep) = sweep();
-            self.swept = digit_runs(&mut self.digits, digit & live, keep | !live);
-        }
         reached
+    }
+
+    /// The sweep's count over the same group, where it is still counted (`!self.swept`): word
+    /// `k` as bit `k` of `digit` (the words that start with a digit) and of `keep` (those that
+    /// start with a digit, `a`, `o` or `t`).
+    #[inline(always)]
+    fn sweep(&mut self, digit: u32, keep: u32, words: u32) {
+        let live = u32::MAX >> (32 - words);
+        self.swept = digit_runs(&mut self.digits, digit & live, keep | !live);
     }
 }
 
