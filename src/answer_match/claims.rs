@@ -2722,8 +2722,8 @@ fn pretests_with<const SWEEPS: bool>(text: &str) -> (bool, bool) {
 }
 
 /// A necessary condition of [`pretests`]' loop test, and its sweep test exactly, over the keys of
-/// the words (their first two bytes, as a little-endian `u16`: equal keys, equal pairs) eight or
-/// sixteen at a time: `(may loop, may sweep)`, where `may sweep` is [`pretests`]' when `may loop`
+/// the words (their first two bytes, as a little-endian `u16`: equal keys, equal pairs) eight,
+/// sixteen or a block's at a time: `(may loop, may sweep)`, where `may sweep` is [`pretests`]' when `may loop`
 /// is `false`. A run of the loop test for `p` words is a run of `r` words in a row, each with the
 /// key of the word `p` before it, `r` fifteen or more (`max(20, 4p) - p`); each of those words
 /// has the key of one of the eight words before it, so a text without fifteen such words in a
@@ -2731,9 +2731,10 @@ fn pretests_with<const SWEEPS: bool>(text: &str) -> (bool, bool) {
 /// block, go to a buffer after the last eight (`0xffff` before the text's first word, which no
 /// key is); each group is compared with the groups before it shifted by one to eight words at
 /// once (a load, a compare, an or a shift: [`group_sse2`], or [`group_avx2`] where the processor
-/// has AVX2), and the words in a row that share a key are counted from the masks, a group at a
-/// time. The sweep's count is read from the same keys' first bytes, word by word only in a group
-/// that holds a digit.
+/// has AVX2; where it has AVX-512, [`loop_groups_avx512`] gathers and compares a block's keys in
+/// registers instead), and the words in a row that share a key are counted from the masks, a
+/// group at a time ([`GroupRuns`]). The sweep's count is read from the same keys' first bytes
+/// ([`digit_runs`]).
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 #[inline(always)]
 fn loop_groups<const SWEEPS: bool>(b: &[u8]) -> (bool, bool) {
