@@ -894,9 +894,10 @@ fn has_joint_or_negation_by(b: &[u8], masks: impl Fn(&[u8; 64]) -> (u64, u64)) -
 }
 
 /// [`has_joint_or_negation_by`] with AVX-512 (BW, VBMI): a word may start only where a block's
-/// byte and the one after it are a pair of [`joint_or_negation_head`] (or at the block's last
-/// byte, whose next is the next block's), each byte's letter looked up in a table of 64 bytes
-/// by one permute, so the walk visits those words alone, not every word of the text.
+/// byte and the one after it are a pair of [`joint_or_negation_head`] and the byte after those
+/// may follow its first letter in one of the words (or at the block's last two bytes, whose next
+/// are the next block's), each byte looked up in a table of 64 bytes by one permute, so the
+/// walk visits those words alone, not every word of the text.
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 #[target_feature(enable = "avx512bw,avx512vbmi")]
 fn has_joint_or_negation_avx512(b: &[u8]) -> bool {
@@ -929,28 +930,50 @@ fn has_joint_or_negation_avx512(b: &[u8]) -> bool {
         }
         t
     };
+    // The third bytes, as the bits of the first letters they may follow: a space after `or`
+    // and `no`, the third letters of the longer words.
+    const THIRDS: [u8; 64] = {
+        let mut t = [0u8; 64];
+        let thirds: [&[u8]; 8] = [b" ", b"de", b" rtvi", b"nc", b"sro", b"t", b"l", b"s"];
+        let mut j = 0;
+        while j < thirds.len() {
+            let mut k = 0;
+            while k < thirds[j].len() {
+                t[(thirds[j][k] & 63) as usize] |= 1 << j;
+                k += 1;
+            }
+            j += 1;
+        }
+        t
+    };
     // SAFETY: each table holds 64 bytes, which an unaligned load reads.
-    let (firsts, seconds) = unsafe {
+    let (firsts, seconds, thirds) = unsafe {
         (
             _mm512_loadu_si512(FIRSTS.as_ptr().cast()),
             _mm512_loadu_si512(SECONDS.as_ptr().cast()),
+            _mm512_loadu_si512(THIRDS.as_ptr().cast()),
         )
     };
     has_joint_or_negation_by(b, |head| {
-        // SAFETY: the block holds 64 bytes, which an unaligned load reads; the second load
-        // reads the 63 from its second on (its mask leaves the 64th out).
-        let (v, next) = unsafe {
+        // SAFETY: the block holds 64 bytes, which an unaligned load reads; the second and
+        // third loads read the 63 from its second on and the 62 from its third on (their masks
+        // leave the bytes past the block out).
+        let (v, next, third) = unsafe {
             (
                 _mm512_loadu_si512(head.as_ptr().cast()),
                 _mm512_maskz_loadu_epi8(u64::MAX >> 1, head.as_ptr().add(1).cast()),
+                _mm512_maskz_loadu_epi8(u64::MAX >> 2, head.as_ptr().add(2).cast()),
             )
         };
         let first = _mm512_maskz_permutexvar_epi8(in_range(v, b'a', b'z'), v, firsts);
         let second = _mm512_maskz_permutexvar_epi8(in_range(next, b'a', b'z'), next, seconds);
-        (
-            equal(v, b' '),
-            _mm512_test_epi8_mask(first, second) | 1 << 63,
-        )
+        let third = _mm512_maskz_permutexvar_epi8(
+            in_range(third, b'a', b'z') | equal(third, b' '),
+            third,
+            thirds,
+        );
+        let heads = _mm512_test_epi8_mask(first, second) & _mm512_test_epi8_mask(first, third);
+        (equal(v, b' '), heads | 3 << 62)
     })
 }
 
