@@ -863,12 +863,23 @@ fn may_hedge(raw: &str, normalized: &str) -> bool {
     if has_list_mark(raw.as_bytes()) {
         return true;
     }
-    // Every word a joint or a negation is made of (`neither` holds `either`...): a word whose
-    // first two bytes start none of them ([`joint_or_negation_head`], most words) is not read
-    // to its end.
     let b = normalized.as_bytes();
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    if crate::cpu::has_avx512bw() && crate::cpu::has_avx512vbmi() {
+        // SAFETY: the processor has AVX-512 BW and VBMI, which is all the function needs.
+        return unsafe { has_joint_or_negation_avx512(b) };
+    }
+    has_joint_or_negation_by(b, |head| (block::spaces(head), u64::MAX))
+}
+
+/// Whether the normalised text `b` holds a word of [`joint_or_negation`], by [`for_each_word_by`]
+/// with `masks` (a block's spaces, and the bytes a word of them may start at). Every word a joint
+/// or a negation is made of (`neither` holds `either`...): a word whose first two bytes start
+/// none of them ([`joint_or_negation_head`], most words) is not read to its end.
+#[inline(always)]
+fn has_joint_or_negation_by(b: &[u8], masks: impl Fn(&[u8; 64]) -> (u64, u64)) -> bool {
     let mut found = false;
-    for_each_word(
+    for_each_word_by(
         b,
         |pair| !joint_or_negation_head(pair),
         |word| {
@@ -877,25 +888,136 @@ fn may_hedge(raw: &str, normalized: &str) -> bool {
                 .is_some_and(joint_or_negation);
             !found
         },
+        masks,
     );
     found
 }
 
+/// [`has_joint_or_negation_by`] with AVX-512 (BW, VBMI): a word may start only where a block's
+/// byte and the one after it are a pair of [`joint_or_negation_head`] and the byte after those
+/// may follow its first letter in one of the words (or at the block's last two bytes, whose next
+/// are the next block's), each byte looked up in a table of 64 bytes by one permute, so the
+/// walk visits those words alone, not every word of the text.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[target_feature(enable = "avx512bw,avx512vbmi")]
+fn has_joint_or_negation_avx512(b: &[u8]) -> bool {
+    use crate::ascii::avx512::{equal, in_range};
+    use std::arch::x86_64::*;
+    // By a lower-case letter's low six bits: the first letters of the words (bit `j` for the
+    // `j`-th of `oaniwefm`), and the second letters, as the bits of the first letters they may
+    // follow (`HEADS` of [`joint_or_negation_head`]).
+    const FIRSTS: [u8; 64] = {
+        let mut t = [0u8; 64];
+        let firsts = b"oaniwefm";
+        let mut j = 0;
+        while j < firsts.len() {
+            t[(firsts[j] & 63) as usize] = 1 << j;
+            j += 1;
+        }
+        t
+    };
+    const SECONDS: [u8; 64] = {
+        let mut t = [0u8; 64];
+        let heads: [&[u8]; 8] = [b"r", b"nr", b"oe", b"sn", b"aer", b"i", b"a", b"i"];
+        let mut j = 0;
+        while j < heads.len() {
+            let mut k = 0;
+            while k < heads[j].len() {
+                t[(heads[j][k] & 63) as usize] |= 1 << j;
+                k += 1;
+            }
+            j += 1;
+        }
+        t
+    };
+    // The third bytes, as the bits of the first letters they may follow: a space after `or`
+    // and `no`, the third letters of the longer words.
+    const THIRDS: [u8; 64] = {
+        let mut t = [0u8; 64];
+        let thirds: [&[u8]; 8] = [b" ", b"de", b" rtvi", b"nc", b"sro", b"t", b"l", b"s"];
+        let mut j = 0;
+        while j < thirds.len() {
+            let mut k = 0;
+            while k < thirds[j].len() {
+                t[(thirds[j][k] & 63) as usize] |= 1 << j;
+                k += 1;
+            }
+            j += 1;
+        }
+        t
+    };
+    // SAFETY: each table holds 64 bytes, which an unaligned load reads.
+    let (firsts, seconds, thirds) = unsafe {
+        (
+            _mm512_loadu_si512(FIRSTS.as_ptr().cast()),
+            _mm512_loadu_si512(SECONDS.as_ptr().cast()),
+            _mm512_loadu_si512(THIRDS.as_ptr().cast()),
+        )
+    };
+    has_joint_or_negation_by(b, |head| {
+        // SAFETY: the block holds 64 bytes, which an unaligned load reads; the second and
+        // third loads read the 63 from its second on and the 62 from its third on (their masks
+        // leave the bytes past the block out).
+        let (v, next, third) = unsafe {
+            (
+                _mm512_loadu_si512(head.as_ptr().cast()),
+                _mm512_maskz_loadu_epi8(u64::MAX >> 1, head.as_ptr().add(1).cast()),
+                _mm512_maskz_loadu_epi8(u64::MAX >> 2, head.as_ptr().add(2).cast()),
+            )
+        };
+        let first = _mm512_maskz_permutexvar_epi8(in_range(v, b'a', b'z'), v, firsts);
+        let second = _mm512_maskz_permutexvar_epi8(in_range(next, b'a', b'z'), next, seconds);
+        let third = _mm512_maskz_permutexvar_epi8(
+            in_range(third, b'a', b'z') | equal(third, b' '),
+            third,
+            thirds,
+        );
+        let heads = _mm512_test_epi8_mask(first, second) & _mm512_test_epi8_mask(first, third);
+        (equal(v, b' '), heads | 3 << 62)
+    })
+}
+
 /// Whether `b` holds a list mark of [`may_hedge`]: `,` `;` `/` `|` a line break, or the byte
-/// `0xE2` (the first of `“`, `”`, `•`). With AVX2, one pass that compares 32 bytes with all six
-/// at once (most texts that reach it are short and hold none: it reads them whole, where two
-/// `memchr3` would each set up its search); else two `memchr3`.
+/// `0xE2` (the first of `“`, `”`, `•`). With AVX-512 or AVX2, one pass that compares 64 or 32
+/// bytes with all six at once (most texts that reach it are short and hold none: it reads them
+/// whole, where two `memchr3` would each set up its search); else two `memchr3`.
 #[inline]
 fn has_list_mark(b: &[u8]) -> bool {
     #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-    if crate::cpu::has_avx2() {
+    if crate::cpu::has_avx512bw() {
+        // SAFETY: the processor has AVX-512 BW, which is all the function needs.
+        return unsafe { has_list_mark_avx512(b) };
+    } else if crate::cpu::has_avx2() {
         // SAFETY: the processor has AVX2, which is all the function needs.
         return unsafe { has_list_mark_avx2(b) };
     }
     has_list_mark_by_memchr(b)
 }
 
-/// [`has_list_mark`] by two `memchr3`: without AVX2, and the tests' oracle.
+/// [`has_list_mark`] with AVX-512 (BW), 64 bytes at a time (the last ones from a masked load,
+/// zeros past the text's end, which are none of the marks).
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[target_feature(enable = "avx512bw")]
+fn has_list_mark_avx512(b: &[u8]) -> bool {
+    use crate::ascii::avx512::{equal, load_or};
+    let mut at = 0;
+    while let Some(rest) = b.get(at..).filter(|r| !r.is_empty()) {
+        let v = load_or(rest, 0);
+        let marks = equal(v, b',')
+            | equal(v, b';')
+            | equal(v, b'/')
+            | equal(v, b'|')
+            | equal(v, b'\n')
+            | equal(v, 0xE2);
+        if marks != 0 {
+            return true;
+        }
+        at += 64;
+    }
+    false
+}
+
+/// [`has_list_mark`] by two `memchr3`: without AVX2 or AVX-512, and the tests' oracle.
 fn has_list_mark_by_memchr(b: &[u8]) -> bool {
     memchr::memchr3(b',', b';', b'/', b).is_some()
         || memchr::memchr3(b'|', b'\n', 0xE2, b).is_some()
@@ -2030,7 +2152,7 @@ mod tests {
         claims::words(normalized).any(|w| super::joint_or_negation(w.as_bytes()))
     }
 
-    /// [`super::has_list_mark`] (with AVX2, one pass) finds a mark where two `memchr3` do: on
+    /// [`super::has_list_mark`] (with AVX-512 or AVX2, one pass) finds a mark where two `memchr3` do: on
     /// random texts of every length up to three blocks, with a mark or none at every place
     /// (bytes near the marks' values, `“`, `•` and other characters outside ASCII).
     #[test]
@@ -2049,6 +2171,16 @@ mod tests {
             let text: Vec<u8> = (0..len).map(|_| pool[next(pool.len())]).collect();
             let want = super::has_list_mark_by_memchr(&text);
             assert_eq!(super::has_list_mark(&text), want, "{text:?}");
+            // The AVX2 pass, which the dispatch passes over where the processor has AVX-512.
+            #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+            if crate::cpu::has_avx2() {
+                // SAFETY: the processor has AVX2.
+                assert_eq!(
+                    unsafe { super::has_list_mark_avx2(&text) },
+                    want,
+                    "{text:?}"
+                );
+            }
             yes += usize::from(want);
             no += usize::from(!want);
         }
@@ -2112,6 +2244,12 @@ mod tests {
             }
             let want = may_hedge_by_words(&text);
             assert_eq!(super::may_hedge("x", &text), want, "{text:?}");
+            // The walk over every word, which the dispatch passes over where the processor has
+            // AVX-512.
+            let every = super::has_joint_or_negation_by(text.as_bytes(), |head| {
+                (super::block::spaces(head), u64::MAX)
+            });
+            assert_eq!(every, want, "{text:?}");
             yes += usize::from(want);
             no += usize::from(!want);
         }

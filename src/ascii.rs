@@ -646,6 +646,68 @@ pub fn runs_in_block(
     None
 }
 
+/// Byte helpers with AVX-512 (BW): the callers enable it with their own `target_feature`, and
+/// run only where the processor has it.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+pub(crate) mod avx512 {
+    use std::arch::x86_64::*;
+
+    /// The first 64 bytes of `bytes`, or, at a text's end where fewer are left, its bytes
+    /// followed by `fill`: one masked load, which reads no byte past the text (a masked-out
+    /// byte is not read, and cannot fault).
+    #[inline]
+    #[target_feature(enable = "avx512bw")]
+    pub(crate) fn load_or(bytes: &[u8], fill: u8) -> __m512i {
+        if let Some(block) = bytes.first_chunk::<64>() {
+            // SAFETY: the block holds 64 bytes, which an unaligned load reads.
+            return unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
+        }
+        let live = (1u64 << bytes.len()) - 1;
+        // SAFETY: the mask selects the slice's bytes alone; the others are neither read nor
+        // faulted on.
+        unsafe { _mm512_mask_loadu_epi8(_mm512_set1_epi8(fill as i8), live, bytes.as_ptr().cast()) }
+    }
+
+    /// [`super::avx2::nibble_classes`] for the 64 bytes of `v`: the same two shuffles, the
+    /// tables in each 128-bit lane.
+    #[inline]
+    #[target_feature(enable = "avx512bw")]
+    pub(crate) fn nibble_classes(v: __m512i, low: &[u8; 16], high: &[u8; 16]) -> __m512i {
+        // SAFETY: each table holds 16 bytes, which an unaligned load reads.
+        let (low, high) = unsafe {
+            (
+                _mm_loadu_si128(low.as_ptr().cast()),
+                _mm_loadu_si128(high.as_ptr().cast()),
+            )
+        };
+        let nibble = _mm512_set1_epi8(0x0f);
+        _mm512_and_si512(
+            _mm512_shuffle_epi8(_mm512_broadcast_i32x4(low), _mm512_and_si512(v, nibble)),
+            _mm512_shuffle_epi8(
+                _mm512_broadcast_i32x4(high),
+                _mm512_and_si512(_mm512_srli_epi16::<4>(v), nibble),
+            ),
+        )
+    }
+
+    /// The bytes of `v` in `lo..=hi`, byte `k`'s as bit `k`.
+    #[inline]
+    #[target_feature(enable = "avx512bw")]
+    pub(crate) fn in_range(v: __m512i, lo: u8, hi: u8) -> u64 {
+        _mm512_cmple_epu8_mask(
+            _mm512_sub_epi8(v, _mm512_set1_epi8(lo as i8)),
+            _mm512_set1_epi8(hi.wrapping_sub(lo) as i8),
+        )
+    }
+
+    /// The bytes of `v` equal to `x`, byte `k`'s as bit `k`.
+    #[inline]
+    #[target_feature(enable = "avx512bw")]
+    pub(crate) fn equal(v: __m512i, x: u8) -> u64 {
+        _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(x as i8))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,6 @@
 //! Which SIMD instructions the kernels may use: the one place they ask.
 //!
-//! A kernel with an AVX2 (or BMI) version calls one of these functions instead of
+//! A kernel with an AVX2, AVX-512 (or BMI) version calls one of these functions instead of
 //! `is_x86_feature_detected!` itself, and runs its portable version when it answers `false`. The
 //! standard library caches what it detects, so a call costs a load and a test.
 //!
@@ -35,6 +35,24 @@ pub fn has_avx2() -> bool {
     detected!("avx2")
 }
 
+/// Whether the processor has AVX-512 BW (byte and word lanes of 512 bits, and AVX-512 F).
+#[inline]
+pub fn has_avx512bw() -> bool {
+    detected!("avx512bw")
+}
+
+/// Whether the processor has AVX-512 VBMI (byte permutes across a whole register).
+#[inline]
+pub fn has_avx512vbmi() -> bool {
+    detected!("avx512vbmi")
+}
+
+/// Whether the processor has AVX-512 VBMI2 (byte compress and expand).
+#[inline]
+pub fn has_avx512vbmi2() -> bool {
+    detected!("avx512vbmi2")
+}
+
 /// Whether the processor has BMI1 (`andn`, `blsr`, `tzcnt`...).
 #[inline]
 pub fn has_bmi1() -> bool {
@@ -67,19 +85,25 @@ mod tests {
     fn answers_follow_the_feature() {
         let answers = [
             super::has_avx2(),
+            super::has_avx512bw(),
+            super::has_avx512vbmi(),
+            super::has_avx512vbmi2(),
             super::has_bmi1(),
             super::has_bmi2(),
             super::has_popcnt(),
             super::has_lzcnt(),
         ];
         if cfg!(feature = "portable") || !cfg!(target_arch = "x86_64") {
-            assert_eq!(answers, [false; 5]);
+            assert_eq!(answers, [false; 8]);
         }
         #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
         assert_eq!(
             answers,
             [
                 std::arch::is_x86_feature_detected!("avx2"),
+                std::arch::is_x86_feature_detected!("avx512bw"),
+                std::arch::is_x86_feature_detected!("avx512vbmi"),
+                std::arch::is_x86_feature_detected!("avx512vbmi2"),
                 std::arch::is_x86_feature_detected!("bmi1"),
                 std::arch::is_x86_feature_detected!("bmi2"),
                 std::arch::is_x86_feature_detected!("popcnt"),

@@ -857,11 +857,16 @@ fn separator(b: &[u8], i: usize) -> Option<(u16, usize)> {
 /// at a time ([`may_cut_by`]), with AVX2 where the processor has it.
 pub fn may_cut_inside_words(raw: &str) -> bool {
     #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-    if crate::cpu::has_avx2() {
+    if crate::cpu::has_avx512bw() {
+        // SAFETY: the processor has AVX-512 BW, which is all the function needs.
+        return unsafe { may_cut_avx512(raw.as_bytes()) };
+    } else if crate::cpu::has_avx2() {
         // SAFETY: the processor has AVX2, which is all the function needs.
         return unsafe { may_cut_avx2(raw.as_bytes()) };
     }
-    may_cut_by(raw.as_bytes(), |block| {
+    let mut padded = [0u8; 64];
+    may_cut_by(raw.as_bytes(), |rest| {
+        let block = crate::ascii::chunk_or_padded(rest, &mut padded, 0);
         (marks_in(block), high_places_if_any(block))
     })
 }
@@ -870,23 +875,36 @@ pub fn may_cut_inside_words(raw: &str) -> bool {
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 #[target_feature(enable = "avx2")]
 fn may_cut_avx2(b: &[u8]) -> bool {
-    // SAFETY: this function runs only where the processor has AVX2.
-    may_cut_by(b, |block| unsafe { cut_places_avx2(block) })
+    let mut padded = [0u8; 64];
+    may_cut_by(b, |rest| {
+        let block = crate::ascii::chunk_or_padded(rest, &mut padded, 0);
+        // SAFETY: this function runs only where the processor has AVX2.
+        unsafe { cut_places_avx2(block) }
+    })
+}
+
+/// [`may_cut_inside_words`] with AVX-512 (BW): the block's classes from one masked load, which
+/// also pads the text's last block without a copy ([`cut_places_avx512`]).
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[target_feature(enable = "avx512bw")]
+fn may_cut_avx512(b: &[u8]) -> bool {
+    may_cut_by(b, |rest| {
+        cut_places_avx512(crate::ascii::avx512::load_or(rest, 0))
+    })
 }
 
 /// The one pass of [`may_cut_inside_words`] over the raw text `b`, 64 bytes at a time: `places`
-/// gives a block's marks (`.`, `'` and `_`: [`marks_in`]) and its non-ASCII places
-/// ([`high_places`], none in a block of ASCII). Each place is a test of its own, true or false
-/// whatever the others say, so one pass that looks at both kinds of place block by block
-/// answers as a pass over the marks followed, for a text that is not ASCII, by one over the
-/// non-ASCII places (a text of ASCII has none).
+/// gives the marks (`.`, `'` and `_`: [`marks_in`]) and the non-ASCII places ([`high_places`],
+/// none in a block of ASCII) of the block that starts the bytes it is given (zeros past the
+/// text's end). Each place is a test of its own, true or false whatever the others say, so one
+/// pass that looks at both kinds of place block by block answers as a pass over the marks
+/// followed, for a text that is not ASCII, by one over the non-ASCII places (a text of ASCII has
+/// none).
 #[inline(always)]
-fn may_cut_by(b: &[u8], places: impl Fn(&[u8; 64]) -> (u64, u64)) -> bool {
+fn may_cut_by(b: &[u8], mut places: impl FnMut(&[u8]) -> (u64, u64)) -> bool {
     let mut base = 0;
-    let mut padded = [0u8; 64];
     while let Some(rest) = b.get(base..).filter(|r| !r.is_empty()) {
-        let block = crate::ascii::chunk_or_padded(rest, &mut padded, 0);
-        let (mut marks, mut high) = places(block);
+        let (mut marks, mut high) = places(rest);
         while marks != 0 {
             let i = base + marks.trailing_zeros() as usize;
             marks &= marks - 1;
@@ -959,14 +977,7 @@ unsafe fn cut_places_avx2(block: &[u8; 64]) -> (u64, u64) {
         });
         a | b << 32
     };
-    let mut marks = of(CUT_DOT | CUT_UNDER);
-    if marks != 0 {
-        let (starts, ends) = (of(CUT_START), of(CUT_END));
-        let (white, under) = (of(CUT_WHITE), of(CUT_UNDER));
-        let glues_back = starts >> 1 | 1 << 63;
-        let ends_joint = (ends << 1 | 1) & (under | !(white >> 1));
-        marks &= glues_back | ends_joint;
-    }
+    let marks = kept_marks(of);
     let high = bits(halves[0]) | bits(halves[1]) << 32;
     if high == 0 {
         return (marks, 0);
@@ -985,6 +996,41 @@ unsafe fn cut_places_avx2(block: &[u8; 64]) -> (u64, u64) {
         ))
     });
     (marks, high & (lead | (letter >> 1) | 1 << 63))
+}
+
+/// [`cut_places_avx2`] of the block `v`, with AVX-512 (BW): the classes of all 64 bytes from
+/// one pair of shuffles, each class's bytes from one test.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[target_feature(enable = "avx512bw")]
+#[inline]
+fn cut_places_avx512(v: std::arch::x86_64::__m512i) -> (u64, u64) {
+    use crate::ascii::avx512::{equal, in_range, nibble_classes};
+    use std::arch::x86_64::*;
+    let classes = nibble_classes(v, &CUT_NIBBLES.0, &CUT_NIBBLES.1);
+    let marks = kept_marks(|set| _mm512_test_epi8_mask(classes, _mm512_set1_epi8(set as i8)));
+    let high = _mm512_movepi8_mask(v);
+    if high == 0 {
+        return (marks, 0);
+    }
+    let letter = in_range(_mm512_or_si512(v, _mm512_set1_epi8(0x20)), b'a', b'z');
+    let lead = equal(v, 0xCE) | equal(v, 0xCF) | equal(v, 0xF0);
+    (marks, high & (lead | (letter >> 1) | 1 << 63))
+}
+
+/// The marks that [`cut_places_avx2`] keeps, from the block's classes (`of(set)`: the bytes of
+/// any of the classes `set`, byte `k`'s as bit `k`).
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[inline(always)]
+fn kept_marks(of: impl Fn(u8) -> u64) -> u64 {
+    let marks = of(CUT_DOT | CUT_UNDER);
+    if marks == 0 {
+        return 0;
+    }
+    let (starts, ends) = (of(CUT_START), of(CUT_END));
+    let (white, under) = (of(CUT_WHITE), of(CUT_UNDER));
+    let glues_back = starts >> 1 | 1 << 63;
+    let ends_joint = (ends << 1 | 1) & (under | !(white >> 1));
+    marks & (glues_back | ends_joint)
 }
 
 // The byte classes of [`cut_places_avx2`], two bits each (a class is the union of two sets of
@@ -2676,8 +2722,8 @@ fn pretests_with<const SWEEPS: bool>(text: &str) -> (bool, bool) {
 }
 
 /// A necessary condition of [`pretests`]' loop test, and its sweep test exactly, over the keys of
-/// the words (their first two bytes, as a little-endian `u16`: equal keys, equal pairs) eight or
-/// sixteen at a time: `(may loop, may sweep)`, where `may sweep` is [`pretests`]' when `may loop`
+/// the words (their first two bytes, as a little-endian `u16`: equal keys, equal pairs) eight,
+/// sixteen or a block's at a time: `(may loop, may sweep)`, where `may sweep` is [`pretests`]' when `may loop`
 /// is `false`. A run of the loop test for `p` words is a run of `r` words in a row, each with the
 /// key of the word `p` before it, `r` fifteen or more (`max(20, 4p) - p`); each of those words
 /// has the key of one of the eight words before it, so a text without fifteen such words in a
@@ -2685,25 +2731,103 @@ fn pretests_with<const SWEEPS: bool>(text: &str) -> (bool, bool) {
 /// block, go to a buffer after the last eight (`0xffff` before the text's first word, which no
 /// key is); each group is compared with the groups before it shifted by one to eight words at
 /// once (a load, a compare, an or a shift: [`group_sse2`], or [`group_avx2`] where the processor
-/// has AVX2), and the words in a row that share a key are counted from the masks, a group at a
-/// time. The sweep's count is read from the same keys' first bytes, word by word only in a group
-/// that holds a digit.
+/// has AVX2; where it has AVX-512, [`loop_groups_avx512`] gathers and compares a block's keys in
+/// registers instead), and the words in a row that share a key are counted from the masks, a
+/// group at a time ([`GroupRuns`]). The sweep's count is read from the same keys' first bytes
+/// ([`digit_runs`]).
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 #[inline(always)]
 fn loop_groups<const SWEEPS: bool>(b: &[u8]) -> (bool, bool) {
-    if crate::cpu::has_avx2() && crate::cpu::has_bmi1() {
-        // SAFETY: the processor has AVX2 and BMI1, which is all the function needs.
+    if crate::cpu::has_avx512vbmi2() && crate::cpu::has_avx512vbmi() && crate::cpu::has_popcnt() {
+        // SAFETY: the processor has AVX-512 VBMI2 and VBMI (and so BW) and popcnt, which is
+        // all the function needs.
+        unsafe { loop_groups_avx512::<SWEEPS>(b) }
+    } else if crate::cpu::has_avx2() && crate::cpu::has_bmi1() && crate::cpu::has_popcnt() {
+        // SAFETY: the processor has AVX2, BMI1 and popcnt, which is all the function needs.
         unsafe { loop_groups_avx2::<SWEEPS>(b) }
     } else {
         loop_groups_by::<SWEEPS, 8>(b)
     }
 }
 
-/// [`loop_groups`] with AVX2 (sixteen keys a group) and BMI1 (the word starts' bits).
+/// [`loop_groups`] with AVX2 (sixteen keys a group), BMI1 (the word starts' bits) and popcnt
+/// (the sweep's count).
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-#[target_feature(enable = "avx2,bmi1")]
+#[target_feature(enable = "avx2,bmi1,popcnt")]
 fn loop_groups_avx2<const SWEEPS: bool>(b: &[u8]) -> (bool, bool) {
     loop_groups_by::<SWEEPS, 16>(b)
+}
+
+/// [`loop_groups`] with AVX-512, a block of 64 bytes at a time and all its words' keys (32 at
+/// most) a group: the keys are gathered at once by compressing the block's bytes, and those of
+/// the block one byte on, by the word starts (VBMI2), and interleaving the two (VBMI), in place of
+/// a loop over the starts; each key is compared with the eight before it in registers (the last
+/// eight keys of the blocks before are kept in the top lanes of one, `0xffff` before the text's
+/// first word), one bit a word, the keys shifted by one to eight words by a permute of the two.
+/// The runs of words that share a key, and the sweep's count, are read from the masks as
+/// [`loop_groups_by`] reads them: its answer, exactly (the tests hold it to it).
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[target_feature(enable = "avx512bw,avx512vbmi,avx512vbmi2,popcnt")]
+fn loop_groups_avx512<const SWEEPS: bool>(b: &[u8]) -> (bool, bool) {
+    use std::arch::x86_64::*;
+    // Lane `i` of 16 bits: `i`.
+    let lanes = _mm512_set_epi16(
+        31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9,
+        8, 7, 6, 5, 4, 3, 2, 1, 0,
+    );
+    // Key `i` from the first byte `i` of one register and the second byte `i` of another: byte
+    // `2i` from byte `i` of the first, byte `2i + 1` from byte `i` of the second (index 64 on).
+    let pairs = _mm512_or_si512(
+        lanes,
+        _mm512_slli_epi16::<8>(_mm512_add_epi16(lanes, _mm512_set1_epi16(64))),
+    );
+    // The keys of the blocks before, the last eight in lanes 24 to 31.
+    let mut before = _mm512_set1_epi16(-1);
+    let mut runs = GroupRuns::default();
+    let mut base = 0;
+    let mut space_before = 1u64;
+    while let Some(rest) = b.get(base..).filter(|r| !r.is_empty()) {
+        base += 64;
+        // The block, and the block one byte on (spaces past the text's end).
+        let block = crate::ascii::avx512::load_or(rest, b' ');
+        let next = crate::ascii::avx512::load_or(rest.get(1..).unwrap_or_default(), b' ');
+        let spaces = _mm512_cmpeq_epi8_mask(block, _mm512_set1_epi8(b' ' as i8));
+        let starts = !spaces & ((spaces << 1) | space_before);
+        space_before = spaces >> 63;
+        if starts == 0 {
+            continue;
+        }
+        let words = starts.count_ones();
+        let first = _mm512_maskz_compress_epi8(starts, block);
+        let keys = _mm512_permutex2var_epi8(first, pairs, _mm512_maskz_compress_epi8(starts, next));
+        // Key `i` against key `i - p` (lane `i - p` of `keys`, or `32 + i - p` of `before`).
+        let mut same = 0u32;
+        for p in 1..=8 {
+            let back = _mm512_sub_epi16(lanes, _mm512_set1_epi16(p));
+            same |= _mm512_cmpeq_epi16_mask(keys, _mm512_permutex2var_epi16(keys, back, before));
+        }
+        // The last eight keys: lane `i` (24 to 31) is lane `i + words` of `before` and `keys`.
+        before = _mm512_permutex2var_epi16(
+            before,
+            _mm512_add_epi16(lanes, _mm512_set1_epi16(words as i16)),
+            keys,
+        );
+        let same = same & u32::MAX >> (32 - words);
+        if runs.step(same, words) {
+            return (true, SWEEPS);
+        }
+        if SWEEPS && !runs.swept {
+            let digit = _mm512_cmplt_epu8_mask(
+                _mm512_sub_epi8(first, _mm512_set1_epi8(b'0' as i8)),
+                _mm512_set1_epi8(10),
+            );
+            let joint = _mm512_cmpeq_epi8_mask(first, _mm512_set1_epi8(b'a' as i8))
+                | _mm512_cmpeq_epi8_mask(first, _mm512_set1_epi8(b'o' as i8))
+                | _mm512_cmpeq_epi8_mask(first, _mm512_set1_epi8(b't' as i8));
+            runs.sweep(digit as u32, (digit | joint) as u32, words);
+        }
+    }
+    (false, SWEEPS && runs.swept)
 }
 
 /// The keys' buffer of [`loop_groups`]: the eight keys before the pending ones, then the pending
@@ -2713,7 +2837,7 @@ fn loop_groups_avx2<const SWEEPS: bool>(b: &[u8]) -> (bool, bool) {
 type Keys = [u16; 128];
 
 /// One group of eight keys of [`loop_groups`] from `keys[at]` on (`at` 8 to 47), with SSE2:
-/// the words that share their key with one of the eight before them (two bits a word), and with
+/// the words that share their key with one of the eight before them (one bit a word), and with
 /// `sweep` the ones whose first byte is a digit (bits 0 to 7) and those whose first byte is a
 /// digit, `a`, `o` or `t` (bits 16 to 23).
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
@@ -2751,7 +2875,10 @@ fn group_sse2<const SWEEPS: bool>(keys: &Keys, at: usize, sweep: bool) -> (u32, 
         } else {
             0
         };
-        (_mm_movemask_epi8(same) as u32, dk)
+        (
+            _mm_movemask_epi8(_mm_packs_epi16(same, same)) as u32 & 0xff,
+            dk,
+        )
     }
 }
 
@@ -2794,7 +2921,9 @@ fn group_avx2<const SWEEPS: bool>(keys: &Keys, at: usize, sweep: bool) -> (u32, 
         } else {
             0
         };
-        (_mm256_movemask_epi8(same) as u32, dk)
+        // Packed within each 128-bit lane: words 0-7 in bits 0-7, words 8-15 in bits 16-23.
+        let same = _mm256_movemask_epi8(_mm256_packs_epi16(same, same)) as u32;
+        (same & 0xff | (same >> 8 & 0xff00), dk)
     }
 }
 
@@ -2814,53 +2943,7 @@ fn loop_groups_by<const SWEEPS: bool, const G: usize>(b: &[u8]) -> (bool, bool) 
     };
     let mut keys: Keys = [0xffff; 128];
     let mut n = 0usize;
-    // Words in a row that share a key with one of the eight before them.
-    let mut run = 0u32;
-    // The sweep: digits of the current run of words that start with a digit, `a`, `o` or `t`.
-    let (mut digits, mut swept) = (0u32, false);
-    let full = if G == 16 { u32::MAX } else { 0xffff };
-    // The group of `G` keys from `keys[at]` on, `valid` of them words of the text: whether the
-    // words in a row that share a key reach fifteen.
-    let mut step = |keys: &Keys, at: usize, valid: u32| -> bool {
-        let (m, dk) = group(keys, at, SWEEPS && !swept);
-        // Two bits a word; the words past the text's end are none.
-        let m = m & full >> (2 * (G as u32 - valid));
-        let mut reached = run + m.trailing_ones() / 2 >= 15;
-        if G > 8 {
-            // Fifteen words in a row inside a group of sixteen: one bit a word, and the words
-            // that start two, four, eight, then fifteen in a row.
-            let mut r = m & 0x5555_5555;
-            r &= r >> 2;
-            r &= r >> 4;
-            r &= r >> 8;
-            reached |= r & (r >> 14) != 0;
-        }
-        run = if m == full {
-            run + G as u32
-        } else {
-            (m << (32 - 2 * G as u32)).leading_ones() / 2
-        };
-        if SWEEPS && !swept {
-            let live = (1u32 << valid) - 1;
-            let (digit, keep) = (dk & live, (dk >> 16) | !live);
-            if digit == 0 {
-                // No digit: a word that ends the run ends it with none.
-                if keep & 0xffff != 0xffff {
-                    digits = 0;
-                }
-            } else {
-                for k in 0..valid {
-                    digits = if keep >> k & 1 != 0 {
-                        digits + (digit >> k & 1)
-                    } else {
-                        0
-                    };
-                    swept |= digits >= 5;
-                }
-            }
-        }
-        reached
-    };
+    let mut runs = GroupRuns::default();
     let mut base = 0;
     let mut space_before = 1u64;
     let mut padded = [b' '; 80];
@@ -2885,23 +2968,117 @@ fn loop_groups_by<const SWEEPS: bool, const G: usize>(b: &[u8]) -> (bool, bool) 
             }
             n += out.offset_from(start) as usize;
         }
-        // Every full group, then the last eight keys and those left pending to the buffer's
-        // start.
+        // Every full group (and in the text's last block, the last group, whatever its
+        // size), then the last eight keys and those left pending to the buffer's start.
+        let last = rest.len() <= 64;
         let mut at = 8;
-        while at + G <= 8 + n {
-            if step(&keys, at, G as u32) {
+        while at < 8 + n && (at + G <= 8 + n || last) {
+            let words = (8 + n - at).min(G) as u32;
+            let (same, dk) = group(&keys, at, SWEEPS && !runs.swept);
+            // The words past the text's end are none.
+            let same = same & u32::MAX >> (32 - words);
+            if runs.step(same, words) {
                 return (true, SWEEPS);
             }
+            if SWEEPS && !runs.swept {
+                runs.sweep(dk & 0xffff, dk >> 16, words);
+            }
             at += G;
+        }
+        if last {
+            break;
         }
         keys.copy_within((at - 8) & 63..((at - 8) & 63) + 8 + G, 0);
         n = (8 + n - at) & (G - 1);
         base += 64;
     }
-    if n > 0 && step(&keys, 8, n as u32) {
-        return (true, SWEEPS);
+    (false, SWEEPS && runs.swept)
+}
+
+/// What [`loop_groups`] carries from a group of words to the next: the words in a row that share
+/// a key with one of the eight before them, and the sweep's count ([`digit_runs`]).
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[derive(Default)]
+struct GroupRuns {
+    run: u32,
+    /// Digits of the current run of words that start with a digit, `a`, `o` or `t`.
+    digits: u32,
+    swept: bool,
+}
+
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+impl GroupRuns {
+    /// One more group of `words` words (1 to 32), word `k` as bit `k` of `same` (those that
+    /// share a key with one of the eight before them; none past the group's words): whether
+    /// fifteen words in a row share a key, the run of the groups before with the group's first
+    /// words, or the words inside the group that start two, four, eight, then fifteen in a row.
+    /// (A function, not a closure: it is inlined at each call.)
+    #[inline(always)]
+    fn step(&mut self, same: u32, words: u32) -> bool {
+        let mut r = same & (same >> 1);
+        r &= r >> 2;
+        r &= r >> 4;
+        let reached = self.run + same.trailing_ones() >= 15 || r & (r >> 7) != 0;
+        let live = u32::MAX >> (32 - words);
+        self.run = if same == live {
+            self.run + words
+        } else {
+            (same << (32 - words)).leading_ones()
+        };
+        reached
     }
-    (false, SWEEPS && swept)
+
+    /// The sweep's count over the same group, where it is still counted (`!self.swept`): word
+    /// `k` as bit `k` of `digit` (the words that start with a digit) and of `keep` (those that
+    /// start with a digit, `a`, `o` or `t`).
+    #[inline(always)]
+    fn sweep(&mut self, digit: u32, keep: u32, words: u32) {
+        let live = u32::MAX >> (32 - words);
+        self.swept = digit_runs(&mut self.digits, digit & live, keep | !live);
+    }
+}
+
+/// The sweep's count of [`loop_groups`] over a group of words, word `k` as bit `k` of `digit`
+/// (those that start with a digit) and of `keep` (those that go on a run: a digit, `a`, `o` or
+/// `t`, and the places past the group's words): `digits`, those of the run before the group,
+/// becomes those of the run at its end; whether a run reaches five digits. The runs that cross
+/// no word that ends one are counted from the masks at once: the first (which goes on from the
+/// group before), the last (which goes on into the next), and the ones between, read word by
+/// word only where they hold five digits among them.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[inline(always)]
+fn digit_runs(digits: &mut u32, digit: u32, keep: u32) -> bool {
+    let breaks = !keep;
+    if breaks == 0 {
+        *digits += digit.count_ones();
+        return *digits >= 5;
+    }
+    // The words before the first break, and those after the last.
+    let below = (breaks & breaks.wrapping_neg()) - 1;
+    let above = u32::MAX
+        .checked_shl(32 - breaks.leading_zeros())
+        .unwrap_or(0);
+    let first = *digits + (digit & below).count_ones();
+    *digits = (digit & above).count_ones();
+    if first >= 5 || *digits >= 5 {
+        return true;
+    }
+    let middle = digit & !below & !above;
+    if middle.count_ones() < 5 {
+        return false;
+    }
+    let mut run = 0;
+    for k in 0..32 {
+        run = if keep >> k & 1 != 0 {
+            run + (middle >> k & 1)
+        } else {
+            0
+        };
+        if run >= 5 {
+            return true;
+        }
+    }
+    false
 }
 
 /// [`pretests`] by one walk over the words, each pushed to [`PairRuns`]: what the texts that
@@ -4056,6 +4233,18 @@ mod tests {
         })
     }
 
+    /// [`may_cut_inside_words`], and where the processor has AVX2 (which the dispatch passes
+    /// over where it has AVX-512) its AVX2 path too, which must agree.
+    fn may_cut_by_each_path(text: &str) -> bool {
+        let got = may_cut_inside_words(text);
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        if crate::cpu::has_avx2() {
+            // SAFETY: the processor has AVX2.
+            assert_eq!(unsafe { may_cut_avx2(text.as_bytes()) }, got, "{text:?}");
+        }
+        got
+    }
+
     /// The block scan of `.`, `'` and `_` and the three-byte test of joint words decide as
     /// the `memchr` scan and [`separator`] alone did: on random texts of joint words, their
     /// look-alikes (`org`, `andes`, `north`, `eithe`), marks, digits and characters outside
@@ -4080,7 +4269,7 @@ mod tests {
                 }
             }
             let want = may_cut_inside_words_by_memchr(&text);
-            assert_eq!(may_cut_inside_words(&text), want, "{text:?}");
+            assert_eq!(may_cut_by_each_path(&text), want, "{text:?}");
             yes += usize::from(want);
             no += usize::from(!want);
         }
@@ -4126,6 +4315,12 @@ mod tests {
                     assert!(!cuts_at_mark(&text, k + 1), "{k} {text:?}");
                 }
                 dropped += (marks & !kept).count_ones();
+                if crate::cpu::has_avx512bw() {
+                    // SAFETY: the processor has AVX-512 BW.
+                    let whole =
+                        unsafe { cut_places_avx512(crate::ascii::avx512::load_or(&block, 0)) };
+                    assert_eq!(whole, (kept, high), "{block:?}");
+                }
             }
         }
         #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
@@ -4152,7 +4347,7 @@ mod tests {
                 }
             }
             let want = may_cut_inside_words_by_memchr(&text);
-            assert_eq!(may_cut_inside_words(&text), want, "{text:?}");
+            assert_eq!(may_cut_by_each_path(&text), want, "{text:?}");
             yes += usize::from(want);
             no += usize::from(!want);
         }
@@ -4760,6 +4955,44 @@ mod tests {
         assert!(found > 50_000 && crossing > 100, "{found} {crossing}");
     }
 
+    /// [`digit_runs`] counts as a walk word by word does (how the groups counted before it):
+    /// on random groups thick with digits and breaks, from every count below five.
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    #[test]
+    fn the_digit_runs_agree_with_a_word_walk() {
+        let mut next = crate::testing::xorshift(0x3141_5926_5358_9793u64);
+        let (mut swept, mut not) = (0, 0);
+        for _ in 0..200_000 {
+            let (a, b, c) = (
+                next(1 << 32) as u32,
+                next(1 << 32) as u32,
+                next(1 << 32) as u32,
+            );
+            // Breaks one word in four or in eight; digits half the words or more.
+            let keep = a | b | if next(2) == 0 { c } else { 0 };
+            let digit = keep & (b | c);
+            let before = next(5) as u32;
+            let (mut want, mut reached) = (before, false);
+            for k in 0..32 {
+                want = if keep >> k & 1 != 0 {
+                    want + (digit >> k & 1)
+                } else {
+                    0
+                };
+                reached |= want >= 5;
+            }
+            let mut got = before;
+            let hit = digit_runs(&mut got, digit, keep);
+            assert_eq!(hit, reached, "{digit:032b} {keep:032b} {before}");
+            if !hit {
+                assert_eq!(got, want, "{digit:032b} {keep:032b} {before}");
+            }
+            swept += usize::from(hit);
+            not += usize::from(!hit);
+        }
+        assert!(swept > 5_000 && not > 5_000, "{swept} {not}");
+    }
+
     /// [`pretests`] (with SSE2, its eight-at-a-time test first) answers as its word walk,
     /// [`pretests_by_words`], with the sweep's count and without: on texts of loops of one to
     /// nine words, words that share their first two bytes, numbers and the joints a sweep passes
@@ -4806,8 +5039,9 @@ mod tests {
                     } else {
                         loop_groups_by::<false, 8>(b)
                     }];
-                    if crate::cpu::has_avx2() && crate::cpu::has_bmi1() {
-                        // SAFETY: the processor has AVX2 and BMI1.
+                    if crate::cpu::has_avx2() && crate::cpu::has_bmi1() && crate::cpu::has_popcnt()
+                    {
+                        // SAFETY: the processor has AVX2, BMI1 and popcnt.
                         widths.push(unsafe {
                             if sweeps_too {
                                 loop_groups_avx2::<true>(b)
@@ -4815,6 +5049,20 @@ mod tests {
                                 loop_groups_avx2::<false>(b)
                             }
                         });
+                    }
+                    if crate::cpu::has_avx512vbmi2() && crate::cpu::has_avx512vbmi() {
+                        // SAFETY: the processor has AVX-512 VBMI2 and VBMI (and popcnt, which
+                        // x86_64 processors with AVX-512 all have).
+                        let whole = unsafe {
+                            if sweeps_too {
+                                loop_groups_avx512::<true>(b)
+                            } else {
+                                loop_groups_avx512::<false>(b)
+                            }
+                        };
+                        // The same runs, read a block at a time: the eight-key groups' answer.
+                        assert_eq!(whole, widths[0], "{text:?} {sweeps_too}");
+                        widths.push(whole);
                     }
                     for (may_run, may_sweep) in widths {
                         assert!(
