@@ -489,8 +489,8 @@ static SEPARATOR_FIRST: [u8; 256] = {
 /// Per first letter of a separating word ([`SEPARATOR_FIRST`]'s 2, in either case), the second
 /// letters such a word may have, lower case, as bits (`a` is bit 0): *or*, *and*, *although*,
 /// *nor*, *neither*, *either*, *but*, *however*, *though*, *whereas*. A letter at a word's start
-/// followed by any other byte starts no separator: most words (`the`, `of`, `a`, `war`) are let
-/// by without [`separator`]'s read of the word.
+/// followed by any other byte starts no separator: most words (`of`, `a`, `war`) are let by
+/// without [`separator`]'s read of the word.
 static SEPARATOR_SECOND: [u32; 256] = {
     let mut table = [0u32; 256];
     let words: [&[u8]; 10] = [
@@ -516,8 +516,8 @@ static SEPARATOR_SECOND: [u32; 256] = {
     table
 };
 
-/// [`separator`], with [`SEPARATOR_FIRST`] first (and, for a letter, the byte before it and the
-/// byte after it: [`SEPARATOR_SECOND`]).
+/// [`separator`], with [`SEPARATOR_FIRST`] first (and, for a letter, the byte before it, the
+/// byte after it: [`SEPARATOR_SECOND`], and the one after that: [`may_start_joint_word`]).
 #[inline(always)]
 fn separator_at(b: &[u8], i: usize) -> Option<(u16, usize)> {
     let c = *b.get(i)?;
@@ -534,7 +534,12 @@ fn separator_at(b: &[u8], i: usize) -> Option<(u16, usize)> {
             let n = b
                 .get(i + 1)
                 .map_or(0xFF, |&n| (n | 0x20).wrapping_sub(b'a'));
-            if n >= 26 || SEPARATOR_SECOND[usize::from(c)] >> n & 1 == 0 {
+            // Then its third ([`may_start_joint_word`]): `the`, `this`, `also`, `not`, `any`
+            // are let by without [`separator`]'s read of the word.
+            if n >= 26
+                || SEPARATOR_SECOND[usize::from(c)] >> n & 1 == 0
+                || !may_start_joint_word(b, i)
+            {
                 return None;
             }
             separator(b, i)
@@ -3215,7 +3220,7 @@ mod tests {
     #[test]
     fn the_byte_scans_agree_with_their_oracles() {
         let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15u64);
-        let alphabet = b"ab or,.nd1 \x80\xE2";
+        let alphabet = b"ab or,.nd1 \x80\xE2thoweiuTHOW";
         for _ in 0..20_000 {
             let b: Vec<u8> = (0..next(40))
                 .map(|_| alphabet[next(alphabet.len())])
