@@ -1524,13 +1524,44 @@ const SHORT_HAY: usize = 256;
 /// Whether an item (normalised) denies the alias found at `at` in it: a negation right before it
 /// (`not X`, but `No. 12` is a number), a verdict right after it (`X is wrong`), or a joint
 /// before the item that negates (`nor X`).
+///
+/// A normal form's only white space is the space, so the word before the alias is read back
+/// from `at` over bytes; every verdict of [`AFTER`] starts with a space and `i` or `w` (checked
+/// when the crate compiles), so an item with neither after its alias is not compared with them.
 fn denied(item: &str, alias: &str, at: usize, by_joint: bool) -> bool {
-    let before = item.get(..at + 1).unwrap_or("");
-    let after = item.get(at + alias.len() - 1..).unwrap_or("");
-    let denier = before.trim_end().rsplit(' ').next().filter(|w| negator(w));
+    if by_joint {
+        return true;
+    }
+    let b = item.as_bytes();
+    // The alias starts with a space at `at`; the word before ends at the last byte before it
+    // that is not one.
+    let end = b
+        .get(..at)
+        .and_then(|r| r.iter().rposition(|&c| c != b' '))
+        .map_or(0, |k| k + 1);
+    let start = b
+        .get(..end)
+        .and_then(|r| memchr::memrchr(b' ', r))
+        .map_or(0, |k| k + 1);
+    let denier = item.get(start..end).filter(|w| negator(w));
     let numbered = denier == Some("no") && kind(alias) == Kind::Number;
-    by_joint || (denier.is_some() && !numbered) || AFTER.iter().any(|v| after.starts_with(v))
+    if denier.is_some() && !numbered {
+        return true;
+    }
+    let after = item.get(at + alias.len() - 1..).unwrap_or("");
+    matches!(after.as_bytes().get(1), Some(b'i' | b'w'))
+        && AFTER.iter().any(|v| after.starts_with(v))
 }
+
+/// Every verdict of [`AFTER`] starts with a space and `i` or `w` ([`denied`] reads that first).
+const _: () = {
+    let mut k = 0;
+    while k < AFTER.len() {
+        let v = AFTER[k].as_bytes();
+        assert!(v.len() > 1 && v[0] == b' ' && (v[1] == b'i' || v[1] == b'w'));
+        k += 1;
+    }
+};
 
 /// The kind of answer an alias is, for the candidates it is compared with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -3234,6 +3265,63 @@ mod tests {
                 assert_eq!(separator_at(&b, i), oracle, "{b:?} {i}");
             }
         }
+    }
+
+    /// [`denied`] as it was first written, with `str` searches: its oracle.
+    fn denied_by_str(item: &str, alias: &str, at: usize, by_joint: bool) -> bool {
+        let before = item.get(..at + 1).unwrap_or("");
+        let after = item.get(at + alias.len() - 1..).unwrap_or("");
+        let denier = before.trim_end().rsplit(' ').next().filter(|w| negator(w));
+        let numbered = denier == Some("no") && kind(alias) == Kind::Number;
+        by_joint || (denier.is_some() && !numbered) || AFTER.iter().any(|v| after.starts_with(v))
+    }
+
+    /// [`denied`]'s byte reads agree with its oracle at every place of an alias in random
+    /// items of negations, verdicts, numbers and words (with double spaces now and then).
+    #[test]
+    fn denied_agrees_with_its_oracle() {
+        let mut next = crate::testing::xorshift(0x7a3d_91c5_0e6b_24f1u64);
+        let words = [
+            "not",
+            "no",
+            "nor",
+            "isnt",
+            "is",
+            "was",
+            "wrong",
+            "incorrect",
+            "correct",
+            "answer",
+            "common",
+            "misconception",
+            "12",
+            "paris",
+            "x",
+            "i",
+            "w",
+            "wrongly",
+            "",
+        ];
+        let aliases = [" 12 ", " paris ", " x ", " no "];
+        let mut hits = 0usize;
+        for round in 0..60_000 {
+            let mut item = String::from(" ");
+            for _ in 0..next(8) {
+                item.push_str(words[next(words.len())]);
+                item.push(' ');
+            }
+            let alias = aliases[next(aliases.len())];
+            for at in (0..item.len()).filter(|&p| item[p..].starts_with(alias)) {
+                let by_joint = round % 7 == 0;
+                assert_eq!(
+                    denied(&item, alias, at, by_joint),
+                    denied_by_str(&item, alias, at, by_joint),
+                    "{item:?} {alias:?} {at}"
+                );
+                hits += 1;
+            }
+        }
+        assert!(hits > 8_000, "{hits}");
     }
 
     /// The normalised `refs` (number words on) one after the other in one text, each one's span in
