@@ -489,8 +489,8 @@ static SEPARATOR_FIRST: [u8; 256] = {
 /// Per first letter of a separating word ([`SEPARATOR_FIRST`]'s 2, in either case), the second
 /// letters such a word may have, lower case, as bits (`a` is bit 0): *or*, *and*, *although*,
 /// *nor*, *neither*, *either*, *but*, *however*, *though*, *whereas*. A letter at a word's start
-/// followed by any other byte starts no separator: most words (`the`, `of`, `a`, `war`) are let
-/// by without [`separator`]'s read of the word.
+/// followed by any other byte starts no separator: most words (`of`, `a`, `war`) are let by
+/// without [`separator`]'s read of the word.
 static SEPARATOR_SECOND: [u32; 256] = {
     let mut table = [0u32; 256];
     let words: [&[u8]; 10] = [
@@ -516,8 +516,8 @@ static SEPARATOR_SECOND: [u32; 256] = {
     table
 };
 
-/// [`separator`], with [`SEPARATOR_FIRST`] first (and, for a letter, the byte before it and the
-/// byte after it: [`SEPARATOR_SECOND`]).
+/// [`separator`], with [`SEPARATOR_FIRST`] first (and, for a letter, the byte before it, the
+/// byte after it: [`SEPARATOR_SECOND`], and the one after that: [`may_start_joint_word`]).
 #[inline(always)]
 fn separator_at(b: &[u8], i: usize) -> Option<(u16, usize)> {
     let c = *b.get(i)?;
@@ -530,17 +530,25 @@ fn separator_at(b: &[u8], i: usize) -> Option<(u16, usize)> {
             {
                 return None;
             }
-            // The second byte's letter index, 26 or more for a byte that is no ASCII letter.
-            let n = b
-                .get(i + 1)
-                .map_or(0xFF, |&n| (n | 0x20).wrapping_sub(b'a'));
-            if n >= 26 || SEPARATOR_SECOND[usize::from(c)] >> n & 1 == 0 {
+            // Then its third ([`may_start_joint_word`]): `the`, `this`, `also`, `not`, `any`
+            // are let by without [`separator`]'s read of the word.
+            if !second_fits(c, b.get(i + 1).copied()) || !may_start_joint_word(b, i) {
                 return None;
             }
             separator(b, i)
         }
         _ => separator(b, i),
     }
+}
+
+/// Whether `next`, the byte after a letter `c` that [`SEPARATOR_FIRST`] gives 2 (or the text's
+/// end: `None`), may be the second letter of a separating word that starts with `c`
+/// ([`SEPARATOR_SECOND`]).
+#[inline(always)]
+fn second_fits(c: u8, next: Option<u8>) -> bool {
+    // The letter index, 26 or more for a byte that is no ASCII letter.
+    let n = next.map_or(0xFF, |n| (n | 0x20).wrapping_sub(b'a'));
+    n < 26 && SEPARATOR_SECOND[usize::from(c)] >> n & 1 != 0
 }
 
 /// Per byte, as bits, [`separator_at`]'s first two tests: 1, it may start a separator after a
@@ -567,25 +575,36 @@ static SEPARATOR_CLASS: [u8; 256] = {
 };
 
 /// The places of `lo..hi` in `b` (32 bytes at most; `lo` is bit 0) that pass
-/// [`SEPARATOR_CLASS`]'s test: every place in it where [`separator_at`] finds a separator is
-/// one. Without a branch per byte: the byte loops it replaces took one at every byte, and
+/// [`SEPARATOR_CLASS`]'s test and, for a letter, [`second_fits`] with the byte after it (in `b`,
+/// past `hi` too): every place in it where [`separator_at`] finds a separator is one. Without a branch per byte: the byte loops it replaces took one at every byte, and
 /// mispredicted at the many letters [`SEPARATOR_FIRST`] lets by (`o a n e b h t w`), most of
 /// which are inside a word. With AVX2, 32 bytes at once where `b` has them
 /// ([`separator_candidates_avx2`]).
-#[inline]
+#[inline(always)]
 fn separator_candidates(b: &[u8], lo: usize, hi: usize) -> u32 {
     let after_word = lo
         .checked_sub(1)
         .and_then(|k| b.get(k))
         .map_or(0, |&p| SEPARATOR_CLASS[usize::from(p)] >> 2);
     #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-    if let Some(chunk) = b.get(lo..).and_then(|r| r.first_chunk::<32>()) {
-        if crate::cpu::has_avx2() {
-            let n = hi.saturating_sub(lo).min(32);
-            let keep = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
-            // SAFETY: the processor has AVX2, which is all the function needs.
-            return unsafe { separator_candidates_avx2(chunk, u32::from(after_word)) } & keep;
-        }
+    if crate::cpu::has_avx2() {
+        // Near the text's end, its last bytes and zeros (no mark, no letter): the last byte's
+        // next is none, as [`second_fits`] reads the end.
+        let mut padded = [0u8; 33];
+        let chunk = match b.get(lo..).and_then(|r| r.first_chunk::<33>()) {
+            Some(chunk) => chunk,
+            None => {
+                let rest = b.get(lo..).unwrap_or(&[]);
+                if let Some(dst) = padded.get_mut(..rest.len()) {
+                    dst.copy_from_slice(rest);
+                }
+                &padded
+            }
+        };
+        let n = hi.saturating_sub(lo).min(32);
+        let keep = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        // SAFETY: the processor has AVX2, which is all the function needs.
+        return unsafe { separator_candidates_avx2(chunk, u32::from(after_word)) } & keep;
     }
     separator_candidates_bytes(b, lo, hi, after_word)
 }
@@ -600,7 +619,11 @@ fn separator_candidates_bytes(b: &[u8], lo: usize, hi: usize, mut after_word: u8
     let mut places = 0u32;
     for (k, &c) in window.iter().take(32).enumerate() {
         let class = SEPARATOR_CLASS[usize::from(c)];
-        places |= u32::from(class >> after_word & 1) << k;
+        let mut place = class >> after_word & 1 != 0;
+        if place && SEPARATOR_FIRST[usize::from(c)] == 2 {
+            place = second_fits(c, b.get(lo + k + 1).copied());
+        }
+        places |= u32::from(place) << k;
         after_word = class >> 2;
     }
     places
@@ -609,8 +632,7 @@ fn separator_candidates_bytes(b: &[u8], lo: usize, hi: usize, mut after_word: u8
 /// Per nibble of a byte, the bits of the classes [`separator_candidates_avx2`] tells apart: a
 /// byte is in a class when both its nibbles' entries have the class's bit. Bits 0 to 5 are the
 /// marks [`SEPARATOR_FIRST`] gives 1 (a line break; `! " $ ( ) * , . /`; `: ; ?`; `[ ] { }`;
-/// `|`; the lead byte E2), bits 6 and 7 the letters it gives 2 (`A B E H N O`, `a b e h n o`;
-/// `T W`, `t w`). The tests check the classes against the table for every byte.
+/// `|`; the lead byte E2). The tests check the classes against the table for every byte.
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 const SEPARATOR_NIBBLES: ([u8; 16], [u8; 16]) = crate::ascii::nibble_tables(&[
     // (bit, high nibbles, low nibbles)
@@ -620,26 +642,56 @@ const SEPARATOR_NIBBLES: ([u8; 16], [u8; 16]) = crate::ascii::nibble_tables(&[
     (8, &[0x5, 0x7], &[0xB, 0xD]),
     (16, &[0x7], &[0xC]),
     (32, &[0xE], &[0x2]),
-    (64, &[0x4, 0x6], &[0x1, 0x2, 0x5, 0x8, 0xE, 0xF]),
-    (128, &[0x5, 0x7], &[0x4, 0x7]),
 ]);
 
-/// [`separator_candidates`] of the 32 bytes of `chunk`, `after_word` being 1 when the byte
-/// before it is an ASCII letter or digit: the marks, and the letters of [`SEPARATOR_NIBBLES`]
-/// after no ASCII letter or digit.
+/// The letters [`SEPARATOR_FIRST`] gives 2 (either case), a bit per set of second letters they
+/// take ([`SEPARATOR_SECOND`]), and per bit those second letters (either case):
+/// [`separator_candidates_avx2`] keeps a letter whose class and its next byte's share a bit.
+/// `o`: `r`; `a`: `n l`; `n`: `o e`; `e`: `i`; `b`: `u`; `h`: `o`; `t w`: `h`.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+const FIRST_LETTER_NIBBLES: ([u8; 16], [u8; 16]) = crate::ascii::nibble_tables(&[
+    (1, &[0x4, 0x6], &[0xF]),
+    (2, &[0x4, 0x6], &[0x1]),
+    (4, &[0x4, 0x6], &[0xE]),
+    (8, &[0x4, 0x6], &[0x5]),
+    (16, &[0x4, 0x6], &[0x2]),
+    (32, &[0x4, 0x6], &[0x8]),
+    (64, &[0x5, 0x7], &[0x4, 0x7]),
+]);
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+const SECOND_LETTER_NIBBLES: ([u8; 16], [u8; 16]) = crate::ascii::nibble_tables(&[
+    (1, &[0x5, 0x7], &[0x2]),
+    (2, &[0x4, 0x6], &[0xE, 0xC]),
+    (4, &[0x4, 0x6], &[0xF, 0x5]),
+    (8, &[0x4, 0x6], &[0x9]),
+    (16, &[0x5, 0x7], &[0x5]),
+    (32, &[0x4, 0x6], &[0xF]),
+    (64, &[0x4, 0x6], &[0x8]),
+]);
+
+/// [`separator_candidates`] of the first 32 bytes of `chunk` (the 33rd is the byte after the
+/// last), `after_word` being 1 when the byte before it is an ASCII letter or digit: the marks of
+/// [`SEPARATOR_NIBBLES`], and the letters of [`FIRST_LETTER_NIBBLES`] after no ASCII letter or
+/// digit and before a second letter they take.
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 #[target_feature(enable = "avx2")]
-unsafe fn separator_candidates_avx2(chunk: &[u8; 32], after_word: u32) -> u32 {
+unsafe fn separator_candidates_avx2(chunk: &[u8; 33], after_word: u32) -> u32 {
     use crate::ascii::avx2::{in_range, nibble_classes};
     use std::arch::x86_64::*;
     let v = _mm256_loadu_si256(chunk.as_ptr().cast());
-    let class = nibble_classes(v, &SEPARATOR_NIBBLES.0, &SEPARATOR_NIBBLES.1);
+    // SAFETY: `chunk` holds 33 bytes, so 32 from its second byte on.
+    let next = _mm256_loadu_si256(chunk.as_ptr().add(1).cast());
     let zero = _mm256_setzero_si256();
-    let none = |mask: i8| {
-        let hits = _mm256_and_si256(class, _mm256_set1_epi8(mask));
-        _mm256_movemask_epi8(_mm256_cmpeq_epi8(hits, zero)) as u32
-    };
-    let (mark, letter) = (!none(0x3F), !none(0xC0u8 as i8));
+    let any = |class: __m256i| !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(class, zero)) as u32);
+    let mark = any(nibble_classes(
+        v,
+        &SEPARATOR_NIBBLES.0,
+        &SEPARATOR_NIBBLES.1,
+    ));
+    let letter = any(_mm256_and_si256(
+        nibble_classes(v, &FIRST_LETTER_NIBBLES.0, &FIRST_LETTER_NIBBLES.1),
+        nibble_classes(next, &SECOND_LETTER_NIBBLES.0, &SECOND_LETTER_NIBBLES.1),
+    ));
     // ASCII letters and digits (a byte from 0x80 is negative, so in neither range).
     let digit = in_range(v, b'0', b'9');
     let alpha = in_range(_mm256_or_si256(v, _mm256_set1_epi8(0x20)), b'a', b'z');
@@ -1565,13 +1617,44 @@ const SHORT_HAY: usize = 256;
 /// Whether an item (normalised) denies the alias found at `at` in it: a negation right before it
 /// (`not X`, but `No. 12` is a number), a verdict right after it (`X is wrong`), or a joint
 /// before the item that negates (`nor X`).
+///
+/// A normal form's only white space is the space, so the word before the alias is read back
+/// from `at` over bytes; every verdict of [`AFTER`] starts with a space and `i` or `w` (checked
+/// when the crate compiles), so an item with neither after its alias is not compared with them.
 fn denied(item: &str, alias: &str, at: usize, by_joint: bool) -> bool {
-    let before = item.get(..at + 1).unwrap_or("");
-    let after = item.get(at + alias.len() - 1..).unwrap_or("");
-    let denier = before.trim_end().rsplit(' ').next().filter(|w| negator(w));
+    if by_joint {
+        return true;
+    }
+    let b = item.as_bytes();
+    // The alias starts with a space at `at`; the word before ends at the last byte before it
+    // that is not one.
+    let end = b
+        .get(..at)
+        .and_then(|r| r.iter().rposition(|&c| c != b' '))
+        .map_or(0, |k| k + 1);
+    let start = b
+        .get(..end)
+        .and_then(|r| memchr::memrchr(b' ', r))
+        .map_or(0, |k| k + 1);
+    let denier = item.get(start..end).filter(|w| negator(w));
     let numbered = denier == Some("no") && kind(alias) == Kind::Number;
-    by_joint || (denier.is_some() && !numbered) || AFTER.iter().any(|v| after.starts_with(v))
+    if denier.is_some() && !numbered {
+        return true;
+    }
+    let after = item.get(at + alias.len() - 1..).unwrap_or("");
+    matches!(after.as_bytes().get(1), Some(b'i' | b'w'))
+        && AFTER.iter().any(|v| after.starts_with(v))
 }
+
+/// Every verdict of [`AFTER`] starts with a space and `i` or `w` ([`denied`] reads that first).
+const _: () = {
+    let mut k = 0;
+    while k < AFTER.len() {
+        let v = AFTER[k].as_bytes();
+        assert!(v.len() > 1 && v[0] == b' ' && (v[1] == b'i' || v[1] == b'w'));
+        k += 1;
+    }
+};
 
 /// The kind of answer an alias is, for the candidates it is compared with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -3392,7 +3475,7 @@ mod tests {
     #[test]
     fn the_byte_scans_agree_with_their_oracles() {
         let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15u64);
-        let alphabet = b"ab or,.nd1 \x80\xE2";
+        let alphabet = b"ab or,.nd1 \x80\xE2thoweiuTHOW";
         for _ in 0..20_000 {
             let b: Vec<u8> = (0..next(40))
                 .map(|_| alphabet[next(alphabet.len())])
@@ -3406,6 +3489,63 @@ mod tests {
                 assert_eq!(separator_at(&b, i), oracle, "{b:?} {i}");
             }
         }
+    }
+
+    /// [`denied`] as it was first written, with `str` searches: its oracle.
+    fn denied_by_str(item: &str, alias: &str, at: usize, by_joint: bool) -> bool {
+        let before = item.get(..at + 1).unwrap_or("");
+        let after = item.get(at + alias.len() - 1..).unwrap_or("");
+        let denier = before.trim_end().rsplit(' ').next().filter(|w| negator(w));
+        let numbered = denier == Some("no") && kind(alias) == Kind::Number;
+        by_joint || (denier.is_some() && !numbered) || AFTER.iter().any(|v| after.starts_with(v))
+    }
+
+    /// [`denied`]'s byte reads agree with its oracle at every place of an alias in random
+    /// items of negations, verdicts, numbers and words (with double spaces now and then).
+    #[test]
+    fn denied_agrees_with_its_oracle() {
+        let mut next = crate::testing::xorshift(0x7a3d_91c5_0e6b_24f1u64);
+        let words = [
+            "not",
+            "no",
+            "nor",
+            "isnt",
+            "is",
+            "was",
+            "wrong",
+            "incorrect",
+            "correct",
+            "answer",
+            "common",
+            "misconception",
+            "12",
+            "paris",
+            "x",
+            "i",
+            "w",
+            "wrongly",
+            "",
+        ];
+        let aliases = [" 12 ", " paris ", " x ", " no "];
+        let mut hits = 0usize;
+        for round in 0..60_000 {
+            let mut item = String::from(" ");
+            for _ in 0..next(8) {
+                item.push_str(words[next(words.len())]);
+                item.push(' ');
+            }
+            let alias = aliases[next(aliases.len())];
+            for at in (0..item.len()).filter(|&p| item[p..].starts_with(alias)) {
+                let by_joint = round % 7 == 0;
+                assert_eq!(
+                    denied(&item, alias, at, by_joint),
+                    denied_by_str(&item, alias, at, by_joint),
+                    "{item:?} {alias:?} {at}"
+                );
+                hits += 1;
+            }
+        }
+        assert!(hits > 8_000, "{hits}");
     }
 
     /// The normalised `refs` (number words on) one after the other in one text, each one's span in
@@ -4479,8 +4619,8 @@ mod tests {
             return;
         }
         let check = |b: &[u8]| {
-            for lo in 0..b.len().saturating_sub(31) {
-                let chunk = b[lo..].first_chunk::<32>().unwrap();
+            for lo in 0..b.len().saturating_sub(32) {
+                let chunk = b[lo..].first_chunk::<33>().unwrap();
                 let after = lo
                     .checked_sub(1)
                     .map_or(0, |k| SEPARATOR_CLASS[b[k] as usize] >> 2);
