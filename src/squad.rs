@@ -1694,7 +1694,13 @@ mod tests {
             }
             let refs: Vec<Option<&str>> = references.iter().map(|r| r.as_deref()).collect();
             let want = (
-                best(t, Pair::ExactMatch, &response, refs.iter().copied(), &mut alone),
+                best(
+                    t,
+                    Pair::ExactMatch,
+                    &response,
+                    refs.iter().copied(),
+                    &mut alone,
+                ),
                 best(t, Pair::F1, &response, refs.iter().copied(), &mut alone),
             );
             let got = best_both(t, &response, refs.iter().copied(), &mut s);
