@@ -370,9 +370,21 @@ impl Block {
     }
 
     /// [`Block::read`] of the last bytes of a text, fewer than 64: the bytes past the end are
-    /// spaces.
+    /// spaces. Where the processor has AVX-512 BW, [`Block::read_end_avx512`] (every text ends
+    /// here, and a short one is read only here: the copy below is a `memcpy` call).
     #[inline(never)]
     fn read_end(rest: &[u8]) -> Block {
+        #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+        if crate::cpu::has_avx512bw() {
+            // SAFETY: the processor has AVX-512 BW.
+            return unsafe { Self::read_end_avx512(rest) };
+        }
+        Self::read_end_portable(rest)
+    }
+
+    /// [`Block::read_end`] without AVX-512.
+    #[inline(always)]
+    fn read_end_portable(rest: &[u8]) -> Block {
         let mut copy = [0; 72];
         let len = rest.len().min(64);
         copy[..len].copy_from_slice(&rest[..len]);
@@ -381,6 +393,33 @@ impl Block {
             space: classes.space | (!0u64).checked_shl(len as u32).unwrap_or(0),
             alnum: classes.alnum,
             printable: classes.printable,
+            bytes: copy,
+        }
+    }
+
+    /// [`Block::read_end`] by one masked load, which reads only the text's bytes and gives
+    /// zeros past them (as the copy does), classified 64 bytes at a time.
+    ///
+    /// # Safety
+    /// The processor must have AVX-512 BW.
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    #[target_feature(enable = "avx512bw")]
+    unsafe fn read_end_avx512(rest: &[u8]) -> Block {
+        use ascii::avx512::{in_range, load_or};
+        use std::arch::x86_64::{_mm512_or_si512, _mm512_set1_epi8, _mm512_storeu_si512};
+        let len = rest.len().min(64);
+        let v = load_or(rest.get(..len).unwrap_or(&[]), 0);
+        let mut copy = [0; 72];
+        // SAFETY: the copy holds 72 bytes, of which an unaligned store writes the first 64.
+        unsafe { _mm512_storeu_si512(copy.as_mut_ptr().cast(), v) };
+        // Setting bit 5 lower-cases letters; it makes no other byte a lower-case letter.
+        let letter = in_range(_mm512_or_si512(v, _mm512_set1_epi8(0x20)), b'a', b'z');
+        Block {
+            space: in_range(v, 0x09, 0x0d)
+                | in_range(v, 0x1c, 0x20)
+                | (!0u64).checked_shl(len as u32).unwrap_or(0),
+            alnum: letter | in_range(v, b'0', b'9'),
+            printable: in_range(v, b'!', b'~'),
             bytes: copy,
         }
     }
@@ -1115,6 +1154,73 @@ pub fn best_both<'a>(
     references: impl Iterator<Item = Option<&'a str>>,
     s: &mut Scratch,
 ) -> (Option<f64>, Option<f64>) {
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    if bits::has_features() {
+        // SAFETY: the processor has what `bits::best_both` is compiled for.
+        return unsafe { bits::best_both(t, response, references, s) };
+    }
+    both(t, response, references, s)
+}
+
+/// [`best_both`] compiled for the bit instructions of processors with AVX2 (BMI1, BMI2, POPCNT,
+/// LZCNT): the word scans count, find and skip words by their masks' bits, which without them
+/// take a sequence each (a population count is a dozen instructions, a leading-zero count a
+/// `bsr` and a fix-up). The same code, so the same scores.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+mod bits {
+    use super::{Scratch, Tables};
+    use std::sync::atomic::{AtomicU8, Ordering};
+
+    /// 0 until checked, then 1 (no) or 2 (yes).
+    static FEATURES: AtomicU8 = AtomicU8::new(0);
+
+    /// Whether the processor has what [`best_both`] is compiled for: checked once, then one
+    /// load (the five checks cost about 30 instructions a row).
+    #[inline(always)]
+    pub(super) fn has_features() -> bool {
+        match FEATURES.load(Ordering::Relaxed) {
+            2 => true,
+            1 => false,
+            _ => check_features(),
+        }
+    }
+
+    /// See [`has_features`].
+    #[cold]
+    #[inline(never)]
+    fn check_features() -> bool {
+        let yes = crate::cpu::has_avx2()
+            && crate::cpu::has_bmi1()
+            && crate::cpu::has_bmi2()
+            && crate::cpu::has_popcnt()
+            && crate::cpu::has_lzcnt();
+        FEATURES.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
+        yes
+    }
+
+    /// [`super::best_both`], with the bit instructions.
+    ///
+    /// # Safety
+    /// The processor must have AVX2, BMI1, BMI2, POPCNT and LZCNT ([`has_features`]).
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
+    pub(super) unsafe fn best_both<'a>(
+        t: &Tables,
+        response: &str,
+        references: impl Iterator<Item = Option<&'a str>>,
+        s: &mut Scratch,
+    ) -> (Option<f64>, Option<f64>) {
+        super::both(t, response, references, s)
+    }
+}
+
+/// [`best_both`]'s work, inlined into each version of it.
+#[inline(always)]
+fn both<'a>(
+    t: &Tables,
+    response: &str,
+    references: impl Iterator<Item = Option<&'a str>>,
+    s: &mut Scratch,
+) -> (Option<f64>, Option<f64>) {
     let Some(f1) = f1::<true>(t, response, references, s) else {
         return (None, None);
     };
@@ -1129,7 +1235,9 @@ pub fn best_both<'a>(
 
 /// F1 over the usable references. Their words are interned together; the response's words are
 /// only looked up among them (a word no reference has can never match). With `RECORD`, the
-/// response's word ids are kept too, as far as they could still equal a reference's.
+/// response's word ids are kept too, as far as they could still equal a reference's (inlined,
+/// so that [`best_both`]'s versions each hold theirs).
+#[inline(always)]
 fn f1<'a, const RECORD: bool>(
     t: &Tables,
     response: &str,
@@ -1563,5 +1671,72 @@ mod tests {
         assert_eq!(em("x the y", &[Some("x")]), Some(0.0));
         assert_eq!(em(&"word ".repeat(10_000), &[Some("word")]), Some(0.0));
         assert_eq!(em("«é» the", &[Some("«é»")]), Some(1.0));
+    }
+    /// [`best_both`] (the version for the bit instructions where the processor has them) gives
+    /// what [`best`] gives for each score, and what [`both`] (the portable code) gives, to the
+    /// bit.
+    #[test]
+    fn both_scores_equal_each_one() {
+        let t = test_tables::install();
+        let (mut s, mut alone) = (Scratch::default(), Scratch::default());
+        let mut next = crate::testing::lcg(61);
+        for round in 0..20_000 {
+            let response = random_text(&mut next, if round % 8 == 0 { 400 } else { 40 });
+            let mut references = Vec::new();
+            for _ in 0..1 + next() % 3 {
+                references.push(if next().is_multiple_of(3) {
+                    Some(format!("{}!", response.to_uppercase()))
+                } else if next().is_multiple_of(8) {
+                    None
+                } else {
+                    Some(random_text(&mut next, 8))
+                });
+            }
+            let refs: Vec<Option<&str>> = references.iter().map(|r| r.as_deref()).collect();
+            let want = (
+                best(
+                    t,
+                    Pair::ExactMatch,
+                    &response,
+                    refs.iter().copied(),
+                    &mut alone,
+                ),
+                best(t, Pair::F1, &response, refs.iter().copied(), &mut alone),
+            );
+            let got = best_both(t, &response, refs.iter().copied(), &mut s);
+            assert_eq!(got, want, "{response:?} {refs:?}");
+            let portable = both(t, &response, refs.iter().copied(), &mut alone);
+            assert_eq!(portable.0.map(f64::to_bits), got.0.map(f64::to_bits));
+            assert_eq!(portable.1.map(f64::to_bits), got.1.map(f64::to_bits));
+        }
+    }
+
+    /// [`Block::read_end`]'s AVX-512 version gives the portable one's block, for every length
+    /// and random bytes of every value.
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    #[test]
+    fn read_end_avx512_equals_the_portable_read() {
+        if !crate::cpu::has_avx512bw() {
+            return;
+        }
+        let mut next = crate::testing::lcg(67);
+        for round in 0..20_000 {
+            let len = round % 64;
+            let rest: Vec<u8> = (0..len)
+                .map(|_| match next() % 4 {
+                    0 => (next() % 256) as u8,
+                    1 => b" \t\n\x0b\x0c\r\x1c\x1f\x00"[next() % 9],
+                    _ => (0x21 + next() % 0x5e) as u8,
+                })
+                .collect();
+            let want = Block::read_end_portable(&rest);
+            // SAFETY: the processor has AVX-512 BW (checked above).
+            let got = unsafe { Block::read_end_avx512(&rest) };
+            assert_eq!(
+                (got.space, got.alnum, got.printable, got.bytes),
+                (want.space, want.alnum, want.printable, want.bytes),
+                "{rest:?}"
+            );
+        }
     }
 }
