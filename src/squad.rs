@@ -1155,7 +1155,7 @@ pub fn best_both<'a>(
     s: &mut Scratch,
 ) -> (Option<f64>, Option<f64>) {
     #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-    if bits::has_features() {
+    if crate::cpu::has_avx2_bits() {
         // SAFETY: the processor has what `bits::best_both` is compiled for.
         return unsafe { bits::best_both(t, response, references, s) };
     }
@@ -1169,39 +1169,11 @@ pub fn best_both<'a>(
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 mod bits {
     use super::{Scratch, Tables};
-    use std::sync::atomic::{AtomicU8, Ordering};
-
-    /// 0 until checked, then 1 (no) or 2 (yes).
-    static FEATURES: AtomicU8 = AtomicU8::new(0);
-
-    /// Whether the processor has what [`best_both`] is compiled for: checked once, then one
-    /// load (the five checks cost about 30 instructions a row).
-    #[inline(always)]
-    pub(super) fn has_features() -> bool {
-        match FEATURES.load(Ordering::Relaxed) {
-            2 => true,
-            1 => false,
-            _ => check_features(),
-        }
-    }
-
-    /// See [`has_features`].
-    #[cold]
-    #[inline(never)]
-    fn check_features() -> bool {
-        let yes = crate::cpu::has_avx2()
-            && crate::cpu::has_bmi1()
-            && crate::cpu::has_bmi2()
-            && crate::cpu::has_popcnt()
-            && crate::cpu::has_lzcnt();
-        FEATURES.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
-        yes
-    }
 
     /// [`super::best_both`], with the bit instructions.
     ///
     /// # Safety
-    /// The processor must have AVX2, BMI1, BMI2, POPCNT and LZCNT ([`has_features`]).
+    /// The processor must have AVX2, BMI1, BMI2, POPCNT and LZCNT ([`crate::cpu::has_avx2_bits`]).
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
     pub(super) unsafe fn best_both<'a>(
         t: &Tables,

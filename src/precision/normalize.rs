@@ -1473,7 +1473,6 @@ mod avx2 {
     use crate::ascii::avx2::{in_range, nibble_classes};
     use crate::pyunicode::Tables;
     use std::arch::x86_64::*;
-    use std::sync::atomic::{AtomicU8, Ordering};
 
     /// Per low nibble of a byte (both 16-byte lanes alike), the classes of [`half`] that hold
     /// some byte with that low nibble; per high nibble, the classes that hold only bytes with
@@ -1719,39 +1718,12 @@ mod avx2 {
         )
     }
 
-    /// [`writer_features`] once checked: 0 not yet, 1 no, 2 yes.
-    static WRITER_FEATURES: AtomicU8 = AtomicU8::new(0);
-
-    /// Whether the processor has what [`write_normalized`] is compiled for: checked once, then
-    /// one load (the five checks cost about 30 instructions and 9 branches a text).
-    #[inline(always)]
-    pub(super) fn writer_features() -> bool {
-        match WRITER_FEATURES.load(Ordering::Relaxed) {
-            2 => true,
-            1 => false,
-            _ => check_writer_features(),
-        }
-    }
-
-    /// See [`writer_features`].
-    #[cold]
-    #[inline(never)]
-    fn check_writer_features() -> bool {
-        let yes = crate::cpu::has_avx2()
-            && crate::cpu::has_bmi1()
-            && crate::cpu::has_bmi2()
-            && crate::cpu::has_popcnt()
-            && crate::cpu::has_lzcnt();
-        WRITER_FEATURES.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
-        yes
-    }
-
     /// [`super::write_normalized`] compiled for AVX2, its blocks lowered by [`lowered`] inlined,
     /// and for the bit instructions every processor with AVX2 has beside it (BMI1, BMI2,
     /// POPCNT, LZCNT: a token's place from a mask is one instruction or two).
     ///
     /// # Safety
-    /// The processor must have AVX2, BMI1, BMI2, POPCNT and LZCNT ([`writer_features`]).
+    /// The processor must have AVX2, BMI1, BMI2, POPCNT and LZCNT ([`crate::cpu::has_avx2_bits`]).
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
     pub(super) unsafe fn write_normalized(
         t: &Tables,
@@ -1933,7 +1905,7 @@ fn write_normalized(
     token: impl TokenSink,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if avx2::writer_features() {
+    if crate::cpu::has_avx2_bits() {
         // SAFETY: the processor has the features the function needs.
         unsafe { avx2::write_normalized(t, text, ascii, plain, out, token) };
         return;
@@ -2210,7 +2182,7 @@ mod tests {
         if AVX2 {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: the callers check that the processor has what it needs
-            // (`avx2::writer_features`).
+            // (`crate::cpu::has_avx2_bits`).
             unsafe {
                 avx2::write_normalized(t, text, text.is_ascii(), plain, &mut out, sink)
             };
@@ -2228,7 +2200,7 @@ mod tests {
         // the same tokens, with the same ids, with AVX2 as with SSE2.
         #[cfg(target_arch = "x86_64")]
         {
-            if !avx2::writer_features() {
+            if !crate::cpu::has_avx2_bits() {
                 return;
             }
             let t = test_tables::install();
