@@ -916,36 +916,25 @@ fn has_joint_or_negation_avx512(b: &[u8]) -> bool {
         }
         t
     };
-    const SECONDS: [u8; 64] = {
+    // By a byte's low six bits, bit `j` when the byte is one of `after[j]`: the bytes that may
+    // follow the `j`-th first letter.
+    const fn follow_bits(after: [&[u8]; 8]) -> [u8; 64] {
         let mut t = [0u8; 64];
-        let heads: [&[u8]; 8] = [b"r", b"nr", b"oe", b"sn", b"aer", b"i", b"a", b"i"];
         let mut j = 0;
-        while j < heads.len() {
+        while j < after.len() {
             let mut k = 0;
-            while k < heads[j].len() {
-                t[(heads[j][k] & 63) as usize] |= 1 << j;
+            while k < after[j].len() {
+                t[(after[j][k] & 63) as usize] |= 1 << j;
                 k += 1;
             }
             j += 1;
         }
         t
-    };
+    }
+    const SECONDS: [u8; 64] = follow_bits([b"r", b"nr", b"oe", b"sn", b"aer", b"i", b"a", b"i"]);
     // The third bytes, as the bits of the first letters they may follow: a space after `or`
     // and `no`, the third letters of the longer words.
-    const THIRDS: [u8; 64] = {
-        let mut t = [0u8; 64];
-        let thirds: [&[u8]; 8] = [b" ", b"de", b" rtvi", b"nc", b"sro", b"t", b"l", b"s"];
-        let mut j = 0;
-        while j < thirds.len() {
-            let mut k = 0;
-            while k < thirds[j].len() {
-                t[(thirds[j][k] & 63) as usize] |= 1 << j;
-                k += 1;
-            }
-            j += 1;
-        }
-        t
-    };
+    const THIRDS: [u8; 64] = follow_bits([b" ", b"de", b" rtvi", b"nc", b"sro", b"t", b"l", b"s"]);
     // SAFETY: each table holds 64 bytes, which an unaligned load reads.
     let (firsts, seconds, thirds) = unsafe {
         (
