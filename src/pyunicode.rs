@@ -358,7 +358,8 @@ mod tests {
     use super::*;
 
     /// The shared searcher finds a capital sigma wherever it is, and nothing in texts of the
-    /// characters that share its bytes (`£`, `У` end in 0xA3; `Ξ`, `Σ`'s neighbours start with 0xCE).
+    /// characters that share its bytes (`£`, `У` end in 0xA3; `Ξ`, `Σ`'s neighbours start with
+    /// 0xCE).
     #[test]
     fn capital_sigma_is_found_at_every_place() {
         let pieces = ["a", "£", "У", "Ξ", "σ", "ς", "Γ", "中", " ", "Σ"];

@@ -576,9 +576,10 @@ static SEPARATOR_CLASS: [u8; 256] = {
 
 /// The places of `lo..hi` in `b` (32 bytes at most; `lo` is bit 0) that pass
 /// [`SEPARATOR_CLASS`]'s test and, for a letter, [`second_fits`] with the byte after it (in `b`,
-/// past `hi` too): every place in it where [`separator_at`] finds a separator is one. Without a branch per byte: the byte loops it replaces took one at every byte, and
-/// mispredicted at the many letters [`SEPARATOR_FIRST`] lets by (`o a n e b h t w`), most of
-/// which are inside a word. With AVX2, 32 bytes at once where `b` has them
+/// past `hi` too): every place in it where [`separator_at`] finds a separator is one. Without a
+/// branch per byte: the byte loops it replaces took one at every byte, and mispredicted at the
+/// many letters [`SEPARATOR_FIRST`] lets by (`o a n e b h t w`), most of which are inside a
+/// word. With AVX2, 32 bytes at once where `b` has them
 /// ([`separator_candidates_avx2`]).
 #[inline(always)]
 fn separator_candidates(b: &[u8], lo: usize, hi: usize) -> u32 {
@@ -2806,24 +2807,28 @@ fn pretests_with<const SWEEPS: bool>(text: &str) -> (bool, bool) {
 
 /// A necessary condition of [`pretests`]' loop test, and its sweep test exactly, over the keys of
 /// the words (their first two bytes, as a little-endian `u16`: equal keys, equal pairs) eight,
-/// sixteen or a block's at a time: `(may loop, may sweep)`, where `may sweep` is [`pretests`]' when `may loop`
-/// is `false`. A run of the loop test for `p` words is a run of `r` words in a row, each with the
-/// key of the word `p` before it, `r` fifteen or more (`max(20, 4p) - p`); each of those words
-/// has the key of one of the eight words before it, so a text without fifteen such words in a
+/// sixteen or a block's at a time: `(may loop, may sweep)`, where `may sweep` is [`pretests`]' when
+/// `may loop` is `false`. A run of the loop test for `p` words is a run of `r` words in a row, each
+/// with the key of the word `p` before it, `r` fifteen or more (`max(20, 4p) - p`); each of those
+/// words has the key of one of the eight words before it, so a text without fifteen such words in a
 /// row holds no run. The words' keys, found by the word starts of a mask of spaces per 64-byte
-/// block, go to a buffer after the last eight (`0xffff` before the text's first word, which no
-/// key is); each group is compared with the groups before it shifted by one to eight words at
-/// once (a load, a compare, an or a shift: [`group_sse2`], or [`group_avx2`] where the processor
-/// has AVX2; where it has AVX-512, [`loop_groups_avx512`] gathers and compares a block's keys in
-/// registers instead), and the words in a row that share a key are counted from the masks, a
-/// group at a time ([`GroupRuns`]). The sweep's count is read from the same keys' first bytes
-/// ([`digit_runs`]).
+/// block, go to a buffer after the last eight (`0xffff` before the text's first word, which no key
+/// is); each group is compared with the groups before it shifted by one to eight words at once (a
+/// load, a compare, an or a shift: [`group_sse2`], or [`group_avx2`] where the processor has AVX2;
+/// where it has AVX-512, [`loop_groups_avx512`] gathers and compares a block's keys in registers
+/// instead), and the words in a row that share a key are counted from the masks, a group at a time
+/// ([`GroupRuns`]). The sweep's count is read from the same keys' first bytes ([`digit_runs`]).
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 #[inline(always)]
 fn loop_groups<const SWEEPS: bool>(b: &[u8]) -> (bool, bool) {
-    if crate::cpu::has_avx512vbmi2() && crate::cpu::has_avx512vbmi() && crate::cpu::has_popcnt() {
-        // SAFETY: the processor has AVX-512 VBMI2 and VBMI (and so BW) and popcnt, which is
-        // all the function needs.
+    if crate::cpu::has_avx512bw()
+        && crate::cpu::has_avx512vbmi()
+        && crate::cpu::has_avx512vbmi2()
+        && crate::cpu::has_popcnt()
+    {
+        // SAFETY: the processor has AVX-512 BW, VBMI and VBMI2 and popcnt, which is all the
+        // function needs (each is asked: a processor that has VBMI has BW, but a hypervisor
+        // may report one without the other).
         unsafe { loop_groups_avx512::<SWEEPS>(b) }
     } else if crate::cpu::has_avx2() && crate::cpu::has_bmi1() && crate::cpu::has_popcnt() {
         // SAFETY: the processor has AVX2, BMI1 and popcnt, which is all the function needs.
@@ -5190,9 +5195,12 @@ mod tests {
                             }
                         });
                     }
-                    if crate::cpu::has_avx512vbmi2() && crate::cpu::has_avx512vbmi() {
-                        // SAFETY: the processor has AVX-512 VBMI2 and VBMI (and popcnt, which
-                        // x86_64 processors with AVX-512 all have).
+                    if crate::cpu::has_avx512bw()
+                        && crate::cpu::has_avx512vbmi()
+                        && crate::cpu::has_avx512vbmi2()
+                        && crate::cpu::has_popcnt()
+                    {
+                        // SAFETY: the processor has AVX-512 BW, VBMI and VBMI2, and popcnt.
                         let whole = unsafe {
                             if sweeps_too {
                                 loop_groups_avx512::<true>(b)
