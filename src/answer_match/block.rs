@@ -281,6 +281,12 @@ fn joined_in_by(
         }
         tb.get(at) == Some(&b' ')
     };
+    // The joined word's second byte (it has three or more): a word is compared only where its
+    // first two bytes are the joined word's, the second one's bit moved back onto the first
+    // (the block's last byte, whose next is the next block's, is always compared).
+    let second = ib.iter().copied().filter(|&x| x != b' ').nth(1);
+    let seconds =
+        |block: &[u8; 64]| second.map_or(u64::MAX, |x| spaces_and(block, x).1 >> 1 | 1 << 63);
     // Bit 0 set when the byte before the block is a space.
     let mut carry = 0u64;
     let mut base = 0;
@@ -290,7 +296,7 @@ fn joined_in_by(
             break;
         };
         let (spaces, leads) = spaces_and(block, lead);
-        let mut starts = leads & ((spaces << 1) | carry);
+        let mut starts = leads & ((spaces << 1) | carry) & seconds(block);
         while starts != 0 {
             if joined_at(base + starts.trailing_zeros() as usize) {
                 return true;
@@ -314,7 +320,7 @@ fn joined_in_by(
     } else {
         (1u64 << rest.len()) - 1
     };
-    let mut starts = leads & ((spaces << 1) | carry) & inside;
+    let mut starts = leads & ((spaces << 1) | carry) & seconds(&padded) & inside;
     while starts != 0 {
         if joined_at(base + starts.trailing_zeros() as usize) {
             return true;
