@@ -3271,9 +3271,30 @@ fn pretests_by_words<const SWEEPS: bool>(text: &str) -> (bool, bool) {
 
 /// Whether [`sweep`] may find a sweep for `alias` at all: the alias holds an integer (a word
 /// of one to eighteen digits); [`sweep`] of any response is `None` for an alias without one.
+///
+/// (Most aliases hold no digit: one look at their bytes, eight at a time. The others are read
+/// in one pass that counts the digits of the word it is in, where the word iterator and
+/// [`integer`] read each word twice.)
 pub fn sweep_needs(alias: &str) -> bool {
-    // (Most aliases hold no digit: one look at their bytes, eight at a time.)
-    super::swar::has_ascii_digit(alias.as_bytes()) && words(alias).any(|w| integer(w).is_some())
+    let b = alias.as_bytes();
+    if !super::swar::has_ascii_digit(b) {
+        return false;
+    }
+    // The current word's digits, or more than eighteen once it holds another byte.
+    let mut digits = 0usize;
+    for &c in b {
+        if c == b' ' {
+            if (1..=18).contains(&digits) {
+                return true;
+            }
+            digits = 0;
+        } else if c.is_ascii_digit() {
+            digits += 1;
+        } else {
+            digits = 19;
+        }
+    }
+    (1..=18).contains(&digits)
 }
 
 /// Whether a normalised text that [`pretests`] let through holds a run of its loop test with a
@@ -4268,6 +4289,44 @@ mod tests {
             }
         }
         done(len, regular, lo, hi).then_some((lo, hi))
+    }
+
+    /// [`sweep_needs`]' one pass decides as the word iterator and [`integer`] did: on random
+    /// aliases of digits, letters, spaces (doubled too) and a byte outside ASCII, with words of
+    /// digits around eighteen long.
+    #[test]
+    fn sweep_needs_agrees_with_its_word_oracle() {
+        let tokens = [
+            "1",
+            "42",
+            "1969",
+            "123456789012345678",
+            "1234567890123456789",
+            "x",
+            "1st",
+            "a1",
+            " ",
+            " ",
+            "  ",
+            "é",
+            "٣",
+            "-",
+            "0",
+        ];
+        let mut next = crate::testing::xorshift(0x7e57_5eed_0042_0042u64);
+        let (mut yes, mut no) = (0, 0);
+        for _ in 0..50_000 {
+            let mut alias = String::new();
+            for _ in 0..next(8) {
+                alias.push_str(tokens[next(tokens.len())]);
+            }
+            let want = alias.bytes().any(|c| c.is_ascii_digit())
+                && words(&alias).any(|w| integer(w).is_some());
+            assert_eq!(sweep_needs(&alias), want, "{alias:?}");
+            yes += usize::from(want);
+            no += usize::from(!want);
+        }
+        assert!(yes > 5_000 && no > 5_000, "{yes} {no}");
     }
 
     #[test]
