@@ -455,25 +455,6 @@ impl Block {
     }
 }
 
-/// Whether `text` holds a capital sigma ([`crate::pyunicode::has_capital_sigma`]), and its
-/// block at 0 when the text has 1 to 64 bytes: read first, for the test and then for the words.
-/// A text of one block whose bytes are all ASCII whitespace or printable is ASCII, so it holds
-/// no sigma, and its bytes are not read again by the test's own pass (most of the texts read:
-/// references, and the short responses).
-#[inline(always)]
-fn sigma_and_first_block(text: &str) -> (bool, Option<Block>) {
-    let bytes = text.as_bytes();
-    if bytes.is_empty() || bytes.len() > 64 {
-        return (crate::pyunicode::has_capital_sigma(text), None);
-    }
-    let block = Block::read(bytes, 0);
-    let ascii = !block.space & !block.printable == 0;
-    (
-        !ascii && crate::pyunicode::has_capital_sigma(text),
-        Some(block),
-    )
-}
-
 /// Call `f` with each word of the normalisation of `text`, in order, until it returns `false`;
 /// `buf` is scratch. Returns whether every word was read.
 ///
@@ -494,13 +475,12 @@ fn for_each_word(
     mut f: impl FnMut(Word<'_>) -> bool,
 ) -> bool {
     let bytes = text.as_bytes();
-    let (sigma, mut first) = sigma_and_first_block(text);
-    if sigma {
+    if crate::pyunicode::has_capital_sigma(text) {
         return sigma_words(t, text, buf, &mut f);
     }
     let mut at = 0;
     while at < bytes.len() {
-        let block = first.take().unwrap_or_else(|| Block::read(bytes, at));
+        let block = Block::read(bytes, at);
         match block_words(t, text, &block, at, limit, buf, &mut f, None) {
             Some(next) => at = next,
             None => return false,
@@ -652,13 +632,12 @@ fn for_each_word_among(
     mut f: impl FnMut(Word<'_>) -> bool,
 ) -> bool {
     let bytes = text.as_bytes();
-    let (sigma, mut first) = sigma_and_first_block(text);
-    if sigma {
+    if crate::pyunicode::has_capital_sigma(text) {
         return sigma_words(t, text, buf, &mut f);
     }
     let mut at = 0;
     while at < bytes.len() {
-        let block = first.take().unwrap_or_else(|| Block::read(bytes, at));
+        let block = Block::read(bytes, at);
         let mut runs = !block.space;
         if runs & !block.printable != 0 || runs == u64::MAX {
             // A control or non-ASCII byte, or a run as long as the block: run by run.
@@ -1497,49 +1476,6 @@ mod tests {
             }
         }
         text
-    }
-
-    #[test]
-    fn sigma_and_first_block_equal_the_sigma_test_and_the_block_read() {
-        // Texts of 0 to about 80 bytes: ASCII ones, and ones with capital sigmas, other Greek,
-        // other characters not ASCII and control bytes, across the one-block limit.
-        const CHARS: [&str; 12] = [
-            "a",
-            "Z",
-            "9",
-            " ",
-            "\t",
-            ".",
-            "\x01",
-            "\u{3a3}",
-            "\u{3c3}",
-            "\u{3a9}",
-            "é",
-            "\u{1d6ba}",
-        ];
-        let mut next = crate::testing::lcg(43);
-        for _ in 0..50_000 {
-            let mut text = String::new();
-            let (len, kinds) = (next() % 80, 1 + next() % CHARS.len());
-            while text.len() < len {
-                text.push_str(CHARS[next() % kinds]);
-            }
-            let (sigma, first) = sigma_and_first_block(&text);
-            assert_eq!(
-                sigma,
-                crate::pyunicode::has_capital_sigma(&text),
-                "{text:?}"
-            );
-            assert_eq!(first.is_some(), (1..=64).contains(&text.len()), "{text:?}");
-            if let Some(b) = first {
-                let read = Block::read(text.as_bytes(), 0);
-                assert_eq!(
-                    (b.space, b.alnum, b.printable, b.bytes),
-                    (read.space, read.alnum, read.printable, read.bytes),
-                    "{text:?}"
-                );
-            }
-        }
     }
 
     #[test]
