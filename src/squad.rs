@@ -467,8 +467,8 @@ impl Block {
 /// Each block starts at the text's start, or at ASCII whitespace or just after it, which is
 /// neither cased nor case-ignorable, punctuation, nor part of a word: the normalisation's words
 /// are those of the text up to the block followed by those of the rest, and the rest holds a
-/// capital sigma exactly when the text does. A text that holds one has the words before the block read as
-/// before, and those of the rest through [`sigma_words`].
+/// capital sigma exactly when the text does. A text that holds one has the words before the
+/// block read as before, and those of the rest through [`sigma_words`].
 #[derive(Default)]
 struct SigmaCheck {
     asked: bool,
