@@ -455,6 +455,38 @@ impl Block {
     }
 }
 
+/// Whether the rest of a text holds a capital sigma, asked at the first of its blocks that may
+/// need it, instead of a pass over the whole text before its words are read (most texts are
+/// ASCII, and then never asked).
+///
+/// A capital sigma lower-cases by its context, so a text holding one goes through
+/// [`sigma_words`]. The word scans see every byte of a text in some [`Block`] before reading
+/// it, but for those of a run longer than a block ([`long_run_words`], reached from a block of
+/// one run). So a text is asked about at its first block holding a byte that is neither ASCII
+/// whitespace nor printable, or holding no whitespace; the blocks before hold ASCII bytes only.
+/// Each block starts at the text's start, or at ASCII whitespace or just after it, which is
+/// neither cased nor case-ignorable, punctuation, nor part of a word: the normalisation's words
+/// are those of the text up to the block followed by those of the rest, and the rest holds a
+/// capital sigma exactly when the text does. A text that holds one has the words before the
+/// block read as before, and those of the rest through [`sigma_words`].
+#[derive(Default)]
+struct SigmaCheck {
+    asked: bool,
+}
+
+impl SigmaCheck {
+    /// Whether the text from `at` (the offset of `block`) holds a capital sigma, when the block
+    /// is the first that may need the answer; `false` otherwise.
+    #[inline(always)]
+    fn holds(&mut self, text: &str, block: &Block, at: usize) -> bool {
+        if self.asked || (block.space != 0 && !block.space & !block.printable == 0) {
+            return false;
+        }
+        self.asked = true;
+        crate::pyunicode::has_capital_sigma(text.get(at..).unwrap_or(""))
+    }
+}
+
 /// Call `f` with each word of the normalisation of `text`, in order, until it returns `false`;
 /// `buf` is scratch. Returns whether every word was read.
 ///
@@ -475,12 +507,13 @@ fn for_each_word(
     mut f: impl FnMut(Word<'_>) -> bool,
 ) -> bool {
     let bytes = text.as_bytes();
-    if crate::pyunicode::has_capital_sigma(text) {
-        return sigma_words(t, text, buf, &mut f);
-    }
+    let mut sigma = SigmaCheck::default();
     let mut at = 0;
     while at < bytes.len() {
         let block = Block::read(bytes, at);
+        if sigma.holds(text, &block, at) {
+            return sigma_words(t, text.get(at..).unwrap_or(""), buf, &mut f);
+        }
         match block_words(t, text, &block, at, limit, buf, &mut f, None) {
             Some(next) => at = next,
             None => return false,
@@ -632,15 +665,16 @@ fn for_each_word_among(
     mut f: impl FnMut(Word<'_>) -> bool,
 ) -> bool {
     let bytes = text.as_bytes();
-    if crate::pyunicode::has_capital_sigma(text) {
-        return sigma_words(t, text, buf, &mut f);
-    }
+    let mut sigma = SigmaCheck::default();
     let mut at = 0;
     while at < bytes.len() {
         let block = Block::read(bytes, at);
         let mut runs = !block.space;
         if runs & !block.printable != 0 || runs == u64::MAX {
             // A control or non-ASCII byte, or a run as long as the block: run by run.
+            if sigma.holds(text, &block, at) {
+                return sigma_words(t, text.get(at..).unwrap_or(""), buf, &mut f);
+            }
             let among = Some((firsts, &mut *skipped));
             match block_words(t, text, &block, at, usize::MAX, buf, &mut f, among) {
                 Some(next) => at = next,
@@ -1461,10 +1495,10 @@ mod tests {
     /// punctuation inside and around them, ASCII and other whitespace, control and non-ASCII
     /// characters, long runs without a space.
     fn random_text(next: &mut impl FnMut() -> usize, max: usize) -> String {
-        const PIECES: [&str; 32] = [
+        const PIECES: [&str; 36] = [
             "the", "The", "THE", "a", "A", "an", "An", "word", "Paris", "x1", "42", "3.14",
             "don't", "U.S.", "(E).", "t.h.e", "a-n", "...", ",", "_", " ", " ", "  ", "\t", "\n",
-            "\r\n", "\x0b\x1c", "\x01", "\x7f", "é", "\u{3000}", "İ",
+            "\r\n", "\x0b\x1c", "\x01", "\x7f", "é", "\u{3000}", "İ", "Σ", "ΣAΣ", "σ", "ς",
         ];
         let len = next() % (max + 1);
         let mut text = String::new();
@@ -1585,7 +1619,8 @@ mod tests {
     fn f1_skips_only_words_no_reference_holds() {
         // ASCII responses over many 64-byte blocks (words and punctuation runs at the blocks'
         // edges, runs of 64 bytes and more), whose words are mostly skipped by their first byte;
-        // now and then a control or non-ASCII byte, whose block is read run by run.
+        // now and then a control or non-ASCII byte, whose block is read run by run, or a capital
+        // sigma, whose block and those after it are read through the official steps.
         let t = test_tables::install();
         let mut s = Scratch::default();
         let mut next = crate::testing::lcg(47);
@@ -1599,6 +1634,7 @@ mod tests {
                 match next() % 24 {
                     0 => response.push_str(&"abcdefghij".repeat(1 + next() % 8)),
                     1 if round % 4 == 0 => response.push('é'),
+                    1 if round % 4 == 1 => response.push_str(["Σ", "ΣΑΣ", "ς"][next() % 3]),
                     _ => response.push_str(PIECES[next() % PIECES.len()]),
                 }
             }
