@@ -538,11 +538,32 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
     #[inline(never)]
     fn block_words(&mut self, i: usize) -> usize {
         #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-        if crate::cpu::has_avx2() && crate::cpu::has_bmi1() && !tests_want_portable() {
-            // SAFETY: the processor has AVX2 and BMI1, all the function needs.
-            return unsafe { self.block_words_avx2(i) };
+        {
+            if crate::cpu::has_avx512bw() && crate::cpu::has_bmi1() && tests_allow(Widest::Avx512) {
+                // SAFETY: the processor has AVX-512 BW and BMI1, all the function needs.
+                return unsafe { self.block_words_avx512(i) };
+            }
+            if crate::cpu::has_avx2() && crate::cpu::has_bmi1() && tests_allow(Widest::Avx2) {
+                // SAFETY: the processor has AVX2 and BMI1, all the function needs.
+                return unsafe { self.block_words_avx2(i) };
+            }
         }
         self.block_words_by(i, block::classify::<UNGLUE>)
+    }
+
+    /// [`Scan::block_words`] compiled for AVX-512 BW and BMI1: the block is classified in one
+    /// register (`block::avx512::classify`), each class a mask straight out of one compare,
+    /// where the AVX2 version needs two compares, two moves to a general register, a shift and
+    /// an or.
+    ///
+    /// # Safety
+    /// The processor must have AVX-512 BW and BMI1.
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    #[target_feature(enable = "avx512bw,bmi1")]
+    unsafe fn block_words_avx512(&mut self, i: usize) -> usize {
+        self.block_words_by(i, |head, lowered| {
+            block::avx512::classify::<UNGLUE>(head, lowered)
+        })
     }
 
     /// [`Scan::block_words`] compiled for AVX2 and BMI1, so that the block's classification
@@ -879,20 +900,35 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
     }
 }
 
-#[cfg(test)]
-thread_local! {
-    /// Set by the tests to run the portable block scan on a processor with AVX2 too.
-    static PORTABLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+/// The widest block scan the tests let [`Scan::block_words`] run (the processor may not have
+/// it either): the tests run each one on a processor that has them all.
+#[cfg_attr(
+    not(all(target_arch = "x86_64", not(feature = "portable"))),
+    allow(dead_code)
+)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Widest {
+    /// Only the tests ask for it.
+    #[cfg_attr(not(test), allow(dead_code))]
+    Portable,
+    Avx2,
+    Avx512,
 }
 
-/// Whether the tests ask for the portable block scan (see `PORTABLE`).
+#[cfg(test)]
+thread_local! {
+    /// Set by the tests to run a narrower block scan than the processor has.
+    static WIDEST: std::cell::Cell<Widest> = const { std::cell::Cell::new(Widest::Avx512) };
+}
+
+/// Whether the tests let the block scan run the `level` version (see `WIDEST`).
 #[cfg(test)]
 #[cfg_attr(
     not(all(target_arch = "x86_64", not(feature = "portable"))),
     allow(dead_code)
 )]
-fn tests_want_portable() -> bool {
-    PORTABLE.with(std::cell::Cell::get)
+fn tests_allow(level: Widest) -> bool {
+    WIDEST.with(std::cell::Cell::get) >= level
 }
 
 #[cfg_attr(
@@ -901,8 +937,8 @@ fn tests_want_portable() -> bool {
 )]
 #[cfg(not(test))]
 #[inline(always)]
-fn tests_want_portable() -> bool {
-    false
+fn tests_allow(_: Widest) -> bool {
+    true
 }
 
 /// Below this many bytes left, [`Scan::block_words`] leaves the words to the byte scan (its
@@ -1614,13 +1650,14 @@ mod tests {
     use crate::pyunicode::test_tables;
 
     /// The one-pass normalisation and the step-by-step one, with and without glued words split;
-    /// with the block scan compiled for AVX2 (where the processor has it) and the portable one.
+    /// with the block scan compiled for AVX-512 and for AVX2 (where the processor has them) and
+    /// the portable one.
     fn check(text: &str) {
-        for portable in [false, true] {
-            PORTABLE.with(|p| p.set(portable));
+        for widest in [Widest::Avx512, Widest::Avx2, Widest::Portable] {
+            WIDEST.with(|w| w.set(widest));
             check_one(text);
         }
-        PORTABLE.with(|p| p.set(false));
+        WIDEST.with(|w| w.set(Widest::Avx512));
     }
 
     fn check_one(text: &str) {
