@@ -701,6 +701,8 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
                 // then not taken: its end is not known).
                 lasts: runs & !(runs >> 1),
                 h,
+                letters,
+                number_words: self.number_words,
             };
             // Where the next block starts: the first word not taken, or the first hard byte.
             let stop = loop {
@@ -732,26 +734,6 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
                         if !may_be_listed_letters(n, first, last) {
                             // A long word that is none.
                             o += to + n + 1;
-                        } else if is_article(word) {
-                            // An article goes: the output stays where it was.
-                            o += to;
-                        } else if n < 16 && (letters >> s) & ((1 << n) - 1) == (1 << n) - 1 {
-                            // A word of letters: no ordinal nor glued year, so a number word's
-                            // digits, or the word itself, and a space (as `end_word` writes).
-                            match number_word(word).filter(|_| self.number_words) {
-                                Some(digits) => {
-                                    let digits = digits.as_bytes();
-                                    let at = to & 127;
-                                    if let Some(slot) = out.get_mut(at..at + digits.len() + 1) {
-                                        if let Some((space, head)) = slot.split_last_mut() {
-                                            head.copy_from_slice(digits);
-                                            *space = b' ';
-                                        }
-                                    }
-                                    o += to + digits.len() + 1;
-                                }
-                                None => o += to + n + 1,
-                            }
                         } else {
                             // A number word or a number that may be a glued year, written at
                             // `to`: the word's end as the scan's.
@@ -951,6 +933,10 @@ struct BlockWords {
     starts: u64,
     lasts: u64,
     h: usize,
+    /// The block's letters (ASCII or not).
+    letters: u64,
+    /// Whether number words are read as their digits.
+    number_words: bool,
 }
 
 /// How far [`BlockWords::write_plain`] went.
@@ -960,8 +946,8 @@ enum Taken {
     /// Up to the word that starts at this byte of the block, which it did not take.
     Until(usize),
     /// Up to the word of `n` bytes at `s`, which it took from the block and wrote the first
-    /// 16 bytes of, but did not end: one of 16 bytes or more, or one that may be a listed word
-    /// or a glued year.
+    /// 16 bytes of, but did not end: one of 16 bytes or more, or one that is not all letters
+    /// and may be a glued year (or has the shape of a listed word).
     Other { s: usize, n: usize },
 }
 
@@ -995,9 +981,10 @@ impl BlockWords {
             }
             self.starts &= self.starts - 1;
             self.lasts &= self.lasts - 1;
-            // A long word, or one that may be listed or a glued year: the caller's. A word
-            // that starts with a letter (ASCII or not) is no glued year, and most that have the
-            // first and last letters of a listed word have not its inner ones. The tests are
+            // A long word, or one that may be listed or a glued year: a long one, or one that is
+            // not all letters, is the caller's. A word that starts with a letter (ASCII or not)
+            // is no glued year, and most that have the first and last letters of a listed word
+            // have not its inner ones. The tests are
             // worked out whole and then branched on once (`&` and `|`, not `&&` and `||`): each
             // of them alone is passed by a good share of the words, at random, so branches on
             // them one after the other are mispredicted far more often than the one on all.
@@ -1006,7 +993,31 @@ impl BlockWords {
                 | (may_be_listed_letters(n, first, src[last])
                     & ((n < 2) | (first < b'a') | may_be_inner_listed(n, second, penultimate)))
             {
-                return (o, Taken::Other { s, n });
+                let all = (1u64 << (n & 15)) - 1;
+                if n >= 16 || (self.letters >> s) & all != all {
+                    return (o, Taken::Other { s, n });
+                }
+                // A word of letters: no ordinal nor glued year, so it is ended here (as
+                // `end_word` would), where a return to the caller and a new start of this
+                // loop cost more than the word: an article goes, a number word's digits and
+                // a space replace it (never more bytes than the word: at most three digits,
+                // for a word of three letters or more), any other word stays as written.
+                let word = src.get(s..s + n).unwrap_or(&[]);
+                if is_article(word) {
+                    continue;
+                }
+                if let Some(digits) = number_word(word).filter(|_| self.number_words) {
+                    let digits = digits.as_bytes();
+                    let at = o & 127;
+                    if let Some(slot) = out.get_mut(at..at + digits.len() + 1) {
+                        if let Some((space, head)) = slot.split_last_mut() {
+                            head.copy_from_slice(digits);
+                            *space = b' ';
+                        }
+                    }
+                    o += digits.len() + 1;
+                    continue;
+                }
             }
             o += n + 1;
         }
@@ -2116,10 +2127,58 @@ mod tests {
     #[test]
     fn long_texts_agree_with_the_steps() {
         const SEPARATORS: &[&str] = &[
-            " ", " ", " ", ", ", ". ", ".", "..", ".,", ".'s ", "'s ", "' ", " '", "'", "’", "-",
-            "\n", " (", ") ", ",", " _", "_", " 1", "2 ", " 1,000 ", " 3.5 ", "1st ", " é", "é ",
-            " the ", " a ", " an ", " one ", " two ", " first ", "!", "5,", ",5", ".5", "5.",
-            "12'", "'s", " 1939", " 2011as", "١", "٣,", ",", ".", "'",
+            " ",
+            " ",
+            " ",
+            ", ",
+            ". ",
+            ".",
+            "..",
+            ".,",
+            ".'s ",
+            "'s ",
+            "' ",
+            " '",
+            "'",
+            "’",
+            "-",
+            "\n",
+            " (",
+            ") ",
+            ",",
+            " _",
+            "_",
+            " 1",
+            "2 ",
+            " 1,000 ",
+            " 3.5 ",
+            "1st ",
+            " é",
+            "é ",
+            " the ",
+            " a ",
+            " an ",
+            " one ",
+            " two ",
+            " first ",
+            " Third ",
+            " hundred ",
+            " south ",
+            " The ",
+            "!",
+            "5,",
+            ",5",
+            ".5",
+            "5.",
+            "12'",
+            "'s",
+            " 1939",
+            " 2011as",
+            "١",
+            "٣,",
+            ",",
+            ".",
+            "'",
         ];
         const LETTERS: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
