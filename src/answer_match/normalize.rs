@@ -984,14 +984,11 @@ impl BlockWords {
             // A long word, or one that may be listed or a glued year: a long one, or one that is
             // not all letters, is the caller's. A word that starts with a letter (ASCII or not)
             // is no glued year, and most that have the first and last letters of a listed word
-            // have not its inner ones. The tests are
-            // worked out whole and then branched on once (`&` and `|`, not `&&` and `||`): each
-            // of them alone is passed by a good share of the words, at random, so branches on
-            // them one after the other are mispredicted far more often than the one on all.
+            // have not its inner ones.
             let (first, second, penultimate) = (src[s], src[(s + 1) & 63], src[(last + 63) & 63]);
-            if (n >= 16)
-                | (may_be_listed_letters(n, first, src[last])
-                    & ((n < 2) | (first < b'a') | may_be_inner_listed(n, second, penultimate)))
+            if n >= 16
+                || (may_be_listed_letters(n, first, src[last])
+                    && (n < 2 || first < b'a' || may_be_inner_listed(n, second, penultimate)))
             {
                 let all = (1u64 << (n & 15)) - 1;
                 if n >= 16 || (self.letters >> s) & all != all {
