@@ -1004,13 +1004,20 @@ impl BlockWords {
                     continue;
                 }
                 if let Some(digits) = number_word(word).filter(|_| self.number_words) {
+                    // The digits and a space (and spaces after them, which the next word
+                    // overwrites) in one four-byte store, where a copy of their length would
+                    // call `memcpy`.
                     let digits = digits.as_bytes();
-                    let at = o & 127;
-                    if let Some(slot) = out.get_mut(at..at + digits.len() + 1) {
-                        if let Some((space, head)) = slot.split_last_mut() {
-                            head.copy_from_slice(digits);
-                            *space = b' ';
-                        }
+                    debug_assert!(digits.len() < 4);
+                    let mut four = [b' '; 4];
+                    for (to, &d) in four.iter_mut().zip(digits) {
+                        *to = d;
+                    }
+                    if let Some(slot) = out
+                        .get_mut(o & 127..)
+                        .and_then(|r| r.first_chunk_mut::<4>())
+                    {
+                        *slot = four;
                     }
                     o += digits.len() + 1;
                     continue;
