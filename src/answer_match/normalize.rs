@@ -640,19 +640,9 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
             let src: &[u8; 80] = match rest.first_chunk::<80>() {
                 Some(chunk) => chunk,
                 None => {
-                    // `rest` holds 32 to 79 bytes (`BLOCK_MIN` or more): three copies of 32 bytes
-                    // (which overlap) at its start, its end and between them cover it, where a
-                    // copy of its length, and the spaces after it, would call `memcpy` and
-                    // `memset`.
                     padded = [b' '; 80];
-                    let end = rest.len().saturating_sub(32);
-                    for at in [0, end.min(32), end] {
-                        if let (Some(from), Some(to)) = (
-                            rest.get(at..).and_then(|r| r.first_chunk::<32>()),
-                            padded.get_mut(at..).and_then(|r| r.first_chunk_mut::<32>()),
-                        ) {
-                            *to = *from;
-                        }
+                    for (to, &from) in padded.iter_mut().zip(rest) {
+                        *to = from;
                     }
                     &padded
                 }
