@@ -1004,18 +1004,13 @@ impl BlockWords {
                     continue;
                 }
                 if let Some(digits) = number_word(word).filter(|_| self.number_words) {
-                    // The digits and a space (and spaces after them, which the next word
-                    // overwrites) in one four-byte store, where a copy of their length would
-                    // call `memcpy`.
                     let digits = digits.as_bytes();
-                    debug_assert!(digits.len() < 4);
-                    let at = |k: usize| digits.get(k).copied().unwrap_or(b' ');
-                    let four = [at(0), at(1), at(2), b' '];
-                    if let Some(slot) = out
-                        .get_mut(o & 127..)
-                        .and_then(|r| r.first_chunk_mut::<4>())
-                    {
-                        *slot = four;
+                    let at = o & 127;
+                    if let Some(slot) = out.get_mut(at..at + digits.len() + 1) {
+                        if let Some((space, head)) = slot.split_last_mut() {
+                            head.copy_from_slice(digits);
+                            *space = b' ';
+                        }
                     }
                     o += digits.len() + 1;
                     continue;
