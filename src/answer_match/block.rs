@@ -3,8 +3,9 @@
 //!
 //! `crate::ascii::classify` gives the classes of `\w` scans (letters and digits together); the
 //! normalisation needs letters apart from digits, and the marks (`.`, `'`) its rewrites start on.
-//! On x86_64 sixteen bytes at a time with SSE2, elsewhere a byte at a time (the tests' check of
-//! the SSE2 version).
+//! On x86_64 sixteen bytes at a time with SSE2 (the normalisation's block scan runs the AVX2 or
+//! AVX-512 version where the processor has it), elsewhere a byte at a time (the tests' check of
+//! the others).
 
 use crate::pyunicode::Tables;
 
@@ -623,12 +624,59 @@ pub(super) mod avx2 {
     }
 }
 
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+pub(super) mod avx512 {
+    //! [`super::classify`] with AVX-512 BW, compiled for it whatever the build's target and
+    //! called only when the processor has it (from code compiled for it too, which inlines it).
+    use super::Classes;
+    use crate::ascii::avx512::{equal, in_range};
+    use std::arch::x86_64::*;
+
+    /// See [`super::classify`]: the 64 bytes in one register, each class a mask straight out
+    /// of a compare (no `movemask`, no shift and or of two halves).
+    #[inline]
+    #[target_feature(enable = "avx512bw")]
+    pub(in crate::answer_match) fn classify<const UPPER: bool>(
+        block: &[u8; 64],
+        words: &mut [u8; 64],
+    ) -> Classes {
+        // SAFETY: the block holds 64 bytes, which an unaligned load reads.
+        let v = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
+        let twenty = _mm512_set1_epi8(0x20);
+        // Bit 5 set: a capital's small letter, and no other byte in `a..=z`.
+        let lowered = _mm512_or_si512(v, twenty);
+        let letter = in_range(lowered, b'a', b'z');
+        let digit = in_range(v, b'0', b'9');
+        let underscore = equal(v, b'_');
+        // Letters lower-cased, digits and `_` as they are, every other byte a space.
+        let written = _mm512_mask_mov_epi8(
+            _mm512_mask_mov_epi8(twenty, letter, lowered),
+            digit | underscore,
+            v,
+        );
+        // SAFETY: `words` holds 64 bytes, which an unaligned store writes.
+        unsafe { _mm512_storeu_si512(words.as_mut_ptr().cast(), written) };
+        Classes {
+            letter,
+            upper: if UPPER { in_range(v, b'A', b'Z') } else { 0 },
+            digit,
+            // The bytes of 0x80 or more: their sign bits.
+            word: underscore | _mm512_movepi8_mask(v),
+            underscore,
+            dot: equal(v, b'.'),
+            comma: equal(v, b','),
+            apostrophe: equal(v, b'\''),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::testing::lcg;
 
-    /// Every version of `classify` against the bytes', classes and written words.
+    /// Every version of `classify` (the SSE2, AVX2 and AVX-512 ones where the processor has them)
+    /// against the bytes', classes and written words.
     fn check_classes(block: &[u8; 64]) {
         fn with(
             f: impl Fn(&[u8; 64], &mut [u8; 64]) -> Classes,
@@ -667,6 +715,16 @@ mod tests {
                         with(|b, w| unsafe { avx2::classify::<false>(b, w) }, block)
                     };
                     assert_eq!(avx2, want, "{block:?}");
+                }
+                if crate::cpu::has_avx512bw() {
+                    let avx512 = if upper {
+                        // SAFETY: the processor has AVX-512 BW.
+                        with(|b, w| unsafe { avx512::classify::<true>(b, w) }, block)
+                    } else {
+                        // SAFETY: as above.
+                        with(|b, w| unsafe { avx512::classify::<false>(b, w) }, block)
+                    };
+                    assert_eq!(avx512, want, "{block:?}");
                 }
             }
         }

@@ -538,11 +538,32 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
     #[inline(never)]
     fn block_words(&mut self, i: usize) -> usize {
         #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-        if crate::cpu::has_avx2() && crate::cpu::has_bmi1() && !tests_want_portable() {
-            // SAFETY: the processor has AVX2 and BMI1, all the function needs.
-            return unsafe { self.block_words_avx2(i) };
+        {
+            if crate::cpu::has_avx512bw() && crate::cpu::has_bmi1() && tests_allow(Widest::Avx512) {
+                // SAFETY: the processor has AVX-512 BW and BMI1, all the function needs.
+                return unsafe { self.block_words_avx512(i) };
+            }
+            if crate::cpu::has_avx2() && crate::cpu::has_bmi1() && tests_allow(Widest::Avx2) {
+                // SAFETY: the processor has AVX2 and BMI1, all the function needs.
+                return unsafe { self.block_words_avx2(i) };
+            }
         }
         self.block_words_by(i, block::classify::<UNGLUE>)
+    }
+
+    /// [`Scan::block_words`] compiled for AVX-512 BW and BMI1: the block is classified in one
+    /// register (`block::avx512::classify`), each class a mask straight out of one compare,
+    /// where the AVX2 version needs two compares, two moves to a general register, a shift and
+    /// an or.
+    ///
+    /// # Safety
+    /// The processor must have AVX-512 BW and BMI1.
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    #[target_feature(enable = "avx512bw,bmi1")]
+    unsafe fn block_words_avx512(&mut self, i: usize) -> usize {
+        self.block_words_by(i, |head, lowered| {
+            block::avx512::classify::<UNGLUE>(head, lowered)
+        })
     }
 
     /// [`Scan::block_words`] compiled for AVX2 and BMI1, so that the block's classification
@@ -680,6 +701,8 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
                 // then not taken: its end is not known).
                 lasts: runs & !(runs >> 1),
                 h,
+                letters,
+                number_words: self.number_words,
             };
             // Where the next block starts: the first word not taken, or the first hard byte.
             let stop = loop {
@@ -711,26 +734,6 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
                         if !may_be_listed_letters(n, first, last) {
                             // A long word that is none.
                             o += to + n + 1;
-                        } else if is_article(word) {
-                            // An article goes: the output stays where it was.
-                            o += to;
-                        } else if n < 16 && (letters >> s) & ((1 << n) - 1) == (1 << n) - 1 {
-                            // A word of letters: no ordinal nor glued year, so a number word's
-                            // digits, or the word itself, and a space (as `end_word` writes).
-                            match number_word(word).filter(|_| self.number_words) {
-                                Some(digits) => {
-                                    let digits = digits.as_bytes();
-                                    let at = to & 127;
-                                    if let Some(slot) = out.get_mut(at..at + digits.len() + 1) {
-                                        if let Some((space, head)) = slot.split_last_mut() {
-                                            head.copy_from_slice(digits);
-                                            *space = b' ';
-                                        }
-                                    }
-                                    o += to + digits.len() + 1;
-                                }
-                                None => o += to + n + 1,
-                            }
                         } else {
                             // A number word or a number that may be a glued year, written at
                             // `to`: the word's end as the scan's.
@@ -879,20 +882,35 @@ impl<const UNGLUE: bool> Scan<'_, UNGLUE> {
     }
 }
 
-#[cfg(test)]
-thread_local! {
-    /// Set by the tests to run the portable block scan on a processor with AVX2 too.
-    static PORTABLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+/// The widest block scan the tests let [`Scan::block_words`] run (the processor may not have
+/// it either): the tests run each one on a processor that has them all.
+#[cfg_attr(
+    not(all(target_arch = "x86_64", not(feature = "portable"))),
+    allow(dead_code)
+)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Widest {
+    /// Only the tests ask for it.
+    #[cfg_attr(not(test), allow(dead_code))]
+    Portable,
+    Avx2,
+    Avx512,
 }
 
-/// Whether the tests ask for the portable block scan (see `PORTABLE`).
+#[cfg(test)]
+thread_local! {
+    /// Set by the tests to run a narrower block scan than the processor has.
+    static WIDEST: std::cell::Cell<Widest> = const { std::cell::Cell::new(Widest::Avx512) };
+}
+
+/// Whether the tests let the block scan run the `level` version (see `WIDEST`).
 #[cfg(test)]
 #[cfg_attr(
     not(all(target_arch = "x86_64", not(feature = "portable"))),
     allow(dead_code)
 )]
-fn tests_want_portable() -> bool {
-    PORTABLE.with(std::cell::Cell::get)
+fn tests_allow(level: Widest) -> bool {
+    WIDEST.with(std::cell::Cell::get) >= level
 }
 
 #[cfg_attr(
@@ -901,8 +919,8 @@ fn tests_want_portable() -> bool {
 )]
 #[cfg(not(test))]
 #[inline(always)]
-fn tests_want_portable() -> bool {
-    false
+fn tests_allow(_: Widest) -> bool {
+    true
 }
 
 /// Below this many bytes left, [`Scan::block_words`] leaves the words to the byte scan (its
@@ -915,6 +933,10 @@ struct BlockWords {
     starts: u64,
     lasts: u64,
     h: usize,
+    /// The block's letters (ASCII or not).
+    letters: u64,
+    /// Whether number words are read as their digits.
+    number_words: bool,
 }
 
 /// How far [`BlockWords::write_plain`] went.
@@ -924,8 +946,8 @@ enum Taken {
     /// Up to the word that starts at this byte of the block, which it did not take.
     Until(usize),
     /// Up to the word of `n` bytes at `s`, which it took from the block and wrote the first
-    /// 16 bytes of, but did not end: one of 16 bytes or more, or one that may be a listed word
-    /// or a glued year.
+    /// 16 bytes of, but did not end: one of 16 bytes or more, or one that is not all letters
+    /// and may be a glued year (or has the shape of a listed word).
     Other { s: usize, n: usize },
 }
 
@@ -959,15 +981,40 @@ impl BlockWords {
             }
             self.starts &= self.starts - 1;
             self.lasts &= self.lasts - 1;
-            // A long word, or one that may be listed or a glued year: the caller's. A word
-            // that starts with a letter (ASCII or not) is no glued year, and most that have the
-            // first and last letters of a listed word have not its inner ones.
+            // A long word, or one that may be listed or a glued year: a long one, or one that is
+            // not all letters, is the caller's. A word that starts with a letter (ASCII or not)
+            // is no glued year, and most that have the first and last letters of a listed word
+            // have not its inner ones.
             let (first, second, penultimate) = (src[s], src[(s + 1) & 63], src[(last + 63) & 63]);
             if n >= 16
                 || (may_be_listed_letters(n, first, src[last])
                     && (n < 2 || first < b'a' || may_be_inner_listed(n, second, penultimate)))
             {
-                return (o, Taken::Other { s, n });
+                let all = (1u64 << (n & 15)) - 1;
+                if n >= 16 || (self.letters >> s) & all != all {
+                    return (o, Taken::Other { s, n });
+                }
+                // A word of letters: no ordinal nor glued year, so it is ended here (as
+                // `end_word` would), where a return to the caller and a new start of this
+                // loop cost more than the word: an article goes, a number word's digits and
+                // a space replace it (never more bytes than the word: at most three digits,
+                // for a word of three letters or more), any other word stays as written.
+                let word = src.get(s..s + n).unwrap_or(&[]);
+                if is_article(word) {
+                    continue;
+                }
+                if let Some(digits) = number_word(word).filter(|_| self.number_words) {
+                    let digits = digits.as_bytes();
+                    let at = o & 127;
+                    if let Some(slot) = out.get_mut(at..at + digits.len() + 1) {
+                        if let Some((space, head)) = slot.split_last_mut() {
+                            head.copy_from_slice(digits);
+                            *space = b' ';
+                        }
+                    }
+                    o += digits.len() + 1;
+                    continue;
+                }
             }
             o += n + 1;
         }
@@ -1614,13 +1661,14 @@ mod tests {
     use crate::pyunicode::test_tables;
 
     /// The one-pass normalisation and the step-by-step one, with and without glued words split;
-    /// with the block scan compiled for AVX2 (where the processor has it) and the portable one.
+    /// with the block scan compiled for AVX-512 and for AVX2 (where the processor has them) and
+    /// the portable one.
     fn check(text: &str) {
-        for portable in [false, true] {
-            PORTABLE.with(|p| p.set(portable));
+        for widest in [Widest::Avx512, Widest::Avx2, Widest::Portable] {
+            WIDEST.with(|w| w.set(widest));
             check_one(text);
         }
-        PORTABLE.with(|p| p.set(false));
+        WIDEST.with(|w| w.set(Widest::Avx512));
     }
 
     fn check_one(text: &str) {
@@ -2076,10 +2124,58 @@ mod tests {
     #[test]
     fn long_texts_agree_with_the_steps() {
         const SEPARATORS: &[&str] = &[
-            " ", " ", " ", ", ", ". ", ".", "..", ".,", ".'s ", "'s ", "' ", " '", "'", "’", "-",
-            "\n", " (", ") ", ",", " _", "_", " 1", "2 ", " 1,000 ", " 3.5 ", "1st ", " é", "é ",
-            " the ", " a ", " an ", " one ", " two ", " first ", "!", "5,", ",5", ".5", "5.",
-            "12'", "'s", " 1939", " 2011as", "١", "٣,", ",", ".", "'",
+            " ",
+            " ",
+            " ",
+            ", ",
+            ". ",
+            ".",
+            "..",
+            ".,",
+            ".'s ",
+            "'s ",
+            "' ",
+            " '",
+            "'",
+            "’",
+            "-",
+            "\n",
+            " (",
+            ") ",
+            ",",
+            " _",
+            "_",
+            " 1",
+            "2 ",
+            " 1,000 ",
+            " 3.5 ",
+            "1st ",
+            " é",
+            "é ",
+            " the ",
+            " a ",
+            " an ",
+            " one ",
+            " two ",
+            " first ",
+            " Third ",
+            " hundred ",
+            " south ",
+            " The ",
+            "!",
+            "5,",
+            ",5",
+            ".5",
+            "5.",
+            "12'",
+            "'s",
+            " 1939",
+            " 2011as",
+            "١",
+            "٣,",
+            ",",
+            ".",
+            "'",
         ];
         const LETTERS: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
