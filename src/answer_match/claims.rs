@@ -1069,10 +1069,9 @@ fn cut_places_avx512(rest: &[u8]) -> (u64, u64) {
     if marks | high == 0 {
         return (0, 0);
     }
-    // The marks that end a joint word ([`kept_marks`] without its test of the byte after).
-    let (ends, white, under) = (of(CUT_END), of(CUT_WHITE), of(CUT_UNDER));
-    let ends_joint = (ends << 1 | 1) & (under | !(white >> 1));
-    let starts = of(CUT_START) >> 1 | 1 << 63;
+    // The marks that end a joint word need no test of the byte after; the others, and the
+    // non-ASCII places, must come before a joint word's first letter.
+    let (starts, ends_joint) = joint_sides(&of);
     let lead = equal(v, 0xCE) | equal(v, 0xCF) | equal(v, 0xF0);
     let (marks, high) = (marks & (starts | ends_joint), high & (starts | lead));
     if marks | high == 0 {
@@ -1122,11 +1121,23 @@ fn kept_marks(of: impl Fn(u8) -> u64) -> u64 {
     if marks == 0 {
         return 0;
     }
+    let (glues_back, ends_joint) = joint_sides(&of);
+    marks & (glues_back | ends_joint)
+}
+
+/// From a block's classes (as for [`kept_marks`]): the bytes right before a letter that may
+/// start a joint word (and the block's last, whose next byte is the next block's); and the
+/// bytes right after a letter that may end one (and the block's first, whose byte before is the
+/// block before's) that are a `_` or come before a byte that is no whitespace.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[inline(always)]
+fn joint_sides(of: &impl Fn(u8) -> u64) -> (u64, u64) {
     let (starts, ends) = (of(CUT_START), of(CUT_END));
     let (white, under) = (of(CUT_WHITE), of(CUT_UNDER));
-    let glues_back = starts >> 1 | 1 << 63;
-    let ends_joint = (ends << 1 | 1) & (under | !(white >> 1));
-    marks & (glues_back | ends_joint)
+    (
+        starts >> 1 | 1 << 63,
+        (ends << 1 | 1) & (under | !(white >> 1)),
+    )
 }
 
 // The byte classes of [`cut_places_avx2`], two bits each (a class is the union of two sets of
